@@ -1,0 +1,15 @@
+"""Implementations of the vredmax.vs reduction unit, and the instruction step around them.
+
+A reduction unit is `reduce(ops, seed, elements, active) -> result`, written against the
+element ops of spec/bv.py so that it runs concretely and symbolically.
+"""
+
+from impl.lanes import reduce_lanes
+from impl.sequential import reduce_sequential
+from impl.tree import reduce_tree
+
+ALGORITHMS = {
+    "sequential": reduce_sequential,
+    "tree": reduce_tree,
+    "lanes": reduce_lanes,
+}

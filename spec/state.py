@@ -1,0 +1,52 @@
+"""The RVV 1.0 architectural state that vredmax.vs reads and writes."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any
+
+from spec.config import XLEN, check_machine, decode_vtype, vlmax
+
+NUM_VREGS = 32
+VS_NAMES = ("off", "initial", "clean", "dirty")  # mstatus.VS encoding 0..3
+VS_OFF, VS_DIRTY = 0, 3
+
+
+@dataclass(frozen=True)
+class ArchState:
+    """VLEN and ELEN are fixed parameters; the rest are the CSRs and the register file.
+
+    With the concrete backend every field is an int (regs a tuple of 32 ints, element 0 in
+    the least-significant bits); with the symbolic backend they are Z3 terms (regs a Z3 array).
+    """
+
+    vlen: int
+    elen: int
+    regs: Any
+    vtype: Any
+    vl: Any
+    vstart: Any
+    vs: Any
+
+    def with_(self, **changes) -> "ArchState":
+        return replace(self, **changes)
+
+    def check(self) -> None:
+        """Raise ValueError naming the field when a concrete state cannot exist."""
+        check_machine(self.vlen, self.elen)
+        if len(self.regs) != NUM_VREGS:
+            raise ValueError(f"vregs: need {NUM_VREGS} registers, got {len(self.regs)}")
+        for number, value in enumerate(self.regs):
+            if not 0 <= value < 1 << self.vlen:
+                raise ValueError(f"vregs.v{number}: value is wider than VLEN={self.vlen} bits")
+        if not 0 <= self.vtype < 1 << XLEN:
+            raise ValueError("vtype: must be a 64-bit value")
+        vt = decode_vtype(self.vtype, self.elen)
+        limit = 0 if vt.vill else vlmax(self.vlen, vt.sew, vt.lmul)
+        if not 0 <= self.vl <= limit:
+            why = "vtype.vill is set" if vt.vill else f"VLMAX={limit} for SEW={vt.sew} LMUL={vt.lmul}"
+            raise ValueError(f"vl: must be 0..{limit} ({why}), got {self.vl}")
+        if not 0 <= self.vstart < self.vlen:
+            raise ValueError(f"vstart: must be 0..{self.vlen - 1}, got {self.vstart}")
+        if self.vs not in range(len(VS_NAMES)):
+            raise ValueError(f"vs: must be one of {', '.join(VS_NAMES)}")

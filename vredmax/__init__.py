@@ -1,0 +1,1 @@
+"""The vredmax command-line tool."""

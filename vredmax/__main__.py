@@ -1,0 +1,5 @@
+import sys
+
+from vredmax.cli import main
+
+sys.exit(main())

@@ -1,0 +1,153 @@
+"""The JSON case format: a pre-state plus an instruction in, a post-state out.
+
+Every validation error is a CaseError whose message starts with the field it is about.
+"""
+
+from __future__ import annotations
+
+import json
+
+from impl.execute import TAIL_POLICIES, Result
+from spec.config import LMUL_NAMES, SEWS, check_machine, encode_vtype
+from spec.encoding import EncodingError, Insn, decode, encode, parse_asm
+from spec.state import NUM_VREGS, VS_NAMES, ArchState
+
+FIELDS = ("vlen", "elen", "insn", "vtype", "vl", "vstart", "vs", "tail", "vregs")
+VTYPE_FIELDS = ("sew", "lmul", "vta", "vma")
+
+
+class CaseError(ValueError):
+    """Bad input; the message names the field."""
+
+
+def _integer(value, field: str) -> int:
+    """An int, or a string in decimal or 0x hex. Booleans are not integers here."""
+    if isinstance(value, bool):
+        raise CaseError(f"{field}: expected an integer, got {json.dumps(value)}")
+    if isinstance(value, int):
+        return value
+    if isinstance(value, str):
+        try:
+            return int(value.replace("_", ""), 0)
+        except ValueError:
+            pass
+    raise CaseError(f"{field}: expected an integer or a hex string, got {json.dumps(value)}")
+
+
+def _flag(value, field: str) -> bool:
+    if isinstance(value, bool) or value in (0, 1):
+        return bool(value)
+    raise CaseError(f"{field}: expected true/false or 0/1, got {json.dumps(value)}")
+
+
+def parse_insn(value) -> Insn:
+    try:
+        if isinstance(value, str) and not value.strip().lower().startswith(("0x", "0b")) \
+                and not value.strip().isdigit():
+            return parse_asm(value)
+        return decode(_integer(value, "insn"))
+    except EncodingError as error:
+        raise CaseError(str(error)) from None
+
+
+def parse_vtype(value) -> int:
+    if not isinstance(value, dict):
+        raw = _integer(value, "vtype")
+        if not 0 <= raw < 1 << 64:
+            raise CaseError(f"vtype: raw value must fit in 64 bits, got {raw:#x}")
+        return raw
+    for key in value:
+        if key not in VTYPE_FIELDS:
+            raise CaseError(f"vtype.{key}: unknown field (expected {', '.join(VTYPE_FIELDS)})")
+    for key in ("sew", "lmul"):
+        if key not in value:
+            raise CaseError(f"vtype.{key}: missing")
+    sew = value["sew"]
+    if isinstance(sew, bool) or sew not in SEWS:
+        raise CaseError(f"vtype.sew: must be one of {', '.join(map(str, SEWS))}, got {json.dumps(sew)}")
+    lmul = value["lmul"]
+    if lmul not in LMUL_NAMES:
+        raise CaseError(f"vtype.lmul: must be one of {' '.join(LMUL_NAMES)}, got {json.dumps(lmul)}")
+    return encode_vtype(sew, lmul, _flag(value.get("vta", False), "vtype.vta"),
+                        _flag(value.get("vma", False), "vtype.vma"))
+
+
+def parse_vregs(value, vlen: int) -> tuple[int, ...]:
+    if not isinstance(value, dict):
+        raise CaseError('vregs: expected an object such as {"v12": "0x..."}')
+    regs = [0] * NUM_VREGS
+    for name, text in value.items():
+        field = f"vregs.{name}"
+        if not (isinstance(name, str) and name.startswith("v") and name[1:].isdigit()
+                and str(int(name[1:])) == name[1:] and int(name[1:]) < NUM_VREGS):
+            raise CaseError(f"{field}: no such register (v0..v31)")
+        number = _integer(text, field)
+        if not 0 <= number < 1 << vlen:
+            raise CaseError(f"{field}: value is wider than VLEN={vlen} bits")
+        regs[int(name[1:])] = number
+    return tuple(regs)
+
+
+def parse_case(obj) -> tuple[ArchState, Insn, str]:
+    """Return (pre-state, instruction, tail policy) or raise CaseError."""
+    if not isinstance(obj, dict):
+        raise CaseError("case: expected a JSON object")
+    for key in obj:
+        if key not in FIELDS:
+            raise CaseError(f"{key}: unknown field (expected {', '.join(FIELDS)})")
+    for key in ("vlen", "insn", "vtype", "vl"):
+        if key not in obj:
+            raise CaseError(f"{key}: missing")
+    vlen = _integer(obj["vlen"], "vlen")
+    elen = _integer(obj.get("elen", 64), "elen")
+    try:
+        check_machine(vlen, elen)
+    except ValueError as error:
+        raise CaseError(str(error)) from None
+    vs = obj.get("vs", "initial")
+    if vs not in VS_NAMES:
+        raise CaseError(f"vs: must be one of {', '.join(VS_NAMES)}, got {json.dumps(vs)}")
+    tail = obj.get("tail", "undisturbed")
+    if tail not in TAIL_POLICIES:
+        raise CaseError(f"tail: must be one of {', '.join(TAIL_POLICIES)}, got {json.dumps(tail)}")
+    state = ArchState(
+        vlen=vlen, elen=elen,
+        regs=parse_vregs(obj.get("vregs", {}), vlen),
+        vtype=parse_vtype(obj["vtype"]),
+        vl=_integer(obj["vl"], "vl"),
+        vstart=_integer(obj.get("vstart", 0), "vstart"),
+        vs=VS_NAMES.index(vs),
+    )
+    try:
+        state.check()
+    except ValueError as error:
+        raise CaseError(str(error)) from None
+    return state, parse_insn(obj["insn"]), tail
+
+
+def register_hex(value: int, vlen: int) -> str:
+    return f"0x{value:0{vlen // 4}x}"
+
+
+def state_json(state: ArchState) -> dict:
+    return {
+        "vl": state.vl,
+        "vstart": state.vstart,
+        "vtype": state.vtype,
+        "vs": VS_NAMES[state.vs],
+        "vregs": {f"v{i}": register_hex(value, state.vlen) for i, value in enumerate(state.regs)},
+    }
+
+
+def result_json(result: Result) -> dict:
+    return {"outcome": result.outcome, "reason": result.reason, **state_json(result.state)}
+
+
+def case_json(state: ArchState, insn: Insn, tail: str = "undisturbed") -> dict:
+    """The case format for a concrete state (the inverse of parse_case)."""
+    return {
+        "vlen": state.vlen, "elen": state.elen, "insn": hex(encode(insn)),
+        "vtype": state.vtype, "vl": state.vl, "vstart": state.vstart,
+        "vs": VS_NAMES[state.vs], "tail": tail,
+        "vregs": {f"v{i}": hex(v) for i, v in enumerate(state.regs) if v},
+    }

@@ -1,0 +1,36 @@
+"""`vredmax`: one entry point, a subcommand per job. Bad input exits 2 with one line."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from vredmax import cmd_asm, cmd_exec
+from vredmax.errors import EXIT_USAGE, UsageError
+
+# Each command module has add_parser(subparsers), which sets `run` (args -> exit code).
+COMMANDS = (cmd_exec, cmd_asm)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="vredmax",
+        description="Reference specification of RISC-V vredmax.vs: execute, prove, refute, check.")
+    subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for module in COMMANDS:
+        module.add_parser(subparsers)
+    return parser
+
+
+def main(argv=None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return args.run(args)
+    except UsageError as error:
+        print(f"vredmax: error: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print("vredmax: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0
