@@ -145,7 +145,8 @@ class Concrete:
     def split(value: int, width: int, count: int) -> list[int]:
         """The first `count` width-bit elements of a register, element 0 first."""
         nbytes = width // 8
-        raw = value.to_bytes((count * width + 7) // 8 + 1, "little")[: count * nbytes]
+        # Mask first: a fractional-LMUL group uses only the low part of its register.
+        raw = (value & ((1 << count * width) - 1)).to_bytes(count * nbytes, "little")
         if width == 8:
             return list(raw)
         view = memoryview(raw).cast({16: "H", 32: "I", 64: "Q"}[width])

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import decimal
+import io
 import json
 import sys
 
@@ -33,19 +35,32 @@ def add_parser(subparsers) -> None:
 
 
 def _open(path: str):
+    # Undecodable bytes become U+FFFD: reported as bad JSON or a bad value, not a traceback.
     if path == "-":
+        if hasattr(sys.stdin, "buffer"):
+            return io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="replace")
         return sys.stdin
     try:
-        return open(path, encoding="utf-8")
+        return open(path, encoding="utf-8", errors="replace")
     except OSError as error:
         raise UsageError(f"case: cannot read {path}: {error.strerror}") from None
 
 
+def _json_int(text: str) -> int:
+    """JSON integers of any size (a VLEN=65536 register in decimal exceeds int()'s digit limit)."""
+    try:
+        return int(text)
+    except ValueError:
+        return int(decimal.Decimal(text))
+
+
 def _load(text: str):
     try:
-        return json.loads(text)
+        return json.loads(text, parse_int=_json_int)
     except json.JSONDecodeError as error:
         raise CaseError(f"case: malformed JSON: {error.msg} at line {error.lineno} column {error.colno}") from None
+    except RecursionError:
+        raise CaseError("case: malformed JSON: nested too deeply") from None
 
 
 def run(args) -> int:
