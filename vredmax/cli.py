@@ -5,11 +5,12 @@ from __future__ import annotations
 import argparse
 import sys
 
-from vredmax import cmd_asm, cmd_exec
+from vredmax import cmd_asm, cmd_conform, cmd_exec
+from vredmax import cmd_refute
 from vredmax.errors import EXIT_USAGE, UsageError
 
 # Each command module has add_parser(subparsers), which sets `run` (args -> exit code).
-COMMANDS = (cmd_exec, cmd_asm)
+COMMANDS = (cmd_exec, cmd_asm, cmd_conform, cmd_refute)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -1,0 +1,96 @@
+"""`vredmax conform`: check a user-mode emulator against the specification."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+from spec.config import MAX_VLEN, is_power_of_two
+from vredmax.conformance.build import BuildError, build_harness
+from vredmax.conformance.qemu import (ELEN, TAILS, EmulatorError, Harness, cpu_option, emulator_version,
+                                     find_emulator)
+from vredmax.conformance.report import VS_NOTE, mismatch_lines, summary_line, tally_lines
+from vredmax.conformance.run import conform
+from vredmax.errors import EXIT_FAILED, EXIT_OK, UsageError
+
+MIN_VLEN = 128  # the V extension with ELEN=64 (Zvl128b); also QEMU's minimum
+
+
+def add_parser(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "conform", help="check a user-mode emulator (qemu-riscv64) against the spec",
+        description="Run seeded vredmax.vs cases in a small riscv64 harness under the emulator "
+                    "and compare every outcome, vl, vtype, vstart and all 32 registers with the "
+                    "specification. Exit 0 only on full agreement.")
+    parser.add_argument("--emulator", default="qemu-riscv64", metavar="PATH",
+                        help="the qemu-riscv64 binary to check (default: qemu-riscv64 on PATH)")
+    parser.add_argument("--vlen", type=int, default=256, metavar="N", help="VLEN in bits (default: 256)")
+    parser.add_argument("--cases", type=int, default=1000, metavar="N", help="how many cases (default: 1000)")
+    parser.add_argument("--seed", type=int, metavar="S", help="the case seed (default: random, printed)")
+    parser.add_argument("--tail", choices=TAILS, default="undisturbed",
+                        help="agnostic tail policy: undisturbed (QEMU's default) or ones "
+                             "(QEMU's rvv_ta_all_1s=true); default: undisturbed")
+    parser.add_argument("--harness", metavar="FILE",
+                        help="a prebuilt harness binary (default: build it with riscv64-linux-gnu-gcc)")
+    parser.add_argument("--show", type=int, default=3, metavar="N",
+                        help="mismatches shown in full (default: 3)")
+    parser.add_argument("--max-rows", type=int, default=32, metavar="N",
+                        help="lanes shown in each lane table (default: 32)")
+    parser.set_defaults(run=run)
+
+
+def _check_arguments(args) -> None:
+    if not (is_power_of_two(args.vlen) and MIN_VLEN <= args.vlen <= MAX_VLEN):
+        raise UsageError(f"vlen: must be a power of two from {MIN_VLEN} to {MAX_VLEN}, got {args.vlen}")
+    if args.cases < 1:
+        raise UsageError(f"cases: must be at least 1, got {args.cases}")
+    if args.show < 0 or args.max_rows < 1:
+        raise UsageError("show: must be 0 or more; max-rows: at least 1")
+    if args.seed is not None and args.seed < 0:
+        raise UsageError(f"seed: must be 0 or more, got {args.seed}")
+
+
+def _harness_path(args) -> Path:
+    if args.harness is None:
+        try:
+            return build_harness()
+        except BuildError as error:
+            raise UsageError(str(error)) from None
+    path = Path(args.harness)
+    if not path.is_file():
+        raise UsageError(f"harness: no such file {args.harness}")
+    return path
+
+
+def _progress(done: int, total: int, tally) -> None:
+    end = "\n" if done == total else ""
+    print(f"\rconform: {done}/{total} cases, {tally.kinds['mismatch']} mismatches, "
+          f"{tally.rate:.0f} cases/s", end=end, file=sys.stderr, flush=True)
+
+
+def run(args) -> int:
+    _check_arguments(args)
+    seed = args.seed if args.seed is not None else int.from_bytes(os.urandom(4), "little")
+    try:
+        emulator = find_emulator(args.emulator)
+        version = emulator_version(emulator)
+        harness = Harness(emulator, _harness_path(args), args.vlen, args.tail)
+    except EmulatorError as error:  # missing, or refuses this -cpu: the user's setup
+        raise UsageError(str(error)) from None
+    try:
+        with harness:
+            tally = conform(harness, args.cases, seed, keep=args.show,
+                            progress=_progress if sys.stderr.isatty() else None)
+    except EmulatorError as error:  # it died on a case: that is no agreement
+        print(f"vredmax: {error} (--seed {seed})", file=sys.stderr)
+        return EXIT_FAILED
+    print(f"emulator: {emulator} ({version}) -cpu {cpu_option(args.vlen, args.tail)}")
+    print(f"cases: {args.cases} from --seed {seed}, VLEN={args.vlen} ELEN={ELEN}, tail policy {args.tail}")
+    print(VS_NOTE)
+    print("\n".join(tally_lines(tally)))
+    for number, (case, verdict) in enumerate(tally.mismatches, 1):
+        print(f"\n--- mismatch {number} of {tally.kinds['mismatch']} ---")
+        print("\n".join(mismatch_lines(case, verdict, args.tail, args.max_rows)))
+    print(summary_line(tally))
+    return EXIT_OK if tally.agreed else EXIT_FAILED
