@@ -1,0 +1,371 @@
+"""The catalogue of wrong assumptions about vredmax.vs, each with its formal encoding.
+
+A claim is a statement people make about the architecture. Most are universal ("for every
+state, ..."): the claim names some values of the outcome (`vd[k]`, `traps`) and says what
+they are; the solver refutes it by finding a legal pre-state and a post-state the spec
+allows where they are something else. One is existential ("there is a state where vma
+matters"): the solver refutes it by proving that no such state exists.
+
+Claims are written once against a `View`, over the machine ops of spec/bv.py. With the
+symbolic backend the spec side is the declarative relation of spec/relation.py (a fresh
+post-state it constrains); with the concrete backend it is the executable model
+(impl/execute.py), which replays a counterexample. So every counterexample is found against
+the declarative spec and confirmed by running the executable one.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+import z3
+
+from impl.execute import execute, operands
+from impl.sequential import reduce_sequential
+from impl.tree import reduce_tree
+from spec import relation
+from spec.bv import Concrete, Symbolic
+from spec.config import VTYPE_VILL_BIT, VTYPE_VMA_BIT, VTYPE_VTA_BIT, XLEN, Config
+from spec.legality import ILLEGAL, RESERVED, RETIRED, trap_conditions
+from spec.state import VS_OFF
+
+TRAPS = "traps"  # the name of the compared value "the instruction traps"
+
+# The configurations the claims are checked at: small, so that every query is fast.
+M1 = Config(128, 64, 8, "m1")     # VLMAX = 16
+M2 = Config(128, 64, 32, "m2")    # VLMAX = 8, four elements per register: a two-register group
+
+
+class View:
+    """The operands and the outcome of one vredmax.vs, for either backend.
+
+    `constraints` are what the symbolic spec side needs to hold (the relation); the
+    concrete side has none.
+    """
+
+    def __init__(self, m, cfg: Config, pre, insn, post, trapped, constraints=(), tail="undisturbed"):
+        self.m, self.cfg, self.pre, self.insn = m, cfg, pre, insn
+        self.post, self.trapped = post, trapped
+        self.constraints = list(constraints)
+        self.tail = tail
+        self.e = m.elements(cfg.sew)
+        self.seed, self.elements, self.active = operands(m, pre, insn, cfg)
+
+    @classmethod
+    def symbolic(cls, cfg: Config, tag: str = "") -> "View":
+        pre, insn = relation.symbolic_state(cfg, tag), relation.symbolic_insn(tag)
+        post, outcome, allowed = _symbolic_spec(cfg, pre, insn, tag + "_post")
+        view = cls(Symbolic, cfg, pre, insn, post, outcome.trapped,
+                   relation.in_configuration(cfg, pre) + [allowed])
+        view.outcome = outcome
+        return view
+
+    @classmethod
+    def concrete(cls, cfg: Config, pre, insn, tail: str = "undisturbed") -> "View":
+        result = execute(pre, insn, "sequential", tail)
+        return cls(Concrete, cfg, pre, insn, result.state, result.outcome != RETIRED, tail=tail)
+
+    def spec_of(self, pre) -> "View":
+        """The spec's outcome for another pre-state with the same instruction."""
+        if self.m is Concrete:
+            return View.concrete(self.cfg, pre, self.insn, self.tail)
+        post, outcome, allowed = _symbolic_spec(self.cfg, pre, self.insn, f"_other{len(self.constraints)}")
+        self.constraints.append(allowed)
+        return View(Symbolic, self.cfg, pre, self.insn, post, outcome.trapped)
+
+    # the pre-state ---------------------------------------------------------------------
+    def flag(self, bit: int):
+        return self.m.bit(self.pre.vtype, bit)
+
+    @property
+    def vta(self): return self.flag(VTYPE_VTA_BIT)
+    @property
+    def vill(self): return self.flag(VTYPE_VILL_BIT)
+    @property
+    def vl_zero(self): return self.m.eq(self.pre.vl, 0)
+    @property
+    def vl_positive(self): return self.m.not_(self.vl_zero)
+    @property
+    def masked_insn(self): return self.m.eq(self.insn.vm, 0)
+
+    def below_vl(self, i: int):
+        return self.m.ult(self.m.const(i, XLEN), self.pre.vl)
+
+    def masked_off(self, i: int):
+        """Element i is in the body (i < vl) but its mask bit is clear."""
+        return self.m.all_(self.below_vl(i), self.m.not_(self.active[i]))
+
+    def _fired(self, outcome: str):
+        vill = self.vill
+        rules = trap_conditions(self.m, self.pre, self.insn, vill, self.cfg.lmul)
+        return self.m.any_(*(cond for rule, cond in rules if rule.outcome == outcome))
+
+    @property
+    def illegal(self): return self._fired(ILLEGAL)
+    @property
+    def reserved(self): return self._fired(RESERVED)
+    @property
+    def retires(self):
+        """Neither illegal nor reserved: the architecture says exactly what happens."""
+        return self.m.all_(self.m.not_(self.illegal), self.m.not_(self.reserved))
+
+    def register_elements(self, state, register) -> list:
+        return self.m.split(self.m.read(state.regs, register), self.cfg.sew, self.cfg.elements_per_register)
+
+    @property
+    def old_vd(self): return self.register_elements(self.pre, self.insn.vd)
+    @property
+    def new_vd(self): return self.register_elements(self.post, self.insn.vd)
+    @property
+    def vs1_elements(self): return self.register_elements(self.pre, self.insn.vs1)
+
+    def body(self) -> list:
+        return [self.below_vl(i) for i in range(self.cfg.vlmax)]
+
+    # the outcome -----------------------------------------------------------------------
+    def observed(self, name: str):
+        """A compared value of the spec's outcome: `traps` or `vd[k]`."""
+        if name == TRAPS:
+            return self.trapped
+        return self.new_vd[vd_index(name)]
+
+    def ones(self):
+        return self.e.const(-1)
+
+
+def _symbolic_spec(cfg, pre, insn, tag):
+    post, outcome = relation.symbolic_state(cfg, tag), relation.symbolic_outcome(tag)
+    return post, outcome, relation.relation(cfg, pre, insn, outcome, post)
+
+
+def vd_index(name: str) -> int:
+    if not (name.startswith("vd[") and name.endswith("]")):
+        raise ValueError(f"not a compared value: {name!r}")
+    return int(name[3:-1])
+
+
+def vd_names(view: View, first: int = 0) -> list[str]:
+    return [f"vd[{k}]" for k in range(first, view.cfg.elements_per_register)]
+
+
+class _Reinterpreted:
+    """Element ops with one operation replaced: how a wrong idea changes an algorithm."""
+
+    def __init__(self, ops, **replaced):
+        self._ops, self._replaced = ops, replaced
+
+    def __getattr__(self, name):
+        return self._replaced.get(name) or getattr(self._ops, name)
+
+
+@dataclass(frozen=True)
+class Claim:
+    """One wrong assumption.
+
+    `when(view)`: the states the claim speaks of (a list of conditions).
+    `claimed(view)`: for a universal claim, the values it says the outcome has, by name.
+    `witness(view)`: for an existential claim, the condition it says some state meets.
+    """
+
+    id: str
+    sentence: str
+    source: str
+    statement: str
+    configs: tuple[Config, ...]
+    when: Callable[[View], list]
+    claimed: Callable[[View], dict] | None = None
+    witness: Callable[[View], object] | None = None
+    tags: tuple[str, ...] = field(default=())
+
+    @property
+    def universal(self) -> bool:
+        return self.witness is None
+
+    def mismatches(self, view: View) -> dict:
+        """name -> condition that the claimed value differs from the spec's."""
+        return {name: view.m.not_(view.m.eq(value, view.observed(name)))
+                for name, value in self.claimed(view).items()}
+
+    def holds(self, view: View):
+        if not self.universal:
+            return self.witness(view)
+        return view.m.not_(view.m.any_(*self.mismatches(view).values()))
+
+
+# The claims -----------------------------------------------------------------------------
+
+def _retires_with_elements(v: View) -> list:
+    return [v.retires, v.vl_positive]
+
+
+def _masked_as_zero(v: View) -> dict:
+    values = [v.e.ite(v.masked_off(i), v.e.const(0), x) for i, x in enumerate(v.elements)]
+    return {"vd[0]": reduce_sequential(v.e, v.seed, values, v.body())}
+
+
+def _masked_as_themselves(v: View) -> dict:
+    return {"vd[0]": reduce_sequential(v.e, v.seed, v.elements, v.body())}
+
+
+def _all_masked_like_vl0(v: View) -> dict:
+    at_vl0 = v.spec_of(v.pre.with_(vl=v.m.const(0, XLEN)))
+    return {"vd[0]": at_vl0.new_vd[0]}
+
+
+def _vs1_elementwise(v: View) -> dict:
+    count = min(v.cfg.vlmax, v.cfg.elements_per_register)
+    pairs = [v.e.smax(x, s) for x, s in zip(v.elements[:count], v.vs1_elements)]
+    return {"vd[0]": reduce_sequential(v.e, v.seed, pairs, v.active[:count])}
+
+
+def _vd_written_first(v: View) -> dict:
+    """Keep the accumulator in vd[0]: write the seed there, then read vs2 and fold
+    (the mask was read before, so only the vs2 overlap matters)."""
+    m, sew = v.m, v.cfg.sew
+    old = m.read(v.pre.regs, v.insn.vd)
+    seeded = m.concat(m.extract(old, v.cfg.vlen - 1, sew), v.seed, sew)
+    after_write = v.pre.with_(regs=m.write(v.pre.regs, v.insn.vd, seeded))
+    _, elements, _ = operands(m, after_write, v.insn, v.cfg)
+    return {"vd[0]": reduce_sequential(v.e, v.seed, elements, v.active)}
+
+
+def _vma_flip_allowed(v: View):
+    """The same outcome stays allowed when only vma differs (before and after)."""
+    flip = z3.BitVecVal(1 << VTYPE_VMA_BIT, XLEN)
+    pre, post = v.pre.with_(vtype=v.pre.vtype ^ flip), v.post.with_(vtype=v.post.vtype ^ flip)
+    return z3.Not(relation.relation(v.cfg, pre, v.insn, v.outcome, post))
+
+
+# Where the claims come from: the seed document the project started from (its pitfalls,
+# FAQ and worked examples), and the reference notes on the V 1.0 text, Sail, Spike and QEMU,
+# including bugs seen in the wild.
+SEED = "seed document"
+REF = "reference notes"
+
+CLAIMS: tuple[Claim, ...] = (
+    Claim(
+        "vredmax.wrong.masked_count_as_zero",
+        "Masked-off elements count as zero.",
+        f"{SEED}, pitfalls: masked-off vs2 elements do not take part; the seed stays the start value",
+        "∀ legal, vl > 0, vm = 0:  vd'[0] = max(vs1[0], max_{i<vl} (mask[i] ? vs2[i] : 0))",
+        (M1,), lambda v: _retires_with_elements(v) + [v.masked_insn], _masked_as_zero),
+    Claim(
+        "vredmax.wrong.masked_count_as_themselves",
+        "The mask does not matter for a reduction: every element below vl takes part.",
+        f"{SEED}, pitfalls: masked-off vs2 elements do not take part",
+        "∀ legal, vl > 0, vm = 0:  vd'[0] = max(vs1[0], max_{i<vl} vs2[i])",
+        (M1,), lambda v: _retires_with_elements(v) + [v.masked_insn], _masked_as_themselves),
+    Claim(
+        "vredmax.wrong.vl0_writes_seed",
+        "With vl = 0 the seed vs1[0] is still copied to vd[0].",
+        f"{SEED}, pitfalls: with vl = 0 a distinct vd does not receive the seed; {REF}: "
+        "QEMU 9.0 to 9.2 did write it (a regression fixed upstream in early 2025)",
+        "∀ legal, vl = 0:  vd'[0] = vs1[0]",
+        (M1,), lambda v: [v.retires, v.vl_zero], lambda v: {"vd[0]": v.seed}),
+    Claim(
+        "vredmax.wrong.all_masked_same_as_vl0",
+        "All elements masked off is the same as vl = 0: vd is left alone.",
+        f"{SEED}, FAQ: all-masked-off writes the seed to vd[0], vl = 0 writes nothing",
+        "∀ legal, vl > 0, no active element:  vd'[0] = (the spec's vd'[0] for the same state with vl = 0)",
+        (M1,), lambda v: _retires_with_elements(v) + [v.m.not_(v.m.any_(*v.active))],
+        _all_masked_like_vl0),
+    Claim(
+        "vredmax.wrong.result_broadcast",
+        "The result is written to every element of vd.",
+        f"{SEED}, pitfalls: a reduction is not element-wise; only vd[0] holds the result",
+        "∀ legal, vl > 0, k ≥ 1:  vd'[k] = vd'[0]",
+        (M1,), _retires_with_elements,
+        lambda v: {name: v.new_vd[0] for name in vd_names(v, 1)}),
+    Claim(
+        "vredmax.wrong.vs1_elementwise",
+        "vs1 is an element-wise source: vs1[i] takes part together with vs2[i].",
+        f"{SEED}, pitfalls: only vs1[0] is read (the seed), not the whole register",
+        "∀ legal, vl > 0:  vd'[0] = max(vs1[0], max_{i active} max(vs2[i], vs1[i]))",
+        (M1,), _retires_with_elements, _vs1_elementwise),
+    Claim(
+        "vredmax.wrong.seed_dropped_when_active",
+        "When some element is active the seed can be left out.",
+        f"{SEED}: always include vs1[0], whatever the mask",
+        "∀ legal, some element active:  vd'[0] = max_{i active} vs2[i]",
+        (M1,), lambda v: [v.retires, v.m.any_(*v.active)],
+        lambda v: {"vd[0]": reduce_sequential(v.e, v.e.smin(), v.elements, v.active)}),
+    Claim(
+        "vredmax.wrong.unsigned_same",
+        "Unsigned comparison gives the same result (vredmaxu and vredmax agree).",
+        f"{SEED}, worked example 1: the signed max of -2 and 1, -128, 2, 3 is 3; {REF}: unsigned "
+        "max gives 0xFE, a classic mistake",
+        "∀ legal, vl > 0:  vd'[0] = maxu(vs1[0], maxu_{i active} vs2[i])",
+        (M1,), _retires_with_elements,
+        lambda v: {"vd[0]": reduce_sequential(_Reinterpreted(v.e, smax=v.e.umax), v.seed,
+                                              v.elements, v.active)}),
+    Claim(
+        "vredmax.wrong.restart_from_vstart",
+        "A reduction can restart from a nonzero vstart (after a trap), resuming at element vstart.",
+        f"{SEED}, pitfalls: integer reductions require vstart = 0; a nonzero vstart is illegal",
+        "∀ VS on, not vill, not reserved, 0 < vstart < vl:  the instruction does not trap",
+        (M1,), lambda v: [v.m.not_(v.m.eq(v.pre.vs, VS_OFF)), v.m.not_(v.vill), v.m.not_(v.reserved),
+                          v.m.not_(v.m.eq(v.pre.vstart, 0)), v.m.ult(v.pre.vstart, v.pre.vl)],
+        lambda v: {TRAPS: v.m.false}),
+    Claim(
+        "vredmax.wrong.vl0_ignores_vstart",
+        "With vl = 0 there is nothing to do, so a nonzero vstart does not trap.",
+        f"{REF}: vstart != 0 is an illegal instruction whatever vl is, vl = 0 too",
+        "∀ VS on, not vill, not reserved, vl = 0, vstart ≠ 0:  the instruction does not trap",
+        (M1,), lambda v: [v.m.not_(v.m.eq(v.pre.vs, VS_OFF)), v.m.not_(v.vill), v.m.not_(v.reserved),
+                          v.vl_zero, v.m.not_(v.m.eq(v.pre.vstart, 0))],
+        lambda v: {TRAPS: v.m.false}),
+    Claim(
+        "vredmax.wrong.agnostic_tail_all_ones",
+        "With vta = 1 (tail agnostic) the tail of vd always becomes all ones.",
+        f"{REF}: an agnostic tail element may keep its value or become all ones; Sail and "
+        "Spike keep it, QEMU writes ones only with rvv_ta_all_1s",
+        "∀ legal, vl > 0, vta = 1, k ≥ 1:  vd'[k] = all ones",
+        (M1,), lambda v: _retires_with_elements(v) + [v.vta],
+        lambda v: {name: v.ones() for name in vd_names(v, 1)}),
+    Claim(
+        "vredmax.wrong.vma_changes_result",
+        "The mask-agnostic bit vma changes what vredmax.vs may write.",
+        f"{REF}: vma has no effect, vd[0] is never a masked-off element; {SEED}, pitfalls: "
+        "a reduction is not an element-wise instruction",
+        "∃ pre, post allowed by the spec:  (pre, post) with vma flipped in both is not allowed",
+        (M1,), lambda v: [], witness=_vma_flip_allowed),
+    Claim(
+        "vredmax.wrong.lmul_first_register_only",
+        "With LMUL > 1 only the first register of the vs2 group is read.",
+        f"{REF}: vs2 is a register group of EMUL = LMUL; every element below vl takes part",
+        "∀ legal, vl > 0:  vd'[0] = max(vs1[0], max_{i active, i < VLEN/SEW} vs2[i])",
+        (M2,), _retires_with_elements,
+        lambda v: {"vd[0]": reduce_sequential(v.e, v.seed, v.elements[:v.cfg.elements_per_register],
+                                              v.active[:v.cfg.elements_per_register])}),
+    Claim(
+        "vredmax.wrong.tree_pads_with_zero",
+        "A reduction tree may pad its inactive leaves with zero.",
+        f"{REF}, hardware reduction trees seen in the wild: trees that pad must pad with the "
+        "signed minimum, not zero",
+        "∀ legal, vl > 0:  vd'[0] = tree over (active[i] ? vs2[i] : 0), joined with vs1[0]",
+        (M1,), _retires_with_elements,
+        lambda v: {"vd[0]": reduce_tree(_Reinterpreted(v.e, smin=lambda: v.e.const(0)), v.seed,
+                                        v.elements, v.active)}),
+    Claim(
+        "vredmax.wrong.vd_written_before_vs2_read",
+        "vd may be written before vs2 is read, even when they overlap.",
+        f"{REF}: sources are read before vd is written, so vd may overlap vs2, vs1 and v0; "
+        f"{SEED}: vd may overlap sources",
+        "∀ legal, vl > 0:  vd'[0] = max(vs1[0], active vs2[i] read after vd[0] := vs1[0])",
+        (M1,), _retires_with_elements, _vd_written_first),
+    Claim(
+        "vredmax.wrong.agnostic_tail_written_at_vl0",
+        "With vl = 0 and vta = 1 the tail of vd may be set to all ones.",
+        f"{REF}: with vl = 0 no element is written, not even agnostic tail elements; QEMU "
+        "could still write agnostic ones at vl = 0 after its 2025 fix",
+        "∀ legal, vl = 0, vta = 1, k ≥ 1:  vd'[k] = all ones is allowed (the spec keeps vd)",
+        (M1,), lambda v: [v.retires, v.vl_zero, v.vta],
+        lambda v: {name: v.ones() for name in vd_names(v, 1)}),
+)
+
+CLAIMS_BY_ID = {claim.id: claim for claim in CLAIMS}
+
+
+def select(pattern: str | None) -> list[Claim]:
+    """Claims whose id contains the pattern (all when None)."""
+    return [c for c in CLAIMS if pattern is None or pattern in c.id]

@@ -1,0 +1,270 @@
+"""Counterexamples people can read: from a Z3 model to a concrete case, shown as Alive2 does.
+
+A model of a symbolic `View` becomes a concrete pre-state and instruction (registers the
+instruction does not read are set to zero, which cannot change its outcome; the replay
+checks it). It is shown as: the inputs (instruction, configuration, seed, the lane table of
+the seed's animation), then each side's value, every value as `#xfe (254, -2)`. The same
+data goes to JSON (with the case in the `vredmax exec` format), and to a pytest file.
+"""
+
+from __future__ import annotations
+
+import pprint
+import re
+from dataclasses import dataclass, field
+
+import z3
+
+from impl.execute import execute, operands
+from spec.bv import Concrete
+from spec.config import VTYPE_VMA_BIT, VTYPE_VTA_BIT, Config
+from spec.encoding import Insn, encode, format_asm
+from spec.state import VS_NAMES, ArchState
+from vredmax.case import case_json
+from vredmax.view import lane_table, value_text
+
+TRAPS = "traps"
+
+
+def _int(model: z3.ModelRef, term) -> int:
+    return model.eval(term, model_completion=True).as_long()
+
+
+def read_registers(cfg: Config, insn: Insn, vm: int) -> set[int]:
+    """The registers vredmax.vs reads: vd (its tail), vs1, the vs2 group, and v0 when masked."""
+    group = {(insn.vs2 + k) % 32 for k in range(cfg.group_registers)}
+    return {insn.vd, insn.vs1} | group | ({0} if vm == 0 else set())
+
+
+def concrete_case(model: z3.ModelRef, cfg: Config, pre: ArchState, insn) -> tuple[ArchState, Insn]:
+    """The concrete pre-state and instruction a model gives to symbolic ones."""
+    fields = Insn(vd=_int(model, insn.vd), vs2=_int(model, insn.vs2), vs1=_int(model, insn.vs1),
+                  vm=_int(model, insn.vm))
+    read = read_registers(cfg, fields, fields.vm)
+    regs = tuple(_int(model, z3.Select(pre.regs, r)) if r in read else 0 for r in range(32))
+    state = ArchState(cfg.vlen, cfg.elen, regs, _int(model, pre.vtype), _int(model, pre.vl),
+                      _int(model, pre.vstart), _int(model, pre.vs))
+    return state, fields
+
+
+def model_register(model: z3.ModelRef, state: ArchState, register: int) -> int:
+    return _int(model, z3.Select(state.regs, register))
+
+
+def tail_policy_for(cfg: Config, pre: ArchState, insn: Insn, vd_after: int) -> str | None:
+    """Which tail policy of the executable model writes this vd (None: neither does)."""
+    for tail in ("undisturbed", "ones"):
+        if execute(pre, insn, "sequential", tail).state.regs[insn.vd] == vd_after:
+            return tail
+    return None
+
+
+def active_lanes(cfg: Config, pre: ArchState, insn: Insn) -> int:
+    _, _, active = operands(Concrete, pre, insn, cfg)
+    return sum(map(bool, active))
+
+
+def json_value(value, width: int):
+    if isinstance(value, bool):
+        return value
+    signed = value - (1 << width) if value >> (width - 1) & 1 else value
+    return {"hex": f"{value:#0{(width + 3) // 4 + 2}x}", "unsigned": value, "signed": signed}
+
+
+def show_value(value, width: int) -> str:
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    return value_text(value, width)
+
+
+@dataclass
+class Counterexample:
+    """A concrete case where two sides disagree: the spec, and a claim or an implementation."""
+
+    cfg: Config
+    pre: ArchState
+    insn: Insn
+    tail: str                 # the executable's tail policy that reproduces the spec side
+    spec: dict                # name -> value (int for SEW-bit elements, bool for traps)
+    other: dict               # the same names, as the claim or implementation has them
+    other_label: str = "claim"
+    spec_reason: str = ""     # why the spec traps, when it does
+    notes: list[str] = field(default_factory=list)
+    widths: dict = field(default_factory=dict)   # name -> bit width, when not SEW
+
+    def width(self, name: str) -> int:
+        return self.widths.get(name, self.cfg.sew)
+
+    @property
+    def differing(self) -> list[str]:
+        return [name for name in self.spec if self.spec[name] != self.other.get(name)]
+
+    @property
+    def active_lanes(self) -> int:
+        return active_lanes(self.cfg, self.pre, self.insn)
+
+    def summary(self) -> str:
+        lanes = self.active_lanes
+        return f"{self.cfg}, vl={self.pre.vl}, {lanes} active lane{'s' * (lanes != 1)}"
+
+    def _register_name(self, name: str) -> str:
+        if name.startswith("vd["):
+            return f"{name} = v{self.insn.vd}{name[2:]}"
+        return name
+
+    def input_lines(self) -> list[str]:
+        cfg, pre, insn, sew = self.cfg, self.pre, self.insn, self.cfg.sew
+        seed, elements, active = operands(Concrete, pre, insn, cfg)
+        lines = [
+            f"  {format_asm(insn)}    ({encode(insn):#010x})",
+            f"  {cfg}  VLMAX={cfg.vlmax}  vl={pre.vl}  vstart={pre.vstart}  "
+            f"vta={pre.vtype >> VTYPE_VTA_BIT & 1}  vma={pre.vtype >> VTYPE_VMA_BIT & 1}  "
+            f"VS={VS_NAMES[pre.vs]}",
+            f"  seed vs1[0] = v{insn.vs1}[0] = {value_text(seed, sew)}",
+        ]
+        vs1 = Concrete.split(pre.regs[insn.vs1], sew, cfg.elements_per_register)
+        shown = [k for k in range(1, min(pre.vl, len(vs1))) if vs1[k]]
+        for k in shown:
+            lines.append(f"  vs1[{k}] = v{insn.vs1}[{k}] = {value_text(vs1[k], sew)}")
+        for name in self.spec:
+            place = element_place(name, insn)
+            if place is not None:
+                register, k = place
+                old = Concrete.extract(pre.regs[register], k * sew + sew - 1, k * sew)
+                lines.append(f"  old {self._register_name(name)} = {value_text(old, sew)}")
+        lines += [f"  note: {text}" for text in self.overlaps()]
+        if pre.vl:
+            mask = None if insn.vm else Concrete.bits(pre.regs[0], pre.vl)
+            lines.append("")
+            lines += ["  " + row for row in lane_table(seed, elements[:pre.vl], mask, active[:pre.vl], sew)]
+        return lines
+
+    def overlaps(self) -> list[str]:
+        insn, group = self.insn, {(self.insn.vs2 + k) % 32 for k in range(self.cfg.group_registers)}
+        found = []
+        if insn.vd in group:
+            found.append(f"vd=v{insn.vd} overlaps the vs2 group")
+        if insn.vd == insn.vs1:
+            found.append(f"vd = vs1 = v{insn.vd}")
+        if insn.vd == 0 and insn.vm == 0:
+            found.append("vd = v0, which also holds the mask")
+        if insn.vs1 in group:
+            found.append(f"vs1=v{insn.vs1} is in the vs2 group")
+        return found
+
+    def side_lines(self, label: str, values: dict) -> list[str]:
+        lines = [f"{label}:"]
+        for name in self.spec:
+            value = values.get(name)
+            mark = "" if value == self.spec[name] else "    <- differs"
+            if value is None:
+                text = "?"
+            elif name == "vs":
+                text = VS_NAMES[value]
+            else:
+                text = show_value(value, self.width(name))
+            if name == TRAPS and values is self.spec and value and self.spec_reason:
+                text += f" ({self.spec_reason})"
+            lines.append(f"  {self._register_name(name)} = {text}{mark if values is not self.spec else ''}")
+        return lines
+
+    def text(self, limit: int = 8) -> list[str]:
+        """Inputs, then the spec's values, then the other side's (only differing names when
+        there are more than `limit` compared values)."""
+        shown = self.spec
+        if len(self.spec) > limit:
+            keep = self.differing[:limit]
+            shown = {name: self.spec[name] for name in keep}
+        trimmed = Counterexample(self.cfg, self.pre, self.insn, self.tail, shown,
+                                 {n: self.other.get(n) for n in shown}, self.other_label,
+                                 self.spec_reason, self.notes, self.widths)
+        lines = [f"Counterexample ({self.summary()}):"] + trimmed.input_lines() + [""]
+        lines += trimmed.side_lines("Spec", trimmed.spec)
+        lines += trimmed.side_lines(self.other_label.capitalize(), trimmed.other)
+        hidden = len(self.differing) - len([n for n in shown if n in self.differing])
+        equal = len(self.spec) - len(self.differing)
+        if shown is not self.spec:
+            lines.append(f"  ({hidden} more differing and {equal} equal values not shown)")
+        lines += [f"note: {text}" for text in self.notes]
+        return lines
+
+    def to_json(self) -> dict:
+        width = self.width
+        return {
+            "config": {"vlen": self.cfg.vlen, "elen": self.cfg.elen, "sew": self.cfg.sew,
+                       "lmul": self.cfg.lmul},
+            "vl": self.pre.vl,
+            "active_lanes": self.active_lanes,
+            "case": case_json(self.pre, self.insn, self.tail),
+            "spec": {n: json_value(v, width(n)) for n, v in self.spec.items()},
+            self.other_label: {n: json_value(v, width(n)) for n, v in self.other.items()},
+            "differing": self.differing,
+            "spec_reason": self.spec_reason,
+            "notes": self.notes,
+        }
+
+
+def element_place(name: str, insn: Insn) -> tuple[int, int] | None:
+    """(register, element) for `vd[k]` and `v<r>[k]` names, else None."""
+    match = re.fullmatch(r"v(d|\d+)\[(\d+)\]", name)
+    if not match:
+        return None
+    register = insn.vd if match.group(1) == "d" else int(match.group(1))
+    return register, int(match.group(2))
+
+
+def observed_values(result, insn: Insn, sew: int, names) -> dict:
+    """The compared values (`traps`, `vd[k]`) of a concrete execution result."""
+    values = {}
+    for name in names:
+        if name == TRAPS:
+            values[name] = result.outcome != "retired"
+        else:
+            k = int(name[3:-1])
+            values[name] = Concrete.extract(result.state.regs[insn.vd], k * sew + sew - 1, k * sew)
+    return values
+
+
+_TEST_HEADER = '''"""Regression tests generated by `vredmax refute --emit-test`.
+
+Each test replays a counterexample to a wrong assumption about vredmax.vs on the executable
+model: the first asserts what the spec gives (an implementation built on the wrong
+assumption fails it), the second checks that the wrong claim's model does fail it.
+"""
+
+from impl.execute import execute
+from proofs.claims import CLAIMS_BY_ID
+from proofs.counterexample import observed_values
+from proofs.refute import claimed_values
+from vredmax.case import parse_case
+'''
+
+_TEST_BODY = '''
+
+# {claim_id}: {sentence}
+CASE_{n} = {case}
+EXPECTED_{n} = {expected}
+
+
+def test_{name}_spec():
+    pre, insn, tail = parse_case(CASE_{n})
+    sew = {sew}
+    assert observed_values(execute(pre, insn, "sequential", tail), insn, sew, EXPECTED_{n}) == EXPECTED_{n}
+
+
+def test_{name}_wrong_claim_fails_here():
+    pre, insn, tail = parse_case(CASE_{n})
+    assert claimed_values(CLAIMS_BY_ID[{claim_id!r}], pre, insn, tail) != EXPECTED_{n}
+'''
+
+
+def emit_tests(items: list[tuple[str, str, Counterexample]]) -> str:
+    """A pytest module for (claim id, sentence, counterexample) triples."""
+    parts = [_TEST_HEADER]
+    for n, (claim_id, sentence, cx) in enumerate(items):
+        name = claim_id.rsplit(".", 1)[-1]
+        parts.append(_TEST_BODY.format(
+            claim_id=claim_id, sentence=sentence, n=n, name=name, sew=cx.cfg.sew,
+            case=pprint.pformat(case_json(cx.pre, cx.insn, cx.tail), sort_dicts=False),
+            expected=repr(cx.spec)))
+    return "".join(parts)

@@ -1,0 +1,182 @@
+"""The free join-semilattice backend of the element ops: which inputs reach the result.
+
+Run a reduction unit on it and its result is not a number but a term over the inputs
+built from join (smax), the identity (smin) and choices `ite(c, a, b)` whose conditions are
+Booleans that do not depend on element values (the active flags). `inclusion` turns the
+term into, for each input (atom), the condition under which it is joined into the result.
+
+Any operation that would need the values themselves (a comparison, unsigned max, a
+constant other than the identity) cannot be expressed: comparisons raise NotExpressible,
+other constants become atoms of their own (so a tree padding with 0 shows the atom "0"
+reaching the result, a counterexample rather than a crash).
+
+Soundness: see proofs/compositional.py, `soundness_argument()`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import z3
+
+
+class NotExpressible(Exception):
+    """The unit uses an operation that depends on element values."""
+
+
+@dataclass(eq=False)
+class Node:
+    kind: str                  # "atom", "empty", "join", "ite"
+    children: tuple = ()
+    label: object = None       # the atom's name
+    condition: object = None   # the ite's condition (a Z3 Boolean)
+
+
+EMPTY = Node("empty")
+
+
+def atom(label) -> Node:
+    return Node("atom", label=label)
+
+
+class SemilatticeElements:
+    """Element ops over the free semilattice (see the module docstring)."""
+
+    symbolic = True
+    true, false = z3.BoolVal(True), z3.BoolVal(False)
+
+    def __init__(self, width: int):
+        self.width = width
+        self._smin = 1 << (width - 1)
+        self._constants: dict[int, Node] = {}
+
+    def const(self, value: int) -> Node:
+        value &= (1 << self.width) - 1
+        if value == self._smin:
+            return EMPTY
+        return self._constants.setdefault(value, atom(("const", value)))
+
+    def smin(self) -> Node:
+        return EMPTY
+
+    def smax(self, a, b) -> Node:
+        if a is EMPTY:
+            return b
+        if b is EMPTY or a is b:
+            return a
+        return Node("join", (a, b))
+
+    def ite(self, c, a, b):
+        if isinstance(a, z3.BoolRef):
+            return z3.If(c, a, b)
+        if a is b:
+            return a
+        return Node("ite", (a, b), condition=c)
+
+    def and_(self, a, b): return z3.And(a, b)
+    def or_(self, a, b): return z3.Or(a, b)
+    def not_(self, a): return z3.Not(a)
+
+    def _values(self, name):
+        raise NotExpressible(f"{name} compares element values; the free semilattice has none")
+
+    def umax(self, a, b): self._values("umax")
+    def sgt(self, a, b): self._values("sgt")
+    def sge(self, a, b): self._values("sge")
+    def slt(self, a, b): self._values("slt")
+    def ugt(self, a, b): self._values("ugt")
+    def ult(self, a, b): self._values("ult")
+    def eq(self, a, b): self._values("eq")
+
+
+# Path conditions are Python True (the root) or Z3 Booleans; keys use Python identity,
+# which is enough for the merge to fire on the patterns of a fold (it is an optimisation:
+# without it the conditions are equivalent, only bigger).
+
+def _conjoin(path, literal):
+    if literal is None:
+        return path
+    return literal if path is True else z3.And(path, literal)
+
+
+def _literal(cond, polarity):
+    return cond if polarity else z3.Not(cond)
+
+
+def _merge(parts):
+    """OR of the contributions; `p & c` and `p & !c` from one choice merge back into `p`.
+
+    Returns (term, None), or (None, part) when there is a single contribution to forward.
+    """
+    if len(parts) == 1:
+        return None, parts[0]
+    pending: dict = {}
+    merged = []
+    for part in parts:
+        path, cond, polarity = part
+        if cond is None:
+            merged.append(path)
+            continue
+        key = (id(path), id(cond))
+        if pending.pop((key, not polarity), None) is not None:
+            merged.append(path)
+        else:
+            pending[(key, polarity)] = part
+    if any(m is True for m in merged):
+        return True, None
+    merged += [_conjoin(path, _literal(cond, polarity)) for path, cond, polarity in pending.values()]
+    return (merged[0] if len(merged) == 1 else z3.Or(*merged)), None
+
+
+def inclusion(root) -> dict:
+    """For each atom reachable from `root`, the condition under which it is joined in.
+
+    Top-down over the term's DAG (linear in its size): the root is reached under True, a
+    join passes its condition to both sides, `ite(c, a, b)` passes `p & c` to a and `p & !c`
+    to b, and a node reached along several paths is reached under their OR.
+    """
+    if not isinstance(root, Node):
+        raise NotExpressible(f"the unit returned {type(root).__name__}, not a semilattice value")
+    order = _topological(root)
+    reach: dict[int, list] = {id(root): [(True, None, True)]}
+    result: dict = {}
+    for node in order:
+        parts = reach.pop(id(node), [])
+        if node.kind == "empty":
+            continue
+        term, single = _merge(parts)
+        if single is not None:
+            incoming = single                           # forwarded as is, so pairs can merge
+            path_term = single[0] if single[1] is None else _conjoin(single[0], _literal(single[1], single[2]))
+        else:
+            incoming = (term, None, True)
+            path_term = term
+        if node.kind == "atom":
+            result[node.label] = z3.BoolVal(True) if path_term is True else path_term
+        elif node.kind == "join":
+            for child in node.children:
+                reach.setdefault(id(child), []).append(incoming)
+        elif node.kind == "ite":
+            then, other = node.children
+            reach.setdefault(id(then), []).append((path_term, node.condition, True))
+            reach.setdefault(id(other), []).append((path_term, node.condition, False))
+    return result
+
+
+def _topological(root) -> list:
+    """Nodes with every parent before its children."""
+    seen, post_order = set(), []
+    stack = [(root, False)]
+    while stack:
+        node, expanded = stack.pop()
+        if expanded:
+            post_order.append(node)
+            continue
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        stack.append((node, True))
+        for child in node.children:
+            if id(child) not in seen:
+                stack.append((child, False))
+    return post_order[::-1]

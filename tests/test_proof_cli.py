@@ -1,0 +1,96 @@
+"""`vredmax prove` from the command line: filters, output, exit codes, SMT-LIB2 export."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from vredmax.cli import main
+from vredmax.errors import EXIT_OK, EXIT_USAGE
+
+SMALL = ["--vlen", "128", "--sew", "32", "--lmul", "m1"]
+
+
+def prove(capsys, *argv):
+    code = main(["prove", *argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_one_configuration_proves_with_a_line_per_obligation(capsys):
+    code, out, err = prove(capsys, *SMALL)
+    assert code == EXIT_OK, out
+    lines = [line for line in out.splitlines() if line.startswith(("PROVED", "COUNTEREXAMPLE", "UNKNOWN", "ERROR"))]
+    assert len(lines) > 40 and all(line.startswith("PROVED") for line in lines)
+    assert any("vredmax.sew32.vl0_preserves_vd" in line and "VLEN=128 SEW=32 LMUL=m1 VLMAX=4" in line
+               for line in lines)
+    assert out.splitlines()[-1] == f"Summary: {len(lines)} proved, 0 counterexamples, 0 unknown, 0 errors"
+    assert err == ""   # no progress display when stderr is not a terminal
+
+
+def test_pattern_and_json(capsys):
+    code, out, _ = prove(capsys, *SMALL, "-k", "tail_", "--json")
+    assert code == EXIT_OK
+    data = json.loads(out)
+    assert {r["name"] for r in data["results"]} == {"tail_undisturbed", "tail_agnostic"}
+    assert data["summary"]["PROVED"] == 2 and "z3" in data["solvers"]
+    subjects = data["results"][0]["subjects"]
+    assert {s["subject"] for s in subjects} >= {"spec", "tree/ones", "lanes/undisturbed"}
+    assert all(s["verdict"] == "PROVED" and s["parts"] for s in subjects)
+
+
+def test_both_methods_and_jobs(capsys):
+    code, out, _ = prove(capsys, "--vlen", "128", "--sew", "64", "--lmul", "m1", "--lmul", "m2",
+                         "-k", "vl0_*", "--method", "both", "--jobs", "2")
+    assert code == EXIT_OK
+    assert out.count("(monolithic)") == 4 and "Summary: 8 proved" in out
+
+
+def test_smt2_out_writes_scripts_and_a_manifest(capsys, tmp_path):
+    code, out, _ = prove(capsys, *SMALL, "-k", "frame", "--smt2-out", str(tmp_path))
+    assert code == EXIT_OK
+    scripts = list(tmp_path.rglob("*.smt2"))
+    assert scripts
+    text = scripts[0].read_text()
+    assert "(check-sat)" in text and "(check-sat-assuming (vredmax_negated_goal))" in text
+    manifest = [json.loads(line) for line in (tmp_path / "manifest.jsonl").read_text().splitlines()]
+    assert {m["id"] for m in manifest} == {"vredmax.sew32.frame"} and all(m["files"] for m in manifest)
+
+
+@pytest.mark.parametrize("argv,field", [
+    (["--sew", "12"], "--sew"), (["--lmul", "m3"], "--lmul"), (["--vlen", "100"], "--vlen"),
+    (["--vlen", "x"], "--vlen"), (["--jobs", "0"], "--jobs"), (["--timeout", "-1"], "--timeout"),
+    (["--timeout", "soon"], "--timeout"), (["-k", "no_such_obligation"], "-k"),
+    (["--sew", "64", "--lmul", "mf8"], "--lmul"), (["--monolithic-max", "0"], "--monolithic-max"),
+])
+def test_bad_filters_exit_2_with_one_line(capsys, argv, field):
+    code, out, err = prove(capsys, *argv)
+    assert code == EXIT_USAGE
+    assert err.count("\n") == 1 and err.startswith(f"vredmax: error: {field}:")
+
+
+def test_list_names_every_obligation(capsys):
+    code, out, _ = prove(capsys, "--list")
+    assert code == EXIT_OK and "vl0_preserves_vd" in out and "lemma.smax_associative" in out
+
+
+def test_console_script_exit_code_on_a_counterexample(tmp_path):
+    """Exit 1 when something is refuted: a unit that forgets the seed, swapped in by a plugin."""
+    script = tmp_path / "run.py"
+    script.write_text(
+        "import sys\n"
+        "import impl\n"
+        "def forgets(ops, seed, elements, active):\n"
+        "    acc = ops.smin()\n"
+        "    for v, a in zip(elements, active):\n"
+        "        acc = ops.ite(a, ops.smax(acc, v), acc)\n"
+        "    return acc\n"
+        "impl.ALGORITHMS['lanes'] = forgets\n"
+        "from vredmax.cli import main\n"
+        "sys.exit(main(['prove', '--vlen', '128', '--sew', '64', '--lmul', 'm1', '-k', 'refines_spec']))\n")
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, cwd=str(tmp_path.parent))
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "COUNTEREXAMPLE" in done.stdout and "Summary: 0 proved, 1 counterexamples" in done.stdout

@@ -1,0 +1,179 @@
+"""The obligation catalogue and its runner: proofs go through, and the machinery can fail."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+import z3
+
+import impl.execute
+from impl import ALGORITHMS
+from impl.tree import fold_tree
+from proofs import compositional, lemmas
+from proofs import obligations as catalogue
+from proofs.compositional import Part, Query
+from proofs.obligations import Obligation
+from proofs.setting import SPEC, Setting
+from proofs.verdict import Verdict
+from spec.config import Config
+
+SMALL = [Config(128, 64, 8, "m1"), Config(128, 64, 16, "m2"), Config(128, 64, 64, "m8"),
+         Config(128, 64, 8, "mf8"), Config(256, 64, 32, "mf2")]
+
+
+def test_catalogue_shape():
+    invariants = [o for o in catalogue.OBLIGATIONS if o.kind != "lemma"]
+    assert len(invariants) >= 20
+    names = [o.name for o in catalogue.OBLIGATIONS]
+    assert len(names) == len(set(names))
+    for obligation in catalogue.OBLIGATIONS:
+        assert re.fullmatch(r"vredmax\.sew16\.[a-z0-9_.]+", obligation.id(16))
+        assert obligation.sentence.endswith(".") and obligation.subjects
+    for name in ("vl0_preserves_vd", "seed_included", "masked_ignored", "past_vl_ignored", "frame",
+                 "tail_undisturbed", "tail_agnostic", "vma_irrelevant", "vstart_nonzero_traps_at_vl0",
+                 "order_independent", "monotone", "refines_spec", "algorithms_agree", "spec_deterministic"):
+        catalogue.by_name(name)
+    # invariants are proved of the spec and of every algorithm with every tail policy
+    assert set(catalogue.by_name("seed_included").subjects) == {SPEC} | {
+        f"{a}/{t}" for a in ALGORITHMS for t in ("undisturbed", "ones")}
+
+
+@pytest.mark.parametrize("cfg", SMALL, ids=str)
+def test_everything_is_proved_compositionally(cfg):
+    for obligation in catalogue.obligations(cfg=cfg):
+        for subject in obligation.subjects:
+            result = catalogue.run(obligation, cfg, subject)
+            assert result.answer.verdict == Verdict.PROVED, (result.id, subject, result.answer.detail)
+            assert f"VLEN={cfg.vlen}" in result.bounds or obligation.kind == "lemma"
+
+
+def test_monolithic_cross_check_at_vlmax_2():
+    cfg = Config(128, 64, 64, "m1")
+    for obligation in catalogue.obligations(cfg=cfg):
+        for subject in obligation.subjects:
+            result = catalogue.run(obligation, cfg, subject, "monolithic")
+            assert result.answer.verdict == Verdict.PROVED, (result.id, subject, result.answer.detail)
+
+
+@pytest.mark.parametrize("name", ["refines_spec", "masked_ignored", "tail_agnostic", "spec_deterministic"])
+def test_monolithic_cross_check_at_vlmax_4(name):
+    cfg = Config(128, 64, 32, "m1")
+    obligation = catalogue.by_name(name)
+    for subject in obligation.subjects[:3]:
+        assert catalogue.run(obligation, cfg, subject, "monolithic").answer.verdict == Verdict.PROVED
+
+
+# Broken algorithms, as users write them ---------------------------------------------------------
+
+def tree_padding_with_zero(ops, seed, elements, active):
+    leaves = [ops.ite(a, v, ops.const(0)) for v, a in zip(elements, active)]
+    return ops.smax(seed, fold_tree(ops, leaves)) if leaves else seed
+
+
+def dropping_the_last_element(ops, seed, elements, active):
+    acc = seed
+    for value, is_active in list(zip(elements, active))[:-1]:
+        acc = ops.ite(is_active, ops.smax(acc, value), acc)
+    return acc
+
+
+def mask_inverted(ops, seed, elements, active):
+    acc = seed
+    for value, is_active in zip(elements, active):
+        acc = ops.ite(ops.not_(is_active), ops.smax(acc, value), acc)
+    return acc
+
+
+def unsigned_compare(ops, seed, elements, active):
+    acc = seed
+    for value, is_active in zip(elements, active):
+        acc = ops.ite(is_active, ops.umax(acc, value), acc)
+    return acc
+
+
+BROKEN = [tree_padding_with_zero, dropping_the_last_element, mask_inverted]
+
+
+@pytest.mark.parametrize("unit", BROKEN, ids=lambda u: u.__name__)
+@pytest.mark.parametrize("method", ["compositional", "monolithic"])
+def test_a_broken_unit_does_not_refine_the_spec(unit, method):
+    cfg = Config(128, 64, 16, "m1")
+    setting = Setting(cfg, units={"tree": unit})
+    result = catalogue.run(catalogue.by_name("refines_spec"), cfg, "tree/ones", method, setting=setting)
+    assert result.answer.verdict == Verdict.COUNTEREXAMPLE, result.answer.detail
+    agree = catalogue.run(catalogue.by_name("algorithms_agree"), cfg, "sequential=tree/ones", method,
+                          setting=setting)
+    assert agree.answer.verdict == Verdict.COUNTEREXAMPLE
+
+
+def test_a_unit_that_compares_values_cannot_be_read_compositionally():
+    cfg = Config(128, 64, 32, "m1")
+    setting = Setting(cfg, units={"lanes": unsigned_compare})
+    refines = catalogue.by_name("refines_spec")
+    assert catalogue.run(refines, cfg, "lanes/ones", setting=setting).answer.verdict == Verdict.ERROR
+    assert catalogue.run(refines, cfg, "lanes/ones", "monolithic",
+                         setting=setting).answer.verdict == Verdict.COUNTEREXAMPLE
+
+
+def test_a_derived_invariant_is_decided_directly_when_the_proof_does_not_go_through():
+    """tree_padding_with_zero does not refine the spec, yet it does include the seed: the
+    compositional proof fails at the unit, and the monolithic query decides (small VLMAX)."""
+    cfg = Config(128, 64, 16, "m1")
+    setting = Setting(cfg, units={"tree": tree_padding_with_zero})
+    seed = catalogue.run(catalogue.by_name("seed_included"), cfg, "tree/undisturbed", setting=setting)
+    assert seed.answer.verdict == Verdict.PROVED and "monolithic" in seed.answer.detail
+    bounds = catalogue.run(catalogue.by_name("result_is_candidate"), cfg, "tree/undisturbed", setting=setting)
+    assert bounds.answer.verdict == Verdict.COUNTEREXAMPLE
+
+
+def test_a_broken_tail_write_is_caught(monkeypatch):
+    cfg = Config(128, 64, 8, "m1")
+    original = impl.execute.written_vd
+
+    def broadcast(m, old_vd, result, vta, cfg_, tail):    # the result copied into every element
+        value = result
+        for _ in range(cfg_.elements_per_register - 1):
+            value = m.concat(value, result, cfg_.sew)
+        return value
+    monkeypatch.setattr(impl.execute, "written_vd", broadcast)
+    setting = Setting(cfg)
+    for name in ("tail_undisturbed", "refines_spec"):
+        result = catalogue.run(catalogue.by_name(name), cfg, "sequential/undisturbed", setting=setting)
+        assert result.answer.verdict == Verdict.COUNTEREXAMPLE, name
+    monkeypatch.setattr(impl.execute, "written_vd", original)
+
+
+def test_vacuous_assumptions_give_error():
+    cfg = Config(128, 64, 8, "m1")
+
+    def build(s):
+        return Query(s.wf + [s.pre.vl == 0, s.pre.vl == 1], z3.BoolVal(False))
+    vacuous = Obligation("vacuous_example", "Nothing can satisfy this.", "instruction",
+                         lambda s, subject: build(s),
+                         lambda s, subject: [Part(("vacuous", cfg), "contradiction", lambda: build(s))],
+                         subjects=(SPEC,))
+    for method in ("compositional", "monolithic"):
+        answer = catalogue.run(vacuous, cfg, SPEC, method, setting=Setting(cfg)).answer
+        assert answer.verdict == Verdict.ERROR and "vacuous" in answer.detail
+
+
+def test_a_timeout_is_unknown_never_proved():
+    cfg = Config(128, 64, 8, "m2")          # VLMAX = 32: far beyond a monolithic query's reach
+    result = catalogue.run(catalogue.by_name("algorithms_agree"), cfg, "sequential=tree/undisturbed",
+                           "monolithic", timeout_s=0.5, setting=Setting(cfg))
+    assert result.answer.verdict == Verdict.UNKNOWN
+
+
+def test_run_rejects_a_subject_the_obligation_is_not_about():
+    with pytest.raises(ValueError, match="subject"):
+        catalogue.run(catalogue.by_name("refines_spec"), Config(128, 64, 8, "m1"), SPEC)
+
+
+def test_the_documents_name_only_lemmas_that_exist():
+    text = compositional.soundness_argument() + compositional.method_text()
+    mentioned = set(re.findall(r"`([a-z_]+)`", text))
+    known = {lemma.name for lemma in lemmas.LEMMAS}
+    assert {"smax_is_upper_bound", "signed_order_transitive", "smax_selects"} <= mentioned
+    code_names = {"step", "vd[0] = r", "result_ok", "choice", "instruction", "operands", "inclusion"}
+    assert mentioned - known - code_names <= {"soundness_argument"}, mentioned - known

@@ -1,0 +1,21 @@
+"""The full sweep: every obligation for all 220 legal ELEN=64 configurations (slow: -m sweep)."""
+
+from __future__ import annotations
+
+import pytest
+
+from spec.config import legal_configs
+from vredmax.cli import main
+
+pytestmark = pytest.mark.sweep
+
+
+def test_the_configuration_space_has_220_points():
+    assert len(legal_configs(64)) == 220
+
+
+def test_everything_is_proved_for_every_configuration(capsys):
+    code = main(["prove", "--all", "--jobs", "2"])
+    out, _ = capsys.readouterr()
+    assert code == 0, "\n".join(line for line in out.splitlines() if not line.startswith("PROVED"))
+    assert out.splitlines()[-1].endswith("0 counterexamples, 0 unknown, 0 errors")

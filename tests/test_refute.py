@@ -1,0 +1,203 @@
+"""The catalogue of wrong assumptions: each is refuted, with a small, replayable counterexample.
+
+The quality tier: a test here passes when the solver refutes the wrong claim.
+"""
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from proofs.claims import CLAIMS, CLAIMS_BY_ID, M1, Claim, View, select
+from proofs.counterexample import emit_tests
+from proofs.refute import ERROR, NOT_REFUTED, REFUTED, refute, summary_line
+from proofs.verdict import Verdict
+from impl.sequential import reduce_sequential
+from vredmax.cli import main
+
+REQUIRED = ("masked_count_as_zero", "vl0_writes_seed", "all_masked_same_as_vl0", "result_broadcast",
+            "vs1_elementwise", "seed_dropped_when_active", "unsigned_same", "restart_from_vstart",
+            "agnostic_tail_all_ones", "vma_changes_result", "lmul_first_register_only",
+            "tree_pads_with_zero", "vd_written_before_vs2_read", "agnostic_tail_written_at_vl0")
+
+
+@pytest.fixture(scope="module")
+def results():
+    return {claim.id: refute(claim) for claim in CLAIMS}
+
+
+def test_the_catalogue_covers_the_required_claims():
+    names = {claim.id.rsplit(".", 1)[-1] for claim in CLAIMS}
+    assert set(REQUIRED) <= names
+    for claim in CLAIMS:
+        assert claim.sentence and claim.source and claim.statement and claim.configs
+
+
+@pytest.mark.parametrize("claim_id", [c.id for c in CLAIMS])
+def test_every_claim_is_refuted(results, claim_id):
+    result = results[claim_id]
+    assert result.status == REFUTED, result.detail
+    if CLAIMS_BY_ID[claim_id].universal:
+        assert result.verdict == Verdict.COUNTEREXAMPLE
+        cx = result.counterexample
+        assert cx is not None and cx.differing
+        # the replay ran both sides on the executable model and they differ
+        assert cx.spec != cx.other
+    else:
+        assert result.verdict == Verdict.PROVED and result.counterexample is None
+
+
+@pytest.mark.parametrize("claim_id, vl, lanes", [
+    ("vredmax.wrong.vl0_writes_seed", 0, 0),
+    ("vredmax.wrong.agnostic_tail_written_at_vl0", 0, 0),
+    ("vredmax.wrong.seed_dropped_when_active", 1, 1),
+    ("vredmax.wrong.unsigned_same", 1, 1),
+    ("vredmax.wrong.masked_count_as_zero", 1, 0),
+    ("vredmax.wrong.vs1_elementwise", 2, 1),
+    # four SEW=32 elements per register: element 4 is the first one of the second register
+    ("vredmax.wrong.lmul_first_register_only", 5, 1),
+])
+def test_counterexamples_are_minimal(results, claim_id, vl, lanes):
+    cx = results[claim_id].counterexample
+    assert (cx.pre.vl, cx.active_lanes) == (vl, lanes)
+
+
+def test_tail_counterexample_differs_in_one_element(results):
+    cx = results["vredmax.wrong.agnostic_tail_all_ones"].counterexample
+    assert cx.differing == ["vd[1]"]
+
+
+def test_overlap_counterexample_overlaps(results):
+    cx = results["vredmax.wrong.vd_written_before_vs2_read"].counterexample
+    assert cx.insn.vd == cx.insn.vs2
+
+
+def test_counterexamples_are_deterministic(results):
+    """The same claim gives the same counterexample again (so docs/ can be regenerated)."""
+    for claim_id in ("vredmax.wrong.unsigned_same", "vredmax.wrong.result_broadcast"):
+        again = refute(CLAIMS_BY_ID[claim_id]).counterexample
+        assert again.to_json() == results[claim_id].counterexample.to_json()
+
+
+def test_counterexample_text_is_alive2_style(results):
+    text = "\n".join(results["vredmax.wrong.unsigned_same"].counterexample.text())
+    assert "seed vs1[0] = v4[0] = #x00 (0, 0)" in text
+    assert "lane  vs2[i]" in text and "running max" in text
+    assert "Spec:\n  vd[0] = v8[0] = #x00 (0, 0)" in text
+    assert "Claim:\n  vd[0] = v8[0] = #xff (255, -1)    <- differs" in text
+
+
+def _true_claim(**changes):
+    fields = dict(id="test.true_claim", sentence="The result is the signed max of the seed and the active elements.",
+                  source="test", statement="vd'[0] = max(...)", configs=(M1,),
+                  when=lambda v: [v.retires, v.vl_positive],
+                  claimed=lambda v: {"vd[0]": reduce_sequential(v.e, v.seed, v.elements, v.active)})
+    fields.update(changes)
+    return Claim(**fields)
+
+
+def test_a_true_claim_is_not_refuted_and_shown_as_a_failure():
+    result = refute(_true_claim())
+    assert result.status == NOT_REFUTED and result.verdict == Verdict.PROVED
+    assert summary_line([result]) == "Summary: 0 refuted as expected, 1 not refuted, 0 unknown, 0 errors"
+
+
+def test_contradictory_assumptions_are_an_error_not_a_refutation():
+    result = refute(_true_claim(when=lambda v: [v.vl_zero, v.vl_positive]))
+    assert result.status == ERROR and "vacuous" in result.detail
+
+
+def test_select_by_pattern():
+    assert [c.id for c in select("vstart")] == ["vredmax.wrong.restart_from_vstart",
+                                               "vredmax.wrong.vl0_ignores_vstart"]
+    assert select("no such claim") == []
+
+
+def test_cli_refute_one_claim(capsys):
+    code = main(["refute", "-k", "unsigned_same"])
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "REFUTED  vredmax.wrong.unsigned_same" in out
+    assert out.rstrip().endswith("Summary: 1 refuted as expected, 0 not refuted, 0 unknown, 0 errors")
+
+
+def test_cli_refute_json(capsys):
+    code = main(["refute", "-k", "vl0_writes_seed", "--json"])
+    data = json.loads(capsys.readouterr().out)
+    assert code == 0
+    [claim] = data["claims"]
+    assert claim["status"] == "refuted"
+    cx = claim["counterexample"]
+    assert cx["vl"] == 0 and cx["differing"] == ["vd[0]"]
+    assert cx["case"]["vl"] == 0 and cx["spec"]["vd[0]"]["hex"].startswith("0x")
+    assert data["summary"] == {"refuted": 1, "not_refuted": 0, "unknown": 0, "error": 0}
+
+
+def test_cli_refute_case_replays_with_exec(tmp_path, capsys):
+    """The JSON case of a counterexample is a `vredmax exec` case."""
+    main(["refute", "-k", "vl0_writes_seed", "--json"])
+    cx = json.loads(capsys.readouterr().out)["claims"][0]["counterexample"]
+    path = tmp_path / "case.json"
+    path.write_text(json.dumps(cx["case"]))
+    assert main(["exec", str(path), "--json"]) == 0
+    post = json.loads(capsys.readouterr().out)
+    vd = int(cx["case"]["insn"], 16) >> 7 & 31
+    assert int(post["vregs"][f"v{vd}"], 16) & 0xFF == cx["spec"]["vd[0]"]["unsigned"]
+
+
+def test_cli_refute_bad_pattern(capsys):
+    assert main(["refute", "-k", "nothing-like-this"]) == 2
+    err = capsys.readouterr().err
+    assert err == "vredmax: error: k: no claim id contains 'nothing-like-this'\n"
+
+
+def test_cli_refute_exit_code_when_a_claim_survives(monkeypatch, capsys):
+    import vredmax.cmd_refute as cmd
+    monkeypatch.setattr(cmd, "select", lambda pattern: [_true_claim()])
+    assert main(["refute"]) == 1
+    out = capsys.readouterr().out
+    assert "NOT REFUTED  test.true_claim" in out and "1 not refuted" in out
+
+
+def test_emitted_test_file_passes_and_its_claim_test_discriminates(results, tmp_path):
+    path = tmp_path / "test_emitted.py"
+    items = [(cid, CLAIMS_BY_ID[cid].sentence, results[cid].counterexample)
+             for cid in ("vredmax.wrong.unsigned_same", "vredmax.wrong.restart_from_vstart",
+                         "vredmax.wrong.agnostic_tail_all_ones")]
+    path.write_text(emit_tests(items))
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(path)],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "6 passed" in done.stdout
+    # The spec test fails on the claim's model: swap the executable for the claim's model.
+    broken = path.read_text().replace(
+        'observed_values(execute(pre, insn, "sequential", tail), insn, sew, EXPECTED_0)',
+        'claimed_values(CLAIMS_BY_ID["vredmax.wrong.unsigned_same"], pre, insn, tail)')
+    path.write_text(broken)
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(path)],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 1 and "1 failed, 5 passed" in done.stdout
+
+
+def test_cli_emit_test(tmp_path, capsys):
+    path = tmp_path / "test_regressions.py"
+    assert main(["refute", "-k", "masked_count", "--emit-test", str(path)]) == 0
+    text = path.read_text()
+    assert "def test_masked_count_as_zero_spec" in text and "def test_masked_count_as_themselves_spec" in text
+    compile(text, str(path), "exec")
+
+
+def test_cli_emit_test_bad_directory(capsys):
+    assert main(["refute", "-k", "unsigned", "--emit-test", "/no/such/dir/t.py"]) == 2
+    assert capsys.readouterr().err.startswith("vredmax: error: emit-test: no such directory")
+
+
+def test_view_replays_concretely():
+    """The claim's model runs on the concrete backend too (what --emit-test relies on)."""
+    from tests.strategies import make_state
+    from spec.encoding import Insn
+    pre = make_state(128, 8, "m1", vl=1, regs={4: 0xff, 16: 0x00})
+    view = View.concrete(M1, pre, Insn(vd=8, vs2=16, vs1=4))
+    claim = CLAIMS_BY_ID["vredmax.wrong.unsigned_same"]
+    assert claim.claimed(view) == {"vd[0]": 0xff} and view.observed("vd[0]") == 0x00

@@ -1,0 +1,98 @@
+"""`vredmax report`: docs/SEMANTICS.md and its JSON twin are committed and up to date.
+
+Regenerating must give the same bytes: the test that runs every proof again (about 20 s)
+fails when the committed files are stale; run `vredmax report` and commit the result.
+"""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from proofs import obligations
+from proofs.claims import CLAIMS, CLAIMS_BY_ID
+from proofs.report import collect, markdown, report_configs
+from spec.config import Config
+from vredmax import cmd_report
+from vredmax.cli import main
+
+DOCS = Path(__file__).resolve().parent.parent / "docs"
+TINY = [Config(128, 64, 64, "m1")]
+
+
+@pytest.fixture(scope="module")
+def committed():
+    return json.loads((DOCS / "SEMANTICS.json").read_text(encoding="utf-8"))
+
+
+@pytest.fixture(scope="module")
+def tiny_doc():
+    return collect(TINY, claims=[CLAIMS_BY_ID["vredmax.wrong.unsigned_same"],
+                                 CLAIMS_BY_ID["vredmax.wrong.vma_changes_result"]])
+
+
+def test_markdown_is_rendered_from_the_json_twin(committed):
+    """Nobody edited SEMANTICS.md by hand: it is exactly the rendering of SEMANTICS.json."""
+    assert (DOCS / "SEMANTICS.md").read_text(encoding="utf-8") == markdown(committed)
+
+
+def test_the_document_covers_every_property_and_claim(committed):
+    assert [p["name"] for p in committed["properties"]] == [o.name for o in obligations.OBLIGATIONS]
+    assert [c["id"] for c in committed["claims"]] == [c.id for c in CLAIMS]
+    assert committed["configurations"] == [
+        {"vlen": c.vlen, "elen": c.elen, "sew": c.sew, "lmul": c.lmul, "vlmax": c.vlmax}
+        for c in report_configs()]
+    text = (DOCS / "SEMANTICS.md").read_text(encoding="utf-8")
+    assert "### Why the compositional method is sound" in text
+    assert "z3 " in text and "#xff (255, -1)" in text
+
+
+def test_regenerating_changes_nothing():
+    """Every proof and refutation again: the committed files are what the code gives now."""
+    files = cmd_report.render_files(collect())
+    for name, text in files.items():
+        assert (DOCS / name).read_text(encoding="utf-8") == text, (
+            f"docs/{name} is out of date: run `vredmax report` and commit docs/")
+
+
+def test_output_is_deterministic(tiny_doc):
+    again = collect(TINY, claims=[CLAIMS_BY_ID["vredmax.wrong.unsigned_same"],
+                                  CLAIMS_BY_ID["vredmax.wrong.vma_changes_result"]])
+    assert cmd_report.render_files(again) == cmd_report.render_files(tiny_doc)
+
+
+def test_no_timings_in_the_output(tiny_doc):
+    text = json.dumps(tiny_doc)
+    assert "seconds" not in text and " s)" not in markdown(tiny_doc)
+
+
+def test_tiny_document_shape(tiny_doc):
+    prop = next(p for p in tiny_doc["properties"] if p["name"] == "seed_included")
+    assert prop["ids"] == ["vredmax.sew64.seed_included"]
+    assert prop["statement"]["prove"] == "vs1[0] <= vd'[0]"
+    [entry] = prop["results"]
+    assert entry["verdicts"] == {subject: "PROVED" for subject in obligations.SUBJECTS}
+    claim = tiny_doc["claims"][0]
+    assert claim["status"] == "refuted" and claim["counterexample"]["vl"] == 1
+    md = markdown(tiny_doc)
+    assert "| `vredmax.sew64.seed_included` | PROVED (z3) |" in md
+    assert "### vredmax.wrong.unsigned_same: REFUTED" in md
+
+
+def test_cli_writes_and_checks(tmp_path, monkeypatch, capsys, tiny_doc):
+    monkeypatch.setattr(cmd_report, "collect", lambda *args, **kwargs: tiny_doc)
+    out = tmp_path / "docs"
+    assert main(["report", "--out-dir", str(out)]) == 0
+    assert (out / "SEMANTICS.md").read_text() == markdown(tiny_doc)
+    assert main(["report", "--out-dir", str(out), "--check"]) == 0
+    (out / "SEMANTICS.md").write_text("edited by hand\n")
+    capsys.readouterr()
+    assert main(["report", "--out-dir", str(out), "--check"]) == 1
+    assert "SEMANTICS.md: out of date" in capsys.readouterr().out
+
+
+def test_cli_bad_out_dir(tmp_path, capsys):
+    path = tmp_path / "file"
+    path.write_text("")
+    assert main(["report", "--out-dir", str(path)]) == 2
+    assert capsys.readouterr().err == f"vredmax: error: out-dir: {path} is not a directory\n"

@@ -1,0 +1,247 @@
+"""`vredmax prove`: prove the obligation catalogue over legal configurations.
+
+One line per obligation and configuration (its verdict over every subject: the spec and
+each algorithm with each tail policy), then `Summary: N proved, N counterexamples,
+N unknown, N errors`. Exit 0 only when everything is proved.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor, as_completed
+
+from spec.config import LMUL_NAMES, SEWS, Config, legal_configs
+from vredmax.errors import EXIT_ERROR, EXIT_FAILED, EXIT_OK, EXIT_UNKNOWN, UsageError
+
+DEFAULT_ELEN = 64
+VLENS = tuple(1 << k for k in range(7, 17))
+SEED_CONFIG = Config(4096, DEFAULT_ELEN, 16, "m1")   # the seed document's configuration
+VERDICT_ORDER = ("COUNTEREXAMPLE", "ERROR", "UNKNOWN", "PROVED")   # worst first
+
+
+def add_parser(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "prove", help="prove the obligations (default: a representative set, about two minutes)",
+        description="Prove every obligation of the catalogue of the spec and of each algorithm, per "
+                    "configuration. Default: every SEW x LMUL at VLEN=128 plus VLEN=4096 SEW=16 LMUL=m1.")
+    parser.add_argument("--all", action="store_true",
+                        help="every legal configuration with ELEN=64 and VLEN 128..65536 (220)")
+    parser.add_argument("--vlen", action="append", metavar="N", help="only this VLEN (repeatable, or comma list)")
+    parser.add_argument("--sew", action="append", metavar="N", help="only this SEW: 8 16 32 64")
+    parser.add_argument("--lmul", action="append", metavar="L", help="only this LMUL: mf8 mf4 mf2 m1 m2 m4 m8")
+    parser.add_argument("-k", dest="pattern", metavar="PATTERN",
+                        help="only obligations whose name or ID contains PATTERN (or matches it as a glob)")
+    parser.add_argument("--jobs", default="1", metavar="N", help="worker processes (default 1)")
+    parser.add_argument("--timeout", default="60", metavar="SECONDS", help="per solver query (default 60)")
+    parser.add_argument("--method", default="compositional", choices=("compositional", "monolithic", "both"),
+                        help="compositional (default, any VLMAX), monolithic (one query per obligation; "
+                             "small VLMAX only) or both (monolithic as a cross-check where VLMAX <= "
+                             "--monolithic-max)")
+    parser.add_argument("--monolithic-max", default="8", metavar="N",
+                        help="with --method both: the largest VLMAX cross-checked monolithically (default 8)")
+    parser.add_argument("--json", action="store_true", help="print the results as JSON")
+    parser.add_argument("--smt2-out", metavar="DIR", help="write every query as an SMT-LIB2 script into DIR")
+    parser.add_argument("--list", action="store_true", help="list the obligations and exit")
+    parser.set_defaults(run=run)
+
+
+def _positive_int(text: str, field: str) -> int:
+    try:
+        value = int(text)
+    except (TypeError, ValueError):
+        raise UsageError(f"{field}: expected a positive integer, got {text!r}") from None
+    if value < 1:
+        raise UsageError(f"{field}: expected a positive integer, got {text!r}")
+    return value
+
+
+def _values(options, field: str) -> list[str]:
+    return [v.strip() for option in options or [] for v in option.split(",") if v.strip()]
+
+
+def select_configs(args) -> list[Config]:
+    vlens = [_positive_int(v, "--vlen") for v in _values(args.vlen, "--vlen")]
+    for vlen in vlens:
+        if vlen not in VLENS:
+            raise UsageError(f"--vlen: must be a power of two from 128 to 65536, got {vlen}")
+    sews = []
+    for text in _values(args.sew, "--sew"):
+        if not text.isdigit() or int(text) not in SEWS:
+            raise UsageError(f"--sew: must be one of {', '.join(map(str, SEWS))}, got {text!r}")
+        sews.append(int(text))
+    lmuls = _values(args.lmul, "--lmul")
+    for lmul in lmuls:
+        if lmul not in LMUL_NAMES:
+            raise UsageError(f"--lmul: must be one of {', '.join(LMUL_NAMES)}, got {lmul!r}")
+    if args.all or vlens:
+        configs = legal_configs(DEFAULT_ELEN, vlens=vlens or VLENS)
+    else:
+        configs = legal_configs(DEFAULT_ELEN, vlens=[128]) + [SEED_CONFIG]
+    configs = [c for c in configs if (not sews or c.sew in sews) and (not lmuls or c.lmul in lmuls)]
+    if not configs:
+        raise UsageError("--lmul: no legal configuration matches the filters (SEW must be <= LMUL*ELEN)")
+    return configs
+
+
+def run(args) -> int:
+    from proofs import obligations as catalogue
+    from proofs.solvers import versions
+    if args.list:
+        for obligation in catalogue.OBLIGATIONS:
+            print(f"{obligation.name:<40} {obligation.kind:<12} {obligation.sentence}")
+        return EXIT_OK
+    configs = select_configs(args)
+    jobs = _positive_int(args.jobs, "--jobs")
+    try:
+        timeout = float(args.timeout)
+    except ValueError:
+        raise UsageError(f"--timeout: expected seconds, got {args.timeout!r}") from None
+    if not timeout > 0:
+        raise UsageError(f"--timeout: expected a positive number of seconds, got {args.timeout!r}")
+    monolithic_max = _positive_int(args.monolithic_max, "--monolithic-max")
+    if not any(catalogue.obligations(args.pattern, cfg) for cfg in configs):
+        raise UsageError(f"-k: no obligation matches {args.pattern!r} (see vredmax prove --list)")
+    if args.smt2_out:
+        try:
+            os.makedirs(args.smt2_out, exist_ok=True)
+        except OSError as error:
+            raise UsageError(f"--smt2-out: cannot create {args.smt2_out}: {error.strerror}") from None
+
+    tasks = _tasks(configs, args.method, monolithic_max)
+    progress = Progress(len(tasks), enabled=sys.stderr.isatty() and not args.json)
+    start = time.perf_counter()
+    records = []
+
+    def take(batch):
+        for record in batch:
+            records.append(record)
+            if not args.json:
+                progress.clear()
+                print(line(record), flush=True)
+        progress.advance(batch)
+
+    lemma_hosts = {}
+    for cfg, method in tasks:
+        lemma_hosts.setdefault((cfg.sew, method), cfg)
+    work = [(cfg, method, args.pattern, timeout, args.smt2_out, lemma_hosts[(cfg.sew, method)] == cfg)
+            for cfg, method in tasks]
+    if jobs == 1:
+        for item in work:
+            progress.show(item[0])
+            take(prove_config(*item))
+    else:
+        with ProcessPoolExecutor(max_workers=jobs) as pool:
+            futures = [pool.submit(prove_config, *item) for item in work]
+            for future in as_completed(futures):
+                take(future.result())
+    progress.clear()
+    elapsed = time.perf_counter() - start
+    counts = {v: sum(1 for r in records if r["verdict"] == v) for v in VERDICT_ORDER}
+    summary = (f"Summary: {counts['PROVED']} proved, {counts['COUNTEREXAMPLE']} counterexamples, "
+               f"{counts['UNKNOWN']} unknown, {counts['ERROR']} errors")
+    if args.json:
+        print(json.dumps({"summary": counts, "seconds": round(elapsed, 2), "solvers": versions(),
+                          "configurations": len(configs), "results": records}, indent=2))
+    else:
+        print(f"{len(configs)} configurations, {len(records)} obligation lines, {elapsed:.1f} s "
+              f"({', '.join(f'{k} {v}' for k, v in versions().items())})")
+        print(summary)
+    if counts["COUNTEREXAMPLE"]:
+        return EXIT_FAILED
+    if counts["ERROR"]:
+        return EXIT_ERROR
+    if counts["UNKNOWN"]:
+        return EXIT_UNKNOWN
+    return EXIT_OK
+
+
+def _tasks(configs, method, monolithic_max):
+    """(configuration, method) units of work, the biggest first (so the pool ends evenly)."""
+    tasks = []
+    for cfg in sorted(configs, key=lambda c: -c.vlmax * c.vlen):
+        if method in ("compositional", "both"):
+            tasks.append((cfg, "compositional"))
+        if method == "monolithic" or (method == "both" and cfg.vlmax <= monolithic_max):
+            tasks.append((cfg, "monolithic"))
+    return tasks
+
+
+def prove_config(cfg: Config, method: str, pattern, timeout: float, smt2_out, with_lemmas: bool) -> list[dict]:
+    """Every matching obligation for one configuration: one record per obligation. The
+    lemmas depend on SEW only: they come with one configuration per SEW."""
+    from proofs import obligations as catalogue
+    from proofs.export import Exporter
+    exporter = Exporter(smt2_out) if smt2_out else None
+    records = []
+    for obligation in catalogue.obligations(pattern, cfg):
+        if obligation.kind == "lemma" and not with_lemmas:
+            continue
+        results = [catalogue.run(obligation, cfg, subject, method, timeout, exporter=exporter)
+                   for subject in obligation.subjects]
+        records.append(record_of(obligation, cfg, method, results))
+        if exporter is not None:
+            for result in results:
+                exporter.manifest({"id": result.id, "config": str(cfg), "subject": result.subject,
+                                   "method": method, "files": result.files})
+    return records
+
+
+def record_of(obligation, cfg: Config, method: str, results) -> dict:
+    worst = min((r.answer.verdict.value for r in results), key=VERDICT_ORDER.index)
+    first = results[0]
+    return {
+        "id": first.id, "name": obligation.name, "kind": obligation.kind, "sentence": obligation.sentence,
+        "verdict": worst, "method": method,
+        "config": {"vlen": cfg.vlen, "elen": cfg.elen, "sew": cfg.sew, "lmul": cfg.lmul, "vlmax": cfg.vlmax},
+        "bounds": first.bounds,
+        "seconds": round(sum(r.answer.seconds for r in results), 3),
+        "subjects": [{"subject": r.subject, "verdict": r.answer.verdict.value, "seconds": round(r.answer.seconds, 3),
+                      "solver": r.answer.solver, "detail": r.answer.detail,
+                      "parts": [{"part": text, "verdict": a.verdict.value, "solver": a.solver, "detail": a.detail}
+                                for text, a in r.parts]}
+                     for r in results],
+    }
+
+
+def line(record: dict) -> str:
+    c = record["config"]
+    where = f"VLEN={c['vlen']} SEW={c['sew']} LMUL={c['lmul']} VLMAX={c['vlmax']}"
+    if record["kind"] == "lemma":
+        where = f"SEW={c['sew']} (all values)"
+    subjects = record["subjects"]
+    text = (f"{record['verdict']:<14} {record['id']:<48} {where:<40} "
+            f"{len(subjects)} subject{'s' if len(subjects) > 1 else ''}  {record['seconds']:.2f}s")
+    if record["method"] == "monolithic":
+        text += "  (monolithic)"
+    for subject in subjects:
+        if subject["verdict"] != "PROVED":
+            text += f"\n    {subject['verdict']} of {subject['subject']}: {subject['detail']}"
+    return text
+
+
+class Progress:
+    """A one-line progress display on stderr, only on a terminal."""
+
+    def __init__(self, total: int, enabled: bool):
+        self.total, self.done, self.enabled = total, 0, enabled
+        self.counts = {}
+
+    def show(self, cfg) -> None:
+        if self.enabled:
+            failed = sum(v for k, v in self.counts.items() if k != "PROVED")
+            sys.stderr.write(f"\r\x1b[K[{self.done}/{self.total}] {self.counts.get('PROVED', 0)} proved, "
+                             f"{failed} not proved; proving {cfg} ...")
+            sys.stderr.flush()
+
+    def advance(self, batch) -> None:
+        self.done += 1
+        for record in batch:
+            self.counts[record["verdict"]] = self.counts.get(record["verdict"], 0) + 1
+
+    def clear(self) -> None:
+        if self.enabled:
+            sys.stderr.write("\r\x1b[K")
+            sys.stderr.flush()
