@@ -18,7 +18,8 @@ characterisation. `soundness_argument()` writes down why the pieces add up to th
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import time
+from dataclasses import dataclass
 from typing import Callable
 
 import z3
@@ -27,6 +28,7 @@ from impl import ALGORITHMS
 from proofs import lemmas
 from proofs.semilattice import NotExpressible, SemilatticeElements, atom, inclusion
 from proofs.setting import Setting, split_subject
+from proofs.solvers import available
 from proofs.verdict import VACUOUS, Answer, Verdict, prove
 from spec import relation as spec
 from spec import z3fast as fast
@@ -92,7 +94,6 @@ def register_solver(setting: Setting, about: str = "step") -> str:
     takes 11 s (array extensionality), though a few (vd's whole tail) need bitwuzla. So at
     VLEN >= BIG_VLEN "step" queries go to bitwuzla and "spec" queries to Z3 first, then to
     bitwuzla if Z3 has not decided within two seconds ("auto")."""
-    from proofs.solvers import available
     if setting.cfg.vlen < BIG_VLEN or not available("bitwuzla"):
         return "z3"
     return "bitwuzla" if about == "step" else "auto"
@@ -107,7 +108,6 @@ def check(work, timeout_ms: int) -> Answer:
 
 
 def _check_cases(work: Cases, timeout_ms: int) -> Answer:
-    import time
     start = time.perf_counter()
     first = prove(work.assumptions, z3.BoolVal(True), timeout_ms, work.solver)
     if first.verdict != Verdict.PROVED:
@@ -127,7 +127,6 @@ def _check_cases(work: Cases, timeout_ms: int) -> Answer:
 
 
 def _check_batch(batch: Batch, timeout_ms: int) -> Answer:
-    import time
     start = time.perf_counter()
     if batch.problem:
         return Answer(batch.problem_verdict, time.perf_counter() - start, batch.problem)

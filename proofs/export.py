@@ -12,12 +12,9 @@ import json
 import re
 from pathlib import Path
 
-import z3
-
-from spec import z3fast as fast
-
 from proofs.compositional import Batch, Cases, Query
 from proofs.solvers import smt2_script
+from spec import z3fast as fast
 
 
 def slug(value) -> str:

@@ -225,10 +225,11 @@ result("result_is_candidate",
 
 def _all_masked(s):
     """vm = 0 and mask bits 0 .. vl-1 all clear."""
-    v0, vl = z3.Select(s.pre.regs, 0), s.pre.vl
-    return [s.writes_vd, s.insn.vm == 0] + [
-        fast.or_(fast.not_(fast.ult(fast.numeral(i, XLEN), vl)), fast.not_(fast.bit_set(v0, i)))
-        for i in range(s.cfg.vlmax)]
+    cache = s.__dict__.setdefault("_all_masked", [])
+    if not cache:
+        cache += [s.writes_vd, s.insn.vm == 0] + [fast.or_(fast.not_(below), fast.not_(bit))
+                                                   for below, bit in zip(s.below_vl, s.mask_bits)]
+    return list(cache)
 
 
 def _mask_clear(s):
@@ -315,8 +316,9 @@ result("fractional_vlmax",
 
 def relational(name: str, sentence: str, twin_of, constraints_of, goal_of, spec_lemmas, witness_of=None):
     """Two pre-states (the second a twin with fresh registers), constraints linking them,
-    and a goal on the two results. `witness_of(s, t)` gives substitutions turning the twin
-    into the original, which show the constraints satisfiable at any size."""
+    and a goal on the two results. The constraints hold with the twin equal to the original
+    (and `witness_of(s)` substituted, e.g. both swapped positions 0): that shows them
+    satisfiable at any size, whenever vd is written at all."""
 
     def monolithic(s: Setting, subject: str):
         t = twin_of(s)
@@ -330,9 +332,9 @@ def relational(name: str, sentence: str, twin_of, constraints_of, goal_of, spec_
 
     def feasible(s: Setting) -> Part:
         def build():
-            t = twin_of(s)
-            pairs = witness_of(s, t) if witness_of else [(t.pre.regs, s.pre.regs)]
-            linked = z3.simplify(z3.substitute(fast.and_(*constraints_of(s, t)), *pairs))
+            linked = fast.and_(*constraints_of(s, s))
+            pairs = witness_of(s) if witness_of else []
+            linked = z3.simplify(z3.substitute(linked, *pairs) if pairs else linked)
             return Query(s.wf + [s.writes_vd, linked], z3.BoolVal(True), comp.register_solver(s, "spec"))
         return Part((name, "feasible", s.cfg), "the two-run assumptions can hold (the twin equal to the original)",
                     build)
@@ -356,7 +358,7 @@ def _same_seed_and_activity(s, t):
 
 
 def _below_vl(s, i):
-    return fast.ult(fast.numeral(i, XLEN), s.pre.vl)
+    return s.below_vl[i]
 
 
 UNIQUE = ["witness_is_below_any_allowed_result", "signed_order_antisymmetric"]
@@ -365,7 +367,7 @@ relational("masked_ignored",
            "Changing the values of masked-off elements does not change the result.",
            _register_twin,
            lambda s, t: _same_seed_and_activity(s, t) + [
-               fast.or_(fast.eq(b, a), fast.and_(_below_vl(s, i), s.insn.vm == 0, fast.not_(spec.mask_bit(s.pre, i))))
+               fast.or_(fast.eq(b, a), fast.and_(_below_vl(s, i), s.insn.vm == 0, fast.not_(s.mask_bits[i])))
                for i, (a, b) in enumerate(zip(s.elements, t.elements))],
            lambda s, t, one, two: s.result_of(one) == t.result_of(two),
            ["masked_off_is_inactive", "inactive_value_irrelevant"] + UNIQUE)
@@ -406,8 +408,7 @@ relational("order_independent",
            _register_twin, _swapped,
            lambda s, t, one, two: s.result_of(one) == t.result_of(two),
            ["swap_active_elements"] + UNIQUE,
-           witness_of=lambda s, t: [(t.pre.regs, s.pre.regs), (_swap_indices(s)[0], z3.BitVecVal(0, XLEN)),
-                                    (_swap_indices(s)[1], z3.BitVecVal(0, XLEN))])
+           witness_of=lambda s: [(index, z3.BitVecVal(0, XLEN)) for index in _swap_indices(s)])
 relational("monotone",
            "Raising the seed or any element (signed), with the same active elements, never lowers the result.",
            _register_twin,

@@ -17,7 +17,8 @@ import z3
 from impl import ALGORITHMS
 from impl.execute import TAIL_POLICIES, step
 from spec import relation as spec
-from spec.config import Config
+from spec import z3fast as fast
+from spec.config import XLEN, Config
 from spec.legality import ILLEGAL
 from spec.state import ArchState
 from spec.z3fast import FastSymbolic
@@ -89,6 +90,17 @@ class Setting:
     @cached_property
     def activity(self) -> list:
         return spec.activity(self.cfg, self.pre, self.insn)
+
+    @cached_property
+    def mask_bits(self) -> list:
+        """Mask bit i set, for i < VLMAX (the spec's `mask_bit`)."""
+        v0 = z3.Select(self.pre.regs, 0)
+        return [fast.bit_set(v0, i) for i in range(self.cfg.vlmax)]
+
+    @cached_property
+    def below_vl(self) -> list:
+        """i < vl, for i < VLMAX."""
+        return [fast.ult(fast.numeral(i, XLEN), self.pre.vl) for i in range(self.cfg.vlmax)]
 
     def result_pred(self):
         return lambda result: spec.result_ok(result, self.seed, self.elements, self.activity)

@@ -192,8 +192,26 @@ def tail_elements(cfg: Config, register) -> list:
     return [fast.extract(register, j * sew + sew - 1, j * sew) for j in range(1, cfg.elements_per_register)]
 
 
+_TAILS: dict = {}
+
+
 def tail_ok(cfg: Config, old_vd, new_vd, agnostic) -> z3.BoolRef:
-    """vta=0: the tail is unchanged; vta=1: each tail element is unchanged or all ones."""
+    """vta=0: the tail is unchanged; vta=1: each tail element is unchanged or all ones.
+
+    Kept for the last few (old, new, vta) terms: the proofs ask for the same one often and
+    at VLEN=65536 it has 8191 elements. (The key holds the terms, so their ids stay valid.)
+    """
+    key = (cfg, old_vd.get_id(), new_vd.get_id(), agnostic.get_id())
+    if key in _TAILS:
+        return _TAILS[key][-1]
+    if len(_TAILS) > 64:
+        _TAILS.clear()
+    made = _tail_ok(cfg, old_vd, new_vd, agnostic)
+    _TAILS[key] = (old_vd, new_vd, agnostic, made)
+    return made
+
+
+def _tail_ok(cfg: Config, old_vd, new_vd, agnostic) -> z3.BoolRef:
     if cfg.elements_per_register == 1:
         return z3.BoolVal(True)
     undisturbed = z3.Extract(cfg.vlen - 1, cfg.sew, new_vd) == z3.Extract(cfg.vlen - 1, cfg.sew, old_vd)

@@ -57,10 +57,24 @@ def eq(a, b):
     return _bool(C.Z3_mk_eq(_ref(), a.as_ast(), b.as_ast()))
 
 
+_SORTS: dict = {}
+_NUMERALS: dict = {}
+
+
 def numeral(value: int, width: int) -> z3.BitVecRef:
-    if 0 <= value < 1 << 64:
-        return _bv(C.Z3_mk_unsigned_int64(_ref(), value, z3.BitVecSort(width, _CTX).ast))
-    return z3.BitVecVal(value, width)
+    """A bit-vector numeral; small ones are kept (element indices recur by the thousand)."""
+    key = (value, width)
+    found = _NUMERALS.get(key)
+    if found is not None:
+        return found
+    if not 0 <= value < 1 << 64:
+        return z3.BitVecVal(value, width)
+    if width not in _SORTS:
+        _SORTS[width] = z3.BitVecSort(width, _CTX)
+    made = _bv(C.Z3_mk_unsigned_int64(_ref(), value, _SORTS[width].ast))
+    if len(_NUMERALS) < 1 << 20:
+        _NUMERALS[key] = made
+    return made
 
 
 def ult(a, b) -> z3.BoolRef:
