@@ -12,7 +12,9 @@ import json
 import re
 from pathlib import Path
 
-from proofs.compositional import Batch, Cases, Query
+import z3
+
+from proofs.compositional import Batch, Cases, Query, Witnessed
 from proofs.solvers import smt2_script
 from spec import z3fast as fast
 
@@ -38,6 +40,8 @@ def scripts(work, comments) -> list[tuple[str, str]]:
             return []
         goal = fast.and_(*[a == b for a, b in work.pairs])
         return [("", smt2_script(work.assumptions, goal, comments))]
+    if isinstance(work, Witnessed):
+        return [("", smt2_script(work.core + work.rest, z3.BoolVal(True), comments))]
     raise TypeError(type(work).__name__)
 
 

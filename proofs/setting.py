@@ -94,8 +94,7 @@ class Setting:
     @cached_property
     def mask_bits(self) -> list:
         """Mask bit i set, for i < VLMAX (the spec's `mask_bit`)."""
-        v0 = z3.Select(self.pre.regs, 0)
-        return [fast.bit_set(v0, i) for i in range(self.cfg.vlmax)]
+        return fast.bits(z3.Select(self.pre.regs, 0), self.cfg.vlmax)
 
     @cached_property
     def below_vl(self) -> list:

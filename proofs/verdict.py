@@ -51,23 +51,56 @@ def prove(assumptions, goal, timeout_ms: int = 60_000, solver: str = "z3") -> An
     if solver != "z3":
         return _prove_elsewhere(assumptions, goal, timeout_ms, solver)
     start = time.perf_counter()
-    engine = z3.Solver()
-    engine.set(timeout=timeout_ms)
-    engine.add(*assumptions)
+    engine, context = _engine(assumptions, timeout_ms)
     vacuity = engine.check()
-    if vacuity == z3.unsat:
-        return Answer(Verdict.ERROR, time.perf_counter() - start, VACUOUS)
-    if vacuity == z3.unknown:
-        return Answer(Verdict.UNKNOWN, time.perf_counter() - start,
-                      f"satisfiability of the assumptions: {engine.reason_unknown()}")
-    engine.add(z3.Not(goal))
+    if vacuity != z3.sat:
+        return _unsatisfiable(engine, vacuity, start)
+    engine.add(z3.Not(goal).translate(context))
     result = engine.check()
     seconds = time.perf_counter() - start
     if result == z3.unsat:
         return Answer(Verdict.PROVED, seconds)
     if result == z3.sat:
-        return Answer(Verdict.COUNTEREXAMPLE, seconds, model=engine.model())
+        return Answer(Verdict.COUNTEREXAMPLE, seconds, model=engine.model().translate(z3.main_ctx()))
     return Answer(Verdict.UNKNOWN, seconds, engine.reason_unknown())
+
+
+def satisfiable(assumptions, timeout_ms: int = 60_000) -> Answer:
+    """Can the assumptions hold? PROVED (with a model of them, in the main context) when they
+    can, ERROR (vacuous) when they cannot, UNKNOWN when Z3 does not decide in time."""
+    start = time.perf_counter()
+    engine, _ = _engine(assumptions, timeout_ms)
+    result = engine.check()
+    if result != z3.sat:
+        return _unsatisfiable(engine, result, start)
+    return Answer(Verdict.PROVED, time.perf_counter() - start, model=engine.model().translate(z3.main_ctx()))
+
+
+def _engine(assumptions, timeout_ms: int):
+    """A Z3 solver holding the assumptions, in a fresh context: Z3's solvers size some tables
+    by the number of terms in their context, so in the shared one (millions of terms at
+    VLEN=65536) even a trivial query took 0.5-1.5 s; translated, it takes milliseconds."""
+    context = z3.Context()
+    engine = z3.Solver(ctx=context)
+    engine.set(timeout=timeout_ms)
+    engine.add(_translated(assumptions, context))
+    return engine, context
+
+
+def _unsatisfiable(engine, result, start) -> Answer:
+    """The answer when the assumptions alone are not satisfiable (or not known to be)."""
+    seconds = time.perf_counter() - start
+    if result == z3.unsat:
+        return Answer(Verdict.ERROR, seconds, VACUOUS)
+    return Answer(Verdict.UNKNOWN, seconds, f"satisfiability of the assumptions: {engine.reason_unknown()}")
+
+
+def _translated(terms, context):
+    """The conjunction of the terms, in `context` (one translation, so shared parts once)."""
+    terms = list(terms)
+    if not terms:
+        return z3.BoolVal(True, context)
+    return (terms[0] if len(terms) == 1 else z3.And(*terms)).translate(context)
 
 
 def _prove_elsewhere(assumptions, goal, timeout_ms: int, solver: str) -> Answer:
@@ -90,7 +123,5 @@ def _prove_elsewhere(assumptions, goal, timeout_ms: int, solver: str) -> Answer:
 
 
 def _z3_model(assumptions, goal, timeout_ms: int):
-    engine = z3.Solver()
-    engine.set(timeout=timeout_ms)
-    engine.add(*assumptions, z3.Not(goal))
-    return engine.model() if engine.check() == z3.sat else None
+    engine, _ = _engine(list(assumptions) + [z3.Not(goal)], timeout_ms)
+    return engine.model().translate(z3.main_ctx()) if engine.check() == z3.sat else None

@@ -129,9 +129,10 @@ def elements(cfg: Config, pre: ArchState, insn: SymbolicInsn, count: int | None 
     """vs2[0 .. count-1] (default VLMAX), each as defined by `element`."""
     count = cfg.vlmax if count is None else count
     per_register, sew = cfg.elements_per_register, cfg.sew
-    registers = [z3.Select(pre.regs, insn.vs2 + k) for k in range((count + per_register - 1) // per_register)]
-    return [fast.extract(registers[i // per_register], i % per_register * sew + sew - 1, i % per_register * sew)
-            for i in range(count)]
+    values = []
+    for k in range((count + per_register - 1) // per_register):
+        values += fast.split(z3.Select(pre.regs, insn.vs2 + k), sew, min(per_register, count - len(values)))
+    return values
 
 
 def is_active(index, vl, unmasked, mask_set) -> z3.BoolRef:
@@ -143,7 +144,7 @@ def activity(cfg: Config, pre: ArchState, insn: SymbolicInsn, count: int | None 
     """Whether each of elements 0 .. count-1 is active, as defined by `active`."""
     count = cfg.vlmax if count is None else count
     v0, unmasked = z3.Select(pre.regs, 0), insn.vm == 1
-    return [is_active(fast.numeral(i, XLEN), pre.vl, unmasked, fast.bit_set(v0, i)) for i in range(count)]
+    return [is_active(fast.numeral(i, XLEN), pre.vl, unmasked, bit) for i, bit in enumerate(fast.bits(v0, count))]
 
 
 # The result ------------------------------------------------------------------------------

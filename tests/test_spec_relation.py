@@ -17,6 +17,7 @@ from spec.config import Config, decode_vtype, encode_vtype
 from spec.encoding import Insn
 from spec.legality import RETIRED
 from spec.state import ArchState
+from spec import z3fast
 from spec.z3fast import FastSymbolic
 from tests.strategies import cases, make_state, pack
 
@@ -133,6 +134,20 @@ def test_fast_backend_builds_the_same_terms(cfg):
             assert a.eq(b), rule.id
         for field in ("regs", "vtype", "vl", "vstart", "vs"):
             assert getattr(slow[1], field).eq(getattr(fast[1], field)), field
+
+
+def test_fast_constructors_keep_z3s_checks_and_terms():
+    """The lean constructors raise Z3's error for an ill-sorted term, and the table of kept
+    terms hands back the same term as building it anew."""
+    a, b = z3.BitVec("fa", 8), z3.BitVec("fb", 16)
+    with pytest.raises(z3.Z3Exception, match="incompatible"):
+        z3fast.eq(a, b)
+    p, q = z3.Bool("fp"), z3.Bool("fq")
+    kept = z3fast.and_(p, q)
+    z3fast.clear_memo()
+    assert kept.eq(z3fast.and_(p, q)) and kept.eq(z3.And(p, q))
+    assert z3fast.bits(b, 3)[2].eq(z3.Extract(2, 2, b) == 1)
+    assert str(z3fast.numeral(5, 64)) == "5"
 
 
 def test_spec_operands_are_the_definitions():

@@ -1,5 +1,3 @@
-import sys
+from vredmax.cli import entry
 
-from vredmax.cli import main
-
-sys.exit(main())
+entry()

@@ -176,16 +176,17 @@ def prove_config(cfg: Config, method: str, pattern, timeout: float, smt2_out, wi
     from proofs.export import Exporter
     exporter = Exporter(smt2_out) if smt2_out else None
     records = []
-    for obligation in catalogue.obligations(pattern, cfg):
-        if obligation.kind == "lemma" and not with_lemmas:
-            continue
-        results = [catalogue.run(obligation, cfg, subject, method, timeout, exporter=exporter)
-                   for subject in obligation.subjects]
-        records.append(record_of(obligation, cfg, method, results))
-        if exporter is not None:
-            for result in results:
-                exporter.manifest({"id": result.id, "config": str(cfg), "subject": result.subject,
-                                   "method": method, "files": result.files})
+    with catalogue.collector_paused():
+        for obligation in catalogue.obligations(pattern, cfg):
+            if obligation.kind == "lemma" and not with_lemmas:
+                continue
+            results = [catalogue.run(obligation, cfg, subject, method, timeout, exporter=exporter)
+                       for subject in obligation.subjects]
+            records.append(record_of(obligation, cfg, method, results))
+            if exporter is not None:
+                for result in results:
+                    exporter.manifest({"id": result.id, "config": str(cfg), "subject": result.subject,
+                                       "method": method, "files": result.files})
     return records
 
 
