@@ -76,11 +76,18 @@ def satisfiable(assumptions, timeout_ms: int = 60_000) -> Answer:
     return Answer(Verdict.PROVED, time.perf_counter() - start, model=engine.model().translate(z3.main_ctx()))
 
 
+_SOLVING: list = []   # the context the solvers work in, made on first use
+
+
 def _engine(assumptions, timeout_ms: int):
-    """A Z3 solver holding the assumptions, in a fresh context: Z3's solvers size some tables
-    by the number of terms in their context, so in the shared one (millions of terms at
-    VLEN=65536) even a trivial query took 0.5-1.5 s; translated, it takes milliseconds."""
-    context = z3.Context()
+    """A Z3 solver holding the assumptions, translated into a context of the solvers' own:
+    Z3's solvers size some tables by the number of terms in their context, so in the main
+    one (millions of live terms at VLEN=65536) even a trivial query took 0.5-1.5 s. In this
+    one only the current query's terms are alive (a fresh context per query costs more than
+    the small queries themselves)."""
+    if not _SOLVING:
+        _SOLVING.append(z3.Context())
+    context = _SOLVING[0]
     engine = z3.Solver(ctx=context)
     engine.set(timeout=timeout_ms)
     engine.add(_translated(assumptions, context))
