@@ -117,12 +117,17 @@ def or_(*terms) -> z3.BoolRef:
     return _bool(_mk_or(_REF, len(terms), _array(terms)))
 
 
+def same(a, b) -> bool:
+    """The same term (`a.eq(b)`: hash-consed terms of one context are equal iff identical)."""
+    return a.ast.value == b.ast.value and a.ctx is b.ctx
+
+
 def not_(term) -> z3.BoolRef:
     return _bool(_mk_not(_REF, term.ast))
 
 
 def eq(a, b):
-    return _bool(_mk_eq(_REF, a.ast, b.ast))
+    return _kept(("eq", a.ast.value, b.ast.value), lambda: _bool(_mk_eq(_REF, a.ast, b.ast)), a, b)
 
 
 _SORTS: dict = {}
