@@ -538,8 +538,9 @@ identity; local facts about the spec's result predicate) bridge the rest. The so
 argument is in docs/SEMANTICS.md. At VLEN >= 512 queries about step's post-state go to
 bitwuzla (Z3 takes seconds on 65536-bit registers where bitwuzla takes milliseconds) and
 queries about the spec relation to Z3 first (bitwuzla is the slow one there), bitwuzla after
-two seconds; below that, Z3 throughout. Z3 solves each query in a context of its own (in
-the shared one, holding millions of terms, even trivial queries took a second). The
+two seconds; below that, Z3 throughout. Z3 solves the queries in a context apart from the
+one that holds the terms (there, with millions of terms alive, even trivial queries took a
+second). The
 assumptions of an obligation that has one per element (a two-run obligation, "every element
 masked off") are shown satisfiable by a model: the solver finds one for the others, and the
 per-element ones are evaluated in it. The monolithic proof (one
