@@ -400,16 +400,17 @@ def result_field_part(s: Setting) -> Part:
                 "the result predicate", build)
 
 
-def feasible_part(s: Setting, key: str, assumptions, witness: list = (), rest=()) -> Part:
-    """The obligation's own assumptions can hold (so its proof is not vacuous). `witness`
-    fixes some variables (e.g. the register file to one with v0 = 0): if the assumptions can
-    hold so, they can hold. `rest` are further assumptions (e.g. one per element), evaluated
-    in a model of the others (see `Witnessed`)."""
+def feasible_part(s: Setting, key: str, assumptions, witness: list = (), rest=(),
+                  text: str = "its assumptions can hold") -> Part:
+    """The obligation's own assumptions can hold (so its proof is not vacuous). `witness` are
+    conditions that narrow the search (e.g. the register file has v0 = 0): if the assumptions
+    can hold with them, they can hold. `rest` are further assumptions (e.g. one per element),
+    evaluated in a model of the others (see `Witnessed`). Each may be a list or a function
+    giving one (built only when the part is)."""
     def build():
-        core = s.wf + (assumptions() if callable(assumptions) else list(assumptions))
-        core += [variable == value for variable, value in witness]
-        return Witnessed(core, rest() if callable(rest) else list(rest))
-    return Part(("feasible", key, s.cfg), "its assumptions can hold", build)
+        given = lambda conditions: conditions() if callable(conditions) else list(conditions)
+        return Witnessed(s.wf + given(assumptions) + given(witness), given(rest))
+    return Part(("feasible", key, s.cfg), text, build)
 
 
 # Documentation ---------------------------------------------------------------------------

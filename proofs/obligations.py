@@ -195,7 +195,7 @@ def result(name: str, sentence: str, extras_of, goal_of, spec_parts, applies=lam
 
     def spec_side(s: Setting) -> list[Part]:
         return ([comp.result_field_part(s),
-                 comp.feasible_part(s, name, lambda: extras_of(s), witness_of(s), lambda: per_element_of(s))]
+                 comp.feasible_part(s, name, lambda: extras_of(s), lambda: witness_of(s), lambda: per_element_of(s))]
                 + spec_parts(s))
 
     def compositional(s: Setting, subject: str) -> list[Part]:
@@ -246,7 +246,7 @@ def _mask_clear(s):
     """A witness for the all-masked assumptions: v0 = 0, and v1 = 1 (so vd = v1 can differ from
     a seed read from another register)."""
     zero = z3.K(z3.BitVecSort(5), z3.BitVecVal(0, s.cfg.vlen))
-    return [(s.pre.regs, z3.Store(zero, z3.BitVecVal(1, 5), z3.BitVecVal(1, s.cfg.vlen)))]
+    return [s.pre.regs == z3.Store(zero, z3.BitVecVal(1, 5), z3.BitVecVal(1, s.cfg.vlen))]
 
 
 result("all_masked_writes_seed",
@@ -342,11 +342,9 @@ def relational(name: str, sentence: str, twin_of, constraints_of, goal_of, spec_
         return Query(assumptions, goal_of(s, t, first, second), comp.register_solver(s))
 
     def feasible(s: Setting) -> Part:
-        def build():
-            conditions = witness_of(s) if witness_of else []
-            return comp.Witnessed(s.wf + [s.writes_vd] + conditions, constraints_of(s, s))
-        return Part((name, "feasible", s.cfg), "the two-run assumptions can hold (the twin equal to the original)",
-                    build)
+        return comp.feasible_part(s, name, [s.writes_vd], lambda: witness_of(s) if witness_of else [],
+                                  lambda: constraints_of(s, s),
+                                  "the two-run assumptions can hold (the twin equal to the original)")
 
     def compositional(s: Setting, subject: str) -> list[Part]:
         parts = [comp.result_field_part(s), feasible(s)] + _lemma_parts(s.cfg.sew, spec_lemmas)

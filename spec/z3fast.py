@@ -97,24 +97,25 @@ def _kept(key, make, *keep):
     return found[0]
 
 
-def and_(*terms) -> z3.BoolRef:
-    """Conjunction; of one term, that term (strict SMT-LIB readers reject a 1-ary `and`)."""
+def _connective(name: str, make, empty: bool, terms) -> z3.BoolRef:
+    """An n-ary `and`/`or`: of none, its unit; of one term, that term (strict SMT-LIB
+    readers reject a 1-ary one); of two, kept in the table."""
     if len(terms) < 2:
-        return terms[0] if terms else z3.BoolVal(True)
+        return terms[0] if terms else z3.BoolVal(empty)
     if len(terms) == 2:
         a, b = terms
-        return _kept(("and", a.ast.value, b.ast.value), lambda: _bool(_mk_and(_REF, 2, _array(terms))), a, b)
-    return _bool(_mk_and(_REF, len(terms), _array(terms)))
+        return _kept((name, a.ast.value, b.ast.value), lambda: _bool(make(_REF, 2, _array(terms))), a, b)
+    return _bool(make(_REF, len(terms), _array(terms)))
+
+
+def and_(*terms) -> z3.BoolRef:
+    """Conjunction (see `_connective`)."""
+    return _connective("and", _mk_and, True, terms)
 
 
 def or_(*terms) -> z3.BoolRef:
-    """Disjunction; of one term, that term."""
-    if len(terms) < 2:
-        return terms[0] if terms else z3.BoolVal(False)
-    if len(terms) == 2:
-        a, b = terms
-        return _kept(("or", a.ast.value, b.ast.value), lambda: _bool(_mk_or(_REF, 2, _array(terms))), a, b)
-    return _bool(_mk_or(_REF, len(terms), _array(terms)))
+    """Disjunction (see `_connective`)."""
+    return _connective("or", _mk_or, False, terms)
 
 
 def same(a, b) -> bool:
