@@ -19,13 +19,14 @@ characterisation. `soundness_argument()` writes down why the pieces add up to th
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Callable
 
 import z3
 
 from impl import ALGORITHMS
 from proofs import lemmas
+from proofs.folding import Folding, term
 from proofs.semilattice import NotExpressible, SemilatticeElements, atom, inclusion
 from proofs.setting import Setting, split_subject
 from proofs.solvers import available
@@ -77,13 +78,18 @@ class Cases:
 
 @dataclass
 class Witnessed:
-    """The assumptions `core + rest` can hold. The solver finds a model of `core`; `rest`
-    (e.g. one condition per element) is evaluated in it, in time linear in its size, and if
-    it is true there the model satisfies the whole. If not, Z3 is asked about the whole (slow
-    at large VLMAX: the witnesses are chosen so that this does not happen)."""
+    """The assumptions `core + rest` can hold. The solver finds a model of `core` and the
+    `witness` conditions (which only narrow the search); `rest` (e.g. one condition per
+    element) is evaluated in it, in time linear in its size, and if it is true there the
+    model satisfies the whole. If not, Z3 is asked about `core + rest` (slow at large VLMAX:
+    the witnesses are chosen so that this does not happen). `folded` counts further
+    conditions that were decided true in every model of the witness as they were built
+    (`feasible_part`)."""
 
     core: list
     rest: list
+    witness: list = field(default_factory=list)
+    folded: int = 0
 
 
 @dataclass
@@ -124,13 +130,14 @@ def check(work, timeout_ms: int) -> Answer:
 
 def _check_witnessed(work: Witnessed, timeout_ms: int) -> Answer:
     start = time.perf_counter()
-    found = satisfiable(work.core, timeout_ms)
+    found = satisfiable(work.core + work.witness, timeout_ms)
     if found.verdict == Verdict.PROVED:
         holds = found.model.eval(fast.and_(*work.rest), model_completion=True)
         if z3.is_true(holds):
+            folded = f"; {work.folded} more hold by the witness as built" if work.folded else ""
             return Answer(Verdict.PROVED, time.perf_counter() - start,
-                          f"a model of {len(work.core)} conditions satisfies the other {len(work.rest)}"
-                          if work.rest else "")
+                          f"a model of {len(work.core)} conditions satisfies the other {len(work.rest)}{folded}"
+                          if work.rest or work.folded else "")
     elif found.verdict == Verdict.UNKNOWN:
         return found
     answer = prove(work.core + work.rest, z3.BoolVal(True), timeout_ms)
@@ -314,7 +321,7 @@ _INCLUSION: dict = {}
 
 def active_flags(count: int) -> list:
     if count not in _FLAGS:
-        _FLAGS[count] = [z3.Bool(f"active_{i}") for i in range(count)]
+        _FLAGS[count] = fast.booleans("active_", count)
     return _FLAGS[count]
 
 
@@ -339,8 +346,9 @@ def inclusion_part(cfg, name: str, unit=None) -> Part:
         except NotExpressible as error:
             return Batch([], [], f"not expressible in the free semilattice: {error}")
         flags = active_flags(count)
-        pairs = [(conds.get(SEED_ATOM, z3.BoolVal(False)), z3.BoolVal(True))]
-        pairs += [(conds.get(element_atom(i), z3.BoolVal(False)), flags[i]) for i in range(count)]
+        false = z3.BoolVal(False)
+        pairs = [(conds.get(SEED_ATOM, false), z3.BoolVal(True))]
+        pairs += [(conds.get(element_atom(i), false), flags[i]) for i in range(count)]
         expected = {SEED_ATOM} | {element_atom(i) for i in range(count)}
         pairs += [(cond, z3.BoolVal(False)) for label, cond in conds.items() if label not in expected]
         return Batch([], pairs)
@@ -400,16 +408,29 @@ def result_field_part(s: Setting) -> Part:
                 "the result predicate", build)
 
 
-def feasible_part(s: Setting, key: str, assumptions, witness: list = (), rest=(),
-                  text: str = "its assumptions can hold") -> Part:
-    """The obligation's own assumptions can hold (so its proof is not vacuous). `witness` are
-    conditions that narrow the search (e.g. the register file has v0 = 0): if the assumptions
-    can hold with them, they can hold. `rest` are further assumptions (e.g. one per element),
-    evaluated in a model of the others (see `Witnessed`). Each may be a list or a function
-    giving one (built only when the part is)."""
+def feasible_part(s: Setting, key: str, assumptions, witness=(), rest=lambda L: [],
+                  text: str = "its assumptions can hold", known=()) -> Part:
+    """The obligation's own assumptions can hold (so its proof is not vacuous).
+
+    `assumptions` are few; `rest(L)` are the many (e.g. one per element), written against a
+    term builder L. The witness narrows the search: conditions `witness` (e.g. the register
+    file has v0 = 0) and variables fixed to values `known` (e.g. vl = 1); if the assumptions
+    can hold with them, they can hold. `rest` is built with proofs/folding.Folding, which
+    decides under the known values whatever needs no solver; what it leaves undecided is
+    evaluated in a model of the others (see `Witnessed`). If the witness decides a condition
+    false, `rest` is built with the plain constructors and the solver looks for any model.
+    `assumptions`, `witness` and `known` may be lists or functions giving one (built only
+    when the part is)."""
     def build():
-        given = lambda conditions: conditions() if callable(conditions) else list(conditions)
-        return Witnessed(s.wf + given(assumptions) + given(witness), given(rest))
+        given = lambda values: values() if callable(values) else list(values)
+        fixed = given(known)
+        core = s.wf + given(assumptions)
+        folded = rest(Folding(fixed))
+        if any(value is False for value in folded):
+            return Witnessed(core, rest(fast))
+        undecided = [term(value) for value in folded if value is not True]
+        narrowing = given(witness) + [variable == value for variable, value in fixed]
+        return Witnessed(core, undecided, narrowing, len(folded) - len(undecided))
     return Part(("feasible", key, s.cfg), text, build)
 
 
@@ -507,10 +528,17 @@ facts are proved once for a symbolic element index, with the spec's own activity
 
 **Not vacuous.** Every query's assumptions are checked satisfiable before its "unsat" counts.
 Where an obligation assumes one condition per element, its feasibility part shows them
-satisfiable by exhibiting a model: Z3 finds a model of the other assumptions (with a few
-witness conditions, e.g. the two swapped positions both 0 and element 0 active), and Z3's
-model evaluator computes every per-element condition in that model; only if all are true is
-the part proved (a model of all the assumptions is a proof that they can hold).
+satisfiable by exhibiting a model: Z3 finds a model of the other assumptions with a few
+witness conditions (e.g. the twin equal to the original, the two swapped positions both 0
+and element 0 active, or vl = 1), and Z3's model evaluator computes every per-element
+condition in that model; only if all are true is the part proved (a model of all the
+assumptions is a proof that they can hold). The per-element conditions are built with a
+folding builder (`proofs/folding.py`) that decides, as it builds, the ones that hold in every
+model of the witness for a reason that needs no solver (an equality of a term with itself,
+numerals compared by value, a choice whose condition the witness decides, a disjunction with a true
+operand); each rule is a valid equivalence, so only the undecided rest is evaluated. A test
+checks at VLMAX = 16 that the folded and the plainly built conditions are equivalent under
+the witness.
 
 **What is not covered.** Reserved encodings: the spec allows anything, so nothing is claimed.
 vtype values outside the configuration (other vsew/vlmul, reserved bits 62:8) are the

@@ -41,7 +41,8 @@ def scripts(work, comments) -> list[tuple[str, str]]:
         goal = fast.and_(*[a == b for a, b in work.pairs])
         return [("", smt2_script(work.assumptions, goal, comments))]
     if isinstance(work, Witnessed):
-        return [("", smt2_script(work.core + work.rest, z3.BoolVal(True), comments))]
+        # the witness narrows the search; the conditions it decided as built are left out
+        return [("", smt2_script(work.core + work.witness + work.rest, z3.BoolVal(True), comments))]
     raise TypeError(type(work).__name__)
 
 

@@ -187,15 +187,17 @@ def _tail_same(s, run):
 # Result-level obligations: about vd[0] -------------------------------------------------------
 
 def result(name: str, sentence: str, extras_of, goal_of, spec_parts, applies=lambda cfg: True,
-           witness_of=lambda s: [], per_element_of=lambda s: []):
+           witness_of=lambda s: [], known_of=lambda s: [], per_element_of=lambda L, s: []):
     """Proved of the spec from the result-field part and local lemmas (`spec_parts(s)`), and
     of each algorithm from its refinement of the spec plus the same. The assumptions are
-    `extras_of(s)` and `per_element_of(s)` (one per element; checked in a model of the others
-    for feasibility, see proofs/compositional.Witnessed)."""
+    `extras_of(s)` and `per_element_of(L, s)` (one per element, written against a term
+    builder L; for feasibility folded under the witness `witness_of(s)`, `known_of(s)` and
+    checked in a model of the others, see proofs/compositional.feasible_part)."""
 
     def spec_side(s: Setting) -> list[Part]:
         return ([comp.result_field_part(s),
-                 comp.feasible_part(s, name, lambda: extras_of(s), lambda: witness_of(s), lambda: per_element_of(s))]
+                 comp.feasible_part(s, name, lambda: extras_of(s), lambda: witness_of(s),
+                                    lambda L: per_element_of(L, s), known=lambda: known_of(s))]
                 + spec_parts(s))
 
     def compositional(s: Setting, subject: str) -> list[Part]:
@@ -204,7 +206,7 @@ def result(name: str, sentence: str, extras_of, goal_of, spec_parts, applies=lam
         return comp.refinement_parts(s, subject) + spec_side(s)
 
     return _add(Obligation(name, sentence, "result",
-                           _monolithic_unary(lambda s: extras_of(s) + per_element_of(s), goal_of),
+                           _monolithic_unary(lambda s: extras_of(s) + per_element_of(fast, s), goal_of),
                            compositional, applies=applies))
 
 
@@ -234,19 +236,26 @@ def _all_masked(s):
     return [s.writes_vd, s.insn.vm == 0]
 
 
-def _masked_below_vl(s):
+def _below_vl(L, s):
+    """i < vl, for each element i < VLMAX (built with L)."""
+    return [L.ult(L.numeral(i, XLEN), s.pre.vl) for i in range(s.cfg.vlmax)]
+
+
+def _masked_below_vl(L, s):
     """Mask bits 0 .. vl-1 all clear."""
-    cache = s.__dict__.setdefault("_masked_below_vl", [])
-    if not cache:
-        cache += [fast.or_(fast.not_(below), fast.not_(bit)) for below, bit in zip(s.below_vl, s.mask_bits)]
-    return list(cache)
+    return [L.or_(L.not_(below), L.not_(bit)) for below, bit in zip(_below_vl(L, s), s.mask_bits)]
 
 
 def _mask_clear(s):
     """A witness for the all-masked assumptions: v0 = 0, and v1 = 1 (so vd = v1 can differ from
-    a seed read from another register)."""
+    a seed read from another register). With vl = 1 (`_one_element`) only mask bit 0 is left
+    to evaluate."""
     zero = z3.K(z3.BitVecSort(5), z3.BitVecVal(0, s.cfg.vlen))
     return [s.pre.regs == z3.Store(zero, z3.BitVecVal(1, 5), z3.BitVecVal(1, s.cfg.vlen))]
+
+
+def _one_element(s):
+    return [(s.pre.vl, 1)]
 
 
 result("all_masked_writes_seed",
@@ -254,7 +263,8 @@ result("all_masked_writes_seed",
        _all_masked, lambda s, run: _r(s, run) == s.seed,
        lambda s: _lemma_parts(s.cfg.sew, ["masked_off_is_inactive", "past_vl_is_inactive",
                                           "inactive_element_is_neutral", "only_seed_when_nothing_active"]),
-       witness_of=_mask_clear, per_element_of=_masked_below_vl)
+       witness_of=_mask_clear, known_of=_one_element,
+       per_element_of=_masked_below_vl)
 result("all_masked_differs_from_vl0",
        "With vl > 0 and every element masked off, vd changes whenever its element 0 was not the seed "
        "(unlike vl = 0, which leaves vd alone).",
@@ -262,7 +272,8 @@ result("all_masked_differs_from_vl0",
        lambda s, run: _vd(run.post, s.insn) != _vd(s.pre, s.insn),
        lambda s: _lemma_parts(s.cfg.sew, ["masked_off_is_inactive", "past_vl_is_inactive",
                                           "inactive_element_is_neutral", "only_seed_when_nothing_active"])
-       + [_low_bits_differ_part(s)], witness_of=_mask_clear, per_element_of=_masked_below_vl)
+       + [_low_bits_differ_part(s)], witness_of=_mask_clear, known_of=_one_element,
+       per_element_of=_masked_below_vl)
 
 
 def _low_bits_differ_part(s: Setting) -> Part:
@@ -324,16 +335,18 @@ result("fractional_vlmax",
 
 # Two-run obligations ----------------------------------------------------------------------
 
-def relational(name: str, sentence: str, twin_of, constraints_of, goal_of, spec_lemmas, witness_of=None):
-    """Two pre-states (the second a twin with fresh registers), constraints linking them,
-    and a goal on the two results. Feasibility: the solver finds a pre-state in which vd is
-    written and the conditions `witness_of(s)` hold (e.g. both swapped positions 0, and
-    element 0 active), and the constraints, with the twin equal to the original, are
-    evaluated true in it (see proofs/compositional.Witnessed)."""
+def relational(name: str, sentence: str, twin_of, constraints_of, goal_of, spec_lemmas,
+               witness_of=lambda s: [], known_of=lambda s: []):
+    """Two pre-states (the second a twin with fresh registers), constraints linking them
+    (`constraints_of(L, s, t)`, written against a term builder L), and a goal on the two
+    results. Feasibility: the constraints with the twin equal to the original are folded
+    under the witness (the conditions `witness_of(s)`, the values `known_of(s)`: e.g. both
+    swapped positions 0, and element 0 active), and what is left is evaluated in a model of
+    the rest (see proofs/compositional.feasible_part)."""
 
     def monolithic(s: Setting, subject: str):
         t = twin_of(s)
-        assumptions = s.wf + t.wf + [s.writes_vd] + constraints_of(s, t)
+        assumptions = s.wf + t.wf + [s.writes_vd] + constraints_of(fast, s, t)
         if subject == SPEC:
             first, second = s.free_run, t.free_run
             assumptions += [s.relation(first), t.relation(second)]
@@ -342,9 +355,9 @@ def relational(name: str, sentence: str, twin_of, constraints_of, goal_of, spec_
         return Query(assumptions, goal_of(s, t, first, second), comp.register_solver(s))
 
     def feasible(s: Setting) -> Part:
-        return comp.feasible_part(s, name, [s.writes_vd], lambda: witness_of(s) if witness_of else [],
-                                  lambda: constraints_of(s, s),
-                                  "the two-run assumptions can hold (the twin equal to the original)")
+        return comp.feasible_part(s, name, [s.writes_vd], lambda: witness_of(s), lambda L: constraints_of(L, s, s),
+                                  "the two-run assumptions can hold (the twin equal to the original)",
+                                  known=lambda: known_of(s))
 
     def compositional(s: Setting, subject: str) -> list[Part]:
         parts = [comp.result_field_part(s), feasible(s)] + _lemma_parts(s.cfg.sew, spec_lemmas)
@@ -360,29 +373,30 @@ def _register_twin(s: Setting) -> Setting:
     return s.twin("_b", regs=regs)
 
 
-def _same_seed_and_activity(s, t):
-    return [t.seed == s.seed] + [fast.eq(a, b) for a, b in zip(t.activity, s.activity)]
-
-
-def _below_vl(s, i):
-    return s.below_vl[i]
+def _same_seed_and_activity(L, s, t):
+    return [L.eq(t.seed, s.seed)] + [L.eq(a, b) for a, b in zip(t.activity, s.activity)]
 
 
 UNIQUE = ["witness_is_below_any_allowed_result", "signed_order_antisymmetric"]
 
+def _masked_values_may_differ(L, s, t):
+    """t's elements are s's, except that a masked-off element below vl may differ."""
+    masked = L.eq(s.insn.vm, L.numeral(0, 1))
+    return [L.or_(L.eq(b, a), L.and_(below, masked, L.not_(bit)))
+            for a, b, below, bit in zip(s.elements, t.elements, _below_vl(L, s), s.mask_bits)]
+
+
 relational("masked_ignored",
            "Changing the values of masked-off elements does not change the result.",
            _register_twin,
-           lambda s, t: _same_seed_and_activity(s, t) + [
-               fast.or_(fast.eq(b, a), fast.and_(_below_vl(s, i), s.insn.vm == 0, fast.not_(s.mask_bits[i])))
-               for i, (a, b) in enumerate(zip(s.elements, t.elements))],
+           lambda L, s, t: _same_seed_and_activity(L, s, t) + _masked_values_may_differ(L, s, t),
            lambda s, t, one, two: s.result_of(one) == t.result_of(two),
            ["masked_off_is_inactive", "inactive_value_irrelevant"] + UNIQUE)
 relational("past_vl_ignored",
            "Changing the values of elements at or past vl does not change the result.",
            _register_twin,
-           lambda s, t: _same_seed_and_activity(s, t) + [
-               fast.or_(fast.eq(b, a), fast.not_(_below_vl(s, i))) for i, (a, b) in enumerate(zip(s.elements, t.elements))],
+           lambda L, s, t: _same_seed_and_activity(L, s, t) + [
+               L.or_(L.eq(b, a), L.not_(below)) for a, b, below in zip(s.elements, t.elements, _below_vl(L, s))],
            lambda s, t, one, two: s.result_of(one) == t.result_of(two),
            ["past_vl_is_inactive", "inactive_value_irrelevant"] + UNIQUE)
 
@@ -391,22 +405,24 @@ def _swap_indices(s):
     return z3.BitVec(f"p{s.tag}", XLEN), z3.BitVec(f"q{s.tag}", XLEN)
 
 
-def _pick(index, values):
+def _pick(L, index, values):
     """values[index] as a chain of choices."""
     picked = values[-1]
     for i in range(len(values) - 2, -1, -1):
-        picked = fast.ite(fast.eq(index, fast.numeral(i, XLEN)), values[i], picked)
+        picked = L.ite(L.eq(index, L.numeral(i, XLEN)), values[i], picked)
     return picked
 
 
-def _swapped(s, t):
+def _swapped(L, s, t):
     p, q = _swap_indices(s)
     n = s.cfg.vlmax
-    ep, eq = _pick(p, s.elements), _pick(q, s.elements)
-    index = [fast.numeral(i, XLEN) for i in range(n)]
-    return [z3.ULT(p, n), z3.ULT(q, n), _pick(p, s.activity), _pick(q, s.activity)] + _same_seed_and_activity(s, t) + [
-        fast.eq(b, fast.ite(fast.eq(p, index[i]), eq, fast.ite(fast.eq(q, index[i]), ep, a)))
-        for i, (a, b) in enumerate(zip(s.elements, t.elements))]
+    ep, eq = _pick(L, p, s.elements), _pick(L, q, s.elements)
+    index = [L.numeral(i, XLEN) for i in range(n)]
+    bound = L.numeral(n, XLEN)
+    return ([L.ult(p, bound), L.ult(q, bound), _pick(L, p, s.activity), _pick(L, q, s.activity)]
+            + _same_seed_and_activity(L, s, t)
+            + [L.eq(b, L.ite(L.eq(p, index[i]), eq, L.ite(L.eq(q, index[i]), ep, a)))
+               for i, (a, b) in enumerate(zip(s.elements, t.elements))])
 
 
 relational("order_independent",
@@ -415,12 +431,12 @@ relational("order_independent",
            _register_twin, _swapped,
            lambda s, t, one, two: s.result_of(one) == t.result_of(two),
            ["swap_active_elements"] + UNIQUE,
-           witness_of=lambda s: [index == 0 for index in _swap_indices(s)] + [s.activity[0]])
+           witness_of=lambda s: [s.activity[0]], known_of=lambda s: [(index, 0) for index in _swap_indices(s)])
 relational("monotone",
            "Raising the seed or any element (signed), with the same active elements, never lowers the result.",
            _register_twin,
-           lambda s, t: [s.seed <= t.seed] + [fast.eq(a, b) for a, b in zip(t.activity, s.activity)]
-           + [fast.sle(a, b) for a, b in zip(s.elements, t.elements)],
+           lambda L, s, t: [L.sle(s.seed, t.seed)] + [L.eq(a, b) for a, b in zip(t.activity, s.activity)]
+           + [L.sle(a, b) for a, b in zip(s.elements, t.elements)],
            lambda s, t, one, two: s.result_of(one) <= t.result_of(two),
            ["raising_operands_raises_result"])
 

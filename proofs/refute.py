@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 import z3
 
 from impl.execute import execute
-from proofs.claims import CLAIMS, TRAPS, Claim, View
+from proofs.claims import CLAIMS, Claim, View
 from proofs.counterexample import (Counterexample, concrete_case, model_register, observed_values,
                                    tail_policy_for)
 from proofs.verdict import Verdict, prove

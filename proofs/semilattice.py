@@ -15,7 +15,9 @@ Soundness: see proofs/compositional.py, `soundness_argument()`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import heapq
+import itertools
+from dataclasses import dataclass, field
 
 import z3
 
@@ -24,12 +26,18 @@ class NotExpressible(Exception):
     """The unit uses an operation that depends on element values."""
 
 
+_SERIALS = itertools.count()
+
+
 @dataclass(eq=False)
 class Node:
     kind: str                  # "atom", "empty", "join", "ite"
     children: tuple = ()
     label: object = None       # the atom's name
     condition: object = None   # the ite's condition (a Z3 Boolean)
+    # Made after its children, so a parent's serial is larger: descending serials are a
+    # topological order (parents first).
+    serial: int = field(default_factory=_SERIALS.__next__)
 
 
 EMPTY = Node("empty")
@@ -131,17 +139,26 @@ def _merge(parts):
 def inclusion(root) -> dict:
     """For each atom reachable from `root`, the condition under which it is joined in.
 
-    Top-down over the term's DAG (linear in its size): the root is reached under True, a
-    join passes its condition to both sides, `ite(c, a, b)` passes `p & c` to a and `p & !c`
-    to b, and a node reached along several paths is reached under their OR.
+    Top-down over the term's DAG (linear in its size, parents before children by serial):
+    the root is reached under True, a join passes its condition to both sides,
+    `ite(c, a, b)` passes `p & c` to a and `p & !c` to b, and a node reached along several
+    paths is reached under their OR.
     """
     if not isinstance(root, Node):
         raise NotExpressible(f"the unit returned {type(root).__name__}, not a semilattice value")
-    order = _topological(root)
-    reach: dict[int, list] = {id(root): [(True, None, True)]}
+    reach: dict = {root: [(True, None, True)]}
+    pending = [(-root.serial, root)]
     result: dict = {}
-    for node in order:
-        parts = reach.pop(id(node), [])
+
+    def send(child, part):
+        if child not in reach:
+            reach[child] = []
+            heapq.heappush(pending, (-child.serial, child))
+        reach[child].append(part)
+
+    while pending:
+        node = heapq.heappop(pending)[1]
+        parts = reach.pop(node)
         if node.kind == "empty":
             continue
         term, single = _merge(parts)
@@ -155,28 +172,9 @@ def inclusion(root) -> dict:
             result[node.label] = z3.BoolVal(True) if path_term is True else path_term
         elif node.kind == "join":
             for child in node.children:
-                reach.setdefault(id(child), []).append(incoming)
+                send(child, incoming)
         elif node.kind == "ite":
             then, other = node.children
-            reach.setdefault(id(then), []).append((path_term, node.condition, True))
-            reach.setdefault(id(other), []).append((path_term, node.condition, False))
+            send(then, (path_term, node.condition, True))
+            send(other, (path_term, node.condition, False))
     return result
-
-
-def _topological(root) -> list:
-    """Nodes with every parent before its children."""
-    seen, post_order = set(), []
-    stack = [(root, False)]
-    while stack:
-        node, expanded = stack.pop()
-        if expanded:
-            post_order.append(node)
-            continue
-        if id(node) in seen:
-            continue
-        seen.add(id(node))
-        stack.append((node, True))
-        for child in node.children:
-            if id(child) not in seen:
-                stack.append((child, False))
-    return post_order[::-1]

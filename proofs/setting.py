@@ -18,7 +18,7 @@ from impl import ALGORITHMS
 from impl.execute import TAIL_POLICIES, step
 from spec import relation as spec
 from spec import z3fast as fast
-from spec.config import XLEN, Config
+from spec.config import Config
 from spec.legality import ILLEGAL
 from spec.state import ArchState
 from spec.z3fast import FastSymbolic
@@ -95,11 +95,6 @@ class Setting:
     def mask_bits(self) -> list:
         """Mask bit i set, for i < VLMAX (the spec's `mask_bit`)."""
         return fast.bits(z3.Select(self.pre.regs, 0), self.cfg.vlmax)
-
-    @cached_property
-    def below_vl(self) -> list:
-        """i < vl, for i < VLMAX."""
-        return [fast.ult(fast.numeral(i, XLEN), self.pre.vl) for i in range(self.cfg.vlmax)]
 
     def result_pred(self):
         return lambda result: spec.result_ok(result, self.seed, self.elements, self.activity)

@@ -14,7 +14,7 @@ import z3
 from z3 import z3printer
 
 from proofs.compositional import Query
-from proofs.setting import IMPLEMENTATIONS, SPEC, Run, Setting
+from proofs.setting import IMPLEMENTATIONS, SPEC, Setting
 from spec import relation as spec
 from spec.config import Config
 

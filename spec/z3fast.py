@@ -1,60 +1,79 @@
 """Z3 term constructors with less Python overhead, and a Symbolic backend built on them.
 
-z3's Python API spends most of its time coercing and checking arguments, and its wrappers
-check Z3's error code after every C call: building the activity conditions of 65536
-elements takes 4 s with it and well under 1 s with these. They call the same C functions,
-so they build the very same (hash-consed) terms: `FastSymbolic` gives term-for-term what
-`spec.bv.Symbolic` gives (a test checks it), only sooner; the one difference is that a
-conjunction or disjunction of a single term is that term. Every term is wrapped in a z3
-reference (a subclass of z3's own, reference counted the same way), and a constructor that
-fails (a NULL term) raises Z3's error.
+z3's Python API spends most of its time coercing and checking arguments: its ctypes entry
+points convert every argument and result through Python-level classes, and its wrappers
+check Z3's error code after every C call. Building the activity conditions of 65536
+elements takes seconds with it. These constructors call the same C functions through
+prototypes of their own (plain pointers in and out), so they build the very same
+(hash-consed) terms: `FastSymbolic` gives term-for-term what `spec.bv.Symbolic` gives (a
+test checks it), only sooner; the one difference is that a conjunction or disjunction of a
+single term is that term. Every term is wrapped in a z3 reference (a subclass of z3's own,
+reference counted the same way), and a constructor that fails (a NULL term) raises Z3's
+error.
 """
 
 from __future__ import annotations
 
+import ctypes
+
 import z3
 from z3 import z3core as C
+from z3.z3types import Ast
 
 from spec.bv import Symbolic, _index
 
 _CTX = z3.main_ctx()
 _REF = _CTX.ref()
+_CTX_PTR = _REF.value
+_P, _U, _U64 = ctypes.c_void_p, ctypes.c_uint, ctypes.c_uint64
 
 
-def _raw(function):
-    """The ctypes entry point behind a z3core function (which adds an error check per call)."""
-    try:
-        return function.__defaults__[-1].f
-    except (AttributeError, IndexError, TypeError):
-        return function
+def _native(name: str, *argtypes, restype=_P):
+    """Z3's C function `name` with plain ctypes types: pointers go in and come out as ints.
+    (The address is taken from z3core's own entry point, behind its checking wrapper.)"""
+    entry = getattr(C, name).__defaults__[-1].f
+    return ctypes.CFUNCTYPE(restype, *argtypes)(ctypes.cast(entry, _P).value)
 
 
-_inc_ref, _dec_ref = _raw(C.Z3_inc_ref), _raw(C.Z3_dec_ref)
-_mk_and, _mk_or, _mk_not, _mk_eq = _raw(C.Z3_mk_and), _raw(C.Z3_mk_or), _raw(C.Z3_mk_not), _raw(C.Z3_mk_eq)
-_mk_ult, _mk_sle, _mk_extract = _raw(C.Z3_mk_bvult), _raw(C.Z3_mk_bvsle), _raw(C.Z3_mk_extract)
-_mk_ite, _mk_numeral = _raw(C.Z3_mk_ite), _raw(C.Z3_mk_unsigned_int64)
+_inc_ref = _native("Z3_inc_ref", _P, _P, restype=None)
+_dec_ref = _native("Z3_dec_ref", _P, _P, restype=None)
+_mk_and, _mk_or = _native("Z3_mk_and", _P, _U, _P), _native("Z3_mk_or", _P, _U, _P)
+_mk_not, _mk_eq = _native("Z3_mk_not", _P, _P), _native("Z3_mk_eq", _P, _P, _P)
+_mk_ult, _mk_sle = _native("Z3_mk_bvult", _P, _P, _P), _native("Z3_mk_bvsle", _P, _P, _P)
+_mk_extract = _native("Z3_mk_extract", _P, _U, _U, _P)
+_mk_ite = _native("Z3_mk_ite", _P, _P, _P, _P)
+_mk_numeral = _native("Z3_mk_unsigned_int64", _P, _U64, _P)
+_mk_symbol = _native("Z3_mk_string_symbol", _P, ctypes.c_char_p)
+_mk_const = _native("Z3_mk_const", _P, _P, _P)
 
 
-def _made(ast):
-    if not ast:
+class _Pointer(Ast):
+    """z3's `Ast` handle, made without its Python-level __init__."""
+
+    __init__ = ctypes.c_void_p.__init__
+
+
+def _made(pointer):
+    if not pointer:
         message = C.Z3_get_error_msg(_REF, C.Z3_get_error_code(_REF))
         raise z3.Z3Exception(message.decode() if isinstance(message, bytes) else message)
-    return ast
+    return pointer
 
 
 class _Lean:
-    """Reference counting as z3.AstRef does it, without the per-call error checks."""
+    """Reference counting as z3.AstRef does it, on a pointer (an int) from `_native`."""
 
     ast = None
 
-    def __init__(self, ast, ctx=None):
-        self.ast = _made(ast)
+    def __init__(self, pointer, ctx=None):
+        self.ast = _Pointer(_made(pointer))
         self.ctx = _CTX
-        _inc_ref(_REF, ast)
+        _inc_ref(_CTX_PTR, pointer)
 
-    def __del__(self):
-        if self.ast is not None and _dec_ref is not None and self.ctx.ref() is not None:
-            _dec_ref(_REF, self.ast)
+    def __del__(self, _dec_ref=_dec_ref, _context=_CTX_PTR):
+        # (bound as defaults: at interpreter exit the module's globals may be gone first)
+        if self.ast is not None and self.ctx.ref() is not None:
+            _dec_ref(_context, self.ast.value)
             self.ast = None
 
 
@@ -75,7 +94,7 @@ _ONE_BIT = z3.BitVecVal(1, 1)
 
 
 def _array(terms):
-    return (z3.Ast * len(terms))(*[t.ast for t in terms])
+    return (_P * len(terms))(*[t.ast.value for t in terms])
 
 
 # Terms made from the same arguments are the same term (hash-consing), so a table can hand
@@ -97,25 +116,46 @@ def _kept(key, make, *keep):
     return found[0]
 
 
-def _connective(name: str, make, empty: bool, terms) -> z3.BoolRef:
+def _binary(name: str, make, wrap, a, b):
+    """`make(a, b)`, kept in the table: the one made before if there is one."""
+    key = (name, a.ast.value, b.ast.value)
+    found = _MEMO.get(key)
+    if found is None:
+        found = _MEMO[key] = (wrap(make(_CTX_PTR, key[1], key[2])), a, b)
+    return found[0]
+
+
+_PAIR = (_P * 2)()   # the arguments of a 2-ary and/or (one call at a time)
+
+
+def _make_pair(make):
+    def pair(ctx, a, b):
+        _PAIR[0], _PAIR[1] = a, b
+        return make(ctx, 2, _PAIR)
+    return pair
+
+
+_and2, _or2 = _make_pair(_mk_and), _make_pair(_mk_or)
+
+
+def _connective(name: str, make, pair, empty: bool, terms) -> z3.BoolRef:
     """An n-ary `and`/`or`: of none, its unit; of one term, that term (strict SMT-LIB
     readers reject a 1-ary one); of two, kept in the table."""
     if len(terms) < 2:
         return terms[0] if terms else z3.BoolVal(empty)
     if len(terms) == 2:
-        a, b = terms
-        return _kept((name, a.ast.value, b.ast.value), lambda: _bool(make(_REF, 2, _array(terms))), a, b)
-    return _bool(make(_REF, len(terms), _array(terms)))
+        return _binary(name, pair, _bool, *terms)
+    return _bool(make(_CTX_PTR, len(terms), _array(terms)))
 
 
 def and_(*terms) -> z3.BoolRef:
     """Conjunction (see `_connective`)."""
-    return _connective("and", _mk_and, True, terms)
+    return _connective("and", _mk_and, _and2, True, terms)
 
 
 def or_(*terms) -> z3.BoolRef:
     """Disjunction (see `_connective`)."""
-    return _connective("or", _mk_or, False, terms)
+    return _connective("or", _mk_or, _or2, False, terms)
 
 
 def same(a, b) -> bool:
@@ -124,15 +164,16 @@ def same(a, b) -> bool:
 
 
 def not_(term) -> z3.BoolRef:
-    return _bool(_mk_not(_REF, term.ast))
+    return _bool(_mk_not(_CTX_PTR, term.ast.value))
 
 
 def eq(a, b):
-    return _kept(("eq", a.ast.value, b.ast.value), lambda: _bool(_mk_eq(_REF, a.ast, b.ast)), a, b)
+    return _binary("eq", _mk_eq, _bool, a, b)
 
 
 _SORTS: dict = {}
 _NUMERALS: dict = {}
+_NUMERAL_VALUES: dict = {}   # pointer -> value, for the numerals in _NUMERALS
 
 
 def numeral(value: int, width: int) -> z3.BitVecRef:
@@ -145,32 +186,44 @@ def numeral(value: int, width: int) -> z3.BitVecRef:
         return z3.BitVecVal(value, width)
     if width not in _SORTS:
         _SORTS[width] = z3.BitVecSort(width, _CTX)
-    made = _LeanNumeral(_mk_numeral(_REF, value, _SORTS[width].ast))
+    made = _LeanNumeral(_mk_numeral(_CTX_PTR, value, _SORTS[width].ast.value))
     if len(_NUMERALS) < 1 << 20:
         _NUMERALS[key] = made
+        _NUMERAL_VALUES[made.ast.value] = value
     return made
 
 
+def numeral_value(term) -> int | None:
+    """The value of a numeral that `numeral` keeps, else None (without asking Z3)."""
+    return _NUMERAL_VALUES.get(term.ast.value)
+
+
 def ult(a, b) -> z3.BoolRef:
-    return _kept(("ult", a.ast.value, b.ast.value), lambda: _bool(_mk_ult(_REF, a.ast, b.ast)), a, b)
+    return _binary("ult", _mk_ult, _bool, a, b)
 
 
 def extract(value, hi: int, lo: int) -> z3.BitVecRef:
-    return _bv(_mk_extract(_REF, hi, lo, value.ast))
+    return _bv(_mk_extract(_CTX_PTR, hi, lo, value.ast.value))
 
 
 def ite(cond, a, b):
-    made = _mk_ite(_REF, cond.ast, a.ast, b.ast)
+    made = _mk_ite(_CTX_PTR, cond.ast.value, a.ast.value, b.ast.value)
     if isinstance(a, z3.BitVecRef):
         return _bv(made)
     if isinstance(a, z3.BoolRef):
         return _bool(made)
-    return z3.z3._to_expr_ref(_made(made), _CTX)
+    return z3.z3._to_expr_ref(Ast(_made(made)), _CTX)
 
 
 def sle(a, b) -> z3.BoolRef:
     """Signed a <= b."""
-    return _bool(_mk_sle(_REF, a.ast, b.ast))
+    return _bool(_mk_sle(_CTX_PTR, a.ast.value, b.ast.value))
+
+
+def booleans(prefix: str, count: int) -> list:
+    """Boolean constants named prefix0 .. prefix{count-1} (as `z3.Bool` makes them)."""
+    sort = z3.BoolSort(_CTX).ast.value
+    return [_bool(_mk_const(_CTX_PTR, _mk_symbol(_CTX_PTR, f"{prefix}{i}".encode()), sort)) for i in range(count)]
 
 
 def bit_set(value, i: int) -> z3.BoolRef:

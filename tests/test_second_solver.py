@@ -11,9 +11,8 @@ from __future__ import annotations
 import pytest
 import z3
 
-from proofs import compositional
 from proofs import obligations as catalogue
-from proofs.compositional import Batch, Cases, Query
+from proofs.compositional import Query
 from proofs.export import scripts
 from proofs.setting import Setting
 from proofs.solvers import check_text

@@ -6,7 +6,6 @@ import json
 
 from spec.config import decode_vtype
 from spec.legality import ILLEGAL
-from spec.state import NUM_VREGS
 from vredmax.case import case_json
 from vredmax.cmd_exec import human_view
 from vredmax.conformance.cases import Case
