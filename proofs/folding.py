@@ -10,9 +10,10 @@ evaluated in a model; written against a builder and built with `Folding`, it is 
 the way, in Python, and only what is left undecided becomes Z3 terms (`term`).
 
 A folded value is Python's True or False (decided), a Z3 term, or a `Lazy` application not
-built yet (so that `or_(eq(x, x), <big>)` never builds `<big>`). `known` maps variables to
-the numerals they are fixed to. Every rule is a valid equivalence (x = x, x <= x, numerals
-compare by value, or(true, ...) = true, ite(true, a, b) = a, ite(c, a, a) = a, ...), so a
+built yet (so that `or_(eq(x, x), <big>)` never makes the Z3 terms of `<big>`). `known` maps
+variables to the numerals they are fixed to. Every rule is a valid equivalence (x = x,
+x <= x, numerals compare by value, or(true, ...) = true, ite(true, a, b) = a, ite(c, a, a) = a,
+a pick at a known index is the value there), so a
 folded condition holds in a model exactly when the built one does, in any model in which the
 known variables have their values: the witness puts those equalities among the assumptions.
 """
@@ -114,6 +115,14 @@ class Folding:
         if not undecided:
             return not absorbing
         return undecided[0] if len(undecided) == 1 else Lazy(make, tuple(undecided))
+
+    def pick(self, index, values):
+        """`fast.pick`: with the index known, the value it picks."""
+        index = self._resolve(index)
+        known = _numeral(index)
+        if known is None:
+            return fast.pick(index, [term(value) for value in values])
+        return values[min(known, len(values) - 1)]
 
     def ite(self, cond, a, b):
         cond, a, b = self._resolve(cond), self._resolve(a), self._resolve(b)

@@ -405,21 +405,13 @@ def _swap_indices(s):
     return z3.BitVec(f"p{s.tag}", XLEN), z3.BitVec(f"q{s.tag}", XLEN)
 
 
-def _pick(L, index, values):
-    """values[index] as a chain of choices."""
-    picked = values[-1]
-    for i in range(len(values) - 2, -1, -1):
-        picked = L.ite(L.eq(index, L.numeral(i, XLEN)), values[i], picked)
-    return picked
-
-
 def _swapped(L, s, t):
     p, q = _swap_indices(s)
     n = s.cfg.vlmax
-    ep, eq = _pick(L, p, s.elements), _pick(L, q, s.elements)
+    ep, eq = L.pick(p, s.elements), L.pick(q, s.elements)
     index = [L.numeral(i, XLEN) for i in range(n)]
     bound = L.numeral(n, XLEN)
-    return ([L.ult(p, bound), L.ult(q, bound), _pick(L, p, s.activity), _pick(L, q, s.activity)]
+    return ([L.ult(p, bound), L.ult(q, bound), L.pick(p, s.activity), L.pick(q, s.activity)]
             + _same_seed_and_activity(L, s, t)
             + [L.eq(b, L.ite(L.eq(p, index[i]), eq, L.ite(L.eq(q, index[i]), ep, a)))
                for i, (a, b) in enumerate(zip(s.elements, t.elements))])

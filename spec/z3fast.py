@@ -215,6 +215,15 @@ def ite(cond, a, b):
     return z3.z3._to_expr_ref(Ast(_made(made)), _CTX)
 
 
+def pick(index, values):
+    """values[index] as a chain of choices (the last value for an index past the others)."""
+    width = index.size()
+    picked = values[-1]
+    for i in range(len(values) - 2, -1, -1):
+        picked = ite(eq(index, numeral(i, width)), values[i], picked)
+    return picked
+
+
 def sle(a, b) -> z3.BoolRef:
     """Signed a <= b."""
     return _bool(_mk_sle(_CTX_PTR, a.ast.value, b.ast.value))
