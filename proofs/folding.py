@@ -54,11 +54,17 @@ def _same(a, b) -> bool:
     return not isinstance(a, (bool, Lazy)) and not isinstance(b, (bool, Lazy)) and fast.same(a, b)
 
 
+def _unchanged(value):
+    return value
+
+
 class Folding:
     """The constructors the per-element conditions use, folding as they go (module docstring)."""
 
     def __init__(self, known=()):
         self._known = {variable.ast.value: fast.numeral(value, variable.size()) for variable, value in known}
+        if not self._known:
+            self._resolve = _unchanged
 
     def _resolve(self, value):
         if isinstance(value, (bool, Lazy)):

@@ -73,8 +73,8 @@ def _spec_cases(s: Setting, extras, goal_of, result_pred) -> Cases:
     """`relation and extras => goal`, case by case of the relation (each case uses only what
     the relation requires in it: fewer hypotheses, the same conclusion)."""
     run = s.free_run
-    cases = [(name, when, z3.simplify(z3.Implies(required, goal_of(run)))) for name, when, required in
-             spec.relation_cases(s.cfg, s.pre, s.insn, run.outcome, run.post, result_pred)]
+    cases = [(name, when, comp.assuming(extras + [when], z3.Implies(required, goal_of(run))))
+             for name, when, required in spec.relation_cases(s.cfg, s.pre, s.insn, run.outcome, run.post, result_pred)]
     reserved_only = z3.And(z3.Not(s.illegal), s.reserved)
     cases.append(("reserved", reserved_only, goal_of(run)))
     return Cases(s.wf + extras, cases, comp.register_solver(s, "spec"))
@@ -100,21 +100,18 @@ def _lemma_parts(sew: int, names) -> list[Part]:
 # Instruction-level obligations: no element comparison involved -----------------------------
 
 def instruction(name: str, sentence: str, extras_of, goal_of, applies=lambda cfg: True):
-    """Proved of the spec with its result predicate uninterpreted, and of step's abstract
-    run (the unit cut out), which covers every algorithm at once."""
+    """Proved of the spec with its result predicate uninterpreted. Of an algorithm it follows
+    from that and piece 1 (step, the unit cut out, meets the spec with `vd[0] = r`, an
+    instance of the uninterpreted predicate), which covers every algorithm at once."""
 
     def compositional(s: Setting, subject: str) -> list[Part]:
+        def build():
+            return _spec_cases(s, extras_of(s), lambda run: goal_of(s, run), s.uninterpreted_result)
+        of_spec = Part((name, "spec", s.cfg), f"{name} of the spec (result predicate uninterpreted)", build)
         if subject == SPEC:
-            def build():
-                return _spec_cases(s, extras_of(s), lambda run: goal_of(s, run), s.uninterpreted_result)
-            return [Part((name, "spec", s.cfg), f"{name} of the spec (result predicate uninterpreted)", build)]
+            return [of_spec]
         _, tail = split_subject(subject)
-
-        def build_impl():
-            return comp.implementation_cases(s, tail, extras_of(s), lambda run: goal_of(s, run))
-        return [comp.choice_part(s, tail),
-                Part((name, "step", s.cfg, tail), f"{name} of step's post-state ({tail} tail), any unit output",
-                     build_impl, decisive=True)]
+        return [comp.choice_part(s, tail), comp.instruction_part(s, tail), of_spec]
 
     return _add(Obligation(name, sentence, "instruction", _monolithic_unary(extras_of, goal_of),
                            compositional, applies=applies))

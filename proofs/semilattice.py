@@ -29,7 +29,7 @@ class NotExpressible(Exception):
 _SERIALS = itertools.count()
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Node:
     kind: str                  # "atom", "empty", "join", "ite"
     children: tuple = ()
@@ -38,6 +38,7 @@ class Node:
     # Made after its children, so a parent's serial is larger: descending serials are a
     # topological order (parents first).
     serial: int = field(default_factory=_SERIALS.__next__)
+    reached: list | None = field(default=None, repr=False)   # `inclusion`'s incoming paths
 
 
 EMPTY = Node("empty")
@@ -118,6 +119,10 @@ def _merge(parts):
     """
     if len(parts) == 1:
         return None, parts[0]
+    if len(parts) == 2:   # the common case, a fold's accumulator: both sides of one choice
+        (path, cond, polarity), (other_path, other_cond, other_polarity) = parts
+        if cond is not None and cond is other_cond and path is other_path and polarity != other_polarity:
+            return path, None
     pending: dict = {}
     merged = []
     for part in parts:
@@ -142,25 +147,26 @@ def inclusion(root) -> dict:
     Top-down over the term's DAG (linear in its size, parents before children by serial):
     the root is reached under True, a join passes its condition to both sides,
     `ite(c, a, b)` passes `p & c` to a and `p & !c` to b, and a node reached along several
-    paths is reached under their OR.
+    paths is reached under their OR. (The empty join reaches nothing: it is not visited.)
     """
     if not isinstance(root, Node):
         raise NotExpressible(f"the unit returned {type(root).__name__}, not a semilattice value")
-    reach: dict = {root: [(True, None, True)]}
-    pending = [(-root.serial, root)]
+    pending: list = []
     result: dict = {}
 
     def send(child, part):
-        if child not in reach:
-            reach[child] = []
+        if child.reached is None:
+            if child is EMPTY:
+                return
+            child.reached = [part]
             heapq.heappush(pending, (-child.serial, child))
-        reach[child].append(part)
+        else:
+            child.reached.append(part)
 
+    send(root, (True, None, True))
     while pending:
         node = heapq.heappop(pending)[1]
-        parts = reach.pop(node)
-        if node.kind == "empty":
-            continue
+        parts, node.reached = node.reached, None
         term, single = _merge(parts)
         if single is not None:
             incoming = single                           # forwarded as is, so pairs can merge
@@ -168,13 +174,14 @@ def inclusion(root) -> dict:
         else:
             incoming = (term, None, True)
             path_term = term
-        if node.kind == "atom":
-            result[node.label] = z3.BoolVal(True) if path_term is True else path_term
-        elif node.kind == "join":
+        kind = node.kind
+        if kind == "join":
             for child in node.children:
                 send(child, incoming)
-        elif node.kind == "ite":
+        elif kind == "ite":
             then, other = node.children
             send(then, (path_term, node.condition, True))
             send(other, (path_term, node.condition, False))
+        else:
+            result[node.label] = z3.BoolVal(True) if path_term is True else path_term
     return result

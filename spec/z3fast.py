@@ -237,7 +237,7 @@ def booleans(prefix: str, count: int) -> list:
 
 def bit_set(value, i: int) -> z3.BoolRef:
     """Bit i of value is 1 (the same term as `Extract(i, i, value) == 1`)."""
-    return eq(extract(value, i, i), _ONE_BIT)
+    return _bool(_mk_eq(_CTX_PTR, _mk_extract(_CTX_PTR, i, i, value.ast.value), _ONE_BIT.ast.value))
 
 
 def bits(value, count: int) -> list:
