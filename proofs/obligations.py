@@ -69,15 +69,21 @@ def _spec_query(s: Setting, extras, goal_of, result_pred=None) -> Query:
     return Query(s.wf + extras + [s.relation(run, result_pred)], goal_of(run), comp.register_solver(s, "spec"))
 
 
-def _spec_cases(s: Setting, extras, goal_of, result_pred) -> Cases:
+def _spec_cases(s: Setting, extras, goal_of, result_pred) -> comp.Generalized:
     """`relation and extras => goal`, case by case of the relation (each case uses only what
-    the relation requires in it: fewer hypotheses, the same conclusion)."""
+    the relation requires in it: fewer hypotheses, the same conclusion); first with the
+    agnostic tail generalized (comp.Generalized)."""
     run = s.free_run
-    cases = [(name, when, comp.assuming(extras + [when], z3.Implies(required, goal_of(run))))
-             for name, when, required in spec.relation_cases(s.cfg, s.pre, s.insn, run.outcome, run.post, result_pred)]
-    reserved_only = z3.And(z3.Not(s.illegal), s.reserved)
-    cases.append(("reserved", reserved_only, goal_of(run)))
-    return Cases(s.wf + extras, cases, comp.register_solver(s, "spec"))
+
+    def cases(general: bool) -> Cases:
+        made = []
+        for name, when, required in spec.relation_cases(s.cfg, s.pre, s.insn, run.outcome, run.post, result_pred):
+            claim = z3.Implies(required, goal_of(run))
+            claim = comp.generalize(claim, [s.free_tail]) if general else claim
+            made.append((name, when, comp.assuming(extras + [when], claim)))
+        made.append(("reserved", z3.And(z3.Not(s.illegal), s.reserved), goal_of(run)))
+        return Cases(s.wf + extras, made, comp.register_solver(s, "spec"))
+    return comp.Generalized(cases(True), lambda: cases(False))
 
 
 def _impl_query(s: Setting, subject: str, extras, goal_of) -> Query:
@@ -458,6 +464,13 @@ def _vma_spec_query(s: Setting, t: Setting, pred):
     return Query(s.wf, s.relation(run, pred) == t.relation(flipped, pred_t), comp.register_solver(s, "bitwuzla"))
 
 
+def _vma_spec_generalized(s: Setting, t: Setting) -> comp.Generalized:
+    """The two relations share the free run's agnostic tail (same registers, vta is bit 6)."""
+    query = _vma_spec_query(s, t, s.uninterpreted_result)
+    general = Query(query.assumptions, comp.generalize(query.goal, [s.free_tail]), query.solver)
+    return comp.Generalized(general, lambda: query)
+
+
 def _vma_compositional(s: Setting, subject: str) -> list[Part]:
     t = _vma_twin(s)
     if subject == SPEC:
@@ -465,7 +478,7 @@ def _vma_compositional(s: Setting, subject: str) -> list[Part]:
                     lambda: Batch(s.wf, [(t.seed, s.seed)] + list(zip(t.elements, s.elements))
                                   + list(zip(t.activity, s.activity))))
         rel = Part(("vma", "spec", s.cfg), "vma changes nothing the spec allows (result predicate uninterpreted)",
-                   lambda: _vma_spec_query(s, t, s.uninterpreted_result))
+                   lambda: _vma_spec_generalized(s, t))
         return [same, rel]
     _, tail = split_subject(subject)
 

@@ -124,6 +124,12 @@ class Setting:
         post = spec.symbolic_state(self.cfg, f"{self.tag}_post")
         return Run(spec.symbolic_outcome(self.tag), post)
 
+    @cached_property
+    def free_tail(self):
+        """The free run's "each tail element old or all ones" (the spec's agnostic tail)."""
+        return spec.each_tail_element_old_or_ones(self.cfg, z3.Select(self.pre.regs, self.insn.vd),
+                                                  z3.Select(self.free_run.post.regs, self.insn.vd))
+
     def relation(self, run: Run, result_pred=None):
         return spec.relation(self.cfg, self.pre, self.insn, run.outcome, run.post,
                              result_pred if result_pred is not None else self.result_pred())

@@ -197,29 +197,28 @@ _TAILS: dict = {}
 
 
 def tail_ok(cfg: Config, old_vd, new_vd, agnostic) -> z3.BoolRef:
-    """vta=0: the tail is unchanged; vta=1: each tail element is unchanged or all ones.
-
-    Kept for the last few (old, new, vta) terms: the proofs ask for the same one often and
-    at VLEN=65536 it has 8191 elements. (The key holds the terms, so their ids stay valid.)
-    """
-    key = (cfg, old_vd.get_id(), new_vd.get_id(), agnostic.get_id())
-    if key in _TAILS:
-        return _TAILS[key][-1]
-    if len(_TAILS) > 64:
-        _TAILS.clear()
-    made = _tail_ok(cfg, old_vd, new_vd, agnostic)
-    _TAILS[key] = (old_vd, new_vd, agnostic, made)
-    return made
-
-
-def _tail_ok(cfg: Config, old_vd, new_vd, agnostic) -> z3.BoolRef:
+    """vta=0: the tail is unchanged; vta=1: each tail element is unchanged or all ones."""
     if cfg.elements_per_register == 1:
         return z3.BoolVal(True)
     undisturbed = z3.Extract(cfg.vlen - 1, cfg.sew, new_vd) == z3.Extract(cfg.vlen - 1, cfg.sew, old_vd)
-    ones = z3.BitVecVal((1 << cfg.sew) - 1, cfg.sew)
-    each_old_or_ones = fast.and_(*[fast.or_(fast.eq(new, old), fast.eq(new, ones)) for new, old in
-                                   zip(tail_elements(cfg, new_vd), tail_elements(cfg, old_vd))])
-    return z3.If(agnostic, each_old_or_ones, undisturbed)
+    return z3.If(agnostic, each_tail_element_old_or_ones(cfg, old_vd, new_vd), undisturbed)
+
+
+def each_tail_element_old_or_ones(cfg: Config, old_vd, new_vd) -> z3.BoolRef:
+    """Each tail element of new_vd is the old one or all ones (the agnostic tail).
+
+    Kept for the last few (old, new) terms: the proofs ask for the same one often and at
+    VLEN=65536 it has 8191 elements. (The key holds the terms, so their ids stay valid.)
+    """
+    key = (cfg, old_vd.get_id(), new_vd.get_id())
+    if key not in _TAILS:
+        if len(_TAILS) > 64:
+            _TAILS.clear()
+        ones = z3.BitVecVal((1 << cfg.sew) - 1, cfg.sew)
+        made = fast.and_(*[fast.or_(fast.eq(new, old), fast.eq(new, ones)) for new, old in
+                           zip(tail_elements(cfg, new_vd), tail_elements(cfg, old_vd))])
+        _TAILS[key] = (old_vd, new_vd, made)
+    return _TAILS[key][-1]
 
 
 def unchanged(pre: ArchState, post: ArchState) -> z3.BoolRef:

@@ -203,3 +203,23 @@ def test_feasibility_parts_find_their_witness_by_evaluation():
         assert parts, name
         answer = compositional.check(parts[0].build(), 60_000)
         assert answer.verdict == Verdict.PROVED and answer.detail.startswith("a model of"), (name, answer.detail)
+
+
+def test_a_generalized_goal_is_a_shortcut_never_a_verdict_of_its_own():
+    """Generalized: a proof of the generalized goal proves the claim; when it does not go
+    through, the claim itself is asked (and decides)."""
+    x = z3.BitVec("gx", 8)
+    tail = x == 3
+    def claim(assumptions):
+        query = Query(assumptions, z3.And(tail, z3.ULE(x, 3)))
+        general = Query(assumptions, compositional.generalize(query.goal, [tail]))
+        return compositional.Generalized(general, lambda: query)
+    # "tail" generalized to a free Boolean cannot be proved; the claim can: PROVED by fallback
+    answer = compositional.check(claim([x == 3]), 10_000)
+    assert answer.verdict == Verdict.PROVED and "generalized" not in answer.detail
+    assert compositional.check(claim([z3.ULT(x, 10)]), 10_000).verdict == Verdict.COUNTEREXAMPLE
+    # a goal that does not depend on the generalized term is proved the short way
+    both = Query([x == 3], z3.Or(tail, z3.ULE(x, 3)))
+    short = compositional.Generalized(Query(both.assumptions, compositional.generalize(both.goal, [tail])),
+                                      lambda: both)
+    assert "generalized" in compositional.check(short, 10_000).detail
