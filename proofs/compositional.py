@@ -553,14 +553,14 @@ inclusion conditions are equivalent atom by atom (checked directly, not only thr
 tail, vstart, VS) is proved of the spec from the relation with the result predicate left
 uninterpreted (an uninterpreted predicate stands for every predicate, the real one too).
 It holds of every algorithm because piece 1 proved that step's post-state, for every r, is
-one the relation allows with the predicate `vd[0] = r`: an instance of the uninterpreted one.
-vma (two runs of step, one with vma flipped) is proved directly of piece 1's post-states,
-for every r, hence for every algorithm. An
-invariant about the result is proved of the spec from *local lemmas* on the result
-predicate, which speak of one or two elements with the others abstracted as two Booleans
-("all other elements are bounded", "one of them is the result"); the predicate for any
-number of elements is the conjunction/disjunction of the same per-element pieces, so
-a lemma that holds for every value of those Booleans holds for every VLMAX. It then holds of
+one the relation allows with the predicate `vd[0] = r`: an instance of the uninterpreted
+one. vma (two runs of step, one with vma flipped) is proved directly of piece 1's
+post-states, for every r, hence for every algorithm. An invariant about the result is
+proved of the spec from *local lemmas* on the result predicate, which speak of one or two
+elements with the others abstracted as two Booleans ("all other elements are bounded", "one
+of them is the result"); the predicate for any number of elements is the
+conjunction/disjunction of the same per-element pieces, so a lemma that holds for every
+value of those Booleans holds for every VLMAX. It then holds of
 each algorithm because the algorithm refines the spec and the spec determines vd[0]
 (uniqueness: lemma `witness_is_below_any_allowed_result` with antisymmetry). Activity
 facts are proved once for a symbolic element index, with the spec's own activity rule.
@@ -570,9 +570,9 @@ literal the query assumes (vta, or its negation; the case condition) is replaced
 in the goal: equivalent under the assumptions. In piece 1 the case where vd is written is
 split by the value of vta, each value substituted: the two cases cover it. And where a goal
 about the spec's post-state does not depend on what the agnostic tail says (thousands of
-per-element conditions at VLEN=65536), that subterm is first replaced by a fresh Boolean
-(proofs/compositional.py): the real goal is an instance of the generalized one, so proving the latter
-proves it; if the generalized goal does not go through, the real one is asked.
+per-element conditions at VLEN=65536), that subterm is first replaced by a fresh Boolean:
+the real goal is an instance of the generalized one, so proving the latter proves it; if
+the generalized goal does not go through, the real one is asked.
 
 **Not vacuous.** Every query's assumptions are checked satisfiable before its "unsat" counts.
 Where an obligation assumes one condition per element, its feasibility part shows them
@@ -583,10 +583,10 @@ condition in that model; only if all are true is the part proved (a model of all
 assumptions is a proof that they can hold). The per-element conditions are built with a
 folding builder (`proofs/folding.py`) that decides, as it builds, the ones that hold in every
 model of the witness for a reason that needs no solver (an equality of a term with itself,
-numerals compared by value, a choice whose condition the witness decides, a disjunction with a true
-operand); each rule is a valid equivalence, so only the undecided rest is evaluated. A test
-checks at VLMAX = 16 that the folded and the plainly built conditions are equivalent under
-the witness.
+numerals compared by value, a choice whose condition the witness decides, a disjunction
+with a true operand); each rule is a valid equivalence, so only the undecided rest is
+evaluated. A test checks at VLMAX = 16 that the folded and the plainly built conditions are
+equivalent under the witness.
 
 **What is not covered.** Reserved encodings: the spec allows anything, so nothing is claimed.
 vtype values outside the configuration (other vsew/vlmul, reserved bits 62:8) are the
@@ -617,12 +617,12 @@ bitwuzla (Z3 takes seconds on 65536-bit registers where bitwuzla takes milliseco
 queries about the spec relation to Z3 first (bitwuzla is the slow one there), bitwuzla after
 two seconds; below that, Z3 throughout. Z3 solves the queries in a context apart from the
 one that holds the terms (there, with millions of terms alive, even trivial queries took a
-second). The
-assumptions of an obligation that has one per element (a two-run obligation, "every element
-masked off") are shown satisfiable by a model: the solver finds one for the others, and the
-per-element ones are evaluated in it. The monolithic proof (one
-query over the whole instruction, practical up to VLMAX of about 16) is kept as an
-independent cross-check: `vredmax prove --method both` (VLMAX <= 8 by default).
+second). The assumptions of an obligation that has one per element (a two-run obligation,
+"every element masked off") are shown satisfiable by a model: the solver finds one for the
+others under a witness, and the per-element ones are decided as they are built or evaluated
+in it. The monolithic proof (one query over the whole instruction, practical up to VLMAX of
+about 16) is kept as an independent cross-check: `vredmax prove --method both` (VLMAX <= 8
+by default).
 
 Verdicts: PROVED (the solver said unsat and the assumptions were satisfiable),
 COUNTEREXAMPLE, UNKNOWN (timeout or the solver gave up; never reported as proved), ERROR

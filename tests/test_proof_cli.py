@@ -31,6 +31,30 @@ def test_one_configuration_proves_with_a_line_per_obligation(capsys):
     assert err == ""   # no progress display when stderr is not a terminal
 
 
+def test_progress_on_a_terminal_names_the_configuration_and_the_obligation():
+    """On a terminal, stderr shows what is being proved, obligation by obligation."""
+    import os
+    import pty
+    primary, secondary = pty.openpty()
+    done = subprocess.run([sys.executable, "-m", "vredmax", "prove", *SMALL, "-k", "tail_"],
+                          stdout=subprocess.PIPE, stderr=secondary, text=True)
+    os.close(secondary)
+    shown = b""
+    while True:
+        try:
+            chunk = os.read(primary, 4096)
+        except OSError:   # the terminal is closed once everything was read
+            break
+        if not chunk:
+            break
+        shown += chunk
+    os.close(primary)
+    assert done.returncode == EXIT_OK and "Summary: 2 proved" in done.stdout
+    text = shown.decode()
+    assert "proving VLEN=128 ELEN=64 SEW=32 LMUL=m1: tail_undisturbed" in text
+    assert "proving VLEN=128 ELEN=64 SEW=32 LMUL=m1: tail_agnostic" in text
+
+
 def test_pattern_and_json(capsys):
     code, out, _ = prove(capsys, *SMALL, "-k", "tail_", "--json")
     assert code == EXIT_OK

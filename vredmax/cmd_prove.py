@@ -131,7 +131,7 @@ def run(args) -> int:
     if jobs == 1:
         for item in work:
             progress.show(item[0])
-            take(prove_config(*item))
+            take(prove_config(*item, on_obligation=lambda name, cfg=item[0]: progress.show(cfg, name)))
     else:
         with ProcessPoolExecutor(max_workers=jobs) as pool:
             futures = [pool.submit(prove_config, *item) for item in work]
@@ -169,9 +169,11 @@ def _tasks(configs, method, monolithic_max):
     return tasks
 
 
-def prove_config(cfg: Config, method: str, pattern, timeout: float, smt2_out, with_lemmas: bool) -> list[dict]:
+def prove_config(cfg: Config, method: str, pattern, timeout: float, smt2_out, with_lemmas: bool,
+                 on_obligation=None) -> list[dict]:
     """Every matching obligation for one configuration: one record per obligation. The
-    lemmas depend on SEW only: they come with one configuration per SEW."""
+    lemmas depend on SEW only: they come with one configuration per SEW. `on_obligation`,
+    if given, is told the name of each obligation as it starts (for the progress line)."""
     from proofs import obligations as catalogue
     from proofs.export import Exporter
     exporter = Exporter(smt2_out) if smt2_out else None
@@ -180,6 +182,8 @@ def prove_config(cfg: Config, method: str, pattern, timeout: float, smt2_out, wi
         for obligation in catalogue.obligations(pattern, cfg):
             if obligation.kind == "lemma" and not with_lemmas:
                 continue
+            if on_obligation is not None:
+                on_obligation(obligation.name)
             results = [catalogue.run(obligation, cfg, subject, method, timeout, exporter=exporter)
                        for subject in obligation.subjects]
             records.append(record_of(obligation, cfg, method, results))
@@ -230,11 +234,12 @@ class Progress:
         self.total, self.done, self.enabled = total, 0, enabled
         self.counts = {}
 
-    def show(self, cfg) -> None:
+    def show(self, cfg, obligation: str = "") -> None:
         if self.enabled:
             failed = sum(v for k, v in self.counts.items() if k != "PROVED")
+            doing = f": {obligation}" if obligation else ""
             sys.stderr.write(f"\r\x1b[K[{self.done}/{self.total}] {self.counts.get('PROVED', 0)} proved, "
-                             f"{failed} not proved; proving {cfg} ...")
+                             f"{failed} not proved; proving {cfg}{doing} ...")
             sys.stderr.flush()
 
     def advance(self, batch) -> None:
