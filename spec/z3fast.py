@@ -212,7 +212,7 @@ def ite(cond, a, b):
         return _bv(made)
     if isinstance(a, z3.BoolRef):
         return _bool(made)
-    return z3.z3._to_expr_ref(Ast(_made(made)), _CTX)
+    return z3.z3._to_expr_ref(_Pointer(_made(made)), _CTX)
 
 
 def pick(index, values):

@@ -149,6 +149,8 @@ def test_fast_constructors_keep_z3s_checks_and_terms():
     assert kept.eq(z3fast.and_(p, q)) and kept.eq(z3.And(p, q))
     assert z3fast.bits(b, 3)[2].eq(z3.Extract(2, 2, b) == 1)
     assert str(z3fast.numeral(5, 64)) == "5"
+    arrays = [z3.Array(name, z3.BitVecSort(5), z3.BitVecSort(8)) for name in ("fA", "fB")]
+    assert z3fast.ite(p, *arrays).eq(z3.If(p, *arrays))   # a sort without a lean wrapper
 
 
 def test_spec_operands_are_the_definitions():
