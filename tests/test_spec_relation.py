@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, assume, given, settings
 
 from impl import ALGORITHMS
 from impl.execute import execute, step
-from proofs.verdict import Verdict, satisfiable
+from proofs.verdict import Verdict, prove
 from spec import relation as spec
 from spec.bv import Symbolic
 from spec.config import Config, decode_vtype, encode_vtype
@@ -41,9 +41,10 @@ def allowed(cfg, pre, insn, result, post=None) -> bool:
     trapped = result.outcome != RETIRED
     outcome = spec.Outcome(z3.BoolVal(trapped), z3.BoolVal(result.outcome == "illegal-instruction"))
     formula = z3.And(*spec.in_configuration(cfg, z_pre), spec.relation(cfg, z_pre, z_insn, outcome, z_post))
-    # No free variables: sat exactly when the formula is true. Asked in the solvers' own
-    # context: in the main one, after a test that proved a big configuration, Z3 took minutes.
-    answer = satisfiable([formula]).verdict
+    # No free variables: satisfiable exactly when the formula is true. Asked of bitwuzla: on
+    # some of these states Z3 does not decide the equality of two register files (concrete
+    # store chains) in minutes; bitwuzla takes milliseconds.
+    answer = prove([formula], z3.BoolVal(True), 60_000, "bitwuzla").verdict
     assert answer != Verdict.UNKNOWN
     return answer == Verdict.PROVED
 
