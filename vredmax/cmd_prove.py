@@ -24,7 +24,7 @@ VERDICT_ORDER = ("COUNTEREXAMPLE", "ERROR", "UNKNOWN", "PROVED")   # worst first
 
 def add_parser(subparsers) -> None:
     parser = subparsers.add_parser(
-        "prove", help="prove the obligations (default: a representative set, about two minutes)",
+        "prove", help="prove the obligations (default: a representative set, under a minute)",
         description="Prove every obligation of the catalogue of the spec and of each algorithm, per "
                     "configuration. Default: every SEW x LMUL at VLEN=128 plus VLEN=4096 SEW=16 LMUL=m1.")
     parser.add_argument("--all", action="store_true",
