@@ -112,6 +112,12 @@ def generalize(goal, subterms):
     return z3.substitute(goal, *pairs) if pairs else goal
 
 
+def generalized_first(build, subterms) -> Generalized:
+    """`build(prepare)` makes the work, passing each goal through `prepare` before anything
+    else: once generalizing the subterms, and (only if needed) once as it is."""
+    return Generalized(build(lambda goal: generalize(goal, subterms)), lambda: build(lambda goal: goal))
+
+
 @dataclass
 class Part:
     """One fact an obligation's proof rests on. The same key is the same fact: proved once."""
@@ -435,11 +441,8 @@ def result_field_part(s: Setting) -> Part:
         required = next(req for name, _, req in spec.relation_cases(s.cfg, s.pre, s.insn, run.outcome,
                                                                       run.post, pred) if name == "writes")
 
-        def query(general: bool) -> Query:
-            claim = z3.Implies(required, goal)
-            claim = generalize(claim, [s.free_tail]) if general else claim
-            return Query(s.wf + [s.writes_vd], z3.simplify(claim), register_solver(s, "spec"))
-        return Generalized(query(True), lambda: query(False))
+        return generalized_first(lambda prepare: Query(s.wf + [s.writes_vd], z3.simplify(prepare(
+            z3.Implies(required, goal))), register_solver(s, "spec")), [s.free_tail])
     return Part(("result-field", s.cfg), "a retired vl > 0 post-state the spec allows has vd[0] meeting "
                 "the result predicate", build)
 

@@ -75,15 +75,13 @@ def _spec_cases(s: Setting, extras, goal_of, result_pred) -> comp.Generalized:
     agnostic tail generalized (comp.Generalized)."""
     run = s.free_run
 
-    def cases(general: bool) -> Cases:
-        made = []
-        for name, when, required in spec.relation_cases(s.cfg, s.pre, s.insn, run.outcome, run.post, result_pred):
-            claim = z3.Implies(required, goal_of(run))
-            claim = comp.generalize(claim, [s.free_tail]) if general else claim
-            made.append((name, when, comp.assuming(extras + [when], claim)))
+    def cases(prepare) -> Cases:
+        made = [(name, when, comp.assuming(extras + [when], prepare(z3.Implies(required, goal_of(run)))))
+                for name, when, required in
+                spec.relation_cases(s.cfg, s.pre, s.insn, run.outcome, run.post, result_pred)]
         made.append(("reserved", z3.And(z3.Not(s.illegal), s.reserved), goal_of(run)))
         return Cases(s.wf + extras, made, comp.register_solver(s, "spec"))
-    return comp.Generalized(cases(True), lambda: cases(False))
+    return comp.generalized_first(cases, [s.free_tail])
 
 
 def _impl_query(s: Setting, subject: str, extras, goal_of) -> Query:
@@ -467,8 +465,8 @@ def _vma_spec_query(s: Setting, t: Setting, pred):
 def _vma_spec_generalized(s: Setting, t: Setting) -> comp.Generalized:
     """The two relations share the free run's agnostic tail (same registers, vta is bit 6)."""
     query = _vma_spec_query(s, t, s.uninterpreted_result)
-    general = Query(query.assumptions, comp.generalize(query.goal, [s.free_tail]), query.solver)
-    return comp.Generalized(general, lambda: query)
+    return comp.generalized_first(lambda prepare: Query(query.assumptions, prepare(query.goal), query.solver),
+                                  [s.free_tail])
 
 
 def _vma_compositional(s: Setting, subject: str) -> list[Part]:
