@@ -12,10 +12,10 @@ the way, in Python, and only what is left undecided becomes Z3 terms (`term`).
 A folded value is Python's True or False (decided), a Z3 term, or a `Lazy` application not
 built yet (so that `or_(eq(x, x), <big>)` never makes the Z3 terms of `<big>`). `known` maps
 variables to the numerals they are fixed to. Every rule is a valid equivalence (x = x,
-x <= x, numerals compare by value, or(true, ...) = true, ite(true, a, b) = a, ite(c, a, a) = a,
-a pick at a known index is the value there), so a
-folded condition holds in a model exactly when the built one does, in any model in which the
-known variables have their values: the witness puts those equalities among the assumptions.
+x <= x, numerals compare by value, or(true, ...) = true, ite(true, a, b) = a,
+ite(c, a, a) = a, a pick at a known index is the value there), so a folded condition holds
+in a model exactly when the built one does, in any model in which the known variables have
+their values: the witness puts those equalities among the assumptions.
 """
 
 from __future__ import annotations

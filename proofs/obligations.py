@@ -380,6 +380,7 @@ def _same_seed_and_activity(L, s, t):
 
 UNIQUE = ["witness_is_below_any_allowed_result", "signed_order_antisymmetric"]
 
+
 def _masked_values_may_differ(L, s, t):
     """t's elements are s's, except that a masked-off element below vl may differ."""
     masked = L.eq(s.insn.vm, L.numeral(0, 1))
