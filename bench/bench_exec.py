@@ -20,11 +20,11 @@ import tempfile
 import time
 from pathlib import Path
 
-from impl import ALGORITHMS
-from impl.execute import execute
-from spec.config import encode_vtype, legal_configs
-from spec.encoding import Insn
-from spec.state import ArchState
+from vredmax.impl import ALGORITHMS
+from vredmax.impl.execute import execute
+from vredmax.spec.config import encode_vtype, legal_configs
+from vredmax.spec.encoding import Insn
+from vredmax.spec.state import ArchState
 from vredmax.case import case_json
 
 REDUCTION_TARGET = 0.5

@@ -22,9 +22,9 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from proofs import obligations as catalogue  # noqa: E402
-from proofs.verdict import Verdict  # noqa: E402
-from spec.config import legal_configs  # noqa: E402
+from vredmax.proofs import obligations as catalogue  # noqa: E402
+from vredmax.proofs.verdict import Verdict  # noqa: E402
+from vredmax.spec.config import legal_configs  # noqa: E402
 
 SUBJECT = "tree/undisturbed"
 

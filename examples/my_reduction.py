@@ -16,10 +16,10 @@ Config) and the tail policy ("undisturbed" or "ones", how to resolve an agnostic
 returns (traps, post-state) exactly as impl.execute.step does.
 """
 
-from impl.execute import operands, written_vd
-from spec.config import VTYPE_VILL_BIT, VTYPE_VTA_BIT, XLEN
-from spec.legality import trap_conditions
-from spec.state import VS_DIRTY
+from vredmax.impl.execute import operands, written_vd
+from vredmax.spec.config import VTYPE_VILL_BIT, VTYPE_VTA_BIT, XLEN
+from vredmax.spec.legality import trap_conditions
+from vredmax.spec.state import VS_DIRTY
 
 
 def reduce(ops, seed, elements, active):

@@ -4,9 +4,9 @@ A reduction unit is `reduce(ops, seed, elements, active) -> result`, written aga
 element ops of spec/bv.py so that it runs concretely and symbolically.
 """
 
-from impl.lanes import reduce_lanes
-from impl.sequential import reduce_sequential
-from impl.tree import reduce_tree
+from vredmax.impl.lanes import reduce_lanes
+from vredmax.impl.sequential import reduce_sequential
+from vredmax.impl.tree import reduce_tree
 
 ALGORITHMS = {
     "sequential": reduce_sequential,

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from impl import ALGORITHMS
-from spec.bv import Concrete
-from spec.config import VTYPE_VILL_BIT, VTYPE_VTA_BIT, XLEN, Config, decode_vtype
-from spec.encoding import Insn
-from spec.legality import RETIRED, lmul_text, trap_conditions
-from spec.state import VS_DIRTY, ArchState
+from vredmax.impl import ALGORITHMS
+from vredmax.spec.bv import Concrete
+from vredmax.spec.config import VTYPE_VILL_BIT, VTYPE_VTA_BIT, XLEN, Config, decode_vtype
+from vredmax.spec.encoding import Insn
+from vredmax.spec.legality import RETIRED, lmul_text, trap_conditions
+from vredmax.spec.state import VS_DIRTY, ArchState
 
 TAIL_POLICIES = ("undisturbed", "ones")
 

@@ -1,6 +1,6 @@
 """A multi-lane unit: each lane folds a strided slice, then a tree joins the lanes."""
 
-from impl.tree import fold_tree
+from vredmax.impl.tree import fold_tree
 
 DEFAULT_LANES = 4
 

@@ -28,18 +28,18 @@ from dataclasses import dataclass, field
 
 import z3
 
-from impl.execute import TAIL_POLICIES, execute, step
-from impl.sequential import reduce_sequential
-from proofs.claims import View
-from proofs.counterexample import Counterexample, concrete_case
-from proofs.refute import smallest_model
-from proofs.solvers import available, versions
-from proofs.verdict import Verdict, prove
-from spec import relation as spec
-from spec.bv import Concrete, Symbolic
-from spec.config import VTYPE_VTA_BIT, Config, legal_configs
-from spec.legality import ILLEGAL, RETIRED
-from spec.state import ArchState
+from vredmax.impl.execute import TAIL_POLICIES, execute, step
+from vredmax.impl.sequential import reduce_sequential
+from vredmax.proofs.claims import View
+from vredmax.proofs.counterexample import Counterexample, concrete_case
+from vredmax.proofs.refute import smallest_model
+from vredmax.proofs.solvers import available, versions
+from vredmax.proofs.verdict import Verdict, prove
+from vredmax.spec import relation as spec
+from vredmax.spec.bv import Concrete, Symbolic
+from vredmax.spec.config import VTYPE_VTA_BIT, Config, legal_configs
+from vredmax.spec.legality import ILLEGAL, RETIRED
+from vredmax.spec.state import ArchState
 
 UNIT, INSTRUCTION = "unit", "instruction"
 LEVELS = (UNIT, INSTRUCTION)
@@ -273,8 +273,8 @@ def replay(function, cfg, pre, insn, tail, notes=()) -> Counterexample:
 
 def check_compositional(unit, cfg: Config, tail: str, timeout_ms: int) -> Check:
     """A reduction unit at a large configuration, by the compositional method."""
-    from proofs.compositional import check, refinement_parts
-    from proofs.setting import Setting
+    from vredmax.proofs.compositional import check, refinement_parts
+    from vredmax.proofs.setting import Setting
     start = time.perf_counter()
     solvers = set()
     try:

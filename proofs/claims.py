@@ -20,14 +20,14 @@ from typing import Callable
 
 import z3
 
-from impl.execute import execute, operands
-from impl.sequential import reduce_sequential
-from impl.tree import reduce_tree
-from spec import relation
-from spec.bv import Concrete, Symbolic
-from spec.config import VTYPE_VILL_BIT, VTYPE_VMA_BIT, VTYPE_VTA_BIT, XLEN, Config
-from spec.legality import ILLEGAL, RESERVED, RETIRED, trap_conditions
-from spec.state import VS_OFF
+from vredmax.impl.execute import execute, operands
+from vredmax.impl.sequential import reduce_sequential
+from vredmax.impl.tree import reduce_tree
+from vredmax.spec import relation
+from vredmax.spec.bv import Concrete, Symbolic
+from vredmax.spec.config import VTYPE_VILL_BIT, VTYPE_VMA_BIT, VTYPE_VTA_BIT, XLEN, Config
+from vredmax.spec.legality import ILLEGAL, RESERVED, RETIRED, trap_conditions
+from vredmax.spec.state import VS_OFF
 
 TRAPS = "traps"  # the name of the compared value "the instruction traps"
 

@@ -24,15 +24,15 @@ from typing import Callable
 
 import z3
 
-from impl import ALGORITHMS
-from proofs import lemmas
-from proofs.folding import Folding, term
-from proofs.semilattice import NotExpressible, SemilatticeElements, atom, inclusion
-from proofs.setting import Setting, split_subject
-from proofs.solvers import available
-from proofs.verdict import VACUOUS, Answer, Verdict, prove, satisfiable
-from spec import relation as spec
-from spec import z3fast as fast
+from vredmax.impl import ALGORITHMS
+from vredmax.proofs import lemmas
+from vredmax.proofs.folding import Folding, term
+from vredmax.proofs.semilattice import NotExpressible, SemilatticeElements, atom, inclusion
+from vredmax.proofs.setting import Setting, split_subject
+from vredmax.proofs.solvers import available
+from vredmax.proofs.verdict import VACUOUS, Answer, Verdict, prove, satisfiable
+from vredmax.spec import relation as spec
+from vredmax.spec import z3fast as fast
 
 SEED_ATOM = "seed"
 BATCH = 4096        # per-element facts per solver call

@@ -15,11 +15,11 @@ from dataclasses import dataclass, field
 
 import z3
 
-from impl.execute import execute, operands
-from spec.bv import Concrete
-from spec.config import VTYPE_VMA_BIT, VTYPE_VTA_BIT, Config
-from spec.encoding import Insn, encode, format_asm
-from spec.state import VS_NAMES, ArchState
+from vredmax.impl.execute import execute, operands
+from vredmax.spec.bv import Concrete
+from vredmax.spec.config import VTYPE_VMA_BIT, VTYPE_VTA_BIT, Config
+from vredmax.spec.encoding import Insn, encode, format_asm
+from vredmax.spec.state import VS_NAMES, ArchState
 from vredmax.case import case_json
 from vredmax.view import lane_table, value_text
 
@@ -232,10 +232,10 @@ model: the first asserts what the spec gives (an implementation built on the wro
 assumption fails it), the second checks that the wrong claim's model does fail it.
 """
 
-from impl.execute import execute
-from proofs.claims import CLAIMS_BY_ID
-from proofs.counterexample import observed_values
-from proofs.refute import claimed_values
+from vredmax.impl.execute import execute
+from vredmax.proofs.claims import CLAIMS_BY_ID
+from vredmax.proofs.counterexample import observed_values
+from vredmax.proofs.refute import claimed_values
 from vredmax.case import parse_case
 '''
 

@@ -14,9 +14,9 @@ from pathlib import Path
 
 import z3
 
-from proofs.compositional import Batch, Cases, Generalized, Query, Witnessed
-from proofs.solvers import smt2_script
-from spec import z3fast as fast
+from vredmax.proofs.compositional import Batch, Cases, Generalized, Query, Witnessed
+from vredmax.proofs.solvers import smt2_script
+from vredmax.spec import z3fast as fast
 
 
 def slug(value) -> str:

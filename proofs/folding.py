@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 import z3
 
-from spec import z3fast as fast
+from vredmax.spec import z3fast as fast
 
 
 @dataclass(frozen=True, eq=False)

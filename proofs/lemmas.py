@@ -18,9 +18,9 @@ from typing import Callable
 
 import z3
 
-from spec import relation as spec
-from spec.bv import Z3Elements
-from spec.config import XLEN
+from vredmax.spec import relation as spec
+from vredmax.spec.bv import Z3Elements
+from vredmax.spec.config import XLEN
 
 
 @dataclass(frozen=True)

@@ -25,16 +25,16 @@ from typing import Callable
 
 import z3
 
-from impl import ALGORITHMS
-from proofs import compositional as comp
-from proofs import lemmas
-from proofs.compositional import Batch, Cases, Part, Query
-from proofs.setting import IMPLEMENTATIONS, SPEC, SUBJECTS, Run, Setting, bounds_text, split_subject
-from proofs.verdict import Answer, Verdict
-from spec import relation as spec
-from spec import z3fast as fast
-from spec.config import VTYPE_VMA_BIT, XLEN, Config
-from spec.state import VS_DIRTY, VS_OFF
+from vredmax.impl import ALGORITHMS
+from vredmax.proofs import compositional as comp
+from vredmax.proofs import lemmas
+from vredmax.proofs.compositional import Batch, Cases, Part, Query
+from vredmax.proofs.setting import IMPLEMENTATIONS, SPEC, SUBJECTS, Run, Setting, bounds_text, split_subject
+from vredmax.proofs.verdict import Answer, Verdict
+from vredmax.spec import relation as spec
+from vredmax.spec import z3fast as fast
+from vredmax.spec.config import VTYPE_VMA_BIT, XLEN, Config
+from vredmax.spec.state import VS_DIRTY, VS_OFF
 
 METHODS = ("compositional", "monolithic")
 MONOLITHIC_LIMIT = 16   # VLMAX up to which `--method both` also runs the monolithic query

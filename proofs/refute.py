@@ -18,12 +18,12 @@ from dataclasses import dataclass, field
 
 import z3
 
-from impl.execute import execute
-from proofs.claims import CLAIMS, Claim, View
-from proofs.counterexample import (Counterexample, concrete_case, model_register, observed_values,
+from vredmax.impl.execute import execute
+from vredmax.proofs.claims import CLAIMS, Claim, View
+from vredmax.proofs.counterexample import (Counterexample, concrete_case, model_register, observed_values,
                                    tail_policy_for)
-from proofs.verdict import Verdict, prove
-from spec.config import VTYPE_VMA_BIT, VTYPE_VTA_BIT, Config, decode_vtype
+from vredmax.proofs.verdict import Verdict, prove
+from vredmax.spec.config import VTYPE_VMA_BIT, VTYPE_VTA_BIT, Config, decode_vtype
 
 REFUTED, NOT_REFUTED, UNKNOWN, ERROR = "refuted", "not refuted", "unknown", "error"
 STATUSES = (REFUTED, NOT_REFUTED, UNKNOWN, ERROR)

@@ -10,14 +10,14 @@ from __future__ import annotations
 
 from collections import OrderedDict
 
-from proofs import compositional, obligations
-from proofs.claims import CLAIMS
-from proofs.refute import REFUTED, refute
-from proofs.setting import bounds_text
-from proofs.solvers import versions
-from proofs.statement import render
-from proofs.verdict import Verdict
-from spec.config import Config, legal_configs
+from vredmax.proofs import compositional, obligations
+from vredmax.proofs.claims import CLAIMS
+from vredmax.proofs.refute import REFUTED, refute
+from vredmax.proofs.setting import bounds_text
+from vredmax.proofs.solvers import versions
+from vredmax.proofs.statement import render
+from vredmax.proofs.verdict import Verdict
+from vredmax.spec.config import Config, legal_configs
 
 SEED_CONFIG = Config(4096, 64, 16, "m1")   # the seed's animation
 

@@ -14,14 +14,14 @@ from functools import cached_property
 
 import z3
 
-from impl import ALGORITHMS
-from impl.execute import TAIL_POLICIES, step
-from spec import relation as spec
-from spec import z3fast as fast
-from spec.config import Config
-from spec.legality import ILLEGAL
-from spec.state import ArchState
-from spec.z3fast import FastSymbolic
+from vredmax.impl import ALGORITHMS
+from vredmax.impl.execute import TAIL_POLICIES, step
+from vredmax.spec import relation as spec
+from vredmax.spec import z3fast as fast
+from vredmax.spec.config import Config
+from vredmax.spec.legality import ILLEGAL
+from vredmax.spec.state import ArchState
+from vredmax.spec.z3fast import FastSymbolic
 
 SPEC = "spec"
 IMPLEMENTATIONS = tuple(f"{name}/{tail}" for name in ALGORITHMS for tail in TAIL_POLICIES)

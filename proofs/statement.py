@@ -13,10 +13,10 @@ import io
 import z3
 from z3 import z3printer
 
-from proofs.compositional import Query
-from proofs.setting import IMPLEMENTATIONS, SPEC, Setting
-from spec import relation as spec
-from spec.config import Config
+from vredmax.proofs.compositional import Query
+from vredmax.proofs.setting import IMPLEMENTATIONS, SPEC, Setting
+from vredmax.spec import relation as spec
+from vredmax.spec.config import Config
 
 # Tiny configurations to render at, the first one the obligation applies to.
 RENDER_CONFIGS = (Config(128, 64, 64, "m1"), Config(128, 64, 64, "m2"), Config(128, 64, 32, "mf2"))

@@ -8,7 +8,7 @@ from enum import Enum
 
 import z3
 
-from proofs import solvers
+from vredmax.proofs import solvers
 
 
 class Verdict(str, Enum):

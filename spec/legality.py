@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from spec.config import LMUL_VALUE, group_registers
-from spec.state import VS_OFF
+from vredmax.spec.config import LMUL_VALUE, group_registers
+from vredmax.spec.state import VS_OFF
 
 RETIRED = "retired"
 ILLEGAL = "illegal-instruction"

@@ -23,9 +23,9 @@ from dataclasses import dataclass
 
 import z3
 
-from spec import z3fast as fast
-from spec.config import VTYPE_VILL_BIT, VTYPE_VTA_BIT, XLEN, Config, encode_vtype
-from spec.state import VS_DIRTY, VS_OFF, ArchState
+from vredmax.spec import z3fast as fast
+from vredmax.spec.config import VTYPE_VILL_BIT, VTYPE_VTA_BIT, XLEN, Config, encode_vtype
+from vredmax.spec.state import VS_DIRTY, VS_OFF, ArchState
 
 # Z3 takes numerals as decimal strings; a VLEN=65536 register needs 19729 digits.
 if sys.get_int_max_str_digits() and sys.get_int_max_str_digits() < 20000:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
-from spec.config import XLEN, check_machine, decode_vtype, vlmax
+from vredmax.spec.config import XLEN, check_machine, decode_vtype, vlmax
 
 NUM_VREGS = 32
 VS_NAMES = ("off", "initial", "clean", "dirty")  # mstatus.VS encoding 0..3

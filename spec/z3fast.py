@@ -20,7 +20,7 @@ import z3
 from z3 import z3core as C
 from z3.z3types import Ast
 
-from spec.bv import Symbolic, _index
+from vredmax.spec.bv import Symbolic, _index
 
 _CTX = z3.main_ctx()
 _REF = _CTX.ref()

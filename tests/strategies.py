@@ -30,11 +30,11 @@ import random
 
 from hypothesis import strategies as st
 
-from impl.execute import TAIL_POLICIES
-from spec.config import (LMUL_NAMES, SEWS, VTYPE_VILL_BIT, encode_vtype, legal_configs,
+from vredmax.impl.execute import TAIL_POLICIES
+from vredmax.spec.config import (LMUL_NAMES, SEWS, VTYPE_VILL_BIT, encode_vtype, legal_configs,
                          sew_lmul_supported, vlmax)
-from spec.encoding import Insn
-from spec.state import NUM_VREGS, VS_NAMES, ArchState
+from vredmax.spec.encoding import Insn
+from vredmax.spec.state import NUM_VREGS, VS_NAMES, ArchState
 
 VLENS = tuple(1 << k for k in range(5, 17))  # 32 .. 65536
 

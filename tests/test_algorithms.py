@@ -6,12 +6,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from impl import ALGORITHMS
-from impl.execute import execute
-from impl.lanes import make_reduce_lanes
-from spec.bv import ConcreteElements
-from spec.config import SEWS
-from spec.encoding import Insn
+from vredmax.impl import ALGORITHMS
+from vredmax.impl.execute import execute
+from vredmax.impl.lanes import make_reduce_lanes
+from vredmax.spec.bv import ConcreteElements
+from vredmax.spec.config import SEWS
+from vredmax.spec.encoding import Insn
 from tests.strategies import cases, make_state, pack
 
 LANE_COUNTS = (1, 2, 3, 4, 7, 64)

@@ -4,11 +4,11 @@ import json
 
 import pytest
 
-from proofs.check_impl import (INSTRUCTION, UNIT, LoadError, as_instruction, check_implementation,
+from vredmax.proofs.check_impl import (INSTRUCTION, UNIT, LoadError, as_instruction, check_implementation,
                                check_monolithic, detect_level, load, replay)
-from proofs.verdict import Verdict
-from spec.config import Config
-from spec.encoding import Insn
+from vredmax.proofs.verdict import Verdict
+from vredmax.spec.config import Config
+from vredmax.spec.encoding import Insn
 from tests.strategies import make_state
 from vredmax.cli import main
 
@@ -24,7 +24,7 @@ def run(capsys, *argv):
 
 def test_load_by_path_and_by_module_name():
     assert load(f"{EXAMPLE}:reduce").__name__ == "reduce"
-    assert load("impl.tree:reduce_tree").__name__ == "reduce_tree"
+    assert load("vredmax.impl.tree:reduce_tree").__name__ == "reduce_tree"
 
 
 @pytest.mark.parametrize("target, message", [
@@ -54,7 +54,7 @@ def test_detect_level():
 def test_unit_level_is_the_instruction_level_around_step():
     unit = load(f"{EXAMPLE}:reduce")
     pre = make_state(128, 8, "m1", vl=4, regs={4: 0xfe, 12: 0x03028001})
-    from spec.bv import Concrete
+    from vredmax.spec.bv import Concrete
     _, post = as_instruction(unit)(Concrete, pre, Insn(vd=8, vs2=12, vs1=4), Config(128, 64, 8, "m1"), "undisturbed")
     assert post.regs[8] & 0xff == 3   # the seed's worked example
 

@@ -5,10 +5,10 @@ PROVED. A test here passes when the bug is found.
 
 import pytest
 
-from impl import ALGORITHMS
-from proofs.check_impl import INSTRUCTION, SMALL_CONFIGS, UNIT, check_implementation
-from proofs.verdict import Verdict
-from spec.config import Config
+from vredmax.impl import ALGORITHMS
+from vredmax.proofs.check_impl import INSTRUCTION, SMALL_CONFIGS, UNIT, check_implementation
+from vredmax.proofs.verdict import Verdict
+from vredmax.spec.config import Config
 from tests.buggy.instructions import BUGGY_INSTRUCTIONS
 from tests.buggy.units import BUGGY_UNITS
 

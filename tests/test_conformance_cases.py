@@ -8,12 +8,12 @@ from collections import Counter
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from impl.execute import Result, execute
-from spec.config import (LMUL_NAMES, SEWS, decode_vtype, encode_vtype, group_registers, sew_lmul_supported,
+from vredmax.impl.execute import Result, execute
+from vredmax.spec.config import (LMUL_NAMES, SEWS, decode_vtype, encode_vtype, group_registers, sew_lmul_supported,
                          vlmax)
-from spec.encoding import Insn
-from spec.legality import ILLEGAL, RESERVED, RETIRED
-from spec.state import ArchState
+from vredmax.spec.encoding import Insn
+from vredmax.spec.legality import ILLEGAL, RESERVED, RETIRED
+from vredmax.spec.state import ArchState
 from vredmax.conformance.cases import VILL_VTYPE, Case, case_strategy, configure, random_cases
 from vredmax.conformance.compare import (AGREE, MISMATCH, RESERVED_EXECUTED, RESERVED_TRAPPED, compare,
                                          fired_rule, plain_reading)

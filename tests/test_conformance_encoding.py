@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from spec.encoding import Insn, decode, encode, format_asm, parse_asm
+from vredmax.spec.encoding import Insn, decode, encode, format_asm, parse_asm
 from vredmax.conformance.gnu import all_insns, check_encodings, normalize
 
 

@@ -13,11 +13,11 @@ import os
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from impl.execute import execute
-from spec.config import encode_vtype
-from spec.encoding import parse_asm
-from spec.legality import ILLEGAL
-from spec.state import ArchState
+from vredmax.impl.execute import execute
+from vredmax.spec.config import encode_vtype
+from vredmax.spec.encoding import parse_asm
+from vredmax.spec.legality import ILLEGAL
+from vredmax.spec.state import ArchState
 from tests.strategies import cases as shared_cases
 from vredmax.conformance.cases import Case, case_strategy, configure
 from vredmax.conformance.compare import AGREE, MISMATCH, RESERVED_EXECUTED, RESERVED_TRAPPED, compare

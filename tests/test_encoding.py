@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from spec.encoding import (REDUCTIONS, EncodingError, Insn, decode, describe_fields, encode,
+from vredmax.spec.encoding import (REDUCTIONS, EncodingError, Insn, decode, describe_fields, encode,
                            format_asm, parse_asm)
 from vredmax.case import CaseError, parse_insn
 

@@ -4,11 +4,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from impl import ALGORITHMS
-from impl.execute import execute
-from spec.config import encode_vtype
-from spec.encoding import parse_asm
-from spec.state import VS_NAMES
+from vredmax.impl import ALGORITHMS
+from vredmax.impl.execute import execute
+from vredmax.spec.config import encode_vtype
+from vredmax.spec.encoding import parse_asm
+from vredmax.spec.state import VS_NAMES
 from tests.strategies import cases, make_state, pack
 
 ILLEGAL, RESERVED, RETIRED = "illegal-instruction", "reserved", "retired"

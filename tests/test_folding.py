@@ -3,13 +3,13 @@
 import pytest
 import z3
 
-from proofs import compositional
-from proofs import obligations as catalogue
-from proofs.folding import Folding, Lazy, term
-from proofs.setting import SPEC, Setting
-from proofs.verdict import Verdict, prove
-from spec import z3fast as fast
-from spec.config import Config
+from vredmax.proofs import compositional
+from vredmax.proofs import obligations as catalogue
+from vredmax.proofs.folding import Folding, Lazy, term
+from vredmax.proofs.setting import SPEC, Setting
+from vredmax.proofs.verdict import Verdict, prove
+from vredmax.spec import z3fast as fast
+from vredmax.spec.config import Config
 
 
 def test_folding_decides_only_what_needs_no_solver():

@@ -106,13 +106,13 @@ def test_console_script_exit_code_on_a_counterexample(tmp_path):
     script = tmp_path / "run.py"
     script.write_text(
         "import sys\n"
-        "import impl\n"
+        "import vredmax.impl\n"
         "def forgets(ops, seed, elements, active):\n"
         "    acc = ops.smin()\n"
         "    for v, a in zip(elements, active):\n"
         "        acc = ops.ite(a, ops.smax(acc, v), acc)\n"
         "    return acc\n"
-        "impl.ALGORITHMS['lanes'] = forgets\n"
+        "vredmax.impl.ALGORITHMS['lanes'] = forgets\n"
         "from vredmax.cli import main\n"
         "sys.exit(main(['prove', '--vlen', '128', '--sew', '64', '--lmul', 'm1', '-k', 'refines_spec']))\n")
     done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, cwd=str(tmp_path.parent))

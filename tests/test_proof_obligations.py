@@ -7,16 +7,16 @@ import re
 import pytest
 import z3
 
-import impl.execute
-from impl import ALGORITHMS
-from impl.tree import fold_tree
-from proofs import compositional, lemmas
-from proofs import obligations as catalogue
-from proofs.compositional import Part, Query
-from proofs.obligations import Obligation
-from proofs.setting import SPEC, Setting
-from proofs.verdict import Verdict
-from spec.config import Config
+import vredmax.impl.execute
+from vredmax.impl import ALGORITHMS
+from vredmax.impl.tree import fold_tree
+from vredmax.proofs import compositional, lemmas
+from vredmax.proofs import obligations as catalogue
+from vredmax.proofs.compositional import Part, Query
+from vredmax.proofs.obligations import Obligation
+from vredmax.proofs.setting import SPEC, Setting
+from vredmax.proofs.verdict import Verdict
+from vredmax.spec.config import Config
 
 SMALL = [Config(128, 64, 8, "m1"), Config(128, 64, 16, "m2"), Config(128, 64, 64, "m8"),
          Config(128, 64, 8, "mf8"), Config(256, 64, 32, "mf2")]
@@ -129,19 +129,19 @@ def test_a_derived_invariant_is_decided_directly_when_the_proof_does_not_go_thro
 
 def test_a_broken_tail_write_is_caught(monkeypatch):
     cfg = Config(128, 64, 8, "m1")
-    original = impl.execute.written_vd
+    original = vredmax.impl.execute.written_vd
 
     def broadcast(m, old_vd, result, vta, cfg_, tail):    # the result copied into every element
         value = result
         for _ in range(cfg_.elements_per_register - 1):
             value = m.concat(value, result, cfg_.sew)
         return value
-    monkeypatch.setattr(impl.execute, "written_vd", broadcast)
+    monkeypatch.setattr(vredmax.impl.execute, "written_vd", broadcast)
     setting = Setting(cfg)
     for name in ("tail_undisturbed", "refines_spec"):
         result = catalogue.run(catalogue.by_name(name), cfg, "sequential/undisturbed", setting=setting)
         assert result.answer.verdict == Verdict.COUNTEREXAMPLE, name
-    monkeypatch.setattr(impl.execute, "written_vd", original)
+    monkeypatch.setattr(vredmax.impl.execute, "written_vd", original)
 
 
 def test_vacuous_assumptions_give_error():

@@ -7,10 +7,10 @@ import z3
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from impl import ALGORITHMS
-from impl.lanes import make_reduce_lanes
-from proofs.semilattice import NotExpressible, SemilatticeElements, atom, inclusion
-from spec.bv import ConcreteElements
+from vredmax.impl import ALGORITHMS
+from vredmax.impl.lanes import make_reduce_lanes
+from vredmax.proofs.semilattice import NotExpressible, SemilatticeElements, atom, inclusion
+from vredmax.spec.bv import ConcreteElements
 
 UNITS = dict(ALGORITHMS, lanes3=make_reduce_lanes(3), lanes1=make_reduce_lanes(1))
 

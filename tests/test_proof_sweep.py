@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from spec.config import legal_configs
+from vredmax.spec.config import legal_configs
 from vredmax.cli import main
 
 pytestmark = pytest.mark.sweep

@@ -9,11 +9,11 @@ import sys
 
 import pytest
 
-from proofs.claims import CLAIMS, CLAIMS_BY_ID, M1, Claim, View, select
-from proofs.counterexample import emit_tests
-from proofs.refute import ERROR, NOT_REFUTED, REFUTED, refute, summary_line
-from proofs.verdict import Verdict
-from impl.sequential import reduce_sequential
+from vredmax.proofs.claims import CLAIMS, CLAIMS_BY_ID, M1, Claim, View, select
+from vredmax.proofs.counterexample import emit_tests
+from vredmax.proofs.refute import ERROR, NOT_REFUTED, REFUTED, refute, summary_line
+from vredmax.proofs.verdict import Verdict
+from vredmax.impl.sequential import reduce_sequential
 from vredmax.cli import main
 
 REQUIRED = ("masked_count_as_zero", "vl0_writes_seed", "all_masked_same_as_vl0", "result_broadcast",
@@ -196,7 +196,7 @@ def test_cli_emit_test_bad_directory(capsys):
 def test_view_replays_concretely():
     """The claim's model runs on the concrete backend too (what --emit-test relies on)."""
     from tests.strategies import make_state
-    from spec.encoding import Insn
+    from vredmax.spec.encoding import Insn
     pre = make_state(128, 8, "m1", vl=1, regs={4: 0xff, 16: 0x00})
     view = View.concrete(M1, pre, Insn(vd=8, vs2=16, vs1=4))
     claim = CLAIMS_BY_ID["vredmax.wrong.unsigned_same"]

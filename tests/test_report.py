@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from proofs import obligations
-from proofs.claims import CLAIMS, CLAIMS_BY_ID
-from proofs.report import collect, markdown, report_configs
-from spec.config import Config
+from vredmax.proofs import obligations
+from vredmax.proofs.claims import CLAIMS, CLAIMS_BY_ID
+from vredmax.proofs.report import collect, markdown, report_configs
+from vredmax.spec.config import Config
 from vredmax import cmd_report
 from vredmax.cli import main
 

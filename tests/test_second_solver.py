@@ -11,12 +11,12 @@ from __future__ import annotations
 import pytest
 import z3
 
-from proofs import obligations as catalogue
-from proofs.compositional import Query
-from proofs.export import scripts
-from proofs.setting import Setting
-from proofs.solvers import check_text
-from spec.config import Config
+from vredmax.proofs import obligations as catalogue
+from vredmax.proofs.compositional import Query
+from vredmax.proofs.export import scripts
+from vredmax.proofs.setting import Setting
+from vredmax.proofs.solvers import check_text
+from vredmax.spec.config import Config
 
 SOLVERS = ("cvc5", "bitwuzla")
 TIMEOUT_MS = 60_000

@@ -9,17 +9,17 @@ import pytest
 import z3
 from hypothesis import HealthCheck, assume, given, settings
 
-from impl import ALGORITHMS
-from impl.execute import execute, step
-from proofs.verdict import Verdict, prove
-from spec import relation as spec
-from spec.bv import Symbolic
-from spec.config import Config, decode_vtype, encode_vtype
-from spec.encoding import Insn
-from spec.legality import RETIRED
-from spec.state import ArchState
-from spec import z3fast
-from spec.z3fast import FastSymbolic
+from vredmax.impl import ALGORITHMS
+from vredmax.impl.execute import execute, step
+from vredmax.proofs.verdict import Verdict, prove
+from vredmax.spec import relation as spec
+from vredmax.spec.bv import Symbolic
+from vredmax.spec.config import Config, decode_vtype, encode_vtype
+from vredmax.spec.encoding import Insn
+from vredmax.spec.legality import RETIRED
+from vredmax.spec.state import ArchState
+from vredmax.spec import z3fast
+from vredmax.spec.z3fast import FastSymbolic
 from tests.strategies import cases, make_state, pack
 
 
@@ -120,7 +120,7 @@ def test_reserved_allows_anything_and_illegal_changes_nothing():
 
 
 def test_spec_does_not_import_impl():
-    code = "import sys, spec.relation; print(any(m == 'impl' or m.startswith('impl.') for m in sys.modules))"
+    code = "import sys, vredmax.spec.relation; print(any(m == 'vredmax.impl' or m.startswith('vredmax.impl.') or m.startswith('vredmax.proofs') or m.startswith('vredmax.cmd') for m in sys.modules))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
 

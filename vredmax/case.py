@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import json
 
-from impl.execute import TAIL_POLICIES, Result
-from spec.config import LMUL_NAMES, SEWS, check_machine, encode_vtype
-from spec.encoding import EncodingError, Insn, decode, encode, parse_asm
-from spec.state import NUM_VREGS, VS_NAMES, ArchState
+from vredmax.impl.execute import TAIL_POLICIES, Result
+from vredmax.spec.config import LMUL_NAMES, SEWS, check_machine, encode_vtype
+from vredmax.spec.encoding import EncodingError, Insn, decode, encode, parse_asm
+from vredmax.spec.state import NUM_VREGS, VS_NAMES, ArchState
 
 FIELDS = ("vlen", "elen", "insn", "vtype", "vl", "vstart", "vs", "tail", "vregs")
 VTYPE_FIELDS = ("sew", "lmul", "vta", "vma")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from spec.encoding import EncodingError, decode, describe_fields, encode, format_asm, parse_asm
+from vredmax.spec.encoding import EncodingError, decode, describe_fields, encode, format_asm, parse_asm
 from vredmax.errors import UsageError
 
 

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import json
 
-from proofs.check_impl import (DEFAULT_TIMEOUT_MS, INSTRUCTION, LARGE_CONFIGS, LEVELS, SMALL_CONFIGS,
+from vredmax.proofs.check_impl import (DEFAULT_TIMEOUT_MS, INSTRUCTION, LARGE_CONFIGS, LEVELS, SMALL_CONFIGS,
                                UNIT, LoadError, candidate_configs, check_implementation, detect_level,
                                load, select_configs)
-from proofs.solvers import SOLVERS, available
-from proofs.verdict import Verdict
-from spec.config import LMUL_NAMES, SEWS, check_machine
+from vredmax.proofs.solvers import SOLVERS, available
+from vredmax.proofs.verdict import Verdict
+from vredmax.spec.config import LMUL_NAMES, SEWS, check_machine
 from vredmax.errors import EXIT_ERROR, EXIT_FAILED, EXIT_OK, EXIT_UNKNOWN, UsageError
 
 EXIT_CODES = {Verdict.PROVED: EXIT_OK, Verdict.COUNTEREXAMPLE: EXIT_FAILED,

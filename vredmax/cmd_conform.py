@@ -6,7 +6,7 @@ import os
 import sys
 from pathlib import Path
 
-from spec.config import MAX_VLEN, is_power_of_two
+from vredmax.spec.config import MAX_VLEN, is_power_of_two
 from vredmax.conformance.build import BuildError, build_harness
 from vredmax.conformance.qemu import (ELEN, TAILS, EmulatorError, Harness, cpu_option, emulator_version,
                                      find_emulator)

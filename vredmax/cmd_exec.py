@@ -7,13 +7,13 @@ import io
 import json
 import sys
 
-from impl import ALGORITHMS
-from impl.execute import execute, operands
-from spec.bv import Concrete
-from spec.config import Config, decode_vtype
-from spec.encoding import encode, format_asm
-from spec.legality import RETIRED
-from spec.state import VS_NAMES
+from vredmax.impl import ALGORITHMS
+from vredmax.impl.execute import execute, operands
+from vredmax.spec.bv import Concrete
+from vredmax.spec.config import Config, decode_vtype
+from vredmax.spec.encoding import encode, format_asm
+from vredmax.spec.legality import RETIRED
+from vredmax.spec.state import VS_NAMES
 from vredmax.case import CaseError, parse_case, result_json
 from vredmax.errors import EXIT_OK, EXIT_USAGE, UsageError
 from vredmax.view import lane_table, value_text

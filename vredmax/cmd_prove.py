@@ -13,7 +13,7 @@ import sys
 import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
 
-from spec.config import LMUL_NAMES, SEWS, Config, legal_configs
+from vredmax.spec.config import LMUL_NAMES, SEWS, Config, legal_configs
 from vredmax.errors import EXIT_ERROR, EXIT_FAILED, EXIT_OK, EXIT_UNKNOWN, UsageError
 
 DEFAULT_ELEN = 64
@@ -87,8 +87,8 @@ def select_configs(args) -> list[Config]:
 
 
 def run(args) -> int:
-    from proofs import obligations as catalogue
-    from proofs.solvers import versions
+    from vredmax.proofs import obligations as catalogue
+    from vredmax.proofs.solvers import versions
     if args.list:
         for obligation in catalogue.OBLIGATIONS:
             print(f"{obligation.name:<40} {obligation.kind:<12} {obligation.sentence}")
@@ -174,8 +174,8 @@ def prove_config(cfg: Config, method: str, pattern, timeout: float, smt2_out, wi
     """Every matching obligation for one configuration: one record per obligation. The
     lemmas depend on SEW only: they come with one configuration per SEW. `on_obligation`,
     if given, is told the name of each obligation as it starts (for the progress line)."""
-    from proofs import obligations as catalogue
-    from proofs.export import Exporter
+    from vredmax.proofs import obligations as catalogue
+    from vredmax.proofs.export import Exporter
     exporter = Exporter(smt2_out) if smt2_out else None
     records = []
     with catalogue.collector_paused():

@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 import os
 
-from proofs.claims import select
-from proofs.counterexample import emit_tests
-from proofs.refute import (DEFAULT_TIMEOUT_MS, ERROR, NOT_REFUTED, REFUTED, UNKNOWN, Refutation,
+from vredmax.proofs.claims import select
+from vredmax.proofs.counterexample import emit_tests
+from vredmax.proofs.refute import (DEFAULT_TIMEOUT_MS, ERROR, NOT_REFUTED, REFUTED, UNKNOWN, Refutation,
                            refute, summary_line)
 from vredmax.errors import EXIT_ERROR, EXIT_FAILED, EXIT_OK, EXIT_UNKNOWN, UsageError
 

@@ -6,7 +6,7 @@ import json
 import os
 import sys
 
-from proofs.report import collect, markdown, report_configs
+from vredmax.proofs.report import collect, markdown, report_configs
 from vredmax.errors import EXIT_ERROR, EXIT_FAILED, EXIT_OK, EXIT_UNKNOWN, UsageError
 
 MARKDOWN, JSON = "SEMANTICS.md", "SEMANTICS.json"

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from impl.sequential import running_max
-from spec.bv import ConcreteElements
+from vredmax.impl.sequential import running_max
+from vredmax.spec.bv import ConcreteElements
 
 
 def value_text(value: int, width: int) -> str:

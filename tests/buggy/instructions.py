@@ -6,10 +6,10 @@ reusing the project's trap rules and the sequential fold, with the bug in the pa
 wrote. Every one must be caught (tests/test_check_impl_quality.py).
 """
 
-from impl.sequential import reduce_sequential
-from spec.config import VTYPE_VILL_BIT, VTYPE_VTA_BIT, XLEN
-from spec.legality import trap_conditions
-from spec.state import VS_DIRTY
+from vredmax.impl.sequential import reduce_sequential
+from vredmax.spec.config import VTYPE_VILL_BIT, VTYPE_VTA_BIT, XLEN
+from vredmax.spec.legality import trap_conditions
+from vredmax.spec.state import VS_DIRTY
 
 
 # The user's helpers ---------------------------------------------------------------------

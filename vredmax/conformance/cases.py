@@ -17,10 +17,10 @@ import random
 from dataclasses import dataclass
 from typing import Protocol, Sequence
 
-from spec.config import (LMUL_NAMES, SEWS, VTYPE_VILL_BIT, decode_vtype, encode_vtype, group_registers,
+from vredmax.spec.config import (LMUL_NAMES, SEWS, VTYPE_VILL_BIT, decode_vtype, encode_vtype, group_registers,
                          sew_lmul_supported, vlmax)
-from spec.encoding import Insn
-from spec.state import NUM_VREGS, ArchState
+from vredmax.spec.encoding import Insn
+from vredmax.spec.state import NUM_VREGS, ArchState
 
 VILL_VTYPE = 1 << VTYPE_VILL_BIT
 VS_NOT_OFF = (1, 2, 3)  # initial, clean, dirty

@@ -14,12 +14,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from impl.execute import Result, execute
-from spec.bv import Concrete
-from spec.config import decode_vtype, group_registers
-from spec.encoding import Insn
-from spec.legality import ILLEGAL, RESERVED, RETIRED, V0_VS1_RULE, V0_VS2_RULE, trap_conditions
-from spec.state import NUM_VREGS, ArchState
+from vredmax.impl.execute import Result, execute
+from vredmax.spec.bv import Concrete
+from vredmax.spec.config import decode_vtype, group_registers
+from vredmax.spec.encoding import Insn
+from vredmax.spec.legality import ILLEGAL, RESERVED, RETIRED, V0_VS1_RULE, V0_VS2_RULE, trap_conditions
+from vredmax.spec.state import NUM_VREGS, ArchState
 from vredmax.conformance.cases import Case
 from vredmax.conformance.protocol import Observation
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from itertools import product
 from pathlib import Path
 
-from spec.encoding import Insn, decode, encode, format_asm, parse_asm
+from vredmax.spec.encoding import Insn, decode, encode, format_asm, parse_asm
 
 ASSEMBLER = "riscv64-linux-gnu-as"
 OBJDUMP = "riscv64-linux-gnu-objdump"

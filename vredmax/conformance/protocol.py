@@ -14,7 +14,7 @@ from __future__ import annotations
 import struct
 from dataclasses import dataclass
 
-from spec.state import NUM_VREGS
+from vredmax.spec.state import NUM_VREGS
 
 MAGIC = b"VREDMAX1"
 HELLO = struct.Struct("<8sQ")

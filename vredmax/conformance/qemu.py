@@ -10,7 +10,7 @@ import subprocess
 import threading
 from pathlib import Path
 
-from spec.encoding import encode
+from vredmax.spec.encoding import encode
 from vredmax.conformance.cases import Case
 from vredmax.conformance.protocol import (HELLO, MAGIC, Observation, pack_request, response_size,
                                          unpack_response)

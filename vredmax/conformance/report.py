@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 
-from spec.config import decode_vtype
-from spec.legality import ILLEGAL
+from vredmax.spec.config import decode_vtype
+from vredmax.spec.legality import ILLEGAL
 from vredmax.case import case_json
 from vredmax.cmd_exec import human_view
 from vredmax.conformance.cases import Case

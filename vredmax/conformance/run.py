@@ -7,7 +7,7 @@ import time
 from collections import Counter
 from dataclasses import dataclass, field
 
-from impl.execute import execute
+from vredmax.impl.execute import execute
 from vredmax.conformance.cases import Case, random_cases
 from vredmax.conformance.compare import AGREE, MISMATCH, RESERVED_EXECUTED, Verdict, compare
 from vredmax.conformance.qemu import Harness
