@@ -1,0 +1,164 @@
+"""Map jobs over local worker processes or a Dask cluster: the one place sweeps are spread.
+
+    from vredmax.cluster import Workers, add_arguments, workers_from_args
+
+    add_arguments(parser)                        # --jobs N and --scheduler ADDRESS
+    with workers_from_args(args) as pool:        # or Workers(jobs=2, scheduler=None)
+        for index, result in pool.map_unordered(function, items):
+            ...                                  # results in completion order, with the
+                                                 # index of their item in `items`
+
+- `function` must be a module-level function (it is sent by reference) and `items` must be
+  picklable; each call should be a sizeable unit of work (a configuration, a batch of cases).
+- `jobs=1` without a scheduler runs every call in this process, one after the other
+  (`pool.in_process` is then true: a caller may pass callbacks that cannot cross processes).
+- `jobs>1`: a pool of local processes. Workers ignore SIGINT and die with their parent; on
+  Ctrl-C or any exception in the loop, every worker is terminated at once and nothing more
+  is started. A crashed worker raises `WorkerLost`.
+- `scheduler="tcp://HOST:PORT"`: the calls run on that dask.distributed cluster (the `dask`
+  extra). The workers must import the same vredmax version (and any file a job names must be
+  at the same path on them). On Ctrl-C the pending calls are cancelled (a call already running
+  on a remote worker finishes there, and its result is discarded). A scheduler that cannot be
+  reached is a UsageError naming --scheduler (exit 2).
+- An exception raised by `function` is re-raised here, in the caller.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
+
+from vredmax.errors import UsageError
+from vredmax.outputs import ignore_interrupts_in_worker
+
+CONNECT_TIMEOUT_S = 10
+
+
+class WorkerLost(RuntimeError):
+    """A worker process died (killed, out of memory, crashed in a solver)."""
+
+
+def add_arguments(parser, jobs_help: str = "worker processes (default 1)") -> None:
+    parser.add_argument("--jobs", default="1", metavar="N", help=jobs_help)
+    parser.add_argument("--scheduler", metavar="ADDRESS",
+                        help="run on a Dask cluster: the scheduler's address, e.g. tcp://10.0.0.5:8786 "
+                             "(needs the dask extra; default: local processes)")
+
+
+def parse_jobs(text) -> int:
+    try:
+        value = int(text)
+    except (TypeError, ValueError):
+        raise UsageError(f"--jobs: expected a positive integer, got {text!r}") from None
+    if value < 1:
+        raise UsageError(f"--jobs: expected a positive integer, got {text!r}")
+    return value
+
+
+def workers_from_args(args) -> "Workers":
+    return Workers(parse_jobs(getattr(args, "jobs", 1)), getattr(args, "scheduler", None))
+
+
+class Workers:
+    """See the module docstring. A context manager; `map_unordered` may be called once or more."""
+
+    def __init__(self, jobs: int = 1, scheduler: str | None = None):
+        self.jobs, self.scheduler = jobs, scheduler
+        self._executor = None
+        self._client = None
+
+    @property
+    def in_process(self) -> bool:
+        return self.scheduler is None and self.jobs == 1
+
+    @property
+    def where(self) -> str:
+        if self.scheduler:
+            return f"Dask scheduler {self.scheduler}"
+        return "this process" if self.jobs == 1 else f"{self.jobs} local processes"
+
+    def __enter__(self) -> "Workers":
+        if self.scheduler:
+            self._client = _connect(self.scheduler)
+        elif self.jobs > 1:
+            self._executor = ProcessPoolExecutor(max_workers=self.jobs,
+                                                 mp_context=multiprocessing.get_context("forkserver"),
+                                                 initializer=ignore_interrupts_in_worker)
+        return self
+
+    def __exit__(self, kind, error, trace) -> None:
+        if self._executor is not None:
+            if kind is None:
+                self._executor.shutdown(wait=True)
+            else:
+                _terminate(self._executor)
+            self._executor = None
+        if self._client is not None:
+            try:
+                self._client.close(timeout=CONNECT_TIMEOUT_S)
+            except Exception:   # closing a client whose scheduler went away
+                pass
+            self._client = None
+
+    def map_unordered(self, function, items):
+        items = list(items)
+        if self._client is not None:
+            yield from self._dask(function, items)
+        elif self._executor is not None:
+            yield from self._local(function, items)
+        else:
+            for index, item in enumerate(items):
+                yield index, function(item)
+
+    def _local(self, function, items):
+        index_of = {self._executor.submit(function, item): index for index, item in enumerate(items)}
+        pending = set(index_of)
+        try:
+            while pending:
+                done, pending = wait(pending, return_when=FIRST_COMPLETED)
+                for future in done:
+                    try:
+                        result = future.result()
+                    except BrokenProcessPool:
+                        raise WorkerLost("a worker process died (killed, or out of memory)") from None
+                    yield index_of[future], result
+        finally:
+            for future in pending:
+                future.cancel()
+
+    def _dask(self, function, items):
+        from dask.distributed import as_completed
+        futures = [self._client.submit(function, item, pure=False) for item in items]
+        index_of = {future.key: index for index, future in enumerate(futures)}
+        try:
+            for future in as_completed(futures, loop=self._client.loop):
+                yield index_of[future.key], future.result()
+        finally:
+            self._client.cancel([f for f in futures if not f.done()])
+
+
+def _connect(address: str):
+    try:
+        from dask.distributed import Client
+    except ImportError:
+        raise UsageError("--scheduler: needs dask.distributed (pip install 'vredmax[dask]')") from None
+    try:
+        return Client(address, timeout=CONNECT_TIMEOUT_S, set_as_default=False)
+    except (OSError, TimeoutError, ValueError) as error:
+        raise UsageError(f"--scheduler: cannot connect to {address}: {error}") from None
+
+
+def _terminate(executor: ProcessPoolExecutor) -> None:
+    """Stop every worker now: terminate, then kill what is still alive after a moment."""
+    processes = list((getattr(executor, "_processes", None) or {}).values())
+    for process in processes:
+        if process.is_alive():
+            process.terminate()
+    executor.shutdown(wait=False, cancel_futures=True)
+    for process in processes:
+        process.join(timeout=2)
+        if process.is_alive():
+            process.kill()
+            process.join(timeout=2)
+
