@@ -33,7 +33,9 @@ from vredmax.proofs.setting import IMPLEMENTATIONS, SPEC, SUBJECTS, Run, Setting
 from vredmax.proofs.verdict import Answer, Verdict
 from vredmax.spec import relation as spec
 from vredmax.spec import z3fast as fast
-from vredmax.spec.config import VTYPE_VMA_BIT, XLEN, Config
+from vredmax.spec.bv import Symbolic
+from vredmax.spec.config import (LMUL_CODE, LMUL_NAMES, LMUL_VALUE, SEWS, VTYPE_VMA_BIT, XLEN, Config,
+                                   vill_rules)
 from vredmax.spec.state import VS_DIRTY, VS_OFF
 
 METHODS = ("compositional", "monolithic")
@@ -638,6 +640,77 @@ _add(Obligation("spec_deterministic",
                 "spec", _deterministic_monolithic, _deterministic_compositional, subjects=(SPEC,)))
 
 
+# The smallest machines (Zve32x, Zve64x) ---------------------------------------------------------
+# These arise only at tiny VLMAX, where one query over the whole instruction is cheap: the
+# compositional proof is that same query (the `applies` bound keeps it small).
+
+def _small(name: str, sentence: str, kind: str, query_of, applies, subjects=SUBJECTS) -> Obligation:
+    def compositional(s: Setting, subject: str) -> list[Part]:
+        return [Part((name, subject, s.cfg), f"{name}: one query (VLMAX={s.cfg.vlmax})",
+                     lambda: query_of(s, subject), decisive=True)]
+    return _add(Obligation(name, sentence, kind, query_of, compositional, subjects=subjects, applies=applies))
+
+
+def _vlmax_one_goal(s: Setting, run: Run):
+    element, active = s.elements[0], s.activity[0]
+    return s.result_of(run) == z3.If(active, z3.If(element > s.seed, element, s.seed), s.seed)
+
+
+_small("vlmax_one_result",
+       "With VLMAX = 1 (e.g. SEW = ELEN = VLEN, LMUL = 1) and vl = 1, vd[0] is the signed maximum of the seed "
+       "and vs2[0] when vs2[0] is active, else the seed.",
+       "result", _monolithic_unary(lambda s: [s.writes_vd], _vlmax_one_goal), lambda cfg: cfg.vlmax == 1)
+
+
+def _whole_vd_determined(s: Setting, subject: str) -> Query:
+    one, two = s.free_run, _second_free_run(s)
+    return Query(s.wf + [s.writes_vd, s.relation(one), s.relation(two)],
+                 _vd(one.post, s.insn) == _vd(two.post, s.insn), comp.register_solver(s, "spec"))
+
+
+_small("no_tail_at_vlen_equal_sew",
+       "When VLEN = SEW, vd holds the one element vd[0] and has no tail: even with vta = 1 every post-state "
+       "the specification allows has the same vd.",
+       "spec", _whole_vd_determined, lambda cfg: cfg.vlen == cfg.sew, subjects=(SPEC,))
+
+
+def _vtype_query(elen: int, goal_of) -> Query:
+    """A claim about every 64-bit vtype value (the vill rules of spec/config.py, symbolically)."""
+    raw = z3.BitVec("vtype_raw", XLEN)
+    vill = z3.Or(*[cond for _, cond in vill_rules(Symbolic, raw, elen)])
+    return Query([], goal_of(raw, vill))
+
+
+def _selects(raw, sew: int, lmul: str):
+    return z3.And(z3.Extract(5, 3, raw) == SEWS.index(sew), z3.Extract(2, 0, raw) == LMUL_CODE[lmul])
+
+
+def _one_per_machine(cfg: Config) -> bool:
+    """Facts about vtype depend on (VLEN, ELEN) only: proved once per machine."""
+    return cfg.sew == 8 and cfg.lmul == "m1"
+
+
+_small("sew64_illegal_at_elen32",
+       "With ELEN = 32, every vtype selecting SEW = 64 is vill, so vredmax.vs is an illegal instruction "
+       "whatever LMUL, VLEN and the other vtype bits are.",
+       "vtype", lambda s, subject: _vtype_query(32, lambda raw, vill: z3.Implies(z3.Extract(5, 3, raw) == 3, vill)),
+       lambda cfg: cfg.elen == 32 and _one_per_machine(cfg), subjects=(SPEC,))
+
+
+def _vlmax_below_one_is_vill(s: Setting, subject: str) -> Query:
+    vlen = s.cfg.vlen
+    empty = [_selects_pair for _selects_pair in
+             ((sew, lmul) for sew in SEWS for lmul in LMUL_NAMES if LMUL_VALUE[lmul] * vlen < sew)]
+    return _vtype_query(s.cfg.elen, lambda raw, vill: z3.Implies(
+        z3.Or(*[_selects(raw, sew, lmul) for sew, lmul in empty]) if empty else z3.BoolVal(False), vill))
+
+
+_small("vlmax_below_one_is_vill",
+       "Every vtype whose SEW and LMUL would give VLMAX = LMUL*VLEN/SEW below 1 (a fractional LMUL at a small "
+       "VLEN) is vill: no legal configuration has an empty vs2 group.",
+       "vtype", _vlmax_below_one_is_vill, _one_per_machine, subjects=(SPEC,))
+
+
 # Lemmas as obligations of their own ------------------------------------------------------------
 
 def _lemma_obligation(lemma: lemmas.Lemma) -> Obligation:
@@ -697,6 +770,8 @@ class Result:
     def bounds(self) -> str:
         if self.obligation.kind == "lemma":
             return f"SEW={self.cfg.sew}, all bit patterns (any VLEN, LMUL, VLMAX)"
+        if self.obligation.kind == "vtype":
+            return f"VLEN={self.cfg.vlen} ELEN={self.cfg.elen}, every 64-bit vtype value"
         return bounds_text(self.cfg)
 
 

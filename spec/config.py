@@ -75,27 +75,42 @@ def encode_vtype(sew: int, lmul: str, vta: bool = False, vma: bool = False) -> i
     return LMUL_CODE[lmul] | vsew << 3 | int(vta) << VTYPE_VTA_BIT | int(vma) << VTYPE_VMA_BIT
 
 
+def vill_rules(m, raw, elen: int) -> list[tuple[str, object]]:
+    """Why a raw vtype is vill, each reason with its condition, first reason first.
+
+    Written against the machine ops of spec/bv.py: `decode_vtype` evaluates it on an int, the
+    proofs on a 64-bit Z3 term (so "SEW=64 is vill when ELEN=32" is proved for every vtype,
+    not tested). The templates are formatted with vsew, vlmul, sew, lmul and elen.
+    """
+    vsew, vlmul = m.extract(raw, 5, 3), m.extract(raw, 2, 0)
+
+    def selects(sew: int, lmul: str):
+        return m.all_(m.eq(vsew, SEWS.index(sew)), m.eq(vlmul, LMUL_CODE[lmul]))
+
+    unsupported = [selects(sew, lmul) for sew in SEWS for lmul in LMUL_NAMES
+                   if not sew_lmul_supported(sew, lmul, elen)]
+    return [
+        ("vtype.vill is set", m.bit(raw, VTYPE_VILL_BIT)),
+        ("reserved vtype bits 62:8 are nonzero", m.not_(m.eq(m.extract(raw, VTYPE_VILL_BIT - 1, 8), 0))),
+        ("vsew={vsew:#05b} is reserved", m.not_(m.ult(vsew, len(SEWS)))),
+        ("vlmul={vlmul:#05b} is reserved", m.eq(vlmul, 0b100)),
+        ("SEW={sew} with LMUL={lmul} is not supported when ELEN={elen}", m.any_(*unsupported)),
+    ]
+
+
 def decode_vtype(raw: int, elen: int) -> VType:
     """Decode the raw 64-bit vtype; reserved or unsupported settings read as vill."""
+    from vredmax.spec.bv import Concrete   # bv.py needs nothing of this module
     vta = bool(raw >> VTYPE_VTA_BIT & 1)
     vma = bool(raw >> VTYPE_VMA_BIT & 1)
-
-    def vill(why: str) -> VType:
-        return VType(raw, True, None, None, vta, vma, why)
-
-    if raw >> VTYPE_VILL_BIT & 1:
-        return vill("vtype.vill is set")
-    if raw >> 8 & ((1 << (VTYPE_VILL_BIT - 8)) - 1):
-        return vill("reserved vtype bits 62:8 are nonzero")
     vsew, vlmul = raw >> 3 & 0b111, raw & 0b111
-    if vsew >= len(SEWS):
-        return vill(f"vsew={vsew:#05b} is reserved")
-    if vlmul not in LMUL_BY_CODE:
-        return vill(f"vlmul={vlmul:#05b} is reserved")
-    sew, lmul = SEWS[vsew], LMUL_BY_CODE[vlmul][0]
-    if not sew_lmul_supported(sew, lmul, elen):
-        return vill(f"SEW={sew} with LMUL={lmul} is not supported when ELEN={elen}")
-    return VType(raw, False, sew, lmul, vta, vma)
+    for template, fired in vill_rules(Concrete, raw, elen):
+        if fired:
+            sew = SEWS[vsew] if vsew < len(SEWS) else None
+            lmul = LMUL_BY_CODE[vlmul][0] if vlmul in LMUL_BY_CODE else None
+            why = template.format(vsew=vsew, vlmul=vlmul, sew=sew, lmul=lmul, elen=elen)
+            return VType(raw, True, None, None, vta, vma, why)
+    return VType(raw, False, SEWS[vsew], LMUL_BY_CODE[vlmul][0], vta, vma)
 
 
 @dataclass(frozen=True)
@@ -123,8 +138,15 @@ class Config:
         return f"VLEN={self.vlen} ELEN={self.elen} SEW={self.sew} LMUL={self.lmul}"
 
 
+def machine_vlens(elen: int) -> tuple[int, ...]:
+    """Every VLEN a machine with this ELEN may have: ELEN .. 65536 (Zve32x allows VLEN=32,
+    Zve64x VLEN=64; the V extension itself needs VLEN >= 128)."""
+    return tuple(1 << k for k in range(elen.bit_length() - 1, MAX_VLEN.bit_length()))
+
+
 def legal_configs(elen: int = 64, vlens=None, sews=SEWS, lmuls=LMUL_NAMES) -> list[Config]:
-    """Every supported (VLEN, SEW, LMUL) for an ELEN; by default VLEN 128..65536."""
+    """Every supported (VLEN, SEW, LMUL) for an ELEN; by default VLEN 128..65536 (the V
+    extension's range; `every_config` adds the small VLENs of the embedded profiles)."""
     if vlens is None:
         vlens = [1 << k for k in range(7, 17)]
     return [
@@ -135,3 +157,9 @@ def legal_configs(elen: int = 64, vlens=None, sews=SEWS, lmuls=LMUL_NAMES) -> li
         for lmul in lmuls
         if sew_lmul_supported(sew, lmul, elen)
     ]
+
+
+def every_config(elens=ELENS) -> list[Config]:
+    """Every legal (ELEN, VLEN, SEW, LMUL): ELEN=32 with VLEN 32..65536 (180) and ELEN=64
+    with VLEN 64..65536 (242), 422 in all."""
+    return [cfg for elen in elens for cfg in legal_configs(elen, machine_vlens(elen))]

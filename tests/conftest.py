@@ -48,14 +48,15 @@ def harness_binary():
 
 @pytest.fixture(scope="session")
 def harnesses(harness_binary):
-    """`harnesses(vlen, tail)`: one QEMU process per VLEN and tail policy, kept for the session."""
+    """`harnesses(vlen, tail[, elen])`: one QEMU process per VLEN, tail policy and ELEN, kept
+    for the session."""
     from vredmax.conformance.qemu import Harness
     running = {}
 
-    def get(vlen: int, tail: str) -> Harness:
-        if (vlen, tail) not in running:
-            running[vlen, tail] = Harness("qemu-riscv64", harness_binary, vlen, tail)
-        return running[vlen, tail]
+    def get(vlen: int, tail: str, elen: int = 64) -> Harness:
+        if (vlen, tail, elen) not in running:
+            running[vlen, tail, elen] = Harness("qemu-riscv64", harness_binary, vlen, tail, elen)
+        return running[vlen, tail, elen]
 
     yield get
     for harness in running.values():

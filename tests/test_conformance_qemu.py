@@ -124,6 +124,26 @@ def test_qemu_agrees_on_a_seeded_run(harnesses, vlen, tail):
     assert tally.kinds[AGREE] > 0.7 * tally.cases
 
 
+@pytest.mark.parametrize("vlen,tail", [(128, "undisturbed"), (256, "ones")])
+def test_qemu_agrees_at_elen32(harnesses, vlen, tail):
+    """QEMU's elen=32 (a Zve32x-like ELEN): SEW=64 is vill, so every such case traps."""
+    tally = conform(harnesses(vlen, tail, 32), cases=3000, seed=3200 + vlen)
+    assert tally.agreed, [verdict.differences for _, verdict in tally.mismatches]
+    assert tally.details[(AGREE, "illegal-instruction (vill)")] > 0
+
+
+def test_elen32_traps_sew64(harnesses):
+    """The seed's first example at SEW=64 retires at ELEN=64 and traps (vill) at ELEN=32."""
+    probe = case(128, parse_asm("vredmax.vs v8, v12, v4"), 64, "m1", 2, {4: 5, 12: pack([1, 9], 64)})
+    at64 = harnesses(128, "undisturbed").run(probe)
+    assert not at64.trapped and at64.regs[8] & ((1 << 64) - 1) == 9
+    vtype, vl = configure(128, 32, probe.requested_vtype, 2)
+    at32 = Case(probe.pre.with_(elen=32, vtype=vtype, vl=vl), probe.insn, probe.requested_vtype, 2)
+    observed = harnesses(128, "undisturbed", 32).run(at32)
+    assert observed.trapped and observed.regs == at32.pre.regs
+    assert execute(at32.pre, at32.insn).outcome == ILLEGAL
+
+
 def test_an_unsigned_reduction_is_caught(harnesses):
     """The seed's classic mistake, checked against QEMU: unsigned max gives 0xfe, not 3."""
     def unsigned_max(ops, seed, elements, active):

@@ -8,13 +8,13 @@ from pathlib import Path
 
 from vredmax.spec.config import MAX_VLEN, is_power_of_two
 from vredmax.conformance.build import BuildError, build_harness
-from vredmax.conformance.qemu import (ELEN, TAILS, EmulatorError, Harness, cpu_option, emulator_version,
+from vredmax.conformance.qemu import (ELENS, TAILS, EmulatorError, Harness, cpu_option, emulator_version,
                                      find_emulator)
 from vredmax.conformance.report import VS_NOTE, mismatch_lines, summary_line, tally_lines
 from vredmax.conformance.run import conform
 from vredmax.errors import EXIT_FAILED, EXIT_OK, UsageError
 
-MIN_VLEN = 128  # the V extension with ELEN=64 (Zvl128b); also QEMU's minimum
+MIN_VLEN = 128  # QEMU's minimum VLEN (whatever ELEN)
 
 
 def add_parser(subparsers) -> None:
@@ -26,6 +26,8 @@ def add_parser(subparsers) -> None:
     parser.add_argument("--emulator", default="qemu-riscv64", metavar="PATH",
                         help="the qemu-riscv64 binary to check (default: qemu-riscv64 on PATH)")
     parser.add_argument("--vlen", type=int, default=256, metavar="N", help="VLEN in bits (default: 256)")
+    parser.add_argument("--elen", type=int, default=64, metavar="N",
+                        help="ELEN in bits, 32 or 64 (QEMU's elen option; default: 64)")
     parser.add_argument("--cases", type=int, default=1000, metavar="N", help="how many cases (default: 1000)")
     parser.add_argument("--seed", type=int, metavar="S", help="the case seed (default: random, printed)")
     parser.add_argument("--tail", choices=TAILS, default="undisturbed",
@@ -43,6 +45,8 @@ def add_parser(subparsers) -> None:
 def _check_arguments(args) -> None:
     if not (is_power_of_two(args.vlen) and MIN_VLEN <= args.vlen <= MAX_VLEN):
         raise UsageError(f"vlen: must be a power of two from {MIN_VLEN} to {MAX_VLEN}, got {args.vlen}")
+    if args.elen not in ELENS:
+        raise UsageError(f"elen: must be 32 or 64, got {args.elen}")
     if args.cases < 1:
         raise UsageError(f"cases: must be at least 1, got {args.cases}")
     if args.show < 0 or args.max_rows < 1:
@@ -75,7 +79,7 @@ def run(args) -> int:
     try:
         emulator = find_emulator(args.emulator)
         version = emulator_version(emulator)
-        harness = Harness(emulator, _harness_path(args), args.vlen, args.tail)
+        harness = Harness(emulator, _harness_path(args), args.vlen, args.tail, args.elen)
     except EmulatorError as error:  # missing, or refuses this -cpu: the user's setup
         raise UsageError(str(error)) from None
     try:
@@ -85,8 +89,8 @@ def run(args) -> int:
     except EmulatorError as error:  # it died on a case: that is no agreement
         print(f"vredmax: {error} (--seed {seed})", file=sys.stderr)
         return EXIT_FAILED
-    print(f"emulator: {emulator} ({version}) -cpu {cpu_option(args.vlen, args.tail)}")
-    print(f"cases: {args.cases} from --seed {seed}, VLEN={args.vlen} ELEN={ELEN}, tail policy {args.tail}")
+    print(f"emulator: {emulator} ({version}) -cpu {cpu_option(args.vlen, args.tail, args.elen)}")
+    print(f"cases: {args.cases} from --seed {seed}, VLEN={args.vlen} ELEN={args.elen}, tail policy {args.tail}")
     print(VS_NOTE)
     print("\n".join(tally_lines(tally)))
     for number, (case, verdict) in enumerate(tally.mismatches, 1):

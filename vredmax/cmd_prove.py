@@ -13,12 +13,15 @@ import sys
 import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
 
-from vredmax.spec.config import LMUL_NAMES, SEWS, Config, legal_configs
+from vredmax.spec.config import ELENS, LMUL_NAMES, MAX_VLEN, MIN_VLEN, SEWS, Config, every_config, legal_configs
 from vredmax.errors import EXIT_ERROR, EXIT_FAILED, EXIT_OK, EXIT_UNKNOWN, UsageError
 
 DEFAULT_ELEN = 64
-VLENS = tuple(1 << k for k in range(7, 17))
 SEED_CONFIG = Config(4096, DEFAULT_ELEN, 16, "m1")   # the seed document's configuration
+# The default run: every SEW x LMUL at VLEN=128, the seed's configuration, and the smallest
+# machines of the embedded profiles (Zve32x: VLEN=ELEN=32; Zve64x: VLEN=ELEN=64).
+DEFAULT_CONFIGS = (legal_configs(64, [128]) + [SEED_CONFIG] + legal_configs(32, [32])
+                   + legal_configs(64, [64]))
 VERDICT_ORDER = ("COUNTEREXAMPLE", "ERROR", "UNKNOWN", "PROVED")   # worst first
 
 
@@ -26,9 +29,12 @@ def add_parser(subparsers) -> None:
     parser = subparsers.add_parser(
         "prove", help="prove the obligations (default: a representative set, under a minute)",
         description="Prove every obligation of the catalogue of the spec and of each algorithm, per "
-                    "configuration. Default: every SEW x LMUL at VLEN=128 plus VLEN=4096 SEW=16 LMUL=m1.")
+                    "configuration. Default: every SEW x LMUL at VLEN=128 and ELEN=64, VLEN=4096 SEW=16 "
+                    "LMUL=m1, and every SEW x LMUL of the smallest machines VLEN=ELEN=32 and VLEN=ELEN=64.")
     parser.add_argument("--all", action="store_true",
-                        help="every legal configuration with ELEN=64 and VLEN 128..65536 (220)")
+                        help="every legal configuration: ELEN=32 with VLEN 32..65536 and ELEN=64 with "
+                             "VLEN 64..65536 (422; narrow with --elen)")
+    parser.add_argument("--elen", action="append", metavar="N", help="only this ELEN: 32 or 64")
     parser.add_argument("--vlen", action="append", metavar="N", help="only this VLEN (repeatable, or comma list)")
     parser.add_argument("--sew", action="append", metavar="N", help="only this SEW: 8 16 32 64")
     parser.add_argument("--lmul", action="append", metavar="L", help="only this LMUL: mf8 mf4 mf2 m1 m2 m4 m8")
@@ -65,8 +71,13 @@ def _values(options, field: str) -> list[str]:
 def select_configs(args) -> list[Config]:
     vlens = [_positive_int(v, "--vlen") for v in _values(args.vlen, "--vlen")]
     for vlen in vlens:
-        if vlen not in VLENS:
-            raise UsageError(f"--vlen: must be a power of two from 128 to 65536, got {vlen}")
+        if vlen & (vlen - 1) or not MIN_VLEN <= vlen <= MAX_VLEN:
+            raise UsageError(f"--vlen: must be a power of two from {MIN_VLEN} to {MAX_VLEN}, got {vlen}")
+    elens = []
+    for text in _values(args.elen, "--elen"):
+        if not text.isdigit() or int(text) not in ELENS:
+            raise UsageError(f"--elen: must be 32 or 64, got {text!r}")
+        elens.append(int(text))
     sews = []
     for text in _values(args.sew, "--sew"):
         if not text.isdigit() or int(text) not in SEWS:
@@ -77,12 +88,16 @@ def select_configs(args) -> list[Config]:
         if lmul not in LMUL_NAMES:
             raise UsageError(f"--lmul: must be one of {', '.join(LMUL_NAMES)}, got {lmul!r}")
     if args.all or vlens:
-        configs = legal_configs(DEFAULT_ELEN, vlens=vlens or VLENS)
+        configs = every_config()
     else:
-        configs = legal_configs(DEFAULT_ELEN, vlens=[128]) + [SEED_CONFIG]
-    configs = [c for c in configs if (not sews or c.sew in sews) and (not lmuls or c.lmul in lmuls)]
+        configs = list(DEFAULT_CONFIGS)
+        if elens and not sews and not lmuls:   # --elen alone: that ELEN's default machines
+            configs = [c for c in every_config() if c.vlen in (128, c.elen)] + [SEED_CONFIG]
+    configs = [c for c in configs if (not vlens or c.vlen in vlens) and (not elens or c.elen in elens)
+               and (not sews or c.sew in sews) and (not lmuls or c.lmul in lmuls)]
     if not configs:
-        raise UsageError("--lmul: no legal configuration matches the filters (SEW must be <= LMUL*ELEN)")
+        raise UsageError("--lmul: no legal configuration matches the filters "
+                         "(VLEN >= ELEN, SEW <= ELEN and SEW <= LMUL*ELEN)")
     return configs
 
 

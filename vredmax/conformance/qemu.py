@@ -15,7 +15,7 @@ from vredmax.conformance.cases import Case
 from vredmax.conformance.protocol import (HELLO, MAGIC, Observation, pack_request, response_size,
                                          unpack_response)
 
-ELEN = 64
+ELENS = (32, 64)   # QEMU's elen option: 32 models a Zve32x-like ELEN (SEW=64 is then vill)
 TAILS = ("undisturbed", "ones")
 
 
@@ -23,11 +23,13 @@ class EmulatorError(Exception):
     """The emulator or the harness failed; the message is one line."""
 
 
-def cpu_option(vlen: int, tail: str) -> str:
-    """The -cpu value: RVV 1.0 at this VLEN; the "ones" policy is QEMU's rvv_ta_all_1s."""
+def cpu_option(vlen: int, tail: str, elen: int = 64) -> str:
+    """The -cpu value: RVV 1.0 at this VLEN and ELEN; the "ones" policy is QEMU's rvv_ta_all_1s."""
     if tail not in TAILS:
         raise ValueError(f"tail: must be one of {', '.join(TAILS)}, got {tail!r}")
-    option = f"rv64,v=true,vlen={vlen},elen={ELEN},vext_spec=v1.0"
+    if elen not in ELENS:
+        raise ValueError(f"elen: must be 32 or 64, got {elen!r}")
+    option = f"rv64,v=true,vlen={vlen},elen={elen},vext_spec=v1.0"
     return option + ",rvv_ta_all_1s=true" if tail == "ones" else option
 
 
@@ -56,9 +58,9 @@ class Harness:
 
     timeout = 120.0  # seconds without progress before the emulator counts as stuck
 
-    def __init__(self, emulator: str, harness: Path, vlen: int, tail: str):
-        self.vlen, self.tail = vlen, tail
-        self.command = [find_emulator(emulator), "-cpu", cpu_option(vlen, tail), str(harness)]
+    def __init__(self, emulator: str, harness: Path, vlen: int, tail: str, elen: int = 64):
+        self.vlen, self.tail, self.elen = vlen, tail, elen
+        self.command = [find_emulator(emulator), "-cpu", cpu_option(vlen, tail, elen), str(harness)]
         try:
             self.process = subprocess.Popen(self.command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                             stderr=subprocess.PIPE, start_new_session=True)

@@ -61,7 +61,7 @@ def conform(harness: Harness, cases: int, seed: int, keep: int = 3, progress=Non
     says otherwise (the tests use that to check that a wrong policy is caught)."""
     tail = harness.tail if tail is None else tail
     tally, start = Tally(), time.monotonic()
-    generator = random_cases(seed, cases, harness.vlen)
+    generator = random_cases(seed, cases, harness.vlen, harness.elen)
     while tally.cases < cases:
         batch = [next(generator) for _ in range(min(CHUNK, cases - tally.cases))]
         for case, observation in zip(batch, harness.run_many(batch)):
