@@ -31,8 +31,11 @@ class ArchState:
     def with_(self, **changes) -> "ArchState":
         return replace(self, **changes)
 
-    def check(self) -> None:
-        """Raise ValueError naming the field when a concrete state cannot exist."""
+    def check(self, vt=None) -> None:
+        """Raise ValueError naming the field when a concrete state cannot exist.
+
+        `vt`: the decoded vtype to bound vl by (default decode_vtype; spec/profiles.py passes
+        its reading when SEW > LMUL*ELEN at fractional LMUL is supported)."""
         check_machine(self.vlen, self.elen)
         if len(self.regs) != NUM_VREGS:
             raise ValueError(f"vregs: need {NUM_VREGS} registers, got {len(self.regs)}")
@@ -41,7 +44,7 @@ class ArchState:
                 raise ValueError(f"vregs.v{number}: value is wider than VLEN={self.vlen} bits")
         if not 0 <= self.vtype < 1 << XLEN:
             raise ValueError("vtype: must be a 64-bit value")
-        vt = decode_vtype(self.vtype, self.elen)
+        vt = vt or decode_vtype(self.vtype, self.elen)
         limit = 0 if vt.vill else vlmax(self.vlen, vt.sew, vt.lmul)
         if not 0 <= self.vl <= limit:
             why = "vtype.vill is set" if vt.vill else f"VLMAX={limit} for SEW={vt.sew} LMUL={vt.lmul}"
