@@ -124,11 +124,12 @@ def instruction(name: str, sentence: str, extras_of, goal_of, applies=lambda cfg
 
 
 def _unchanged(s, run):
-    return spec.unchanged(s.pre, run.post)
+    """Nothing changes but mstatus.VS, which may turn Dirty from Initial or Clean (RVV 1.0)."""
+    return spec.unchanged_but_vs(s.pre, run.post)
 
 
 def _traps_illegal(s, run):
-    return z3.And(run.outcome.trapped, run.outcome.illegal, spec.unchanged(s.pre, run.post))
+    return z3.And(run.outcome.trapped, run.outcome.illegal, _unchanged(s, run))
 
 
 def _vd(state, insn):
@@ -140,7 +141,8 @@ instruction("vl0_preserves_vd",
             lambda s: [s.legal, s.pre.vl == 0],
             lambda s, run: _vd(run.post, s.insn) == _vd(s.pre, s.insn))
 instruction("vl0_changes_nothing",
-            "With vl = 0 (and no trap) the instruction retires and no register or CSR changes.",
+            "With vl = 0 (and no trap) the instruction retires and no register or CSR changes, except that "
+            "mstatus.VS may turn Dirty from Initial or Clean.",
             lambda s: [s.legal, s.pre.vl == 0],
             lambda s, run: z3.And(z3.Not(run.outcome.trapped), _unchanged(s, run)))
 instruction("frame",
@@ -177,6 +179,11 @@ instruction("success_resets_vstart",
 instruction("success_dirties_vs",
             "After a retired instruction with vl > 0, mstatus.VS is Dirty.",
             lambda s: [s.writes_vd], lambda s, run: run.post.vs == VS_DIRTY)
+instruction("vs_kept_or_dirty",
+            "Where vd is not written (an illegal instruction, or vl = 0), mstatus.VS keeps its value or turns "
+            "Dirty from Initial or Clean (allowed at any time); Off stays Off.",
+            lambda s: [spec.defined(s.cfg, s.pre, s.insn), z3.Not(s.writes_vd)],
+            lambda s, run: spec.vs_kept_or_dirty(s.pre.vs, run.post.vs))
 
 
 def _tail_same(s, run):
@@ -579,7 +586,9 @@ def _deterministic_goals(s: Setting, one: Run, two: Run) -> list:
             z3.Extract(cfg.sew - 1, 0, vd1) == z3.Extract(cfg.sew - 1, 0, vd2),
             z3.Implies(z3.Not(spec.vta(s.pre)), vd1 == vd2),
             one.post.vtype == two.post.vtype, one.post.vl == two.post.vl,
-            one.post.vstart == two.post.vstart, one.post.vs == two.post.vs]
+            one.post.vstart == two.post.vstart,
+            z3.Or(one.post.vs == two.post.vs, z3.And(spec.vs_kept_or_dirty(s.pre.vs, one.post.vs),
+                                                     spec.vs_kept_or_dirty(s.pre.vs, two.post.vs)))]
 
 
 def _second_free_run(s: Setting) -> Run:
@@ -636,7 +645,8 @@ _DETERMINISTIC_USES = [(), ("frame",), (), ("tail",), ("csrs",), ("csrs",), ("cs
 
 _add(Obligation("spec_deterministic",
                 "Two outcomes and post-states the specification allows for one pre-state (not reserved) agree "
-                "everywhere except in agnostic tail elements.",
+                "everywhere except in agnostic tail elements and in mstatus.VS where vd is not written "
+                "(each keeps it or turns it Dirty from Initial or Clean).",
                 "spec", _deterministic_monolithic, _deterministic_compositional, subjects=(SPEC,)))
 
 

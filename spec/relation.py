@@ -5,13 +5,19 @@ A relation between a symbolic pre-state and a post-state for one configuration
 free choices of the architecture (an agnostic tail, reserved encodings) stay free.
 
 - illegal instruction (mstatus.VS off, vtype.vill, vstart != 0 whatever vl is): the
-  instruction traps as illegal and changes nothing;
+  instruction traps as illegal and changes nothing (but mstatus.VS, see below);
 - reserved (misaligned vs2 group; vm=0 with v0 in the vs2 group or vs1 = v0) and not
   illegal: the architecture promises nothing, so every outcome and post-state is allowed;
-- otherwise it retires. vl = 0: nothing changes. vl > 0: vd[0] is at least the seed vs1[0]
-  and every active element of vs2, and equals one of them; vd's tail elements keep their
-  values (vta=0) or each keeps its value or becomes all ones (vta=1); every other register,
-  vtype and vl are unchanged; vstart becomes 0 and mstatus.VS Dirty.
+- otherwise it retires. vl = 0: nothing changes (but mstatus.VS). vl > 0: vd[0] is at least
+  the seed vs1[0] and every active element of vs2, and equals one of them; vd's tail elements
+  keep their values (vta=0) or each keeps its value or becomes all ones (vta=1); every other
+  register, vtype and vl are unchanged; vstart becomes 0 and mstatus.VS Dirty.
+
+mstatus.VS: RVV 1.0 lets an implementation change it from Initial or Clean to Dirty at any
+time, even when no vector state changes. So wherever vd is not written (an illegal
+instruction, vl = 0) VS' is VS or, from Initial or Clean, Dirty (`vs_kept_or_dirty`); Off
+stays Off; writing vd requires Dirty. "At any time" is unconditional and VS is a status
+field, not vector state, so the freedom covers traps too (spec/profiles.py says why at length).
 
 This module knows nothing of impl/: it is the yardstick the algorithms are measured by.
 """
@@ -227,6 +233,17 @@ def unchanged(pre: ArchState, post: ArchState) -> z3.BoolRef:
                   post.vstart == pre.vstart, post.vs == pre.vs)
 
 
+def vs_kept_or_dirty(pre_vs, post_vs) -> z3.BoolRef:
+    """mstatus.VS is kept, or turns Dirty from Initial or Clean (allowed at any time); Off stays."""
+    return z3.Or(post_vs == pre_vs, z3.And(post_vs == VS_DIRTY, pre_vs != VS_OFF))
+
+
+def unchanged_but_vs(pre: ArchState, post: ArchState) -> z3.BoolRef:
+    """Nothing changes, except that mstatus.VS may turn Dirty from Initial or Clean."""
+    return z3.And(post.regs == pre.regs, post.vtype == pre.vtype, post.vl == pre.vl,
+                  post.vstart == pre.vstart, vs_kept_or_dirty(pre.vs, post.vs))
+
+
 def others_unchanged(pre: ArchState, post: ArchState, insn: SymbolicInsn) -> z3.BoolRef:
     """Every register other than vd keeps its value (the files agree once vd is put back)."""
     return post.regs == z3.Store(pre.regs, insn.vd, z3.Select(post.regs, insn.vd))
@@ -257,8 +274,8 @@ def relation_cases(cfg: Config, pre: ArchState, insn: SymbolicInsn, outcome: Out
     is_illegal, is_reserved = illegal(cfg, pre, insn), reserved(cfg, pre, insn)
     legal = z3.And(z3.Not(is_illegal), z3.Not(is_reserved))
     return [
-        ("illegal", is_illegal, z3.And(outcome.trapped, outcome.illegal, unchanged(pre, post))),
-        ("vl0", z3.And(legal, pre.vl == 0), z3.And(z3.Not(outcome.trapped), unchanged(pre, post))),
+        ("illegal", is_illegal, z3.And(outcome.trapped, outcome.illegal, unchanged_but_vs(pre, post))),
+        ("vl0", z3.And(legal, pre.vl == 0), z3.And(z3.Not(outcome.trapped), unchanged_but_vs(pre, post))),
         ("writes", z3.And(legal, pre.vl != 0),
          z3.And(z3.Not(outcome.trapped), writes(cfg, pre, insn, post, result_pred))),
     ]

@@ -88,8 +88,10 @@ def parse_vregs(value, vlen: int) -> tuple[int, ...]:
     return tuple(regs)
 
 
-def parse_case(obj) -> tuple[ArchState, Insn, str]:
-    """Return (pre-state, instruction, tail policy) or raise CaseError."""
+def parse_case(obj, reading=None) -> tuple[ArchState, Insn, str]:
+    """Return (pre-state, instruction, tail policy) or raise CaseError. `reading(state)`
+    gives the decoded vtype that bounds vl (default: decode_vtype; a profile that supports
+    SEW > LMUL*ELEN at fractional LMUL passes its own, see spec/profiles.check_pre)."""
     if not isinstance(obj, dict):
         raise CaseError("case: expected a JSON object")
     for key in obj:
@@ -119,7 +121,7 @@ def parse_case(obj) -> tuple[ArchState, Insn, str]:
         vs=VS_NAMES.index(vs),
     )
     try:
-        state.check()
+        state.check(reading(state) if reading else None)
     except ValueError as error:
         raise CaseError(str(error)) from None
     return state, parse_insn(obj["insn"]), tail

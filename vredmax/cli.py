@@ -9,10 +9,11 @@ import sys
 from vredmax import cmd_asm, cmd_conform, cmd_exec
 from vredmax import cmd_prove
 from vredmax import cmd_check_impl, cmd_refute, cmd_report
+from vredmax import cmd_judge
 from vredmax.errors import EXIT_USAGE, UsageError
 
 # Each command module has add_parser(subparsers), which sets `run` (args -> exit code).
-COMMANDS = (cmd_exec, cmd_asm, cmd_conform, cmd_prove, cmd_refute, cmd_check_impl, cmd_report)
+COMMANDS = (cmd_exec, cmd_asm, cmd_conform, cmd_prove, cmd_refute, cmd_check_impl, cmd_report, cmd_judge)
 
 
 def build_parser() -> argparse.ArgumentParser:
