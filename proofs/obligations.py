@@ -789,6 +789,24 @@ _SETTINGS: dict = {}
 _ANSWERS: dict = {}
 
 
+def _answer_key(obligation: Obligation, key: tuple) -> tuple:
+    """The key an answer is kept under. ELEN decides which configurations are legal and which
+    vtype values are vill, but no query about a configuration mentions it (the pre-state's vill
+    bit is free): the queries of (VLEN, 32, SEW, LMUL) and (VLEN, 64, SEW, LMUL) are the same
+    formula (tests/test_small_machines.py compares their SMT-LIB2 text), so one answer serves
+    both. The vtype obligations are about ELEN itself and keep it."""
+    if obligation.kind == "vtype":
+        return key
+
+    def without_elen(item):
+        if isinstance(item, Config):
+            return ("config", item.vlen, item.sew, item.lmul)
+        if isinstance(item, tuple):
+            return tuple(without_elen(x) for x in item)
+        return item
+    return without_elen(key)
+
+
 def setting_for(cfg: Config) -> Setting:
     """One Setting per configuration, the last few kept (a big one holds large terms)."""
     if cfg not in _SETTINGS:
@@ -826,7 +844,7 @@ def run(obligation: Obligation, cfg: Config, subject: str, method: str = "compos
     parts = []
     verdict_answer = None
     for part in obligation.compositional(s, subject):
-        answer = _ANSWERS.get(part.key) if setting is None else None
+        answer = _ANSWERS.get(_answer_key(obligation, part.key)) if setting is None else None
         work = None
         if answer is None or (exporter is not None and not exporter.has(part.key)):
             work = part.build()
@@ -835,7 +853,7 @@ def run(obligation: Obligation, cfg: Config, subject: str, method: str = "compos
         if answer is None:
             answer = comp.check(work, timeout_ms)
             if setting is None and answer.verdict != Verdict.UNKNOWN:
-                _ANSWERS[part.key] = answer
+                _ANSWERS[_answer_key(obligation, part.key)] = answer
         parts.append((part.text, answer))
         if answer.verdict != Verdict.PROVED:
             verdict_answer = _failed(obligation, cfg, subject, s, part, answer, timeout_s)

@@ -97,3 +97,39 @@ def test_an_empty_group_would_need_an_unsupported_sew():
         assert vlmax(cfg.vlen, cfg.sew, cfg.lmul) >= 1
     assert vlmax(32, 64, "m1") == 0 and Config(32, 64, 64, "m1") not in every_config()
     assert all(c.elen <= c.vlen for c in legal_configs(32, machine_vlens(32)))
+
+
+EXPORT = """
+import sys
+from vredmax.proofs import obligations as catalogue
+from vredmax.proofs.export import Exporter
+from vredmax.spec.config import Config
+cfg, exporter = Config(64, int(sys.argv[1]), 8, "m1"), Exporter(sys.argv[2])
+for obligation in catalogue.obligations(None, cfg):
+    if obligation.kind != "vtype":
+        for subject in obligation.subjects:
+            assert catalogue.run(obligation, cfg, subject, exporter=exporter).answer.verdict.value == "PROVED"
+"""
+
+
+def _queries(directory) -> dict:
+    """Every exported query of a directory tree, comments and ELEN names left out."""
+    import re
+    found = {}
+    for path in sorted(directory.rglob("*.smt2")):
+        text = "\n".join(line for line in path.read_text().splitlines() if not line.startswith(";"))
+        found[re.sub(r"ELEN=\d+", "ELEN", path.name)] = re.sub(r"ELEN=\d+|elen\d+", "ELEN", text)
+    return found
+
+
+def test_elen_does_not_enter_the_queries(tmp_path):
+    """Why one answer serves both ELENs (obligations._answer_key): at the same VLEN, SEW and LMUL
+    every query but the vtype ones is the same formula at ELEN=32 and ELEN=64 (each exported by
+    a fresh process, so that Z3 numbers the terms alike)."""
+    import subprocess
+    import sys
+    texts = {}
+    for elen in (32, 64):
+        subprocess.run([sys.executable, "-c", EXPORT, str(elen), str(tmp_path / f"e{elen}")], check=True)
+        texts[elen] = _queries(tmp_path / f"e{elen}")
+    assert len(texts[32]) > 50 and texts[32] == texts[64]
