@@ -55,6 +55,47 @@ class ConcreteElements:
     def or_(self, a, b): return a or b
     def not_(self, a): return not a
 
+    # comparisons, bitwise and arithmetic ops that real units use (a sign flip with xor
+    # before an unsigned compare, an adder, a narrower sub-word); all modulo 2^width
+    def sle(self, a, b): return a ^ self._sign <= b ^ self._sign
+    def ule(self, a, b): return a <= b
+    def uge(self, a, b): return a >= b
+    def ne(self, a, b): return a != b
+    def xor(self, a, b): return (a ^ b) & self.mask
+    def band(self, a, b): return a & b & self.mask
+    def bor(self, a, b): return (a | b) & self.mask
+    def bnot(self, a): return ~a & self.mask
+    def add(self, a, b): return (a + b) & self.mask
+    def sub(self, a, b): return (a - b) & self.mask
+    def neg(self, a): return -a & self.mask
+
+    def shl(self, a, amount):
+        """Shift left by an int or an element value; amounts >= width give 0 (SMT-LIB)."""
+        return a << amount & self.mask if amount < self.width else 0
+
+    def lshr(self, a, amount):
+        return a >> amount if amount < self.width else 0
+
+    def ashr(self, a, amount):
+        return self.const(self.to_signed(a) >> min(amount, self.width - 1))
+
+    def extract(self, a, hi: int, lo: int):
+        """Bits hi..lo of a value (a narrower value, hi-lo+1 bits)."""
+        return a >> lo & ((1 << (hi - lo + 1)) - 1)
+
+    def concat(self, hi, lo, lo_width: int):
+        """hi above lo (lo is lo_width bits wide)."""
+        return hi << lo_width | lo
+
+    def zext(self, a, width: int):
+        """A width-bit value zero-extended to the element width."""
+        return a & ((1 << width) - 1)
+
+    def sext(self, a, width: int):
+        """A width-bit value sign-extended to the element width."""
+        a &= (1 << width) - 1
+        return self.const(a - (1 << width) if a >> (width - 1) & 1 else a)
+
     def to_signed(self, value: int) -> int:
         return value - (1 << self.width) if value & self._sign else value
 
@@ -86,6 +127,32 @@ class Z3Elements:
     def and_(self, a, b): return z3.And(a, b)
     def or_(self, a, b): return z3.Or(a, b)
     def not_(self, a): return z3.Not(a)
+
+    def sle(self, a, b): return a <= b
+    def ule(self, a, b): return z3.ULE(a, b)
+    def uge(self, a, b): return z3.UGE(a, b)
+    def ne(self, a, b): return a != b
+    def xor(self, a, b): return a ^ b
+    def band(self, a, b): return a & b
+    def bor(self, a, b): return a | b
+    def bnot(self, a): return ~a
+    def add(self, a, b): return a + b
+    def sub(self, a, b): return a - b
+    def neg(self, a): return -a
+
+    def _amount(self, a, amount):
+        """An int amount as a numeral; past the width it saturates (a numeral would wrap)."""
+        if isinstance(amount, int):
+            return z3.BitVecVal(min(amount, (1 << a.size()) - 1), a.size())
+        return amount
+
+    def shl(self, a, amount): return a << self._amount(a, amount)
+    def lshr(self, a, amount): return z3.LShR(a, self._amount(a, amount))
+    def ashr(self, a, amount): return a >> self._amount(a, amount)
+    def extract(self, a, hi: int, lo: int): return z3.Extract(hi, lo, a)
+    def concat(self, hi, lo, lo_width: int): return z3.Concat(hi, lo)
+    def zext(self, a, width: int): return z3.ZeroExt(self.width - width, a)
+    def sext(self, a, width: int): return z3.SignExt(self.width - width, a)
 
 
 class Concrete:

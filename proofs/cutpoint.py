@@ -1,0 +1,731 @@
+"""Prove or refute a reduction unit built from any element ops, at any VLMAX, by cut points.
+
+The unit is run once on the tracing backend (proofs/trace.py): a DAG of element ops over
+the seed, the elements, the active flags and constants. Each element-wide node gets, where
+it is one, a *denotation*: the signed max of a guarded set of leaves, written as a term of
+the free semilattice (proofs/semilattice.py: joins, the empty join, and choices whose
+conditions are Booleans over the active flags alone). Bottom-up:
+
+- a leaf denotes itself (the signed minimum: the empty join);
+- `smax(a, b)` of denoted nodes denotes the join of theirs; `ite(c, a, b)` with a
+  *structural* condition (built from flags only) the choice between theirs;
+- any other node (a compare-and-select, a sign flip with xor before an unsigned compare,
+  ...) is checked locally: its *cone* (the node and its non-denoted descendants, cut at the
+  nearest denoted descendants and at the structural conditions) must equal, for all values
+  of fresh variables x_j standing for the cut nodes and b_k for the conditions, a guarded
+  join `smax over j of (phi_j(b) ? x_j : smin)` (plus a constant when it appears). The
+  guards phi_j are found by concrete probes and then proved by the solver, once per cone
+  shape (the cone up to renaming of its cut points) and SEW; every other node of that shape
+  reuses the proof. Nodes that are not guarded joins (xor, add, ...) have no denotation and
+  are inlined into their parents' cones; a dead one costs nothing.
+
+Soundness: by induction over the DAG, a denoted node's value is the signed max of its
+leaves whose guard holds: for leaves, joins and structural choices by the semilattice laws
+of signed max (the algebra lemmas of proofs/lemmas.py, proved per SEW), for a cone node by
+its local proof (which holds for all values of the cut variables, in particular the cut
+nodes' real values; the Booleans likewise). Then `inclusion` gives each leaf's condition
+at the root; the unit meets the spec's result exactly when the seed's is true, element i's
+is its active flag, and every constant's is false (the lemmas of the compositional method
+carry this to the spec's result predicate). The instruction around the unit is proved by
+pieces 1 and 2 of proofs/compositional.py (the unit cut out, the operands it is handed).
+
+A difference in a condition becomes a concrete case (the wrongly included or excluded leaf
+made strictly largest), confirmed by running the unit and the executable spec on it; a local
+check that fails is not yet a bug (the cut forgot how the inputs are related), so a concrete
+case is searched for, and without one the verdict is UNKNOWN.
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+import time
+import traceback
+from dataclasses import dataclass, field
+
+import z3
+
+from vredmax.impl.execute import TAIL_POLICIES, execute
+from vredmax.proofs.semilattice import EMPTY, SemilatticeElements, atom, inclusion
+from vredmax.proofs.trace import BOOL, SymbolicUse, Term, TraceElements, Tracer, apply_op, is_const
+from vredmax.proofs.verdict import Verdict, prove
+from vredmax.spec import z3fast as fast
+from vredmax.spec.bv import ConcreteElements, Z3Elements
+from vredmax.spec.config import Config, encode_vtype
+from vredmax.spec.encoding import Insn
+from vredmax.spec.state import VS_DIRTY, ArchState
+
+METHOD = "cut points"
+CONE_LIMIT = 48          # nodes of one local cone; past it the unit is not analysed further
+CUT_LIMIT = 8            # value cut points of one cone
+BOOL_CUT_LIMIT = 5       # structural Boolean cut points of one cone (its table has 2^m rows)
+PROBES = 40              # random checks of a guessed guarded join before the solver's proof
+CHUNK = 4096             # root conditions per solver call
+SEED_ATOM = "seed"
+
+
+def element_atom(i: int):
+    return ("vs2", i)
+
+
+@dataclass
+class ScaleResult:
+    verdict: Verdict
+    detail: str
+    method: str
+    solver: str
+    seconds: float
+    case: tuple[ArchState, Insn] | None = None
+
+
+# Cones -----------------------------------------------------------------------------------
+
+class ConeTooLarge(Exception):
+    pass
+
+
+@dataclass
+class Cone:
+    """A node's local cone: its shape (canonical up to renaming of the cut points), and the
+    nodes its value cut points `xs` and Boolean cut points `bs` stand for."""
+
+    key: tuple
+    xs: list
+    bs: list
+
+
+def shape_value(ops, key, xvals, bvals):
+    """A cone shape's value on a backend, given its cut points' values."""
+    _, steps, _, _ = key
+    values = []
+
+    def ref(r):
+        kind = r[0]
+        if kind == "x":
+            return xvals[r[1]]
+        if kind == "b":
+            return bvals[r[1]]
+        if kind == "c":
+            return apply_op(ops, r[1], r[2], r[3], [])
+        return values[r[1]]
+
+    for op, param, width, args in steps:
+        values.append(apply_op(ops, op, param, width, [ref(a) for a in args]))
+    return values[-1]
+
+
+@dataclass
+class Shape:
+    """What is known of a cone shape at one SEW: `table` maps each assignment of the
+    Booleans to (the value cut points joined, a constant joined or None); None when the
+    shape is no guarded join (`witness` says where) or its proof did not go through."""
+
+    table: dict | None
+    verdict: Verdict
+    detail: str = ""
+    witness: tuple | None = None
+
+
+def _probe(key, sew: int, rng: random.Random) -> Shape:
+    """Guess the guarded join a shape is, from concrete values, and test the guess."""
+    _, _, k, m = key
+    ops = ConcreteElements(sew)
+    smin, top = 1 << (sew - 1), (1 << (sew - 1)) - 1
+    table = {}
+    for bits in itertools.product((False, True), repeat=m):
+        base = shape_value(ops, key, [smin] * k, bits)
+        constant = None if base == smin else base
+        joined = set()
+        for j in range(k):
+            lows = [(smin + 1 + t) & ops.mask for t in range(k)]
+            lows[j] = top
+            if shape_value(ops, key, lows, bits) == top:
+                joined.add(j)
+        table[bits] = (frozenset(joined), constant)
+    edges = [0, 1, 2, top, smin, smin + 1, ops.mask, top - 1]
+    for _ in range(PROBES):
+        bits = tuple(rng.random() < 0.5 for _ in range(m))
+        xvals = [rng.choice(edges) if rng.random() < 0.5 else rng.randrange(1 << sew) for _ in range(k)]
+        if shape_value(ops, key, xvals, bits) != _join_value(ops, table[bits], xvals):
+            return Shape(None, Verdict.COUNTEREXAMPLE, "not a guarded signed max", (xvals, bits))
+    return Shape(table, Verdict.UNKNOWN)
+
+
+def _join_value(ops, entry, xvals):
+    joined, constant = entry
+    value = ops.smin() if constant is None else ops.const(constant)
+    for j in sorted(joined):
+        value = ops.smax(value, xvals[j])
+    return value
+
+
+def _prove_shape(key, shape: Shape, sew: int, timeout_ms: int) -> Shape:
+    """The solver's proof that the shape equals its table's guarded join, for all values."""
+    _, _, k, m = key
+    ops = Z3Elements(sew)
+    xs = [z3.BitVec(f"cut_{j}", sew) for j in range(k)]
+    bs = [z3.Bool(f"cond_{j}") for j in range(m)]
+
+    def guarded(prefix):
+        if len(prefix) == m:
+            return _join_value(ops, shape.table[prefix], xs)
+        return z3.If(bs[len(prefix)], guarded(prefix + (True,)), guarded(prefix + (False,)))
+
+    answer = prove([], shape_value(ops, key, xs, bs) == guarded(()), timeout_ms)
+    if answer.verdict == Verdict.PROVED:
+        return Shape(shape.table, Verdict.PROVED)
+    if answer.verdict == Verdict.COUNTEREXAMPLE:
+        return Shape(None, Verdict.COUNTEREXAMPLE, "not a guarded signed max (the solver's case)")
+    return Shape(None, answer.verdict, f"the local proof: {answer.verdict.value} {answer.detail}".strip())
+
+
+# The analysis ----------------------------------------------------------------------------
+
+@dataclass
+class Failure:
+    """A node whose value could not be given a denotation, and why."""
+
+    node: Term
+    reason: str
+    verdict: Verdict      # COUNTEREXAMPLE: the local check is refuted; UNKNOWN otherwise
+
+
+@dataclass
+class Analysis:
+    root: object = None                    # the root's semilattice term, when it has one
+    failure: Failure | None = None
+    nodes: int = 0
+    shapes: dict = field(default_factory=dict)
+    cone_nodes: int = 0
+    span: dict = field(default_factory=dict)   # id(node) -> (lowest, highest element index)
+
+
+_SHAPES: dict = {}     # (key) -> Shape, for the process: a shape is proved once per SEW
+
+
+def post_order(root: Term) -> list[Term]:
+    order, seen, stack = [], set(), [(root, False)]
+    while stack:
+        node, done = stack.pop()
+        if done:
+            order.append(node)
+            continue
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        stack.append((node, True))
+        stack.extend((a, False) for a in reversed(node.args) if id(a) not in seen)
+    return order
+
+
+class Denoter:
+    def __init__(self, sew: int, flags: list, timeout_ms: int):
+        self.sew = sew
+        self.flags = flags
+        self.timeout_ms = timeout_ms
+        self.lattice = SemilatticeElements(sew)
+        self.den: dict = {}
+        self.conds: dict = {}
+        self.rng = random.Random(0)
+        self.analysis = Analysis()
+
+    # structural conditions as Z3 Booleans over the flags
+    def condition(self, node: Term):
+        found = self.conds.get(id(node))
+        if found is not None:
+            return found
+        for n in post_order(node):
+            if id(n) in self.conds:
+                continue
+            c = [self.conds[id(a)] for a in n.args]
+            if n.op == "flag":
+                term = self.flags[n.param]
+            elif n.op == "bool":
+                term = z3.BoolVal(n.param)
+            elif n.op == "and_":
+                term = z3.And(*c)
+            elif n.op == "or_":
+                term = z3.Or(*c)
+            elif n.op == "not_":
+                term = z3.Not(c[0])
+            else:   # ite of conditions
+                term = z3.If(*c)
+            self.conds[id(n)] = term
+        return self.conds[id(node)]
+
+    def leaf(self, node: Term):
+        if node.op == "seed":
+            return atom(SEED_ATOM)
+        if node.op == "elem":
+            return atom(element_atom(node.param))
+        return self.lattice.const(node.param)      # the empty join for smin; one atom per value
+
+    def run(self, root: Term) -> Analysis:
+        a = self.analysis
+        order = post_order(root)
+        a.nodes = len(order)
+        for node in order:
+            lows = [a.span[id(x)] for x in node.args if id(x) in a.span]
+            if node.op == "elem":
+                a.span[id(node)] = (node.param, node.param)
+            elif lows:
+                a.span[id(node)] = (min(s[0] for s in lows), max(s[1] for s in lows))
+            if node.width != self.sew:
+                continue
+            try:
+                self.den[id(node)] = self.denote(node, node is root)
+            except ConeTooLarge as error:
+                a.failure = Failure(node, str(error), Verdict.UNKNOWN)
+                return a
+            if a.failure is not None:
+                return a
+        a.root = self.den.get(id(root))
+        if a.root is None and a.failure is None:
+            a.failure = Failure(root, "the result is not a guarded signed max of the inputs",
+                                Verdict.COUNTEREXAMPLE)
+        return a
+
+    def denote(self, node: Term, is_root: bool):
+        L, den = self.lattice, self.den
+        if node.op in ("seed", "elem", "const"):
+            return self.leaf(node)
+        args = [den.get(id(x)) for x in node.args]
+        if node.op == "smax" and None not in args:
+            return L.smax(*args)
+        if node.op == "ite" and node.args[0].structural and args[1] is not None and args[2] is not None:
+            return L.ite(self.condition(node.args[0]), args[1], args[2])
+        return self.denote_cone(node, is_root)
+
+    def cone(self, node: Term) -> Cone:
+        steps, index, xs, bs = [], {}, [], []
+
+        def build(n):
+            ref = index.get(id(n))
+            if ref is not None:
+                return ref
+            if is_const(n):
+                ref = ("c", n.op, n.param, n.width)
+            elif n is not node and n.width == self.sew and self.den.get(id(n)) is not None:
+                ref = ("x", len(xs))
+                xs.append(n)
+            elif n.width == BOOL and n.structural:
+                ref = ("b", len(bs))
+                bs.append(n)
+            else:
+                args = tuple(build(a) for a in n.args)
+                if len(steps) >= CONE_LIMIT:
+                    raise ConeTooLarge(f"the values it depends on are no guarded maxima for more than "
+                                       f"{CONE_LIMIT} operations (the cut-point method needs each "
+                                       "intermediate result to be a maximum of some inputs)")
+                ref = ("n", len(steps))
+                steps.append((n.op, n.param, n.width, args))
+            index[id(n)] = ref
+            return ref
+
+        build(node)
+        return Cone((self.sew, tuple(steps), len(xs), len(bs)), xs, bs)
+
+    def denote_cone(self, node: Term, is_root: bool):
+        cone = self.cone(node)
+        self.analysis.cone_nodes += 1
+        if len(cone.xs) > CUT_LIMIT or len(cone.bs) > BOOL_CUT_LIMIT:
+            return None     # too many inputs to tabulate: opaque, inlined into its parents
+        shape = _SHAPES.get(cone.key)
+        if shape is None:
+            shape = _probe(cone.key, self.sew, self.rng)
+            if shape.table is not None:
+                shape = _prove_shape(cone.key, shape, self.sew, self.timeout_ms)
+            _SHAPES[cone.key] = shape
+        self.analysis.shapes[cone.key] = shape
+        if shape.table is None:
+            if shape.verdict == Verdict.UNKNOWN:
+                self.analysis.failure = Failure(node, shape.detail, Verdict.UNKNOWN)
+            return None
+        return self.guarded_join(shape.table, cone)
+
+    def guarded_join(self, table, cone: Cone):
+        L = self.lattice
+        conds = [self.condition(b) for b in cone.bs]
+        parts = []
+        members = [(self.den[id(x)], lambda entry, j=j: j in entry[0]) for j, x in enumerate(cone.xs)]
+        for constant in sorted({c for _, c in table.values() if c is not None}):
+            members.append((self.lattice.const(constant), lambda entry, c=constant: entry[1] == c))
+        for value, member in members:
+            guard = _boolean_function({bits: member(entry) for bits, entry in table.items()}, conds)
+            if guard is False:
+                continue
+            parts.append(value if guard is True else L.ite(guard, value, EMPTY))
+        result = EMPTY
+        for part in parts:
+            result = L.smax(result, part)
+        return result
+
+
+def _boolean_function(rows: dict, conds: list):
+    """A formula over `conds` true exactly on the rows (assignments) mapped to True; Python
+    True/False when constant. Shannon expansion with the obvious simplifications."""
+    values = set(rows.values())
+    if values == {True}:
+        return True
+    if values == {False}:
+        return False
+    first = conds[0]
+    on = _boolean_function({b[1:]: v for b, v in rows.items() if b[0]}, conds[1:])
+    off = _boolean_function({b[1:]: v for b, v in rows.items() if not b[0]}, conds[1:])
+    if on is True and off is False:
+        return first
+    if on is False and off is True:
+        return z3.Not(first)
+    if off is False:
+        return first if on is True else z3.And(first, on)
+    if on is False:
+        return z3.And(z3.Not(first), off)
+    if on is True:
+        return z3.Or(first, off)
+    if off is True:
+        return z3.Or(z3.Not(first), on)
+    return z3.Or(z3.And(first, on), z3.And(z3.Not(first), off))
+
+
+# The root against the spec --------------------------------------------------------------
+
+@dataclass
+class Mismatch:
+    """A leaf whose condition at the root is not the spec's."""
+
+    label: object
+    got: object           # its condition in the unit
+    want: object          # the spec's
+    model: object = None  # a model of `got != want` (flags), when the solver gave one
+
+
+def root_conditions(root, count: int, flags: list) -> list:
+    """(label, the unit's condition, the spec's) for every leaf that reaches the root or must."""
+    conds = inclusion(root) if root is not EMPTY else {}
+    false, true = z3.BoolVal(False), z3.BoolVal(True)
+    rows = [(SEED_ATOM, conds.get(SEED_ATOM, false), true)]
+    rows += [(element_atom(i), conds.get(element_atom(i), false), flags[i]) for i in range(count)]
+    expected = {SEED_ATOM} | {element_atom(i) for i in range(count)}
+    rows += [(label, cond, false) for label, cond in conds.items() if label not in expected]
+    return rows
+
+
+def compare_root(rows, timeout_ms: int):
+    """(verdict, detail, Mismatch or None): PROVED when every condition is the spec's."""
+    residue = [row for row in rows if not fast.same(row[1], row[2])]
+    for k in range(0, len(residue), CHUNK):
+        chunk = residue[k:k + CHUNK]
+        answer = prove([], z3.And(*[got == want for _, got, want in chunk]), timeout_ms)
+        if answer.verdict == Verdict.COUNTEREXAMPLE:
+            for label, got, want in chunk:
+                if not z3.is_true(answer.model.eval(got == want, model_completion=True)):
+                    return Verdict.COUNTEREXAMPLE, "", Mismatch(label, got, want, answer.model)
+        if answer.verdict != Verdict.PROVED:
+            return answer.verdict, f"comparing the inclusion conditions: {answer.detail}", None
+    return (Verdict.PROVED, f"{len(rows)} inclusion conditions, {len(rows) - len(residue)} identical "
+            "to the spec's as terms", None)
+
+
+def _variables(formula) -> dict:
+    """The Boolean variables of a formula, by name."""
+    found, seen, stack = {}, set(), [formula]
+    while stack:
+        t = stack.pop()
+        if t.get_id() in seen:
+            continue
+        seen.add(t.get_id())
+        if z3.is_const(t) and t.decl().kind() == z3.Z3_OP_UNINTERPRETED:
+            found[str(t)] = t
+        else:
+            stack.extend(t.children())
+    return found
+
+
+def _holds(formula, variables: dict, flags: list, active: set) -> bool:
+    on = {id(flags[i]) for i in active}
+    index = {str(flags[i]): i for i in active}
+    pairs = [(v, z3.BoolVal(name in index)) for name, v in variables.items()]
+    del on
+    return z3.is_true(z3.simplify(z3.substitute(formula, *pairs) if pairs else formula))
+
+
+def mismatch_active_sets(m: Mismatch, flags: list, count: int):
+    """Sets of active elements under which the leaf's condition differs, fewest and lowest
+    first: the obvious candidates, then the solver's model made smaller one flag at a time."""
+    differ = z3.Xor(m.got, m.want)
+    variables = _variables(differ)
+    candidates = [set()]
+    if isinstance(m.label, tuple) and m.label[0] == "vs2":
+        i = m.label[1]
+        candidates += [{i}, {0, i} if i else {0, 1}]
+    candidates += [{0}, {0, 1}]
+    tried = []
+    for active in candidates:
+        if active not in tried and all(i < count for i in active):
+            tried.append(active)
+            if _holds(differ, variables, flags, active):
+                yield active
+    if m.model is None:
+        return
+    name_to_index = {str(f): i for i, f in enumerate(flags)}
+    active = {name_to_index[name] for name, v in variables.items()
+              if name in name_to_index and z3.is_true(m.model.eval(v, model_completion=True))}
+    if not _holds(differ, variables, flags, active):
+        return
+    for i in sorted(active, reverse=True)[:64]:
+        if _holds(differ, variables, flags, active - {i}):
+            active = active - {i}
+    yield active
+
+
+# Concrete cases ---------------------------------------------------------------------------
+
+VS2, VS1, VD = 8, 16, 24     # aligned for every LMUL, apart from each other and from v0
+
+
+def make_case(cfg: Config, seed: int, elements: list, active: set) -> tuple[ArchState, Insn]:
+    """A legal pre-state and instruction handing the unit these operands: vl is one past the
+    last active element (at least 1), masked by v0 unless the active ones are a prefix."""
+    sew, count = cfg.sew, cfg.vlmax
+    vl = max(active) + 1 if active else 1
+    vm = 1 if active == set(range(vl)) else 0
+    regs = [0] * 32
+    per = cfg.elements_per_register
+    nbytes = sew // 8
+    for k in range(cfg.group_registers):
+        chunk = elements[k * per:min((k + 1) * per, count)]
+        if chunk:
+            regs[VS2 + k] = int.from_bytes(b"".join(v.to_bytes(nbytes, "little") for v in chunk), "little")
+    regs[VS1] = seed
+    if vm == 0:
+        regs[0] = sum(1 << i for i in active)
+    pre = ArchState(cfg.vlen, cfg.elen, tuple(regs), encode_vtype(sew, cfg.lmul), vl, 0, VS_DIRTY)
+    return pre, Insn(vd=VD, vs2=VS2, vs1=VS1, vm=vm)
+
+
+def confirmed(unit, pre: ArchState, insn: Insn) -> bool:
+    """The unit, in the project's instruction, differs from the executable spec on the case
+    (for every tail policy the two runs are compared; vta is 0, so they coincide)."""
+    try:
+        for tail in TAIL_POLICIES:
+            got = execute(pre, insn, tail=tail, reduce=unit)
+            want = execute(pre, insn, "sequential", tail)
+            if got.outcome != want.outcome or got.state != want.state:
+                return True
+    except Exception:
+        return False
+    return False
+
+
+def _spec_result(ops, seed, elements, active):
+    result = seed
+    for i in active:
+        result = ops.smax(result, elements[i])
+    return result
+
+
+def _differs(unit, ops, seed, elements, active_set, count) -> bool:
+    flags = [False] * count
+    for i in active_set:
+        flags[i] = True
+    try:
+        got = unit(ops, seed, list(elements), flags)
+    except Exception:
+        return False
+    return got != _spec_result(ops, seed, elements, active_set)
+
+
+def case_for_mismatch(unit, cfg: Config, m: Mismatch, flags: list):
+    """A confirmed concrete case showing the leaf's wrong condition, or None."""
+    sew, count = cfg.sew, cfg.vlmax
+    smin, top = 1 << (sew - 1), (1 << (sew - 1)) - 1
+    for active in mismatch_active_sets(m, flags, count):
+        for low in (0, smin, 1):
+            seed, elements = low, [smin] * count
+            for i in active:
+                elements[i] = low
+            label = m.label
+            if label == SEED_ATOM:
+                seed = top
+            elif label[0] == "vs2":
+                elements[label[1]] = top
+            else:           # a constant the unit joins in: everything else below it
+                seed = smin
+                for i in active:
+                    elements[i] = smin
+            pre, insn = make_case(cfg, seed, elements, active)
+            if confirmed(unit, pre, insn):
+                return pre, insn
+    return None
+
+
+def search_case(unit, cfg: Config, hints, deadline: float):
+    """Look for a concrete case where the unit differs from the spec: few active elements at
+    the indices the failed local check involves, values at the edges of the signed and
+    unsigned orders; the smallest vl first. A confirmed case, or None."""
+    sew, count = cfg.sew, cfg.vlmax
+    ops = ConcreteElements(sew)
+    smin, top, ones = 1 << (sew - 1), (1 << (sew - 1)) - 1, (1 << sew) - 1
+    edges = [0, 1, top, smin, ones, 2, smin + 1, top - 1]
+    sharp = [(1, smin), (smin, 1), (0, top), (top, 0), (ones, 1), (1, ones), (0, 1), (1, 0),
+             (smin, top), (top, smin), (smin + 1, smin)]
+    hints = sorted({h for h in hints if 0 <= h < count} | {0})[:8]
+    sets = [set()] + [{h} for h in hints] + [{a, b} for a, b in itertools.combinations(hints, 2)]
+    sets.sort(key=lambda s: (max(s, default=-1), len(s)))
+    rng = random.Random(1)
+
+    def patterns(size):
+        if size == 0:
+            return [(s, ()) for s in edges]
+        if size == 1:
+            return [(s, (e,)) for s, e in sharp] + [(s, (e,)) for s in edges for e in edges]
+        first = [(s, (e1, e2)) for s, e1, e2 in [(0, 1, smin), (0, smin, 1), (1, top, smin), (smin, 0, top),
+                                                 (smin, top, 0), (1, ones, 0), (1, 0, ones)]]
+        return first + [(rng.choice(edges), (rng.choice(edges), rng.choice(edges))) for _ in range(24)]
+
+    for level in (0, 1):
+        for active in sets:
+            order = sorted(active)
+            todo = patterns(len(order))
+            todo = todo[:len(sharp) if len(order) == 1 else 8] if level == 0 else todo
+            for seed, values in todo:
+                for inactive in (smin, top, 0):
+                    if time.perf_counter() > deadline:
+                        return None
+                    elements = [inactive] * count
+                    for i, v in zip(order, values):
+                        elements[i] = v
+                    if _differs(unit, ops, seed, elements, active, count):
+                        pre, insn = make_case(cfg, seed, elements, active)
+                        if confirmed(unit, pre, insn):
+                            return pre, insn
+    return None
+
+
+# The instruction around the unit ---------------------------------------------------------
+
+_INSTRUCTION: dict = {}    # Config -> (verdict, detail, solvers): the same fact for every unit
+
+
+def instruction_pieces(cfg: Config, timeout_ms: int):
+    """Pieces 1 and 2 of the compositional method and the algebra lemmas, for both tail
+    policies: (verdict, detail, solvers). They do not depend on the unit: proved once."""
+    if cfg in _INSTRUCTION:
+        return _INSTRUCTION[cfg]
+    from vredmax.proofs import compositional as comp
+    from vredmax.proofs.setting import Setting
+    s = Setting(cfg, "_cut")
+    parts = [part for tail in TAIL_POLICIES
+             for part in (comp.choice_part(s, tail), comp.instruction_part(s, tail), comp.operands_part(s, tail))]
+    parts += [comp.lemma_part(cfg.sew, name) for name in comp.ALGEBRA]
+    solvers = set()
+    for part in parts:
+        answer = comp.check(part.build(), timeout_ms)
+        solvers.add(answer.solver)
+        if answer.verdict != Verdict.PROVED:
+            outcome = (answer.verdict if answer.verdict != Verdict.COUNTEREXAMPLE else Verdict.UNKNOWN,
+                       f"{part.text}: {answer.verdict.value} {answer.detail}".strip(), solvers)
+            return outcome     # not kept: a timeout may go through another time
+    _INSTRUCTION[cfg] = (Verdict.PROVED, f"{len(parts)} instruction pieces and lemmas", solvers)
+    return _INSTRUCTION[cfg]
+
+
+# The entry points --------------------------------------------------------------------------
+
+def trace_unit(unit, cfg: Config):
+    """(tracer, root term) of the unit on the tracing backend; raises UnitError."""
+    tracer = Tracer(cfg.sew, cfg.vlmax)
+    try:
+        result = unit(TraceElements(tracer), tracer.seed, list(tracer.elements), list(tracer.flags))
+    except SymbolicUse:
+        raise
+    except RecursionError:
+        raise UnitError("the unit recursed too deeply") from None
+    except Exception as error:
+        raise UnitError(f"the unit raised {type(error).__name__}: {error}{_user_frame(error)}") from None
+    if not isinstance(result, Term) or result.width != cfg.sew:
+        what = (f"a {result.width}-bit value" if isinstance(result, Term) and result.width
+                else "a condition" if isinstance(result, Term) else f"{type(result).__name__} {result!r}"[:80])
+        raise UnitError(f"the unit must return a {cfg.sew}-bit element value (SEW={cfg.sew}), it returned {what}")
+    return tracer, result
+
+
+class UnitError(Exception):
+    pass
+
+
+def _user_frame(error) -> str:
+    frames = [f for f in traceback.extract_tb(error.__traceback__) if "/proofs/" not in f.filename
+              and "/vredmax/" not in f.filename]
+    return f" (at {frames[-1].filename}:{frames[-1].lineno})" if frames else ""
+
+
+def _solver_text() -> str:
+    return f"z3 {z3.get_version_string()}"
+
+
+def prove_unit_at_scale(unit, cfg: Config, timeout_ms: int) -> ScaleResult:
+    """Prove the reduction unit, in the project's instruction, at this configuration (both
+    tail policies), or refute it with a confirmed concrete case. Cost linear in VLMAX."""
+    start = time.perf_counter()
+
+    def result(verdict, detail, case=None, solver=None):
+        return ScaleResult(verdict, detail, METHOD, solver or _solver_text(), time.perf_counter() - start, case)
+
+    deadline = start + max(5.0, timeout_ms / 1000)
+    try:
+        tracer, root = trace_unit(unit, cfg)
+    except SymbolicUse as error:
+        return result(Verdict.ERROR, str(error))
+    except UnitError as error:
+        return result(Verdict.ERROR, str(error))
+    from vredmax.proofs.compositional import active_flags
+    flags = active_flags(cfg.vlmax)
+    denoter = Denoter(cfg.sew, flags, timeout_ms)
+    analysis = denoter.run(root)
+    shapes = len(analysis.shapes)
+    if analysis.failure is not None:
+        node = analysis.failure.node
+        span = analysis.span.get(id(node), (0, 0))
+        hints = set(span)
+        for x in node.args:
+            hints |= set(analysis.span.get(id(x), ()))
+        case = search_case(unit, cfg, hints, deadline)
+        where = f"a node (ops.{node.op}) over elements {span[0]}..{span[1]}"
+        if case is not None:
+            return result(Verdict.COUNTEREXAMPLE, f"{where} is not a signed max of its inputs "
+                          f"({analysis.failure.reason}); a concrete case confirms it", case)
+        return result(Verdict.UNKNOWN, f"{where}: {analysis.failure.reason}; no concrete counterexample "
+                      "was found either")
+    rows = root_conditions(analysis.root, cfg.vlmax, flags)
+    verdict, detail, mismatch = compare_root(rows, timeout_ms)
+    if verdict == Verdict.COUNTEREXAMPLE:
+        case = case_for_mismatch(unit, cfg, mismatch, flags) or search_case(unit, cfg, set(), deadline)
+        what = _label_text(mismatch.label)
+        if case is not None:
+            return result(Verdict.COUNTEREXAMPLE, f"{what} reaches the result under the wrong condition "
+                          f"(the unit: {_short(mismatch.got)}; the spec: {_short(mismatch.want)})", case)
+        return result(Verdict.UNKNOWN, f"{what} reaches the result under a condition other than the spec's, "
+                      "but no concrete case confirmed it (a checker fault?)")
+    if verdict != Verdict.PROVED:
+        return result(verdict, detail)
+    piece, piece_detail, solvers = instruction_pieces(cfg, timeout_ms)
+    solver = ", ".join(sorted({_solver_text()} | {s if s != "z3" else _solver_text() for s in solvers}))
+    if piece != Verdict.PROVED:
+        return result(piece, piece_detail, solver=solver)
+    return result(Verdict.PROVED, f"unit: {analysis.nodes} nodes, {analysis.cone_nodes} checked locally "
+                  f"against {shapes} cone shape{'s' * (shapes != 1)} (each proved once per SEW); {detail}; "
+                  f"{piece_detail}; both tail policies", solver=solver)
+
+
+def _label_text(label) -> str:
+    if label == SEED_ATOM:
+        return "the seed vs1[0]"
+    if label[0] == "vs2":
+        return f"vs2[{label[1]}]"
+    return f"the constant {label[1]:#x}"
+
+
+def _short(term) -> str:
+    text = str(term).replace("\n", " ")
+    return text if len(text) <= 80 else text[:77] + "..."
