@@ -1,8 +1,11 @@
 """Compare what an emulator did with what the specification says, as far as it says.
 
+The decision is the judge's (spec/profiles.py, `allowed(...).judge(...)`, the same as
+`vredmax judge`) under the architecture's profile `any` with the harness's tail policy:
+
 Verdicts:
-- agree: the same outcome (retired, or SIGILL for an illegal instruction) and the same
-  vl, vtype, vstart and 32 registers. mstatus.VS is not observable in user mode: not compared.
+- agree: the judge allows the outcome (retired, or SIGILL for an illegal instruction), vl,
+  vtype, vstart and the 32 registers. mstatus.VS is not observable in user mode: not judged.
 - reserved-trapped: the spec says reserved (no behaviour promised); the emulator trapped and,
   as any trap must, changed nothing.
 - reserved-executed: the spec says reserved; the emulator executed it. Nothing to compare;
@@ -15,6 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from vredmax.impl.execute import Result, execute
+from vredmax.spec.profiles import PROFILES, Observed, allowed
 from vredmax.spec.bv import Concrete
 from vredmax.spec.config import decode_vtype, group_registers
 from vredmax.spec.encoding import Insn
@@ -36,6 +40,7 @@ class Verdict:
     differences: tuple[str, ...] = ()
     note: str = ""
     plain: bool | None = None  # reserved-executed v0 overlap: did it do the plain reading?
+    rules: tuple[str, ...] = ()  # a mismatch: the property ids the judge says are broken
 
 
 def observed_result(case: Case, obs: Observation, vs: int) -> Result:
@@ -58,6 +63,14 @@ def state_differences(expected: ArchState, got: ArchState) -> list[str]:
     return fields + [f"v{i}" for i in range(NUM_VREGS) if expected.regs[i] != got.regs[i]]
 
 
+def judged(case: Case, obs: Observation, tail: str, reserved: str = "any"):
+    """The judge's judgement of the emulator's outcome (all but mstatus.VS observed)."""
+    seen = Observed(ILLEGAL if obs.trapped else RETIRED, obs.vl, obs.vstart, obs.vtype, None,
+                    dict(enumerate(obs.regs)))
+    profile = PROFILES["any"].with_(name=f"any+tail={tail}", tail=tail, reserved=reserved)
+    return allowed(case.pre, case.insn, profile).judge(seen)
+
+
 def compare(case: Case, spec: Result, obs: Observation, tail: str) -> Verdict:
     observed = observed_result(case, obs, spec.state.vs)
     pre = case.pre
@@ -78,13 +91,19 @@ def compare(case: Case, spec: Result, obs: Observation, tail: str) -> Verdict:
             note = f"differs from {reading} in {', '.join(differences)}" if differences \
                 else f"executed as {reading}"
             return Verdict(RESERVED_EXECUTED, spec, observed, rule, note=note, plain=not differences)
-        changed = state_differences(pre, observed.state)
-        if changed:
-            return Verdict(MISMATCH, spec, observed, rule, tuple(changed), "a trap must change nothing")
+        # Stricter than the architecture: a trap is judged as one (it must change nothing).
+        judgement = judged(case, obs, tail, reserved="illegal")
+        if not judgement.allowed:
+            return Verdict(MISMATCH, spec, observed, rule, tuple(state_differences(pre, observed.state)),
+                           "a trap must change nothing", rules=judgement.rules)
         return Verdict(RESERVED_TRAPPED, spec, observed, rule)
+    judgement = judged(case, obs, tail)
+    if judgement.allowed:
+        return Verdict(AGREE, spec, observed, rule)
     differences = [] if spec.outcome == observed.outcome else ["outcome"]
     differences += state_differences(spec.state, observed.state)
-    return Verdict(MISMATCH if differences else AGREE, spec, observed, rule, tuple(differences))
+    return Verdict(MISMATCH, spec, observed, rule, tuple(differences) or judgement.differences,
+                   rules=judgement.rules)
 
 
 def plain_reading(case: Case, tail: str) -> Result | None:
