@@ -139,17 +139,17 @@ def run(args) -> int:
         progress.advance(batch)
 
     lemma_hosts = {}
-    for cfg, method in tasks:
-        lemma_hosts.setdefault((cfg.sew, method), cfg)
-    work = [(cfg, method, args.pattern, timeout, args.smt2_out, lemma_hosts[(cfg.sew, method)] == cfg)
-            for cfg, method in tasks]
+    for twins, method in tasks:
+        lemma_hosts.setdefault((twins[0].sew, method), twins[0])
+    work = [(twins, method, args.pattern, timeout, args.smt2_out, lemma_hosts[(twins[0].sew, method)] == twins[0])
+            for twins, method in tasks]
     if jobs == 1:
         for item in work:
-            progress.show(item[0])
-            take(prove_config(*item, on_obligation=lambda name, cfg=item[0]: progress.show(cfg, name)))
+            progress.show(item[0][0])
+            take(prove_twins(*item, on_obligation=lambda cfg, name: progress.show(cfg, name)))
     else:
         with ProcessPoolExecutor(max_workers=jobs) as pool:
-            futures = [pool.submit(prove_config, *item) for item in work]
+            futures = [pool.submit(prove_twins, *item) for item in work]
             for future in as_completed(futures):
                 take(future.result())
     progress.clear()
@@ -174,14 +174,31 @@ def run(args) -> int:
 
 
 def _tasks(configs, method, monolithic_max):
-    """(configuration, method) units of work, the biggest first (so the pool ends evenly)."""
+    """(configurations, method) units of work, the biggest first (so the pool ends evenly).
+    The ELEN twins of one (VLEN, SEW, LMUL) are one unit, ELEN=64 first: their queries are the
+    same formula, proved once in that worker (proofs/obligations._answer_key)."""
+    twins: dict = {}
+    for cfg in configs:
+        twins.setdefault((cfg.vlen, cfg.sew, cfg.lmul), []).append(cfg)
     tasks = []
-    for cfg in sorted(configs, key=lambda c: -c.vlmax * c.vlen):
+    for group in sorted(twins.values(), key=lambda g: -g[0].vlmax * g[0].vlen):
+        group = tuple(sorted(group, key=lambda c: -c.elen))
         if method in ("compositional", "both"):
-            tasks.append((cfg, "compositional"))
-        if method == "monolithic" or (method == "both" and cfg.vlmax <= monolithic_max):
-            tasks.append((cfg, "monolithic"))
+            tasks.append((group, "compositional"))
+        if method == "monolithic" or (method == "both" and group[0].vlmax <= monolithic_max):
+            tasks.append((group, "monolithic"))
     return tasks
+
+
+def prove_twins(twins, method: str, pattern, timeout: float, smt2_out, with_lemmas: bool,
+                on_obligation=None) -> list[dict]:
+    """`prove_config` for each ELEN twin of one (VLEN, SEW, LMUL); the lemmas with the first.
+    `on_obligation(cfg, name)`, if given, is told each obligation as it starts."""
+    records = []
+    for k, cfg in enumerate(twins):
+        told = None if on_obligation is None else (lambda name, cfg=cfg: on_obligation(cfg, name))
+        records += prove_config(cfg, method, pattern, timeout, smt2_out, with_lemmas and k == 0, told)
+    return records
 
 
 def prove_config(cfg: Config, method: str, pattern, timeout: float, smt2_out, with_lemmas: bool,
