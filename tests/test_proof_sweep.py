@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from vredmax.spec.config import legal_configs
+from vredmax.spec.config import every_config, legal_configs
 from vredmax.cli import main
 
 pytestmark = pytest.mark.sweep
 
 
-def test_the_configuration_space_has_220_points():
-    assert len(legal_configs(64)) == 220
+def test_the_configuration_space_has_422_points():
+    assert len(legal_configs(64)) == 220          # the V extension's VLEN 128..65536
+    assert len(every_config()) == 422             # with ELEN=32 from VLEN=32 and ELEN=64 from 64
 
 
 def test_everything_is_proved_for_every_configuration(capsys):
