@@ -1,4 +1,4 @@
-"""The full sweep: every obligation for all 220 legal ELEN=64 configurations (slow: -m sweep)."""
+"""The full sweep: every obligation for all 422 legal configurations (slow: -m sweep)."""
 
 from __future__ import annotations
 
