@@ -75,6 +75,7 @@ from __future__ import annotations
 
 import sys
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 
 from vredmax.spec.bv import Concrete
 from vredmax.spec.config import (LMUL_BY_CODE, SEWS, VTYPE_VILL_BIT, XLEN, Config, VType, decode_vtype,
@@ -258,11 +259,16 @@ def wide_fractional_vtype(raw: int, elen: int) -> VType | None:
 
 def readings(pre: ArchState, frac_sew: str) -> list[VType]:
     """The ways the profile reads the pre-state's vtype: one, or two under frac_sew=any."""
-    vt = decode_vtype(pre.vtype, pre.elen)
-    wide = wide_fractional_vtype(pre.vtype, pre.elen)
+    vt, wide = _decoded(pre.vtype, pre.elen)
     if wide is None or frac_sew == "vill":
         return [vt]
     return [wide] if frac_sew == "supported" else [vt, wide]
+
+
+@lru_cache(maxsize=4096)
+def _decoded(raw: int, elen: int) -> tuple[VType, VType | None]:
+    """decode_vtype and wide_fractional_vtype, kept: a batch has few distinct vtypes."""
+    return decode_vtype(raw, elen), wide_fractional_vtype(raw, elen)
 
 
 def check_pre(pre: ArchState, profile: Profile) -> None:
@@ -582,9 +588,7 @@ def _rules(pre: ArchState, insn: Insn, option: Option, observed: Observed) -> tu
 def _write_rules(pre: ArchState, insn: Insn, option: Option, observed: Observed) -> list[str]:
     names = []
     post, regs = option.post, observed.regs or {}
-    vt = decode_vtype(pre.vtype, pre.elen)
-    if vt.vill:
-        vt = wide_fractional_vtype(pre.vtype, pre.elen)
+    vt = next(v for v in readings(pre, "any") if not v.vill)
     cfg = Config(pre.vlen, pre.elen, vt.sew, vt.lmul)
     if insn.vd in regs:
         sew_mask = (1 << cfg.sew) - 1

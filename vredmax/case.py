@@ -75,17 +75,31 @@ def parse_vtype(value) -> int:
 def parse_vregs(value, vlen: int) -> tuple[int, ...]:
     if not isinstance(value, dict):
         raise CaseError('vregs: expected an object such as {"v12": "0x..."}')
-    regs = [0] * NUM_VREGS
+    regs, limit = [0] * NUM_VREGS, 1 << vlen
     for name, text in value.items():
-        field = f"vregs.{name}"
-        if not (isinstance(name, str) and name.startswith("v") and name[1:].isdigit()
-                and str(int(name[1:])) == name[1:] and int(name[1:]) < NUM_VREGS):
-            raise CaseError(f"{field}: no such register (v0..v31)")
-        number = _integer(text, field)
-        if not 0 <= number < 1 << vlen:
-            raise CaseError(f"{field}: value is wider than VLEN={vlen} bits")
-        regs[int(name[1:])] = number
+        register = REGISTER_NUMBERS.get(name)
+        if register is None:
+            raise CaseError(f"vregs.{name}: no such register (v0..v31)")
+        number = _hex(text) if isinstance(text, str) else None
+        if number is None:
+            number = _integer(text, f"vregs.{name}")
+        if not 0 <= number < limit:
+            raise CaseError(f"vregs.{name}: value is wider than VLEN={vlen} bits")
+        regs[register] = number
     return tuple(regs)
+
+
+REGISTER_NUMBERS = {f"v{k}": k for k in range(NUM_VREGS)}
+
+
+def _hex(text: str) -> int | None:
+    """A "0x…" register value, parsed directly (a batch's main cost); None for other forms."""
+    if text[:2] != "0x":
+        return None
+    try:
+        return int(text, 16)
+    except ValueError:
+        return None
 
 
 def parse_case(obj, reading=None) -> tuple[ArchState, Insn, str]:

@@ -13,7 +13,7 @@ import json
 from vredmax.spec.legality import ILLEGAL, RETIRED
 from vredmax.spec.profiles import POLICIES, PROFILES, Observed, allowed, get_profile, readings
 from vredmax.spec.state import VS_NAMES
-from vredmax.case import CaseError, _integer, parse_case, parse_vregs, register_hex
+from vredmax.case import REGISTER_NUMBERS, CaseError, _integer, parse_case, parse_vregs, register_hex
 from vredmax.cmd_exec import _load, _open
 from vredmax.errors import EXIT_FAILED, EXIT_OK, EXIT_USAGE
 from vredmax.schema import tagged
@@ -66,12 +66,17 @@ def parse_observed(value, vlen: int) -> Observed:
             raise CaseError(f"observed.vs: must be one of {', '.join(VS_NAMES)}, got {json.dumps(value['vs'])}")
         fields["vs"] = VS_NAMES.index(value["vs"])
     if "vregs" in value:
-        try:
-            regs = parse_vregs(value["vregs"], vlen)
-        except CaseError as error:
-            raise CaseError(f"observed.{error}") from None
-        fields["regs"] = {int(name[1:]): regs[int(name[1:])] for name in value["vregs"]}
+        fields["regs"] = _registers(value["vregs"], vlen)
     return Observed(outcome, **fields)
+
+
+def _registers(value, vlen: int) -> dict:
+    """observed.vregs: the registers given (any subset), by number."""
+    try:
+        parsed = parse_vregs(value, vlen)
+    except CaseError as error:
+        raise CaseError(f"observed.{error}") from None
+    return {REGISTER_NUMBERS[name]: parsed[REGISTER_NUMBERS[name]] for name in value}
 
 
 def judge_object(obj, profile, elen: int | None = None) -> dict:
