@@ -1,16 +1,22 @@
-"""`vredmax check-impl MODULE:FUNCTION`: prove a user's implementation against the spec."""
+"""`vredmax check-impl MODULE:FUNCTION`: prove a user's implementation against the spec.
+
+The user's code runs in child processes (proofs/isolation.py): nothing it does (print, exit,
+loop, crash) reaches this process's output or exit code except as a reported ERROR.
+"""
 
 from __future__ import annotations
 
 import json
 
-from vredmax.proofs.check_impl import (DEFAULT_TIMEOUT_MS, INSTRUCTION, LARGE_CONFIGS, LEVELS, SMALL_CONFIGS,
-                               UNIT, LoadError, candidate_configs, check_implementation, detect_level,
-                               load, select_configs)
-from vredmax.proofs.solvers import SOLVERS, available
-from vredmax.proofs.verdict import Verdict
-from vredmax.spec.config import LMUL_NAMES, SEWS, check_machine
 from vredmax.errors import EXIT_ERROR, EXIT_FAILED, EXIT_OK, EXIT_UNKNOWN, UsageError
+from vredmax.proofs.check_impl import (DEFAULT_RANDOM, DEFAULT_TIMEOUT_MS, INSTRUCTION, INSTRUCTION_MAX_VLEN,
+                                       LEVELS, UNIT, VLENS, all_configs, check_implementation,
+                                       default_configs, order)
+from vredmax.proofs.solvers import SOLVERS, available, versions
+from vredmax.proofs.verdict import Verdict
+from vredmax.schema import tagged
+from vredmax.spec.config import ELENS, LMUL_NAMES, SEWS, legal_configs
+from vredmax import terminal
 
 EXIT_CODES = {Verdict.PROVED: EXIT_OK, Verdict.COUNTEREXAMPLE: EXIT_FAILED,
               Verdict.UNKNOWN: EXIT_UNKNOWN, Verdict.ERROR: EXIT_ERROR}
@@ -24,90 +30,196 @@ def add_parser(subparsers) -> None:
         description="Prove MODULE:FUNCTION against the spec relation. FUNCTION is a reduction unit "
                     "reduce(ops, seed, elements, active) or a whole instruction "
                     "step(m, pre, insn, cfg, tail) -> (traps, post); MODULE is a file path or a "
-                    "module name. Exit 0 when proved, 1 on a counterexample.")
+                    "module name. Default: every SEW x LMUL at VLEN=128 and one configuration at each "
+                    "VLEN up to 65536 (a whole instruction: up to 4096). Exit 0 only when every "
+                    "configuration is PROVED; 1 counterexample, 3 unknown, 4 error.")
     parser.add_argument("target", metavar="MODULE:FUNCTION")
     parser.add_argument("--level", choices=LEVELS, help="the plug-in level (default: from the parameters)")
-    parser.add_argument("--vlen", type=int, help="only this VLEN")
-    parser.add_argument("--sew", type=int, help="only this SEW")
-    parser.add_argument("--lmul", help="only this LMUL (mf8 ... m8)")
+    parser.add_argument("--all", action="store_true",
+                        help="every legal configuration (220 at ELEN=64; a whole instruction: VLEN <= 4096)")
+    parser.add_argument("--vlen", action="append", metavar="N", help="only this VLEN (repeatable, or comma list)")
+    parser.add_argument("--sew", action="append", metavar="N", help="only this SEW: 8 16 32 64")
+    parser.add_argument("--lmul", action="append", metavar="L", help="only this LMUL: mf8 mf4 mf2 m1 m2 m4 m8")
+    parser.add_argument("--elen", default="64", metavar="N", help="ELEN: 32 or 64 (default 64)")
     parser.add_argument("--solver", choices=SOLVERS,
                         help="solver for the whole-instruction queries (default: bitwuzla if installed, else z3)")
-    parser.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT_MS / 1000, metavar="SECONDS",
-                        help=f"time limit per query (default: {DEFAULT_TIMEOUT_MS // 1000})")
+    parser.add_argument("--timeout", default=str(DEFAULT_TIMEOUT_MS // 1000), metavar="SECONDS",
+                        help="time limit per solver query and per call of your code "
+                             f"(default: {DEFAULT_TIMEOUT_MS // 1000})")
+    parser.add_argument("--random", default=str(DEFAULT_RANDOM), metavar="N",
+                        help=f"random concrete states per configuration after a PROVED (default {DEFAULT_RANDOM})")
+    parser.add_argument("--seed", default="0", metavar="N", help="seed of the random states (default 0)")
+    parser.add_argument("--jobs", default="1", metavar="N", help="configurations checked in parallel (default 1)")
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
     parser.set_defaults(run=run)
 
 
-def configs_for(args) -> list:
-    if args.vlen is not None:
-        try:
-            check_machine(args.vlen, 64)
-        except ValueError as error:
-            raise UsageError(str(error)) from None
-    if args.sew is not None and args.sew not in SEWS:
-        raise UsageError(f"sew: must be one of {', '.join(map(str, SEWS))}, got {args.sew}")
-    if args.lmul is not None and args.lmul not in LMUL_NAMES:
-        raise UsageError(f"lmul: must be one of {' '.join(LMUL_NAMES)}, got {args.lmul!r}")
-    if args.vlen is None and args.sew is None and args.lmul is None:
-        return list(SMALL_CONFIGS + LARGE_CONFIGS)
-    configs = select_configs(candidate_configs(args.vlen), args.vlen, args.sew, args.lmul)
+def _int(text: str, field: str, minimum: int = 0) -> int:
+    try:
+        value = int(text)
+    except (TypeError, ValueError):
+        raise UsageError(f"{field}: expected an integer, got {text!r}") from None
+    if value < minimum:
+        raise UsageError(f"{field}: must be at least {minimum}, got {value}")
+    return value
+
+
+def _values(options) -> list[str]:
+    return [v.strip() for option in options or [] for v in option.split(",") if v.strip()]
+
+
+def configs_for(args, level: str) -> list:
+    elen = _int(args.elen, "elen")
+    if elen not in ELENS:
+        raise UsageError(f"elen: must be 32 or 64, got {elen}")
+    vlens = [_int(v, "vlen") for v in _values(args.vlen)]
+    for vlen in vlens:
+        if vlen not in VLENS:
+            raise UsageError(f"vlen: must be a power of two from {VLENS[0]} to {VLENS[-1]}, got {vlen}")
+        if level == INSTRUCTION and vlen > INSTRUCTION_MAX_VLEN:
+            raise UsageError(f"vlen: a whole instruction is checked up to VLEN={INSTRUCTION_MAX_VLEN}, got {vlen}")
+    sews = []
+    for text in _values(args.sew):
+        if not text.isdigit() or int(text) not in SEWS:
+            raise UsageError(f"sew: must be one of {', '.join(map(str, SEWS))}, got {text!r}")
+        sews.append(int(text))
+    lmuls = _values(args.lmul)
+    for lmul in lmuls:
+        if lmul not in LMUL_NAMES:
+            raise UsageError(f"lmul: must be one of {' '.join(LMUL_NAMES)}, got {lmul!r}")
+    if vlens:
+        configs = legal_configs(elen, vlens)
+    elif args.all or sews or lmuls:
+        configs = all_configs(level, elen) if args.all else legal_configs(elen, [128])
+    else:
+        configs = default_configs(level, elen)
+    configs = [c for c in configs if (not sews or c.sew in sews) and (not lmuls or c.lmul in lmuls)]
     if not configs:
-        raise UsageError("vlen: no legal configuration matches the --vlen/--sew/--lmul filters")
-    return configs
+        raise UsageError("lmul: no legal configuration matches the --vlen/--sew/--lmul filters "
+                         "(SEW must be <= LMUL*ELEN)")
+    return order(configs)
 
 
 def run(args) -> int:
-    if args.timeout <= 0:
-        raise UsageError(f"timeout: must be positive, got {args.timeout:g}")
+    from vredmax.proofs.isolation import LoadFailed, ProcessPool
+    try:
+        timeout = float(args.timeout)
+    except ValueError:
+        raise UsageError(f"timeout: expected seconds, got {args.timeout!r}") from None
+    if not timeout > 0:
+        raise UsageError(f"timeout: must be positive, got {args.timeout}")
     if args.solver and not available(args.solver):
         raise UsageError(f"solver: {args.solver} is not installed")
-    configs = configs_for(args)
+    random_states = _int(args.random, "random")
+    seed = _int(args.seed, "seed")
+    jobs = _int(args.jobs, "jobs", 1)
+    if ":" not in args.target or args.target.startswith(":") or args.target.endswith(":"):
+        raise UsageError(f"impl: expected MODULE:FUNCTION (a file path or a module name), got {args.target!r}")
+    configs_for(args, args.level or UNIT)    # bad filters are reported before any loading
+    options = {"timeout_ms": int(timeout * 1000), "solver": args.solver,
+               "random_states": random_states, "seed": seed}
+    pool = ProcessPool(args.target, jobs, timeout, options)
+    report = None
     try:
-        function = load(args.target)
-    except LoadError as error:
-        raise UsageError(f"impl: {error}") from None
-    level = args.level or detect_level(function)
-    if level is None:
-        raise UsageError(f"level: cannot tell the plug-in level of {args.target} from its parameters; "
-                         "pass --level unit or --level instruction")
-    if not args.json:
-        print(f"check-impl {args.target}: {LEVEL_TEXT[level]}", flush=True)
-
-    def progress(check):
+        try:
+            detected = pool.start()
+        except LoadFailed as error:
+            raise UsageError(f"impl: {error}") from None
+        level = args.level or detected
+        if level is None:
+            raise UsageError(f"level: cannot tell the plug-in level of {args.target} from its parameters; "
+                             "pass --level unit or --level instruction")
+        pool.level = level
+        configs = configs_for(args, level)
+        from vredmax.proofs.check_impl import Report
+        report = Report(level)
+        report.output = pool.load_output
         if not args.json:
-            print(f"  {check.verdict.value:<14} {str(check.cfg):<37} tail {check.tail:<11} {check.method:<13} "
-                  f"{check.seconds:6.1f} s  {check.solver}", flush=True)
-
-    report = check_implementation(function, level, configs, int(args.timeout * 1000),
-                                  solver=args.solver, on_check=progress)
+            terminal.say(f"check-impl {args.target}: {LEVEL_TEXT[level]}; {len(configs)} configurations")
+        with terminal.progress(len(configs), "check-impl", quiet=args.json) as bar:
+            def on_result(result):
+                report.results.append(result)
+                if not args.json:
+                    bar.log_verdict(result.verdict.value, result_line(result))
+                bar.advance()
+            final = check_implementation(pool, level, configs, on_result=on_result)
+        final.output = pool.load_output
+        report = final
+    except KeyboardInterrupt:
+        if report is not None and not args.json:
+            terminal.say(f"INTERRUPTED after {len(report.results)} configurations: no verdict "
+                         f"({report.count(Verdict.PROVED)} proved so far)")
+        raise
+    finally:
+        pool.close()
     if args.json:
-        print(json.dumps(report_json(args.target, report), indent=2))
+        print(json.dumps(tagged("check-impl", report_json(args.target, report)), indent=2))
     else:
-        print("\n".join(report_lines(report)))
+        terminal.say("\n".join(report_lines(report)))
     return EXIT_CODES[report.verdict]
+
+
+def result_line(result) -> str:
+    cfg = result.cfg
+    text = (f"{str(cfg):<37} VLMAX={cfg.vlmax:<6} {result.method:<11} {result.seconds:6.1f} s"
+            + (f"  {result.random_states} random" if result.random_states else ""))
+    for check in result.checks:
+        if check.verdict != Verdict.PROVED:
+            text += f"\n    {check.verdict.value} (tail {check.tail}, {check.method}): {check.detail}"
+    return text
 
 
 def report_lines(report) -> list[str]:
     lines = [""]
     if report.counterexample is not None:
-        lines += report.counterexample.text() + [""]
+        cx = report.counterexample
+        lines += cx.text() + [""]
+        lines += ["Replay it:", f"  vredmax exec case.json    # case.json: {json.dumps(cx_case(cx))}", ""]
+    outputs = [(None, report.output)] + [(r.cfg, r.output) for r in report.results]
+    for cfg, text in outputs:
+        if text.strip():
+            where = f"at {cfg}" if cfg else "while loading"
+            lines.append(f"output of the implementation ({where}):")
+            lines += ["  | " + line for line in text.rstrip("\n").split("\n")]
     lines += [f"note: {note}" for note in report.notes]
-    if report.verdict == Verdict.PROVED:
-        lines.append("PROVED: the implementation refines the spec, within these bounds:")
+    verdict = report.verdict
+    if verdict == Verdict.PROVED:
+        lines.append("PROVED: the implementation refines the spec at every configuration checked:")
     else:
-        lines.append(f"{report.verdict.value}: {report.detail}")
+        lines.append(f"{verdict.value}: {report.detail}")
         if report.bounds:
-            lines.append("proved before that:")
+            lines.append("proved:")
     lines += [f"  {b}" for b in report.bounds]
+    if report.not_checked:
+        lines.append(f"not checked (stopped at the counterexample): {len(report.not_checked)} configurations")
+    lines.append(f"Covered: {report.coverage()}")
+    lines.append(report.summary())
     return lines
 
 
+def cx_case(cx) -> dict:
+    from vredmax.case import case_json
+    return case_json(cx.pre, cx.insn, cx.tail)
+
+
 def report_json(target: str, report) -> dict:
+    cx = report.counterexample
     return {
         "target": target, "level": report.level, "verdict": report.verdict.value,
         "detail": report.detail, "bounds": report.bounds, "notes": report.notes,
-        "checks": [{"config": str(c.cfg), "vlmax": c.cfg.vlmax, "tail": c.tail, "method": c.method,
-                    "verdict": c.verdict.value, "solver": c.solver, "detail": c.detail,
-                    "seconds": round(c.seconds, 3)} for c in report.checks],
-        "counterexample": report.counterexample.to_json() if report.counterexample else None,
+        "coverage": report.coverage(),
+        "summary": {v.value: report.count(v) for v in Verdict},
+        "random_states": report.random_states,
+        "not_checked": [str(c) for c in report.not_checked],
+        "solvers": versions(),
+        "configurations": [{
+            "config": {"vlen": r.cfg.vlen, "elen": r.cfg.elen, "sew": r.cfg.sew, "lmul": r.cfg.lmul,
+                       "vlmax": r.cfg.vlmax},
+            "verdict": r.verdict.value, "method": r.method, "seconds": round(r.seconds, 3),
+            "random_states": r.random_states, "output": r.output,
+            "checks": [{"tail": c.tail, "method": c.method, "verdict": c.verdict.value, "solver": c.solver,
+                        "detail": c.detail, "seconds": round(c.seconds, 3)} for c in r.checks],
+        } for r in report.results],
+        "output": report.output,
+        "counterexample": cx.to_json() if cx is not None else None,
     }
