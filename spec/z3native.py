@@ -1,15 +1,21 @@
-"""Z3 term constructors with less Python overhead, and a Symbolic backend built on them.
+"""Z3 term constructors with less Python overhead: the fast path of spec/z3fast.py.
 
 z3's Python API spends most of its time coercing and checking arguments: its ctypes entry
 points convert every argument and result through Python-level classes, and its wrappers
 check Z3's error code after every C call. Building the activity conditions of 65536
 elements takes seconds with it. These constructors call the same C functions through
 prototypes of their own (plain pointers in and out), so they build the very same
-(hash-consed) terms: `FastSymbolic` gives term-for-term what `spec.bv.Symbolic` gives (a
-test checks it), only sooner; the one difference is that a conjunction or disjunction of a
-single term is that term. Every term is wrapped in a z3 reference (a subclass of z3's own,
-reference counted the same way), and a constructor that fails (a NULL term) raises Z3's
-error.
+(hash-consed) terms as the public API (spec/z3public.py); the one difference is that a
+conjunction or disjunction of a single term is that term. Every term is wrapped in a z3
+reference (a subclass of z3's own, reference counted the same way), and a constructor that
+fails (a NULL term) raises Z3's error.
+
+This relies on z3's internals: each `z3core.Z3_*` wrapper keeps its ctypes entry point as its
+last default argument (`__defaults__[-1].f`), `z3types.Ast` is a `ctypes.c_void_p`, a context's
+`ref()` and a reference's `.ast` are such pointers. `shape_problem()` checks that shape before
+any entry point is used (importing this module raises `ShapeError` if it is not there), and
+`self_test()` compares terms built both ways; spec/z3fast.py falls back to the public API when
+either fails.
 """
 
 from __future__ import annotations
@@ -20,7 +26,44 @@ import z3
 from z3 import z3core as C
 from z3.z3types import Ast
 
-from vredmax.spec.bv import Symbolic, _index
+
+class ShapeError(ImportError):
+    """This z3 is not shaped as the fast path needs."""
+
+
+NEEDED = ("Z3_inc_ref", "Z3_dec_ref", "Z3_mk_and", "Z3_mk_or", "Z3_mk_not", "Z3_mk_eq", "Z3_mk_bvult",
+          "Z3_mk_bvsle", "Z3_mk_extract", "Z3_mk_ite", "Z3_mk_unsigned_int64", "Z3_mk_string_symbol",
+          "Z3_mk_const", "Z3_get_error_msg", "Z3_get_error_code")
+
+
+def _entry_point(name: str):
+    """The ctypes function behind z3core's wrapper `name`, or None if it is not where expected."""
+    defaults = getattr(getattr(C, name, None), "__defaults__", None) or ()
+    entry = getattr(defaults[-1], "f", None) if defaults else None
+    if isinstance(entry, ctypes._CFuncPtr) and getattr(entry, "__name__", None) == name:
+        return entry
+    return None
+
+
+def shape_problem() -> str | None:
+    """What differs from the shape this module relies on (None: nothing)."""
+    for name in NEEDED:
+        if _entry_point(name) is None:
+            return f"z3core.{name} does not keep its C entry point where expected"
+    if not (isinstance(Ast, type) and issubclass(Ast, ctypes.c_void_p)):
+        return "z3types.Ast is not a ctypes pointer"
+    reference = z3.main_ctx().ref()
+    if not isinstance(getattr(reference, "value", None), int):
+        return "a context's ref() is not a pointer"
+    probe = z3.BoolVal(True)
+    if not isinstance(getattr(probe, "ast", None), Ast) or not hasattr(probe, "ctx"):
+        return "a z3 reference does not hold its pointer in .ast"
+    return None
+
+
+_PROBLEM = shape_problem()
+if _PROBLEM is not None:
+    raise ShapeError(_PROBLEM)
 
 _CTX = z3.main_ctx()
 _REF = _CTX.ref()
@@ -31,7 +74,7 @@ _P, _U, _U64 = ctypes.c_void_p, ctypes.c_uint, ctypes.c_uint64
 def _native(name: str, *argtypes, restype=_P):
     """Z3's C function `name` with plain ctypes types: pointers go in and come out as ints.
     (The address is taken from z3core's own entry point, behind its checking wrapper.)"""
-    entry = getattr(C, name).__defaults__[-1].f
+    entry = _entry_point(name)
     return ctypes.CFUNCTYPE(restype, *argtypes)(ctypes.cast(entry, _P).value)
 
 
@@ -215,15 +258,6 @@ def ite(cond, a, b):
     return z3.z3._to_expr_ref(_Pointer(_made(made)), _CTX)
 
 
-def pick(index, values):
-    """values[index] as a chain of choices (the last value for an index past the others)."""
-    width = index.size()
-    picked = values[-1]
-    for i in range(len(values) - 2, -1, -1):
-        picked = ite(eq(index, numeral(i, width)), values[i], picked)
-    return picked
-
-
 def sle(a, b) -> z3.BoolRef:
     """Signed a <= b."""
     return _bool(_mk_sle(_CTX_PTR, a.ast.value, b.ast.value))
@@ -253,41 +287,19 @@ def split(value, width: int, count: int) -> list:
     return list(made)
 
 
-def select(array, index) -> z3.ExprRef:
-    return z3.Select(array, index)
-
-
-class FastSymbolic(Symbolic):
-    """`spec.bv.Symbolic` with faster constructors for the per-element operations."""
-
-    @staticmethod
-    def all_(*conds):
-        return and_(*conds)
-
-    @staticmethod
-    def any_(*conds):
-        return or_(*conds)
-
-    @staticmethod
-    def ult(a, b):
-        if isinstance(a, int):
-            a = numeral(a, b.size())
-        if isinstance(b, int):
-            b = numeral(b, a.size())
-        return ult(a, b)
-
-    @staticmethod
-    def const(value: int, width: int):
-        return numeral(value & ((1 << width) - 1), width)
-
-    @staticmethod
-    def bits(value, count: int) -> list:
-        return bits(value, count)
-
-    @staticmethod
-    def split(value, width: int, count: int) -> list:
-        return split(value, width, count)
-
-    @staticmethod
-    def read(regs, index):
-        return z3.Select(regs, _index(index))
+def self_test() -> str | None:
+    """Build a few terms with these constructors and with z3's public API: they must be the
+    same terms (None), else what differs."""
+    p, q = z3.Bool("vredmax_probe_p"), z3.Bool("vredmax_probe_q")
+    a, b = z3.BitVec("vredmax_probe_a", 8), z3.BitVec("vredmax_probe_b", 8)
+    pairs = [
+        ("and", and_(p, q, p), z3.And(p, q, p)), ("or", or_(p, q), z3.Or(p, q)), ("not", not_(p), z3.Not(p)),
+        ("eq", eq(a, b), a == b), ("ult", ult(a, b), z3.ULT(a, b)), ("sle", sle(a, b), a <= b),
+        ("extract", extract(a, 5, 2), z3.Extract(5, 2, a)), ("ite", ite(p, a, b), z3.If(p, a, b)),
+        ("numeral", numeral(200, 8), z3.BitVecVal(200, 8)), ("bit", bit_set(a, 3), z3.Extract(3, 3, a) == 1),
+        ("const", booleans("vredmax_probe_c", 2)[1], z3.Bool("vredmax_probe_c1")),
+    ]
+    for name, made, expected in pairs:
+        if not made.eq(expected) or made.sort() != expected.sort():
+            return f"the fast {name} constructor built {made}, the public API {expected}"
+    return None
