@@ -1,3 +1,6 @@
-from vredmax.cli import entry
+"""`python -m vredmax`: the same as the `vredmax` command."""
 
-entry()
+if __name__ == "__main__":   # worker processes import this module again: they must not run it
+    from vredmax.cli import entry
+
+    entry()

@@ -10,19 +10,33 @@ from vredmax import cmd_asm, cmd_conform, cmd_exec
 from vredmax import cmd_prove
 from vredmax import cmd_check_impl, cmd_refute, cmd_report
 from vredmax import cmd_judge
-from vredmax.errors import EXIT_USAGE, UsageError
+from vredmax import __version__
+from vredmax.outputs import guarded
 
 # Each command module has add_parser(subparsers), which sets `run` (args -> exit code).
+EXIT_CODES = """exit codes:
+  0    ok: proved, agreed, executed
+  1    a counterexample, violation or mismatch was found
+  2    bad input or an output error (one line naming the field or file)
+  3    unknown: a solver gave up or timed out (nothing failed)
+  4    error: e.g. vacuous assumptions, a checker fault
+  130  interrupted (Ctrl-C): partial results are marked INTERRUPTED"""
 COMMANDS = (cmd_exec, cmd_asm, cmd_conform, cmd_prove, cmd_refute, cmd_check_impl, cmd_report, cmd_judge)
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="vredmax",
-        description="Reference specification of RISC-V vredmax.vs: execute, prove, refute, check.")
+        description="Reference specification of RISC-V vredmax.vs: execute, prove, refute, check.",
+        epilog=EXIT_CODES, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--version", action="version", version=f"vredmax {__version__}")
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for module in COMMANDS:
         module.add_parser(subparsers)
+    for command in subparsers.choices.values():   # every --help ends with the exit codes
+        command.epilog = f"{command.epilog}\n\n{EXIT_CODES}" if command.epilog else EXIT_CODES
+        if command.formatter_class is argparse.HelpFormatter:
+            command.formatter_class = argparse.RawDescriptionHelpFormatter
     return parser
 
 
@@ -33,20 +47,13 @@ def entry() -> None:
     try:
         sys.stdout.flush()
         sys.stderr.flush()
-    except BrokenPipeError:
+    except (OSError, ValueError):   # already reported by the guard in main
         pass
     os._exit(code)
 
 
 def main(argv=None) -> int:
+    """Parse and run one command. Bad input, output errors (broken pipe, full disk, unwritable
+    file) and Ctrl-C become one line on stderr and an exit code (vredmax/outputs.py)."""
     args = build_parser().parse_args(argv)
-    try:
-        return args.run(args)
-    except UsageError as error:
-        print(f"vredmax: error: {error}", file=sys.stderr)
-        return EXIT_USAGE
-    except KeyboardInterrupt:
-        print("vredmax: interrupted", file=sys.stderr)
-        return 130
-    except BrokenPipeError:
-        return 0
+    return guarded(lambda: args.run(args))
