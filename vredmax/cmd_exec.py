@@ -17,6 +17,7 @@ from vredmax.spec.state import VS_NAMES
 from vredmax.spec.profiles import ANYTHING, PROFILES, allowed, get_profile, readings
 from vredmax.case import CaseError, parse_case, register_hex, result_json, state_json
 from vredmax.errors import EXIT_OK, EXIT_USAGE, UsageError
+from vredmax.schema import tagged
 from vredmax.view import lane_table, value_text
 
 
@@ -189,9 +190,10 @@ def allowed_json(answer) -> dict:
     try:
         option = answer.unique()
     except ValueError:
-        return {"profile": answer.profile.name, "allowed": [option_json(o, vlen) for o in answer.outcomes]}
-    return {"outcome": option.kind, "reason": option.reason, **state_json(option.post),
-            "profile": answer.profile.name}
+        return tagged("exec-allowed", {"profile": answer.profile.name,
+                                       "allowed": [option_json(o, vlen) for o in answer.outcomes]})
+    return tagged("exec-result", {"outcome": option.kind, "reason": option.reason, **state_json(option.post),
+                                  "profile": answer.profile.name})
 
 
 def allowed_view(answer, max_rows: int) -> list[str]:
