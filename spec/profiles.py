@@ -365,16 +365,22 @@ def _vs_quiet(pre: ArchState, policy: str, retired: bool) -> frozenset:
     return frozenset({pre.vs, VS_DIRTY})
 
 
+def _quiet_post(pre: ArchState, vs: frozenset) -> ArchState:
+    """The pre-state, with VS as the policy sets it (kept when keeping it is allowed)."""
+    return pre if pre.vs in vs else pre.with_(vs=min(vs))
+
+
 def _trap(pre, profile, rule, reason) -> Option:
-    return Option(ILLEGAL, pre, {}, None, _vs_quiet(pre, profile.vs_dirty, retired=False), rule, reason)
+    vs = _vs_quiet(pre, profile.vs_dirty, retired=False)
+    return Option(ILLEGAL, _quiet_post(pre, vs), {}, None, vs, rule, reason)
 
 
 def _retire(pre: ArchState, insn: Insn, vt: VType, profile: Profile, rule: str = "") -> Option:
     """The retired outcome for a vtype read as (SEW, LMUL), the v0 overlaps' plain reading too."""
     cfg = Config(pre.vlen, pre.elen, vt.sew, vt.lmul)
     if pre.vl == 0:
-        return Option(RETIRED, pre, {}, None, _vs_quiet(pre, profile.vs_dirty, retired=True), rule,
-                      "vl=0: no elements, nothing is written")
+        vs = _vs_quiet(pre, profile.vs_dirty, retired=True)
+        return Option(RETIRED, _quiet_post(pre, vs), {}, None, vs, rule, "vl=0: no elements, nothing is written")
     result = operands(pre, insn, cfg).maximum()
     old_vd = pre.regs[insn.vd]
     tail_bits = _tail_mask(cfg)
