@@ -12,6 +12,7 @@ from collections import OrderedDict
 
 from vredmax.proofs import compositional, obligations
 from vredmax.proofs.claims import CLAIMS
+from vredmax.proofs.manual.formulas import human
 from vredmax.proofs.refute import REFUTED, refute
 from vredmax.proofs.setting import bounds_text
 from vredmax.proofs.solvers import versions
@@ -99,7 +100,7 @@ def collect(configs=None, timeout_s: float = 60, progress=None, claims=CLAIMS, t
             "name": obligation.name, "kind": obligation.kind, "sentence": obligation.sentence,
             "ids": sorted({e["id"] for e in entries}, key=_id_order),
             "subjects": list(obligation.subjects), "statement": render(obligation),
-            "results": entries})
+            "formula": human(obligation), "results": entries})
     claims = [_claim_json(refute(claim)) for claim in claims]
     verdicts = [v for p in properties for e in p["results"] for v in e["verdicts"].values()]
     used = {"z3"} | ({"bitwuzla"} if any(c.vlen >= compositional.BIG_VLEN for c in configs) else set())

@@ -91,16 +91,36 @@ def _text(term) -> str:
     return " ".join(out.getvalue().split())
 
 
+SPEC_ALLOWS = "spec_allows"   # named_query's stand-in for "the free post-state is one the spec allows"
+
+
 def render(obligation) -> dict:
     """{"config", "assume": [...], "prove": ...} for the obligation's monolithic query."""
+    named = named_query(obligation)
+    if isinstance(named, str):
+        return {"config": None if named == NO_MONOLITHIC else str(render_config(obligation)),
+                "assume": [], "prove": named}
+    cfg, assumptions, goal = named
+    assume = ["spec_allows (the post-state, primed ', is one the spec allows)" if term is SPEC_ALLOWS
+              else _shorten(_text(term)) for term in assumptions]
+    return {"config": str(cfg), "assume": assume, "prove": _shorten(_text(goal))}
+
+
+NO_MONOLITHIC, NOT_SINGLE = "(no monolithic form)", "(not a single query)"
+
+
+def named_query(obligation):
+    """(config, assumptions, goal) of the obligation's monolithic query at its render
+    configuration, with readable names substituted (an assumption that is the spec relation
+    of the free post-state is SPEC_ALLOWS); or NO_MONOLITHIC / NOT_SINGLE."""
     cfg = render_config(obligation)
     if cfg is None or obligation.monolithic is None:
-        return {"config": None, "assume": [], "prove": "(no monolithic form)"}
+        return NO_MONOLITHIC
     s = Setting(cfg, "")
     subject = SPEC if SPEC in obligation.subjects else obligation.subjects[0]
     query = obligation.monolithic(s, subject)
     if not isinstance(query, Query):
-        return {"config": str(cfg), "assume": [], "prove": "(not a single query)"}
+        return NOT_SINGLE
     runs = {SPEC: s.free_run}
     runs.update({subj: s.implementation_run(subj) for subj in IMPLEMENTATIONS})
     pairs = _names(s, runs)
@@ -118,11 +138,10 @@ def render(obligation) -> dict:
         if term.get_id() in wf_ids:
             continue   # "the state is one of this configuration": said once for all
         if subject == SPEC and term.eq(s.relation(free)):
-            assume.append("spec_allows (the post-state, primed ', is one the spec allows)")
+            assume.append(SPEC_ALLOWS)
             continue
-        assume.append(_shorten(_text(z3.substitute(term, *pairs))))
-    prove = _shorten(_text(z3.substitute(query.goal, *pairs)))
-    return {"config": str(cfg), "assume": assume, "prove": prove}
+        assume.append(z3.substitute(term, *pairs))
+    return cfg, assume, z3.substitute(query.goal, *pairs)
 
 
 def _shorten(text: str) -> str:

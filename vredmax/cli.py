@@ -10,6 +10,7 @@ from vredmax import cmd_asm, cmd_conform, cmd_exec
 from vredmax import cmd_prove
 from vredmax import cmd_check_impl, cmd_refute, cmd_report
 from vredmax import cmd_judge
+from vredmax import cmd_explain
 from vredmax import __version__
 from vredmax.outputs import guarded
 
@@ -21,7 +22,7 @@ EXIT_CODES = """exit codes:
   3    unknown: a solver gave up or timed out (nothing failed)
   4    error: e.g. vacuous assumptions, a checker fault
   130  interrupted (Ctrl-C): partial results are marked INTERRUPTED"""
-COMMANDS = (cmd_exec, cmd_asm, cmd_conform, cmd_prove, cmd_refute, cmd_check_impl, cmd_report, cmd_judge)
+COMMANDS = (cmd_exec, cmd_asm, cmd_conform, cmd_prove, cmd_refute, cmd_check_impl, cmd_report, cmd_judge, cmd_explain)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -1,4 +1,5 @@
-"""`vredmax report`: write docs/SEMANTICS.md and its JSON twin docs/SEMANTICS.json."""
+"""`vredmax report`: write docs/SEMANTICS.md, its JSON twin docs/SEMANTICS.json, and the manual page
+docs/vredmax.vs.md and docs/vredmax.vs.html (proofs/manual)."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ import json
 import os
 import sys
 
+from vredmax.proofs import manual
 from vredmax.proofs.report import collect, markdown, report_configs
 from vredmax.errors import EXIT_ERROR, EXIT_FAILED, EXIT_OK, EXIT_UNKNOWN, UsageError
 
@@ -14,7 +16,7 @@ MARKDOWN, JSON = "SEMANTICS.md", "SEMANTICS.json"
 
 def add_parser(subparsers) -> None:
     parser = subparsers.add_parser(
-        "report", help="generate docs/SEMANTICS.md (and SEMANTICS.json) from the proofs",
+        "report", help="generate docs/SEMANTICS.md (and .json) and the manual page docs/vredmax.vs.md/.html",
         description="Run every proof obligation and every refutation and write the semantics "
                     "document. The output is deterministic (no timings), so it can be committed "
                     "and checked.")
@@ -32,7 +34,9 @@ def add_parser(subparsers) -> None:
 
 
 def render_files(doc: dict) -> dict[str, str]:
-    return {JSON: json.dumps(doc, indent=1, ensure_ascii=False) + "\n", MARKDOWN: markdown(doc)}
+    """Every generated file by name; `--check` compares each of them."""
+    return {JSON: json.dumps(doc, indent=1, ensure_ascii=False) + "\n", MARKDOWN: markdown(doc),
+            **manual.render(doc)}
 
 
 def run(args) -> int:
@@ -58,13 +62,13 @@ def run(args) -> int:
             print(f"{os.path.join(args.out_dir, name)}: out of date (run `vredmax report`)")
         if stale:
             return EXIT_FAILED
-        print(f"{args.out_dir}/{MARKDOWN} and {JSON} are up to date")
+        print(f"{', '.join(os.path.join(args.out_dir, name) for name in files)}: up to date")
     else:
         os.makedirs(args.out_dir, exist_ok=True)
         for name, text in files.items():
             with open(os.path.join(args.out_dir, name), "w", encoding="utf-8") as stream:
                 stream.write(text)
-        print(f"wrote {os.path.join(args.out_dir, MARKDOWN)} and {os.path.join(args.out_dir, JSON)}")
+        print(f"wrote {', '.join(os.path.join(args.out_dir, name) for name in files)}")
     s = doc["summary"]
     print(f"Summary: {s['proved']} proved, {s['counterexamples']} counterexamples, {s['unknown']} unknown, "
           f"{s['errors']} errors; {s['claims_refuted']} of {s['claims']} wrong assumptions refuted")
