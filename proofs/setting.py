@@ -16,6 +16,7 @@ import z3
 
 from vredmax.impl import ALGORITHMS
 from vredmax.impl.execute import TAIL_POLICIES, step
+from vredmax.proofs.truth_guard import no_truth_tests
 from vredmax.spec import relation as spec
 from vredmax.spec import z3fast as fast
 from vredmax.spec.config import Config
@@ -146,7 +147,8 @@ class Setting:
         if key not in cache:
             name, tail = split_subject(subject)
             unit = reduce if reduce is not None else self.units[name]
-            traps, post = step(FastSymbolic, self.pre, self.insn, self.cfg, unit, tail)
+            with no_truth_tests():    # an algorithm may not branch on a term (proofs/truth_guard.py)
+                traps, post = step(FastSymbolic, self.pre, self.insn, self.cfg, unit, tail)
             cache[key] = Run(impl_outcome(traps), post)
         return cache[key]
 
@@ -161,7 +163,8 @@ class Setting:
                 captured.seed, captured.elements, captured.active = seed, list(elements), list(active)
                 return result
 
-            traps, post = step(FastSymbolic, self.pre, self.insn, self.cfg, cut, tail)
+            with no_truth_tests():
+                traps, post = step(FastSymbolic, self.pre, self.insn, self.cfg, cut, tail)
             cache[tail] = (Run(impl_outcome(traps), post), result, captured)
         return cache[tail]
 

@@ -31,7 +31,8 @@ import z3
 
 from vredmax.spec import z3fast as fast
 from vredmax.spec.config import VTYPE_VILL_BIT, VTYPE_VTA_BIT, XLEN, Config, encode_vtype
-from vredmax.spec.state import VS_DIRTY, VS_OFF, ArchState
+from vredmax.spec.bv import Symbolic
+from vredmax.spec.state import VS_DIRTY, VS_OFF, ArchState, reachable_conditions
 
 # Z3 takes numerals as decimal strings; a VLEN=65536 register needs 19729 digits.
 if sys.get_int_max_str_digits() and sys.get_int_max_str_digits() < 20000:
@@ -76,13 +77,13 @@ def symbolic_outcome(tag: str = "") -> Outcome:
 
 def in_configuration(cfg: Config, state: ArchState) -> list:
     """The state is one of this configuration: vtype selects its SEW and LMUL (vill, vta
-    and vma stay free), reserved vtype bits are 0, vl <= VLMAX and vstart < VLEN."""
+    and vma stay free), reserved vtype bits are 0; and it is reachable (spec/state.py
+    `reachable_conditions`, the domain `vredmax exec` accepts): vl <= VLMAX, vl = 0 when
+    vill, vstart < VLEN."""
     return [
         z3.Extract(5, 0, state.vtype) == encode_vtype(cfg.sew, cfg.lmul),
         z3.Extract(VTYPE_VILL_BIT - 1, 8, state.vtype) == 0,
-        z3.ULE(state.vl, cfg.vlmax),
-        z3.ULT(state.vstart, cfg.vlen),
-    ]
+    ] + [cond for _, cond in reachable_conditions(Symbolic, state, flag(state.vtype, VTYPE_VILL_BIT), cfg.vlmax)]
 
 
 def flag(value, bit: int) -> z3.BoolRef:

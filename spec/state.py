@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
+from vredmax.spec.bv import Concrete
 from vredmax.spec.config import XLEN, check_machine, decode_vtype, vlmax
 
 NUM_VREGS = 32
@@ -46,10 +47,25 @@ class ArchState:
             raise ValueError("vtype: must be a 64-bit value")
         vt = vt or decode_vtype(self.vtype, self.elen)
         limit = 0 if vt.vill else vlmax(self.vlen, vt.sew, vt.lmul)
-        if not 0 <= self.vl <= limit:
+        reachable = dict(reachable_conditions(Concrete, self, vt.vill, limit))
+        if not (0 <= self.vl < 1 << XLEN and reachable["vl"]):
             why = "vtype.vill is set" if vt.vill else f"VLMAX={limit} for SEW={vt.sew} LMUL={vt.lmul}"
             raise ValueError(f"vl: must be 0..{limit} ({why}), got {self.vl}")
-        if not 0 <= self.vstart < self.vlen:
+        if not (0 <= self.vstart < 1 << XLEN and reachable["vstart"]):
             raise ValueError(f"vstart: must be 0..{self.vlen - 1}, got {self.vstart}")
         if self.vs not in range(len(VS_NAMES)):
             raise ValueError(f"vs: must be one of {', '.join(VS_NAMES)}")
+
+
+def reachable_conditions(m, state: ArchState, vill, vlmax_: int) -> list[tuple[str, object]]:
+    """The architecturally reachable states, written once against the machine ops `m`: the
+    concrete check above (`vredmax exec` accepts exactly these) and the symbolic domain of
+    every proof (spec/relation.py `in_configuration`) both use it. vsetvl never makes more:
+    vl <= VLMAX of the vtype, and vl = 0 when vtype is vill (`vill` a condition, `vlmax_`
+    the VLMAX of the non-vill reading); vstart < VLEN. (vsetvl also clears vtype's other
+    bits when it sets vill, and reserved bits are never set: the symbolic domain fixes them
+    with the configuration; the concrete decoder reads any such vtype as vill.)"""
+    return [
+        ("vl", m.all_(m.ult(state.vl, m.const(vlmax_ + 1, XLEN)), m.any_(m.not_(vill), m.eq(state.vl, 0)))),
+        ("vstart", m.ult(state.vstart, m.const(state.vlen, XLEN))),
+    ]
