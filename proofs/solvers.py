@@ -20,6 +20,8 @@ from dataclasses import dataclass
 
 import z3
 
+from vredmax import interrupts
+
 GOAL_NAME = "vredmax_negated_goal"
 SOLVERS = ("z3", "bitwuzla", "cvc5")
 
@@ -89,12 +91,16 @@ def _bitwuzla(script: str, timeout_ms: int) -> Checked:
     parser = bw.Parser(tm, options)
     parser.parse(_without_checks(script), True, False)
     solver = parser.bitwuzla()
+    if interrupts.installed():   # Ctrl-C ends the query at once (vredmax/interrupts.py)
+        solver.configure_terminator(interrupts.stop_requested)
     goal = next(t for t in parser.get_declared_funs() if t.symbol() == GOAL_NAME)
     names = {bw.Result.SAT: "sat", bw.Result.UNSAT: "unsat", bw.Result.UNKNOWN: "unknown"}
-    first = names[solver.check_sat()]
+    with interrupts.deferred():
+        first = names[solver.check_sat()]
     if first != "sat":
         return Checked(first, "", "bitwuzla gave up" if first == "unknown" else "")
-    second = names[solver.check_sat(goal)]
+    with interrupts.deferred():
+        second = names[solver.check_sat(goal)]
     return Checked(first, second, "bitwuzla gave up (time limit)" if second == "unknown" else "")
 
 

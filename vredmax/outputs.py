@@ -30,6 +30,7 @@ Interrupts and output errors (used by vredmax/cli.py around every command):
     check_interrupt()                     # raise KeyboardInterrupt if one was received
     ignore_interrupts_in_worker()         # initializer for worker processes: the parent
                                           # alone handles Ctrl-C and terminates its workers
+    (these come from vredmax/interrupts.py, which also makes Ctrl-C stop a solver query)
 
 A command that has a partial result catches KeyboardInterrupt, prints what it has marked
 INTERRUPTED (never a complete-looking Summary) and re-raises; the guard gives exit 130.
@@ -40,71 +41,26 @@ from __future__ import annotations
 import errno
 import json
 import os
-import signal
 import sys
 import tempfile
 from contextlib import contextmanager
 
+from vredmax import interrupts
 from vredmax.errors import EXIT_USAGE, UsageError
 
 EXIT_INTERRUPTED = 130
-
-_STATE = {"interrupted": False}
 
 
 class OutputError(UsageError):
     """A file or stream could not be written: one line naming it, exit 2."""
 
 
-# Interrupts ------------------------------------------------------------------------------------
+# Interrupts (vredmax/interrupts.py; re-exported here) ------------------------------------------
 
-def interrupted() -> bool:
-    return _STATE["interrupted"]
-
-
-def note_interrupt() -> None:
-    _STATE["interrupted"] = True
-
-
-def check_interrupt() -> None:
-    if _STATE["interrupted"]:
-        raise KeyboardInterrupt
-
-
-def _on_sigint(signum, frame):
-    note_interrupt()
-    raise KeyboardInterrupt
-
-
-def install_interrupt_handler() -> None:
-    """SIGINT records the interrupt (so no file is written after it) and raises
-    KeyboardInterrupt, as Python's default handler does. Main thread only."""
-    _STATE["interrupted"] = False
-    try:
-        signal.signal(signal.SIGINT, _on_sigint)
-    except ValueError:   # not the main thread (e.g. called from a test's thread)
-        pass
-
-
-def ignore_interrupts_in_worker() -> None:
-    """Worker processes ignore SIGINT (a terminal's Ctrl-C reaches the whole process group):
-    the parent stops them itself, at once, so none prints a traceback or keeps running."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    _die_with_parent()
-
-
-def _die_with_parent() -> None:
-    """On Linux, ask the kernel to kill this process when its parent dies (SIGKILL to the
-    parent leaves no orphaned solver running)."""
-    if not sys.platform.startswith("linux"):
-        return
-    try:
-        import ctypes
-        libc = ctypes.CDLL(None, use_errno=True)
-        pr_set_pdeathsig = 1
-        libc.prctl(pr_set_pdeathsig, signal.SIGTERM)
-    except (OSError, AttributeError):
-        pass
+install_interrupt_handler = interrupts.install
+ignore_interrupts_in_worker = interrupts.ignore_in_worker
+interrupted, note_interrupt, check_interrupt = (interrupts.interrupted, interrupts.note_interrupt,
+                                                interrupts.check_interrupt)
 
 
 # The wrapper -----------------------------------------------------------------------------------
