@@ -9,6 +9,7 @@ import sys
 from vredmax import cmd_asm, cmd_conform, cmd_exec
 from vredmax import cmd_prove
 from vredmax import cmd_check_impl, cmd_refute, cmd_report
+from vredmax import cmd_check_rtl
 from vredmax import cmd_judge
 from vredmax import cmd_explain
 from vredmax import __version__
@@ -22,7 +23,7 @@ EXIT_CODES = """exit codes:
   3    unknown: a solver gave up or timed out (nothing failed)
   4    error: e.g. vacuous assumptions, a checker fault
   130  interrupted (Ctrl-C): partial results are marked INTERRUPTED"""
-COMMANDS = (cmd_exec, cmd_asm, cmd_conform, cmd_prove, cmd_refute, cmd_check_impl, cmd_report, cmd_judge, cmd_explain)
+COMMANDS = (cmd_exec, cmd_asm, cmd_conform, cmd_prove, cmd_refute, cmd_check_impl, cmd_check_rtl, cmd_report, cmd_judge, cmd_explain)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -1,0 +1,390 @@
+"""Prove a combinational reduction unit against the spec, or find a counterexample.
+
+Three steps at each SEW:
+
+1. Random and corner-case simulation (concrete, on the compiled design): most bugs show here,
+   and a mismatch is a counterexample at once.
+2. Cut points (the method that scales). Every SEW-bit net of the design gets a *denotation*
+   found by probing: the set S of inputs (the seed and lanes) whose signed maximum it holds,
+   inactive lanes counting as the signed minimum (the identity). A net is a cut point when
+   random simulation agrees with its denotation. Then, for each cut point c, one small query:
+   c's logic, with every cut point below it replaced by a fresh variable, equals the smax of
+   those variables and of the inputs of S that they do not cover (inactive lanes as the
+   identity). The variables being free, each query speaks of one node, not of the whole tree.
+   Soundness: by induction over the nets in topological order, each cut point equals the
+   maximum of its set (the queries, plus the per-SEW semilattice lemmas of proofs/lemmas.py:
+   smax is associative, commutative, idempotent, with the signed minimum as identity, so the
+   smax of maxima of covering subsets is the maximum of the union). The result port must be a
+   cut point whose set is the seed and every lane, so it equals the seed joined with every
+   active element; that satisfies the spec's `result_ok` (upper bound that equals one of them:
+   lemmas smax_is_upper_bound and smax_selects).
+3. Otherwise (no usable structure, or a node query fails) the monolithic query: the result
+   port satisfies `spec.relation.result_ok(result, seed, elements, active)` for all inputs.
+   A counterexample comes from here (or from step 1); a timeout is UNKNOWN.
+
+For small units the monolithic query also runs after a cut-point proof, as a cross-check.
+"""
+
+from __future__ import annotations
+
+import random
+import sys
+import time
+from dataclasses import dataclass, field
+
+import z3
+
+from vredmax.proofs import lemmas
+from vredmax.proofs.rtl.evaluate import Program
+from vredmax.proofs.rtl.ports import Interface
+from vredmax.proofs.rtl.trace import Reduction, RtlCounterexample
+from vredmax.proofs.rtl.yosys import Design
+from vredmax.proofs.verdict import Verdict, prove
+from vredmax.spec import relation as spec
+from vredmax.spec.bv import Z3Elements
+
+CROSS_CHECK_BITS = 128          # monolithic cross-check when LANES*SEW is at most this (8 s at 256)
+RANDOM_CASES = 300
+SEED_LANE = -1                  # the seed's place in a denotation
+
+
+@dataclass
+class MethodResult:
+    method: str
+    verdict: Verdict
+    seconds: float
+    detail: str = ""
+    solver: str = "z3"
+
+
+def biased_value(rng: random.Random, sew: int) -> int:
+    """Values near the edges of the signed order, where wrong comparisons show."""
+    top = 1 << sew
+    pick = rng.random()
+    if pick < 0.15:
+        return rng.choice([0, 1, top - 1, top >> 1, (top >> 1) - 1, (top >> 1) + 1, top - 2])
+    if pick < 0.3:
+        return rng.randrange(top - 16, top) if rng.random() < 0.5 else rng.randrange(0, 16)
+    return rng.getrandbits(sew)
+
+
+class CombUnit:
+    """The design seen as reduce(seed, elements, active) -> result."""
+
+    def __init__(self, design: Design, iface: Interface):
+        self.design, self.sew, self.lanes = design, iface.sew, iface.lanes
+        self.result = design.outputs[iface.names["result"]]
+        self.seed = iface.var(design, "seed")
+        self.elements_var = iface.var(design, "elements")
+        self.active_var = iface.var(design, "active")
+        self.extra = {name: var for name, var in design.inputs.items()
+                      if name not in (iface.names["seed"], iface.names["elements"], iface.names["active"])}
+        self.program = Program({"result": self.result})
+
+    def element(self, i: int):
+        return z3.Extract(i * self.sew + self.sew - 1, i * self.sew, self.elements_var)
+
+    def active(self, i: int):
+        return z3.Extract(i, i, self.active_var) == 1
+
+    def assignment(self, seed: int, elements, active, extra=None) -> dict:
+        packed = sum(v << (i * self.sew) for i, v in enumerate(elements))
+        flags = sum(1 << i for i, a in enumerate(active) if a)
+        values = {self.seed.decl().name(): seed, self.elements_var.decl().name(): packed,
+                  self.active_var.decl().name(): flags}
+        values.update(extra or {})
+        return values
+
+    def run(self, seed: int, elements, active, extra=None) -> int:
+        return self.program.run(self.assignment(seed, elements, active, extra))["result"]
+
+    def random_case(self, rng: random.Random):
+        elements = [biased_value(rng, self.sew) for _ in range(self.lanes)]
+        density = rng.choice([0.0, 0.3, 0.5, 0.8, 1.0])
+        active = [rng.random() < density for _ in range(self.lanes)]
+        return biased_value(rng, self.sew), elements, active
+
+
+# Step 1: simulation ------------------------------------------------------------------------
+
+def random_search(unit: CombUnit, cases: int = RANDOM_CASES, seed: int = 1):
+    """A failing (seed, elements, active) found by simulation, or None."""
+    rng = random.Random(seed)
+    sew, lanes = unit.sew, unit.lanes
+    smin, smax = 1 << (sew - 1), (1 << (sew - 1)) - 1
+    corner = [(smin, [smin] * lanes, [True] * lanes), ((1 << sew) - 2, [1] * lanes, [False] * lanes)]
+    for i in range(lanes):   # one active lane above the seed; a larger inactive neighbour
+        values = [(1 << sew) - 1] * lanes
+        values[i] = 5
+        corner.append(((1 << sew) - 2, values, [k == i for k in range(lanes)]))
+        values = [0] * lanes
+        values[i] = smax
+        corner.append((smin, values, [k != i for k in range(lanes)]))
+    for case in corner + [unit.random_case(rng) for _ in range(cases)]:
+        reduction = Reduction(sew, case[0], case[1], case[2])
+        if unit.run(*case) != reduction.spec_result():
+            return case
+    return None
+
+
+def counterexample(unit: CombUnit, seed: int, elements, active, extra=None, notes=()) -> RtlCounterexample:
+    """The case, minimised (fewest active lanes, inactive elements zero), as a counterexample."""
+    elements, active = list(elements), list(active)
+
+    def fails(e, a):
+        return unit.run(seed, e, a, extra) != Reduction(unit.sew, seed, e, a).spec_result()
+
+    for i in range(unit.lanes):
+        if active[i]:
+            trial = active[:i] + [False] + active[i + 1:]
+            if fails(elements, trial):
+                active = trial
+    for i in range(unit.lanes):
+        if not active[i] and elements[i]:
+            trial = elements[:i] + [0] + elements[i + 1:]
+            if fails(trial, active):
+                elements = trial
+    reduction = Reduction(unit.sew, seed, elements, active)
+    result = unit.run(seed, elements, active, extra)
+    ports = {name: value for name, value in unit.assignment(seed, elements, active, extra).items()}
+    ports = {name.removeprefix("in_"): value for name, value in ports.items()}
+    return RtlCounterexample(unit.sew, unit.lanes, reduction, result,
+                             "the result is not the signed maximum of the seed and the active elements",
+                             ports=ports, notes=list(notes))
+
+
+# Step 2: cut points --------------------------------------------------------------------------
+
+def sew_nets(term, sew: int) -> list:
+    """Every distinct SEW-bit subterm of the design's logic that is not a numeral or an input."""
+    found, seen, todo = [], set(), [term]
+    while todo:
+        t = todo.pop()
+        if t.get_id() in seen:
+            continue
+        seen.add(t.get_id())
+        if z3.is_bv(t) and t.size() == sew and t.children():
+            found.append(t)
+        todo.extend(t.children())
+    return found
+
+
+def denotation_value(sew: int, members, seed: int, elements, active) -> int:
+    """The signed max of the members (SEED_LANE for the seed), inactive lanes the identity."""
+    smin = 1 << (sew - 1)
+    best = smin
+    for lane in members:
+        value = seed if lane == SEED_LANE else (elements[lane] if active[lane] else smin)
+        if value ^ smin > best ^ smin:
+            best = value
+    return best
+
+
+def denotations(unit: CombUnit, nets: list, cases: int = 24) -> dict[int, frozenset]:
+    """{net id: its set} for the nets whose probed set random simulation confirms."""
+    sew, lanes = unit.sew, unit.lanes
+    smin, top = 1 << (sew - 1), (1 << (sew - 1)) - 1
+    program = Program({str(n.get_id()): n for n in nets})
+
+    def values(seed, elements, active):
+        return program.run(unit.assignment(seed, elements, active))
+
+    members = {key: set() for key in program.names}
+    for lane in range(lanes):
+        probe = [smin] * lanes
+        probe[lane] = top
+        for key, value in values(smin, probe, [True] * lanes).items():
+            if value == top:
+                members[key].add(lane)
+    for key, value in values(top, [smin] * lanes, [True] * lanes).items():
+        if value == top:
+            members[key].add(SEED_LANE)
+    rng = random.Random(7)
+    alive = {key for key, m in members.items() if m}
+    for _ in range(cases):
+        case = unit.random_case(rng)
+        got = values(*case)
+        alive = {key for key in alive if got[key] == denotation_value(sew, members[key], *case)}
+    return {int(key): frozenset(members[key]) for key in alive}
+
+
+def _rebuild(term, cuts: dict, deps: set, memo: dict, top: bool):
+    key = term.get_id()
+    if not top and key in cuts:
+        deps.add(key)
+        return cuts[key]
+    if key in memo:
+        return memo[key]
+    if not term.children():
+        return term
+    built = term.decl()(*[_rebuild(k, cuts, deps, memo, False) for k in term.children()])
+    memo[key] = built
+    return built
+
+
+def node_queries(unit: CombUnit, nets: list, sets: dict[int, frozenset]):
+    """(name, goal) per cut point: its logic over the cut points below equals their join."""
+    ops = Z3Elements(unit.sew)
+    by_id = {n.get_id(): n for n in nets}
+    cuts = {key: z3.BitVec(f"cut{k}", unit.sew) for k, key in enumerate(sorted(sets))}
+    queries = []
+    for key in sorted(sets):
+        deps: set = set()
+        body = _rebuild(by_id[key], cuts, deps, {}, True)
+        covered = set().union(*[sets[d] for d in deps]) if deps else set()
+        if not covered <= sets[key]:
+            return None, f"the sets of the nets do not compose at {by_id[key].decl().name()}"
+        parts = [cuts[d] for d in sorted(deps)]
+        for lane in sorted(sets[key] - covered):
+            parts.append(unit.seed if lane == SEED_LANE else ops.ite(unit.active(lane), unit.element(lane), ops.smin()))
+        joined = ops.smin()
+        for part in parts:
+            joined = ops.smax(joined, part) if joined is not None else part
+        queries.append((key, body == joined))
+    return queries, ""
+
+
+def lemma_check(sew: int, timeout_ms: int) -> MethodResult:
+    """The semilattice lemmas the cut-point argument relies on, for this SEW."""
+    start = time.perf_counter()
+    names = [lemma.name for lemma in lemmas.LEMMAS if lemma.family == "algebra"]
+    for name in names:
+        assumptions, goal = lemmas.by_name(name).build(sew)
+        answer = prove(assumptions, goal, timeout_ms)
+        if answer.verdict != Verdict.PROVED:
+            return MethodResult("lemmas", answer.verdict, time.perf_counter() - start, f"lemma {name}: {answer.detail}")
+    return MethodResult("lemmas", Verdict.PROVED, time.perf_counter() - start, f"{len(names)} semilattice lemmas")
+
+
+def cut_point_proof(unit: CombUnit, timeout_ms: int) -> MethodResult:
+    start = time.perf_counter()
+    nets = sew_nets(unit.result, unit.sew)
+    sets = denotations(unit, nets)
+    everything = frozenset(range(unit.lanes)) | {SEED_LANE}
+    result_id = unit.result.get_id()
+    if sets.get(result_id) != everything:
+        return MethodResult("cut points", Verdict.UNKNOWN, time.perf_counter() - start,
+                            "the result net is not recognised as the maximum of the seed and every lane")
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(limit, 100_000))
+    try:
+        queries, why = node_queries(unit, nets, sets)
+    finally:
+        sys.setrecursionlimit(limit)
+    if queries is None:
+        return MethodResult("cut points", Verdict.UNKNOWN, time.perf_counter() - start, why)
+    proved_shapes: set = set()
+    for key, goal in queries:
+        shape = _shape(goal)
+        if shape in proved_shapes:     # the same node up to renaming: proved once
+            continue
+        answer = prove([], goal, timeout_ms)
+        if answer.verdict != Verdict.PROVED:
+            return MethodResult("cut points", Verdict.UNKNOWN, time.perf_counter() - start,
+                                f"a node query was not proved ({answer.verdict.value} {answer.detail})".strip())
+        proved_shapes.add(shape)
+    return MethodResult("cut points", Verdict.PROVED, time.perf_counter() - start,
+                        f"{len(sets)} cut points, {len(proved_shapes)} distinct node queries")
+
+
+def _shape(goal) -> str:
+    """The query's text with its variables renamed in order of appearance."""
+    text = goal.sexpr()
+    names: dict = {}
+    for token in sorted({t.decl().name() for t in _variables(goal)}, key=text.find):
+        names[token] = f"v{len(names)}"
+    for token, name in sorted(names.items(), key=lambda kv: -len(kv[0])):
+        text = text.replace(token, name)
+    return text
+
+
+def _variables(term):
+    found, seen, todo = [], set(), [term]
+    while todo:
+        t = todo.pop()
+        if t.get_id() in seen:
+            continue
+        seen.add(t.get_id())
+        if z3.is_const(t) and t.decl().kind() == z3.Z3_OP_UNINTERPRETED:
+            found.append(t)
+        todo.extend(t.children())
+    return found
+
+
+# Step 3: the monolithic query ------------------------------------------------------------------
+
+def monolithic(unit: CombUnit, timeout_ms: int, solver: str):
+    """result_ok(result, seed, elements, active) for every input: (MethodResult, model or None)."""
+    elements = [unit.element(i) for i in range(unit.lanes)]
+    actives = [unit.active(i) for i in range(unit.lanes)]
+    goal = spec.result_ok(unit.result, unit.seed, elements, actives)
+    answer = prove([], goal, timeout_ms, solver)
+    return MethodResult("monolithic", answer.verdict, answer.seconds, answer.detail, answer.solver), answer.model
+
+
+def from_model(unit: CombUnit, model) -> RtlCounterexample:
+    def value(var):
+        return model.eval(var, model_completion=True).as_long()
+    seed = value(unit.seed)
+    packed, flags = value(unit.elements_var), value(unit.active_var)
+    elements = [packed >> (i * unit.sew) & ((1 << unit.sew) - 1) for i in range(unit.lanes)]
+    active = [bool(flags >> i & 1) for i in range(unit.lanes)]
+    extra = {var.decl().name(): value(var) for var in unit.extra.values()}
+    return counterexample(unit, seed, elements, active, extra)
+
+
+@dataclass
+class CombOutcome:
+    verdict: Verdict
+    methods: list[MethodResult] = field(default_factory=list)
+    counterexample: RtlCounterexample | None = None
+    detail: str = ""
+
+
+def check_combinational(design: Design, iface: Interface, timeout_ms: int, solver: str = "auto",
+                        cross_check: bool | None = None) -> CombOutcome:
+    """Prove the unit at this elaboration (one SEW), or give a counterexample."""
+    unit = CombUnit(design, iface)
+    out = CombOutcome(Verdict.UNKNOWN)
+    start = time.perf_counter()
+    case = random_search(unit)
+    out.methods.append(MethodResult("simulation", Verdict.COUNTEREXAMPLE if case else Verdict.PROVED,
+                                    time.perf_counter() - start, f"{RANDOM_CASES} random and corner cases"))
+    if case:
+        return _refuted(out, unit, counterexample(unit, *case), "found by simulation")
+    lemma = lemma_check(unit.sew, timeout_ms)
+    out.methods.append(lemma)
+    if lemma.verdict != Verdict.PROVED:
+        out.verdict, out.detail = Verdict.ERROR, lemma.detail
+        return out
+    cut = cut_point_proof(unit, timeout_ms)
+    out.methods.append(cut)
+    small = iface.lanes * iface.sew <= CROSS_CHECK_BITS
+    if cut.verdict == Verdict.PROVED and not (small if cross_check is None else cross_check):
+        out.verdict = Verdict.PROVED
+        return out
+    mono, model = monolithic(unit, timeout_ms, solver)
+    out.methods.append(mono)
+    if mono.verdict == Verdict.COUNTEREXAMPLE and model is not None:
+        return _refuted(out, unit, from_model(unit, model), "found by the monolithic query")
+    if cut.verdict == Verdict.PROVED:
+        if mono.verdict in (Verdict.PROVED, Verdict.UNKNOWN):
+            out.verdict = Verdict.PROVED
+            if mono.verdict == Verdict.UNKNOWN:
+                out.detail = "the monolithic cross-check timed out"
+            return out
+        out.verdict, out.detail = Verdict.ERROR, f"cut points proved it but the monolithic query says {mono.verdict.value}"
+        return out
+    out.verdict = mono.verdict if mono.verdict != Verdict.COUNTEREXAMPLE else Verdict.ERROR
+    out.detail = mono.detail or cut.detail
+    return out
+
+
+def _refuted(out: CombOutcome, unit: CombUnit, cx: RtlCounterexample, how: str) -> CombOutcome:
+    """Keep a counterexample only if it replays: the unit's result is one the spec forbids."""
+    if cx.reduction.allows(cx.unit_result):
+        out.verdict, out.detail = Verdict.ERROR, f"the counterexample {how} does not replay"
+        return out
+    cx.notes.append(how + "; replayed on the compiled design, and spec.relation.result_ok rejects the unit's result")
+    out.verdict, out.counterexample, out.detail = Verdict.COUNTEREXAMPLE, cx, how
+    return out

