@@ -1,17 +1,23 @@
 """`vredmax prove`: prove the obligation catalogue over legal configurations.
 
-One line per obligation and configuration (its verdict over every subject: the spec and
-each algorithm with each tail policy), then `Summary: N proved, N counterexamples,
-N unknown, N errors`. Exit 0 only when everything is proved.
+One line per configuration (its verdict over every obligation), every obligation that is not
+PROVED in full beneath it (its verdict per subject: the spec and each algorithm with each tail
+policy), then `Summary: N proved, N counterexamples, N unknown, N errors`; `-v` gives a line
+per obligation and configuration, `-q` only what failed and the Summary. A progress bar on a
+terminal. Exit 0 only when everything is proved; Ctrl-C ends with a line marked INTERRUPTED
+(no Summary) and exit 130. The work is spread by vredmax/cluster.py (--jobs, --scheduler).
 """
 
 from __future__ import annotations
 
+import functools
 import json
-import os
-import sys
 import time
-from concurrent.futures import ProcessPoolExecutor, as_completed
+
+from vredmax.cluster import add_arguments as add_worker_arguments, workers_from_args
+from vredmax.outputs import check_writable
+from vredmax.schema import tagged
+from vredmax.terminal import print_verdict, progress, say
 
 from vredmax.spec.config import ELENS, LMUL_NAMES, MAX_VLEN, MIN_VLEN, SEWS, Config, every_config, legal_configs
 from vredmax.errors import EXIT_ERROR, EXIT_FAILED, EXIT_OK, EXIT_UNKNOWN, UsageError
@@ -40,7 +46,7 @@ def add_parser(subparsers) -> None:
     parser.add_argument("--lmul", action="append", metavar="L", help="only this LMUL: mf8 mf4 mf2 m1 m2 m4 m8")
     parser.add_argument("-k", dest="pattern", metavar="PATTERN",
                         help="only obligations whose name or ID contains PATTERN (or matches it as a glob)")
-    parser.add_argument("--jobs", default="1", metavar="N", help="worker processes (default 1)")
+    add_worker_arguments(parser, "worker processes (default 1); with --scheduler, ignored")
     parser.add_argument("--timeout", default="60", metavar="SECONDS", help="per solver query (default 60)")
     parser.add_argument("--method", default="compositional", choices=("compositional", "monolithic", "both"),
                         help="compositional (default, any VLMAX), monolithic (one query per obligation; "
@@ -48,7 +54,12 @@ def add_parser(subparsers) -> None:
                              "--monolithic-max)")
     parser.add_argument("--monolithic-max", default="8", metavar="N",
                         help="with --method both: the largest VLMAX cross-checked monolithically (default 8)")
-    parser.add_argument("--json", action="store_true", help="print the results as JSON")
+    parser.add_argument("--json", action="store_true", help="print the results as JSON (schema prove-result)")
+    output = parser.add_mutually_exclusive_group()
+    output.add_argument("-q", "--quiet", action="store_true",
+                        help="print only what is not proved, and the Summary (no progress bar)")
+    output.add_argument("-v", "--verbose", action="store_true",
+                        help="a line per obligation and configuration (default: a line per configuration)")
     parser.add_argument("--smt2-out", metavar="DIR", help="write every query as an SMT-LIB2 script into DIR")
     parser.add_argument("--list", action="store_true", help="list the obligations and exit")
     parser.set_defaults(run=run)
@@ -103,13 +114,12 @@ def select_configs(args) -> list[Config]:
 
 def run(args) -> int:
     from vredmax.proofs import obligations as catalogue
-    from vredmax.proofs.solvers import versions
     if args.list:
         for obligation in catalogue.OBLIGATIONS:
             print(f"{obligation.name:<40} {obligation.kind:<12} {obligation.sentence}")
         return EXIT_OK
     configs = select_configs(args)
-    jobs = _positive_int(args.jobs, "--jobs")
+    workers = workers_from_args(args)
     try:
         timeout = float(args.timeout)
     except ValueError:
@@ -120,50 +130,31 @@ def run(args) -> int:
     if not any(catalogue.obligations(args.pattern, cfg) for cfg in configs):
         raise UsageError(f"-k: no obligation matches {args.pattern!r} (see vredmax prove --list)")
     if args.smt2_out:
-        try:
-            os.makedirs(args.smt2_out, exist_ok=True)
-        except OSError as error:
-            raise UsageError(f"--smt2-out: cannot create {args.smt2_out}: {error.strerror}") from None
+        check_writable(args.smt2_out, "--smt2-out")
 
     tasks = _tasks(configs, args.method, monolithic_max)
-    progress = Progress(len(tasks), enabled=sys.stderr.isatty() and not args.json)
-    start = time.perf_counter()
-    records = []
-
-    def take(batch):
-        for record in batch:
-            records.append(record)
-            if not args.json:
-                progress.clear()
-                print(line(record), flush=True)
-        progress.advance(batch)
-
     lemma_hosts = {}
     for twins, method in tasks:
         lemma_hosts.setdefault((twins[0].sew, method), twins[0])
     work = [(twins, method, args.pattern, timeout, args.smt2_out, lemma_hosts[(twins[0].sew, method)] == twins[0])
             for twins, method in tasks]
-    if jobs == 1:
-        for item in work:
-            progress.show(item[0][0])
-            take(prove_twins(*item, on_obligation=lambda cfg, name: progress.show(cfg, name)))
-    else:
-        with ProcessPoolExecutor(max_workers=jobs) as pool:
-            futures = [pool.submit(prove_twins, *item) for item in work]
-            for future in as_completed(futures):
-                take(future.result())
-    progress.clear()
-    elapsed = time.perf_counter() - start
-    counts = {v: sum(1 for r in records if r["verdict"] == v) for v in VERDICT_ORDER}
-    summary = (f"Summary: {counts['PROVED']} proved, {counts['COUNTEREXAMPLE']} counterexamples, "
-               f"{counts['UNKNOWN']} unknown, {counts['ERROR']} errors")
-    if args.json:
-        print(json.dumps({"summary": counts, "seconds": round(elapsed, 2), "solvers": versions(),
-                          "configurations": len(configs), "results": records}, indent=2))
-    else:
-        print(f"{len(configs)} configurations, {len(records)} obligation lines, {elapsed:.1f} s "
-              f"({', '.join(f'{k} {v}' for k, v in versions().items())})")
-        print(summary)
+    start = time.perf_counter()
+    records = []
+    try:
+        with workers as pool, progress(len(work), "prove", quiet=args.quiet or args.json) as bar:
+            function = prove_unit
+            if pool.in_process:   # this process proves: the bar can name each obligation
+                function = functools.partial(prove_unit, on_obligation=lambda cfg, name: bar.describe(f"{cfg} {name}"))
+            for _, batch in pool.map_unordered(function, work):
+                records += batch
+                if not args.json:
+                    for verdict, text in report_lines(batch, args.quiet, args.verbose):
+                        bar.log_verdict(verdict, text)
+                bar.advance()
+    except KeyboardInterrupt:
+        _print_totals(args, configs, records, time.perf_counter() - start, interrupted=(len(records), len(work)))
+        raise
+    counts = _print_totals(args, configs, records, time.perf_counter() - start)
     if counts["COUNTEREXAMPLE"]:
         return EXIT_FAILED
     if counts["ERROR"]:
@@ -188,6 +179,54 @@ def _tasks(configs, method, monolithic_max):
         if method == "monolithic" or (method == "both" and group[0].vlmax <= monolithic_max):
             tasks.append((group, "monolithic"))
     return tasks
+
+
+def _print_totals(args, configs, records, elapsed: float, interrupted=None) -> dict:
+    """The Summary (or, after Ctrl-C, a line marked INTERRUPTED: the counts so far, no Summary)."""
+    from vredmax.proofs.solvers import versions
+    counts = {v: sum(1 for r in records if r["verdict"] == v) for v in VERDICT_ORDER}
+    tally = (f"{counts['PROVED']} proved, {counts['COUNTEREXAMPLE']} counterexamples, "
+             f"{counts['UNKNOWN']} unknown, {counts['ERROR']} errors")
+    if args.json:
+        say(json.dumps(tagged("prove-result", {
+            "interrupted": interrupted is not None, "summary": counts, "seconds": round(elapsed, 2),
+            "solvers": versions(), "configurations": len(configs), "results": records}), indent=2))
+    elif interrupted is not None:
+        print_verdict("INTERRUPTED", f"after {interrupted[0]} obligation lines: {tally} so far; the run is "
+                                     f"not complete", width=0)
+    else:
+        if not args.quiet:
+            say(f"{len(configs)} configurations, {len(records)} obligation lines, {elapsed:.1f} s "
+                f"({', '.join(f'{k} {v}' for k, v in versions().items())})")
+        say(f"Summary: {tally}")
+    return counts
+
+
+def report_lines(batch: list[dict], quiet: bool, verbose: bool):
+    """(verdict, text) lines for one unit of work: per obligation with `verbose`; else per
+    configuration (not with `quiet`), and every obligation not proved in full."""
+    if verbose:
+        return [(r["verdict"], line(r)[15:]) for r in batch]
+    lines = []
+    by_config: dict = {}
+    for record in batch:
+        by_config.setdefault((record["config"]["elen"], record["method"]), []).append(record)
+    for (_, method), group in by_config.items():
+        worst = min((r["verdict"] for r in group), key=VERDICT_ORDER.index)
+        if not quiet:
+            c = group[0]["config"]
+            seconds = sum(r["seconds"] for r in group)
+            proved = sum(1 for r in group if r["verdict"] == "PROVED")
+            where = f"VLEN={c['vlen']} ELEN={c['elen']} SEW={c['sew']} LMUL={c['lmul']} VLMAX={c['vlmax']}"
+            lines.append((worst, f"{where:<48} {proved} of {len(group)} obligations proved  {seconds:.2f}s"
+                                 + ("  (monolithic)" if method == "monolithic" else "")))
+        lines += [(r["verdict"], "  " + line(r)[15:]) for r in group if r["verdict"] != "PROVED"]
+    return lines
+
+
+def prove_unit(item, on_obligation=None) -> list[dict]:
+    """One unit of work of `run` (a tuple of prove_twins' arguments): for vredmax/cluster.py."""
+    return prove_twins(*item, on_obligation=on_obligation)
 
 
 def prove_twins(twins, method: str, pattern, timeout: float, smt2_out, with_lemmas: bool,
@@ -245,11 +284,11 @@ def record_of(obligation, cfg: Config, method: str, results) -> dict:
 
 def line(record: dict) -> str:
     c = record["config"]
-    where = f"VLEN={c['vlen']} SEW={c['sew']} LMUL={c['lmul']} VLMAX={c['vlmax']}"
+    where = f"VLEN={c['vlen']} ELEN={c['elen']} SEW={c['sew']} LMUL={c['lmul']} VLMAX={c['vlmax']}"
     if record["kind"] == "lemma":
         where = f"SEW={c['sew']} (all values)"
     subjects = record["subjects"]
-    text = (f"{record['verdict']:<14} {record['id']:<48} {where:<40} "
+    text = (f"{record['verdict']:<14} {record['id']:<48} {where:<48} "
             f"{len(subjects)} subject{'s' if len(subjects) > 1 else ''}  {record['seconds']:.2f}s")
     if record["method"] == "monolithic":
         text += "  (monolithic)"
@@ -258,28 +297,3 @@ def line(record: dict) -> str:
             text += f"\n    {subject['verdict']} of {subject['subject']}: {subject['detail']}"
     return text
 
-
-class Progress:
-    """A one-line progress display on stderr, only on a terminal."""
-
-    def __init__(self, total: int, enabled: bool):
-        self.total, self.done, self.enabled = total, 0, enabled
-        self.counts = {}
-
-    def show(self, cfg, obligation: str = "") -> None:
-        if self.enabled:
-            failed = sum(v for k, v in self.counts.items() if k != "PROVED")
-            doing = f": {obligation}" if obligation else ""
-            sys.stderr.write(f"\r\x1b[K[{self.done}/{self.total}] {self.counts.get('PROVED', 0)} proved, "
-                             f"{failed} not proved; proving {cfg}{doing} ...")
-            sys.stderr.flush()
-
-    def advance(self, batch) -> None:
-        self.done += 1
-        for record in batch:
-            self.counts[record["verdict"]] = self.counts.get(record["verdict"], 0) + 1
-
-    def clear(self) -> None:
-        if self.enabled:
-            sys.stderr.write("\r\x1b[K")
-            sys.stderr.flush()

@@ -19,6 +19,7 @@ from vredmax.proofs.manual.blocks import Code, Details, Heading, Items, Para, Ra
 from vredmax.spec import profiles
 from vredmax.spec.encoding import (FUNCT3_OPMVV, FUNCT6_VREDMAX, OPCODE_OP_V, REDUCTIONS, Insn, decode,
                                    describe_fields, encode, format_asm, parse_asm)
+from vredmax.spec.config import LMUL_NAMES
 from vredmax.spec.legality import RULES
 
 TITLE = "VREDMAX.VS: vector signed maximum reduction"
@@ -72,6 +73,53 @@ class Proofs:
             self.cited.add(name)
             out.append(f"[`{name}`](#{anchor(name)}) ({self.status(name)})")
         return ", ".join(out)
+
+
+    def ids(self, name: str) -> str:
+        """`vredmax.sew{8,16}.name`: the property's IDs, one per SEW."""
+        ids = self.by_name[name]["ids"]
+        sews = [i.split(".")[1][3:] for i in ids]
+        if len(ids) > 1 and all(i == f"vredmax.sew{sew}.{name}" for i, sew in zip(ids, sews)):
+            return f"vredmax.sew{{{','.join(sews)}}}.{name}"
+        return ", ".join(ids)
+
+    def bounds(self, name: str) -> str:
+        """Where it was proved: `23 configurations: VLEN 128, 4096; SEW 8..64; LMUL mf8..m8`."""
+        configs = [dict(part.split("=") for part in e["config"].split()) for e in self.by_name[name]["results"]]
+        if not configs:
+            return "no configuration"
+        if self.by_name[name]["kind"] == "lemma":
+            return f"SEW {', '.join(sorted({c['SEW'] for c in configs}, key=int))}, every bit pattern"
+        distinct = len({tuple(sorted(c.items())) for c in configs})
+        values = {key: sorted({c[key] for c in configs}, key=lambda v: (len(v), v)) for key in ("VLEN", "SEW")}
+        lmuls = [lmul for lmul in LMUL_NAMES if any(c["LMUL"] == lmul for c in configs)]
+        return (f"{distinct} configuration{'s' * (distinct != 1)}: VLEN {', '.join(values['VLEN'])}; "
+                f"SEW {', '.join(values['SEW'])}; LMUL {', '.join(lmuls)}")
+
+    def where(self, name: str) -> str:
+        """The bounds, or "every configuration" when the property was proved at all of them."""
+        configs = {e["config"] for e in self.by_name[name]["results"]}
+        if self.by_name[name]["kind"] != "lemma" and len(configs) == len(self.doc["configurations"]):
+            return f"every configuration ({len(configs)})"
+        return self.bounds(name)
+
+    def line(self, name: str) -> str:
+        """A link with the IDs, the verdicts, and the bounds when they are not every configuration."""
+        self.cited.add(name)
+        where = self.where(name)
+        where = "" if where.startswith("every configuration") else f" ({where})"
+        return f"[`{self.ids(name)}`](#{anchor(name)}) {self.status(name)}{where}"
+
+
+def subjects_text(subjects: list[str]) -> str:
+    """`spec; sequential, tree, lanes × undisturbed, ones` when the runs form a product."""
+    plain = [s for s in subjects if "/" not in s]
+    runs = [s.split("/") for s in subjects if "/" in s]
+    algorithms = list(dict.fromkeys(a for a, _ in runs))
+    tails = list(dict.fromkeys(t for _, t in runs))
+    if runs and len(runs) == len(algorithms) * len(tails):
+        return "; ".join(plain + [f"{', '.join(algorithms)} × {', '.join(tails)}"])
+    return ", ".join(subjects)
 
 
 def anchor(name: str) -> str:
@@ -163,6 +211,18 @@ def encoding_svg() -> str:
     return "".join(parts)
 
 
+def encoding_text() -> str:
+    """The same diagram as text, for the Markdown page."""
+    label = {"funct6": "000111", "funct3": "010", "opcode": "1010111"}
+    cells = [(label.get(name, name), hi, lo) for name, hi, lo in layout()]
+    widths = [max(len(text), len(f"{hi} {lo}") if hi != lo else len(str(hi))) + 2 for text, hi, lo in cells]
+    numbers = "".join((f"{hi}".ljust(w - len(str(lo))) + f"{lo}" if hi != lo else f"{hi}".center(w)) + " "
+                      for (_, hi, lo), w in zip(cells, widths))
+    rule = "+" + "+".join("-" * w for w in widths) + "+"
+    body = "|" + "|".join(text.center(w) for (text, _, _), w in zip(cells, widths)) + "|"
+    return "\n".join([" " + numbers.rstrip(), rule, body, rule])
+
+
 def syntax_section() -> list:
     rows = [[f"`{format_asm(insn)}`", f"`{checked_word(insn):#010x}`",
              " ".join(f"{name}={bits}" for name, bits, _ in describe_fields(encode(insn)))]
@@ -173,7 +233,7 @@ def syntax_section() -> list:
     return [
         Heading(2, "Syntax and encoding", "syntax"),
         Code("vredmax.vs vd, vs2, vs1          # vm=1: unmasked\nvredmax.vs vd, vs2, vs1, v0.t    # vm=0: masked by v0"),
-        Raw(encoding_svg(), ""),
+        Raw(encoding_svg(), f"```text\n{encoding_text()}\n```"),
         Table(["field", "bits", "meaning"], field_rows),
         Para("Encodings produced by the project's encoder, each checked here against the diagram, the "
              "decoder and the assembler (and in the test suite against GNU `as`/`objdump`):"),
@@ -255,17 +315,24 @@ BEHAVIOUR = (
 
 
 def behaviour_section(proofs: Proofs) -> list:
-    items = [f"{sentence} Proved by {proofs.cite(*names)}." for sentence, names in BEHAVIOUR]
-    blocks = [Heading(2, "Behaviour", "behaviour"),
-              Para("Each sentence links to the properties that prove it (the appendix gives each formula, "
-                   "its verdicts and its bounds). `PROVED ×N`: N proofs, one per configuration and subject "
-                   "(the spec and each algorithm with each tail policy), all PROVED."),
-              Items(items)]
+    rows = []
+    for sentence, names in BEHAVIOUR:
+        for name in names:
+            if name not in proofs.by_name:
+                raise KeyError(f"the manual cites {name!r}, which is not in the proof catalogue")
+        rows.append([sentence, [proofs.line(name) for name in names]])
     rest = [p["name"] for p in proofs.doc["properties"]
             if p["name"] not in proofs.cited and not p["name"].startswith("lemma.")]
     if rest:
-        blocks.append(Para("Further properties: " + proofs.cite(*rest) + "."))
-    return blocks
+        rows.append(["Further properties (see the appendix).", [proofs.line(name) for name in rest]])
+    everywhere = proofs.bounds(proofs.doc["properties"][0]["name"])
+    return [Heading(2, "Behaviour", "behaviour"),
+            Para("Each statement is proved by the properties beside it: their IDs (one per SEW) and verdicts "
+                 "(`PROVED ×N`: N proofs, one per configuration and subject: the spec, and each algorithm "
+                 f"with each tail policy). Unless noted, at {everywhere} (ELEN=64); at each, every register "
+                 "value and register number, vl 0 .. VLMAX, vm, vta, vma, vstart and mstatus.VS are symbolic. "
+                 "The appendix gives each formula."),
+            Table(["behaviour", "proved by"], rows, "behaviour")]
 
 
 # Exceptions -----------------------------------------------------------------------------------
@@ -519,11 +586,10 @@ def appendix_section(doc: dict, proofs: Proofs) -> list:
         formula = prop["formula"]
         given = " · ".join(formula["assume"])
         text = (f"given {given} ⟹ " if given else "") + formula["prove"]
-        ids = prop["ids"]
-        rows.append([f"`{prop['name']}`", prop["kind"], prop["sentence"], f"`{text}`",
-                     f"{proofs.status(prop['name'])} over {len({e['config'] for e in prop['results']})} "
-                     f"configurations; subjects: {', '.join(prop['subjects'])}",
-                     ", ".join(f"`{i}`" for i in ids)])
+        rows.append([[f"`{prop['name']}`", f"*{prop['kind']}*", proofs.ids(prop["name"])],
+                     [prop["sentence"], f"`{text}`"],
+                     [proofs.status(prop["name"]), proofs.where(prop["name"]),
+                      f"subjects: {subjects_text(prop['subjects'])}"]])
         anchors.append(anchor(prop["name"]))
     failures = [f"**{e['verdicts'][subject]}** `{e['id']}` {subject} at {e['config']}: {detail}"
                 for p in doc["properties"] for e in p["results"] for subject, detail in e.get("details", {}).items()]
@@ -541,7 +607,7 @@ def appendix_section(doc: dict, proofs: Proofs) -> list:
         Para("Bounds of every PROVED: for each configuration below, vd, vs2, vs1, vm, vta, vma, vill, vstart, "
              "mstatus.VS, vl 0 .. VLMAX and all 32 registers symbolic (every overlap included)."),
         Details(f"The {len(configs)} configurations (ELEN=64)", [Table(["VLEN", "SEW", "LMUL", "VLMAX"], configs)]),
-        Table(["property", "kind", "statement", "formula", "verdicts", "IDs"], rows, "props", anchors),
+        Table(["property, kind, IDs", "statement and formula", "verdicts and bounds"], rows, "props", anchors),
     ]
     if failures:
         blocks += [Heading(3, "Not proved", "not-proved"), Items(failures)]

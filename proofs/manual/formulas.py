@@ -80,7 +80,7 @@ class _Printer:
         if kind == z3.Z3_OP_EQ:
             return self.equality(args[0], args[1]), COMPARE
         if kind == z3.Z3_OP_DISTINCT and len(args) == 2:
-            return f"{self.child(args[0], ATOM)} ≠ {self.child(args[1], ATOM)}", COMPARE
+            return self.equality(args[0], args[1]).replace(" = ", " ≠ ", 1), COMPARE
         if kind in SIGNED or kind in UNSIGNED:
             return self.compare(kind, args), COMPARE
         if kind == z3.Z3_OP_ITE:
@@ -98,7 +98,10 @@ class _Printer:
         if kind == z3.Z3_OP_STORE:
             return (f"{self.child(args[0], ATOM)} with [{self.show(args[1])[0]}] := "
                     f"{self.show(args[2])[0]}"), COMPARE
-        return statement._text(t), ATOM   # anything else as the solver prints it
+        if kind == z3.Z3_OP_CONCAT:
+            return " ++ ".join(self.child(arg, ATOM) for arg in args), COMPARE
+        # anything else by its operator's name, the arguments printed the same way
+        return f"{t.decl().name()}({', '.join(self.show(arg)[0] for arg in args)})", ATOM
 
     def child(self, t, strength: int) -> str:
         text, own = self.show(t)
@@ -126,6 +129,8 @@ class _Printer:
         return f"not {text}" if own == ATOM else f"not ({text})", NOT
 
     def equality(self, a, b) -> str:
+        if z3.is_bv_value(a) and not z3.is_bv_value(b):
+            a, b = b, a   # the named side first: `VS = Off`, not `0 = VS`
         if z3.is_bv_value(b) and z3.is_const(a) and a.decl().name().startswith("VS"):
             return f"{self.show(a)[0]} = {VS_NAMES[b.as_long()].capitalize()}"
         if z3.is_bv(a) and a.size() == 1 and z3.is_bv_value(b) and a.decl().kind() == z3.Z3_OP_EXTRACT:

@@ -31,6 +31,13 @@ def render(blocks: list, title: str) -> str:
         f"<script>\n{_asset('page.js')}</script>\n</body>\n</html>\n")
 
 
+def _cell(content) -> str:
+    """A table cell; a list of strings is one line each."""
+    if isinstance(content, list):
+        return "<br>".join(inline_html(line) for line in content)
+    return inline_html(str(content))
+
+
 def _block(block) -> str:
     if isinstance(block, Heading):
         ident = f' id="{html.escape(block.anchor)}"' if block.anchor else ""
@@ -48,7 +55,7 @@ def _block(block) -> str:
         rows = []
         for k, row in enumerate(block.rows):
             ident = f' id="{block.anchors[k]}"' if block.anchors and block.anchors[k] else ""
-            rows.append(f"<tr{ident}>" + "".join(f"<td>{inline_html(str(c))}</td>" for c in row) + "</tr>")
+            rows.append(f"<tr{ident}>" + "".join(f"<td>{_cell(c)}</td>" for c in row) + "</tr>")
         css = f' class="{block.css}"' if block.css else ""
         return (f'<div class="tablewrap" tabindex="0" role="region" aria-label="table"><table{css}>'
                 f'<thead><tr>{head}</tr></thead><tbody>{"".join(rows)}</tbody></table></div>')

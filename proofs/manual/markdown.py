@@ -5,7 +5,10 @@ from __future__ import annotations
 from vredmax.proofs.manual.blocks import Code, Details, Heading, Items, Para, Raw, Table
 
 
-def _cell(text: str) -> str:
+def _cell(text) -> str:
+    """A table cell; a list of strings is one line each."""
+    if isinstance(text, list):
+        return "<br>".join(_cell(line) for line in text)
     return str(text).replace("|", "\\|").replace("\n", " ")
 
 
