@@ -22,7 +22,6 @@ import z3
 
 from vredmax.impl.execute import execute, operands
 from vredmax.impl.sequential import reduce_sequential
-from vredmax.impl.tree import reduce_tree
 from vredmax.spec import relation
 from vredmax.spec.bv import Concrete, Symbolic
 from vredmax.spec.config import VTYPE_VILL_BIT, VTYPE_VMA_BIT, VTYPE_VTA_BIT, XLEN, Config
@@ -144,24 +143,12 @@ def vd_index(name: str) -> int:
     return int(name[3:-1])
 
 
-def vd_names(view: View, first: int = 0) -> list[str]:
-    return [f"vd[{k}]" for k in range(first, view.cfg.elements_per_register)]
-
-
-class _Reinterpreted:
-    """Element ops with one operation replaced: how a wrong idea changes an algorithm."""
-
-    def __init__(self, ops, **replaced):
-        self._ops, self._replaced = ops, replaced
-
-    def __getattr__(self, name):
-        return self._replaced.get(name) or getattr(self._ops, name)
-
-
 @dataclass(frozen=True)
 class Claim:
     """One wrong assumption.
 
+    `text`: the claim in the claim language (proofs/claim_language.py), decided by the same
+    engine as `vredmax ask` (proofs/ask.py); the claims it cannot say have a model of their own:
     `when(view)`: the states the claim speaks of (a list of conditions).
     `claimed(view)`: for a universal claim, the values it says the outcome has, by name.
     `witness(view)`: for an existential claim, the condition it says some state meets.
@@ -172,10 +159,11 @@ class Claim:
     source: str
     statement: str
     configs: tuple[Config, ...]
-    when: Callable[[View], list]
+    when: Callable[[View], list] | None = None
     claimed: Callable[[View], dict] | None = None
     witness: Callable[[View], object] | None = None
     tags: tuple[str, ...] = field(default=())
+    text: str = ""   # the claim in the claim language of `vredmax ask`, when it can be said there
 
     @property
     def universal(self) -> bool:
@@ -196,26 +184,6 @@ class Claim:
 
 def _retires_with_elements(v: View) -> list:
     return [v.retires, v.vl_positive]
-
-
-def _masked_as_zero(v: View) -> dict:
-    values = [v.e.ite(v.masked_off(i), v.e.const(0), x) for i, x in enumerate(v.elements)]
-    return {"vd[0]": reduce_sequential(v.e, v.seed, values, v.body())}
-
-
-def _masked_as_themselves(v: View) -> dict:
-    return {"vd[0]": reduce_sequential(v.e, v.seed, v.elements, v.body())}
-
-
-def _all_masked_like_vl0(v: View) -> dict:
-    at_vl0 = v.spec_of(v.pre.with_(vl=v.m.const(0, XLEN)))
-    return {"vd[0]": at_vl0.new_vd[0]}
-
-
-def _vs1_elementwise(v: View) -> dict:
-    count = min(v.cfg.vlmax, v.cfg.elements_per_register)
-    pairs = [v.e.smax(x, s) for x, s in zip(v.elements[:count], v.vs1_elements)]
-    return {"vd[0]": reduce_sequential(v.e, v.seed, pairs, v.active[:count])}
 
 
 def _vd_written_first(v: View) -> dict:
@@ -241,6 +209,7 @@ def _vma_flip_allowed(v: View):
 # including bugs seen in the wild.
 SEED = "seed document"
 REF = "reference notes"
+ACTIVE_ANY = "any(active[i] for i in range(VLMAX))"
 
 CLAIMS: tuple[Claim, ...] = (
     Claim(
@@ -248,80 +217,76 @@ CLAIMS: tuple[Claim, ...] = (
         "Masked-off elements count as zero.",
         f"{SEED}, pitfalls: masked-off vs2 elements do not take part; the seed stays the start value",
         "∀ legal, vl > 0, vm = 0:  vd'[0] = max(vs1[0], max_{i<vl} (mask[i] ? vs2[i] : 0))",
-        (M1,), lambda v: _retires_with_elements(v) + [v.masked_insn], _masked_as_zero),
+        (M1,), text="implies(legal and pre.vl > 0 and not insn.vm, "
+                    "post.vd[0] == smax(seed, smax((vs2[i] if mask[i] else 0) for i in range(pre.vl))))"),
     Claim(
         "vredmax.wrong.masked_count_as_themselves",
         "The mask does not matter for a reduction: every element below vl takes part.",
         f"{SEED}, pitfalls: masked-off vs2 elements do not take part",
         "∀ legal, vl > 0, vm = 0:  vd'[0] = max(vs1[0], max_{i<vl} vs2[i])",
-        (M1,), lambda v: _retires_with_elements(v) + [v.masked_insn], _masked_as_themselves),
+        (M1,), text="implies(legal and pre.vl > 0 and not insn.vm, "
+                    "post.vd[0] == smax(seed, smax(vs2[i] for i in range(pre.vl))))"),
     Claim(
         "vredmax.wrong.vl0_writes_seed",
         "With vl = 0 the seed vs1[0] is still copied to vd[0].",
         f"{SEED}, pitfalls: with vl = 0 a distinct vd does not receive the seed; {REF}: "
         "QEMU 9.0 to 9.2 did write it (a regression fixed upstream in early 2025)",
         "∀ legal, vl = 0:  vd'[0] = vs1[0]",
-        (M1,), lambda v: [v.retires, v.vl_zero], lambda v: {"vd[0]": v.seed}),
+        (M1,), text="implies(legal and pre.vl == 0, post.vd[0] == seed)"),
     Claim(
         "vredmax.wrong.all_masked_same_as_vl0",
         "All elements masked off is the same as vl = 0: vd is left alone.",
         f"{SEED}, FAQ: all-masked-off writes the seed to vd[0], vl = 0 writes nothing",
-        "∀ legal, vl > 0, no active element:  vd'[0] = (the spec's vd'[0] for the same state with vl = 0)",
-        (M1,), lambda v: _retires_with_elements(v) + [v.m.not_(v.m.any_(*v.active))],
-        _all_masked_like_vl0),
+        "∀ legal, vl > 0, no active element:  vd'[0] = vd[0] (what vl = 0 leaves)",
+        (M1,), text=f"implies(legal and pre.vl > 0 and not {ACTIVE_ANY}, post.vd[0] == pre.vd[0])"),
     Claim(
         "vredmax.wrong.result_broadcast",
         "The result is written to every element of vd.",
         f"{SEED}, pitfalls: a reduction is not element-wise; only vd[0] holds the result",
         "∀ legal, vl > 0, k ≥ 1:  vd'[k] = vd'[0]",
-        (M1,), _retires_with_elements,
-        lambda v: {name: v.new_vd[0] for name in vd_names(v, 1)}),
+        (M1,), text="implies(legal and pre.vl > 0, all(post.vd[k] == post.vd[0] for k in range(1, VLEN // SEW)))"),
     Claim(
         "vredmax.wrong.vs1_elementwise",
         "vs1 is an element-wise source: vs1[i] takes part together with vs2[i].",
         f"{SEED}, pitfalls: only vs1[0] is read (the seed), not the whole register",
         "∀ legal, vl > 0:  vd'[0] = max(vs1[0], max_{i active} max(vs2[i], vs1[i]))",
-        (M1,), _retires_with_elements, _vs1_elementwise),
+        (M1,), text="implies(legal and pre.vl > 0, post.vd[0] == smax(seed, smax(smax(vs2[i], vs1[i]) "
+                    "for i in range(min(VLMAX, VLEN // SEW)) if active[i])))"),
     Claim(
         "vredmax.wrong.seed_dropped_when_active",
         "When some element is active the seed can be left out.",
         f"{SEED}: always include vs1[0], whatever the mask",
         "∀ legal, some element active:  vd'[0] = max_{i active} vs2[i]",
-        (M1,), lambda v: [v.retires, v.m.any_(*v.active)],
-        lambda v: {"vd[0]": reduce_sequential(v.e, v.e.smin(), v.elements, v.active)}),
+        (M1,), text=f"implies(legal and {ACTIVE_ANY}, post.vd[0] == smax(vs2[i] for i in range(VLMAX) if active[i]))"),
     Claim(
         "vredmax.wrong.unsigned_same",
         "Unsigned comparison gives the same result (vredmaxu and vredmax agree).",
         f"{SEED}, worked example 1: the signed max of -2 and 1, -128, 2, 3 is 3; {REF}: unsigned "
         "max gives 0xFE, a classic mistake",
         "∀ legal, vl > 0:  vd'[0] = maxu(vs1[0], maxu_{i active} vs2[i])",
-        (M1,), _retires_with_elements,
-        lambda v: {"vd[0]": reduce_sequential(_Reinterpreted(v.e, smax=v.e.umax), v.seed,
-                                              v.elements, v.active)}),
+        (M1,), text="implies(legal and pre.vl > 0, "
+                    "post.vd[0] == umax(seed, umax(vs2[i] for i in range(VLMAX) if active[i])))"),
     Claim(
         "vredmax.wrong.restart_from_vstart",
         "A reduction can restart from a nonzero vstart (after a trap), resuming at element vstart.",
         f"{SEED}, pitfalls: integer reductions require vstart = 0; a nonzero vstart is illegal",
         "∀ VS on, not vill, not reserved, 0 < vstart < vl:  the instruction does not trap",
-        (M1,), lambda v: [v.m.not_(v.m.eq(v.pre.vs, VS_OFF)), v.m.not_(v.vill), v.m.not_(v.reserved),
-                          v.m.not_(v.m.eq(v.pre.vstart, 0)), v.m.ult(v.pre.vstart, v.pre.vl)],
-        lambda v: {TRAPS: v.m.false}),
+        (M1,), text="implies(pre.vs != OFF and not pre.vill and not reserved and pre.vstart != 0 "
+                    "and pre.vstart < pre.vl, not trapped)"),
     Claim(
         "vredmax.wrong.vl0_ignores_vstart",
         "With vl = 0 there is nothing to do, so a nonzero vstart does not trap.",
         f"{REF}: vstart != 0 is an illegal instruction whatever vl is, vl = 0 too",
         "∀ VS on, not vill, not reserved, vl = 0, vstart ≠ 0:  the instruction does not trap",
-        (M1,), lambda v: [v.m.not_(v.m.eq(v.pre.vs, VS_OFF)), v.m.not_(v.vill), v.m.not_(v.reserved),
-                          v.vl_zero, v.m.not_(v.m.eq(v.pre.vstart, 0))],
-        lambda v: {TRAPS: v.m.false}),
+        (M1,), text="implies(pre.vs != OFF and not pre.vill and not reserved and pre.vl == 0 "
+                    "and pre.vstart != 0, not trapped)"),
     Claim(
         "vredmax.wrong.agnostic_tail_all_ones",
         "With vta = 1 (tail agnostic) the tail of vd always becomes all ones.",
         f"{REF}: an agnostic tail element may keep its value or become all ones; Sail and "
         "Spike keep it, QEMU writes ones only with rvv_ta_all_1s",
         "∀ legal, vl > 0, vta = 1, k ≥ 1:  vd'[k] = all ones",
-        (M1,), lambda v: _retires_with_elements(v) + [v.vta],
-        lambda v: {name: v.ones() for name in vd_names(v, 1)}),
+        (M1,), text="implies(legal and pre.vl > 0 and pre.vta, all(post.vd[k] == -1 for k in range(1, VLEN // SEW)))"),
     Claim(
         "vredmax.wrong.vma_changes_result",
         "The mask-agnostic bit vma changes what vredmax.vs may write.",
@@ -334,18 +299,16 @@ CLAIMS: tuple[Claim, ...] = (
         "With LMUL > 1 only the first register of the vs2 group is read.",
         f"{REF}: vs2 is a register group of EMUL = LMUL; every element below vl takes part",
         "∀ legal, vl > 0:  vd'[0] = max(vs1[0], max_{i active, i < VLEN/SEW} vs2[i])",
-        (M2,), _retires_with_elements,
-        lambda v: {"vd[0]": reduce_sequential(v.e, v.seed, v.elements[:v.cfg.elements_per_register],
-                                              v.active[:v.cfg.elements_per_register])}),
+        (M2,), text="implies(legal and pre.vl > 0, post.vd[0] == smax(seed, smax(vs2[i] "
+                    "for i in range(min(VLMAX, VLEN // SEW)) if active[i])))"),
     Claim(
         "vredmax.wrong.tree_pads_with_zero",
         "A reduction tree may pad its inactive leaves with zero.",
         f"{REF}, hardware reduction trees seen in the wild: trees that pad must pad with the "
         "signed minimum, not zero",
         "∀ legal, vl > 0:  vd'[0] = tree over (active[i] ? vs2[i] : 0), joined with vs1[0]",
-        (M1,), _retires_with_elements,
-        lambda v: {"vd[0]": reduce_tree(_Reinterpreted(v.e, smin=lambda: v.e.const(0)), v.seed,
-                                        v.elements, v.active)}),
+        (M1,), text="implies(legal and pre.vl > 0, "
+                    "post.vd[0] == smax(seed, smax((vs2[i] if active[i] else 0) for i in range(VLMAX))))"),
     Claim(
         "vredmax.wrong.vd_written_before_vs2_read",
         "vd may be written before vs2 is read, even when they overlap.",
@@ -359,8 +322,7 @@ CLAIMS: tuple[Claim, ...] = (
         f"{REF}: with vl = 0 no element is written, not even agnostic tail elements; QEMU "
         "could still write agnostic ones at vl = 0 after its 2025 fix",
         "∀ legal, vl = 0, vta = 1, k ≥ 1:  vd'[k] = all ones is allowed (the spec keeps vd)",
-        (M1,), lambda v: [v.retires, v.vl_zero, v.vta],
-        lambda v: {name: v.ones() for name in vd_names(v, 1)}),
+        (M1,), text="implies(legal and pre.vl == 0 and pre.vta, all(post.vd[k] == -1 for k in range(1, VLEN // SEW)))"),
 )
 
 CLAIMS_BY_ID = {claim.id: claim for claim in CLAIMS}

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 import z3
 
 from vredmax.impl.execute import execute
-from vredmax.proofs.claims import CLAIMS, Claim, View
+from vredmax.proofs.claims import CLAIMS, CLAIMS_BY_ID, Claim, View
 from vredmax.proofs.counterexample import (Counterexample, concrete_case, model_register, observed_values,
                                    tail_policy_for)
 from vredmax.proofs.verdict import Verdict, prove
@@ -41,6 +41,7 @@ class Refutation:
     detail: str = ""
     seconds: float = 0.0
     bounds: list[str] = field(default_factory=list)
+    asked: object = None             # a claim-language claim's counterexample (proofs/ask.py)
 
     @property
     def ok(self) -> bool:
@@ -52,22 +53,55 @@ def bounds_text(cfg: Config) -> str:
             "every register value, vta, vma, vstart, VS")
 
 
-def claimed_values(claim: Claim, pre, insn, tail: str = "undisturbed") -> dict:
-    """What a universal claim says the outcome of a concrete case is (its model, run)."""
+def claimed_values(claim: Claim | str, pre, insn, tail: str = "undisturbed") -> dict:
+    """What a universal claim (or its id) says the outcome of a concrete case is: its model
+    run, or for a claim-language claim the values its conclusion states."""
+    if isinstance(claim, str):
+        claim = CLAIMS_BY_ID[claim]
+    if claim.text:
+        from vredmax.proofs import ask   # ask builds on this module's minimiser
+        result = execute(pre, insn, "sequential", tail)
+        return ask.claimed_on(claim.text, pre, insn, result.state, result.outcome != "retired")
     vt = decode_vtype(pre.vtype, pre.elen)
     cfg = Config(pre.vlen, pre.elen, vt.sew, vt.lmul)
     return dict(claim.claimed(View.concrete(cfg, pre, insn, tail)))
 
 
-def refute(claim: Claim, timeout_ms: int = DEFAULT_TIMEOUT_MS, minimise: bool = True) -> Refutation:
+def refute(claim: Claim, timeout_ms: int = DEFAULT_TIMEOUT_MS, minimise: bool = True,
+           configs=None) -> Refutation:
+    """Refute the claim at its configurations (or `configs`), stopping at the first
+    counterexample (a universal claim) or at the first configuration where an existential
+    claim is not refuted."""
     start = time.perf_counter()
     outcome = Refutation(claim, ERROR, Verdict.ERROR, detail="no configuration to check")
-    for cfg in claim.configs:
-        outcome = _refute_at(claim, cfg, timeout_ms, minimise, outcome.bounds)
+    for cfg in (claim.configs if configs is None else configs):
+        refute_at = _refute_text_at if claim.text else _refute_at
+        outcome = refute_at(claim, cfg, timeout_ms, minimise, outcome.bounds)
         if outcome.status != REFUTED or claim.universal and outcome.counterexample is not None:
             break
     outcome.seconds = time.perf_counter() - start
     return outcome
+
+
+def _refute_text_at(claim: Claim, cfg: Config, timeout_ms: int, minimise: bool, bounds: list) -> Refutation:
+    """A claim in the claim language: decided by the engine of `vredmax ask`."""
+    from vredmax.proofs import ask   # ask builds on this module's minimiser
+    decision = ask.decide(claim.text, cfg, None, timeout_ms, minimise)
+    bounds = bounds + [bounds_text(cfg)]
+    if decision.verdict == Verdict.COUNTEREXAMPLE:
+        asked = decision.counterexample
+        cx = asked.shown
+        how = ("counterexample found and replayed on the executable model" if asked.replays else
+               "counterexample found; it uses a freedom of the spec that the executable model does not "
+               "take (" + "; ".join(asked.free) + ")")
+        return Refutation(claim, REFUTED, decision.verdict, cfg, cx, how, bounds=bounds, asked=asked)
+    if decision.verdict == Verdict.PROVED:
+        detail = "the solver proved the claim: it is not refuted here"
+        if decision.vacuous:
+            detail = "the claim's hypothesis never holds here: it is not refuted here"
+        return Refutation(claim, NOT_REFUTED, decision.verdict, cfg, bounds=bounds, detail=detail)
+    status = UNKNOWN if decision.verdict == Verdict.UNKNOWN else ERROR
+    return Refutation(claim, status, decision.verdict, cfg, detail=decision.detail, bounds=bounds)
 
 
 def _refute_at(claim: Claim, cfg: Config, timeout_ms: int, minimise: bool, bounds: list) -> Refutation:
@@ -229,9 +263,9 @@ def canonical_terms(view: View) -> list:
             + view.old_vd + view.new_vd)
 
 
-def refute_all(claims=CLAIMS, timeout_ms: int = DEFAULT_TIMEOUT_MS, minimise: bool = True):
+def refute_all(claims=CLAIMS, timeout_ms: int = DEFAULT_TIMEOUT_MS, minimise: bool = True, configs=None):
     for claim in claims:
-        yield refute(claim, timeout_ms, minimise)
+        yield refute(claim, timeout_ms, minimise, configs)
 
 
 def summary_line(results: list[Refutation]) -> str:

@@ -10,7 +10,8 @@ import sys
 import pytest
 
 from vredmax.proofs.claims import CLAIMS, CLAIMS_BY_ID, M1, Claim, View, select
-from vredmax.proofs.counterexample import emit_tests
+from vredmax.proofs.claim_language import check
+from vredmax.proofs.emit_test import refute_file
 from vredmax.proofs.refute import ERROR, NOT_REFUTED, REFUTED, refute, summary_line
 from vredmax.proofs.verdict import Verdict
 from vredmax.impl.sequential import reduce_sequential
@@ -132,6 +133,10 @@ def test_cli_refute_json(capsys):
     assert cx["vl"] == 0 and cx["differing"] == ["vd[0]"]
     assert cx["case"]["vl"] == 0 and cx["spec"]["vd[0]"]["hex"].startswith("0x")
     assert data["summary"] == {"refuted": 1, "not_refuted": 0, "unknown": 0, "error": 0}
+    import jsonschema
+    from vredmax.schema import load_schema
+    assert data["schema"] == "vredmax/refute-result/1"
+    jsonschema.validate(data, load_schema("refute-result"))
 
 
 def test_cli_refute_case_replays_with_exec(tmp_path, capsys):
@@ -160,31 +165,42 @@ def test_cli_refute_exit_code_when_a_claim_survives(monkeypatch, capsys):
     assert "NOT REFUTED  test.true_claim" in out and "1 not refuted" in out
 
 
+def _pytest(path, cwd):
+    return subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(path)],
+                          capture_output=True, text=True, timeout=300, cwd=cwd)
+
+
 def test_emitted_test_file_passes_and_its_claim_test_discriminates(results, tmp_path):
+    """The file imports vredmax.api only and runs outside the repository; its tests fail when
+    the claim is replaced by a true one or the wrong claim's model by the spec."""
     path = tmp_path / "test_emitted.py"
-    items = [(cid, CLAIMS_BY_ID[cid].sentence, results[cid].counterexample)
-             for cid in ("vredmax.wrong.unsigned_same", "vredmax.wrong.restart_from_vstart",
-                         "vredmax.wrong.agnostic_tail_all_ones")]
-    path.write_text(emit_tests(items))
-    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(path)],
-                          capture_output=True, text=True, timeout=120)
+    ids = ("vredmax.wrong.unsigned_same", "vredmax.wrong.restart_from_vstart",
+           "vredmax.wrong.vd_written_before_vs2_read")
+    items = [(CLAIMS_BY_ID[cid], results[cid].counterexample, results[cid].asked) for cid in ids]
+    text = refute_file(items)
+    imports = {line for line in text.splitlines() if line.startswith(("import ", "from "))}
+    assert all(line.startswith("from vredmax.api import") or line == "import random" for line in imports), imports
+    path.write_text(text)
+    done = _pytest(path, tmp_path)
     assert done.returncode == 0, done.stdout + done.stderr
-    assert "6 passed" in done.stdout
-    # The spec test fails on the claim's model: swap the executable for the claim's model.
-    broken = path.read_text().replace(
-        'observed_values(execute(pre, insn, "sequential", tail), insn, sew, EXPECTED_0)',
-        'claimed_values(CLAIMS_BY_ID["vredmax.wrong.unsigned_same"], pre, insn, tail)')
-    path.write_text(broken)
-    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(path)],
-                          capture_output=True, text=True, timeout=120)
-    assert done.returncode == 1 and "1 failed, 5 passed" in done.stdout
+    assert "4 passed" in done.stdout
+    # a true claim in place of the first wrong one: its test fails
+    path.write_text(text.replace(repr(CLAIMS_BY_ID[ids[0]].text), repr("implies(legal and pre.vl > 0, post.vd[0] >= seed)")))
+    done = _pytest(path, tmp_path)
+    assert done.returncode == 1 and "1 failed, 3 passed" in done.stdout, done.stdout
+    # the wrong claim's model in place of the executable one: the spec test fails
+    path.write_text(text.replace("vd_elements(result, insn, 8, EXPECTED_2)",
+                                 f"claimed_values({ids[2]!r}, pre, insn, 'undisturbed')"))
+    done = _pytest(path, tmp_path)
+    assert done.returncode == 1 and "1 failed, 3 passed" in done.stdout, done.stdout
 
 
 def test_cli_emit_test(tmp_path, capsys):
     path = tmp_path / "test_regressions.py"
     assert main(["refute", "-k", "masked_count", "--emit-test", str(path)]) == 0
     text = path.read_text()
-    assert "def test_masked_count_as_zero_spec" in text and "def test_masked_count_as_themselves_spec" in text
+    assert "def test_masked_count_as_zero_is_false_on_the_executable_model" in text
+    assert "def test_masked_count_as_themselves_is_false_on_the_executable_model" in text
     compile(text, str(path), "exec")
 
 
@@ -194,10 +210,43 @@ def test_cli_emit_test_bad_directory(capsys):
 
 
 def test_view_replays_concretely():
-    """The claim's model runs on the concrete backend too (what --emit-test relies on)."""
+    """A claim's stated values run on the concrete backend too (what --emit-test relies on)."""
     from tests.strategies import make_state
+    from vredmax.api import claimed_values
     from vredmax.spec.encoding import Insn
     pre = make_state(128, 8, "m1", vl=1, regs={4: 0xff, 16: 0x00})
-    view = View.concrete(M1, pre, Insn(vd=8, vs2=16, vs1=4))
-    claim = CLAIMS_BY_ID["vredmax.wrong.unsigned_same"]
-    assert claim.claimed(view) == {"vd[0]": 0xff} and view.observed("vd[0]") == 0x00
+    insn = Insn(vd=8, vs2=16, vs1=4)
+    assert claimed_values("vredmax.wrong.unsigned_same", pre, insn) == {"vd[0]": 0xff}
+    assert claimed_values("vredmax.wrong.vd_written_before_vs2_read", pre, insn) == {"vd[0]": 0x00}
+    view = View.concrete(M1, pre, insn)
+    assert view.observed("vd[0]") == 0x00
+
+
+def test_catalogue_claims_are_in_the_claim_language_where_they_can_be():
+    """One engine: only the two claims that need a model of their own are not in the language."""
+    without = [c.id for c in CLAIMS if not c.text]
+    assert without == ["vredmax.wrong.vma_changes_result", "vredmax.wrong.vd_written_before_vs2_read"]
+    for claim in CLAIMS:
+        if claim.text:
+            check(claim.text)
+            assert claim.claimed is None and claim.when is None
+
+
+def test_refute_at_chosen_configurations(capsys):
+    """--vlen/--sew/--lmul replace each claim's own configurations."""
+    code = main(["refute", "-k", "result_broadcast", "--vlen", "256", "--sew", "16", "--lmul", "m2"])
+    out = capsys.readouterr().out
+    assert code == 0, out
+    assert "VLEN=256 ELEN=64 SEW=16 LMUL=m2" in out and "REFUTED  vredmax.wrong.result_broadcast" in out
+
+
+def test_refute_chosen_configuration_where_a_claim_holds(capsys):
+    """LMUL=1: only the first register of the group exists, so the claim is not refuted there."""
+    code = main(["refute", "-k", "lmul_first_register_only", "--vlen", "128", "--sew", "8", "--lmul", "m1"])
+    out = capsys.readouterr().out
+    assert code == 1 and "NOT REFUTED  vredmax.wrong.lmul_first_register_only" in out
+
+
+def test_refute_bad_configuration(capsys):
+    assert main(["refute", "--sew", "12"]) == 2
+    assert capsys.readouterr().err.startswith("vredmax: error: --sew: must be one of 8, 16, 32, 64")

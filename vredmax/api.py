@@ -12,10 +12,17 @@ from vredmax.spec.config import Config, decode_vtype, encode_vtype, legal_config
 from vredmax.spec.encoding import Insn
 from vredmax.spec.legality import ILLEGAL, RESERVED, RETIRED, TrapRule, trap_conditions
 from vredmax.spec.state import ArchState
+# Cases, the spec's decision procedure, and claims (`vredmax ask` / `refute --emit-test` files use these)
+from vredmax.case import case_json, parse_case
+from vredmax.proofs.ask import claim_holds
+from vredmax.proofs.claim_language import ClaimError, check as check_claim
+from vredmax.proofs.refute import claimed_values
+from vredmax.spec.profiles import Observed, allowed
 
 __all__ = [
     "__version__", "ArchState", "Concrete", "ConcreteElements", "Config", "ILLEGAL", "Insn",
     "RESERVED", "RETIRED", "Result", "Symbolic", "TrapRule", "Z3Elements", "decode_vtype",
     "encode_vtype", "execute", "legal_configs", "operands", "step", "trap_conditions", "vlmax",
-    "written_vd",
+    "written_vd", "case_json", "parse_case", "claim_holds", "ClaimError", "check_claim", "claimed_values",
+    "Observed", "allowed",
 ]

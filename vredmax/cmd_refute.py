@@ -6,10 +6,10 @@ import json
 import os
 
 from vredmax.proofs.claims import select
-from vredmax.proofs.counterexample import emit_tests
 from vredmax.proofs.refute import (DEFAULT_TIMEOUT_MS, ERROR, NOT_REFUTED, REFUTED, UNKNOWN, Refutation,
                            refute, summary_line)
 from vredmax.errors import EXIT_ERROR, EXIT_FAILED, EXIT_OK, EXIT_UNKNOWN, UsageError
+from vredmax.schema import tagged
 
 LABELS = {REFUTED: "REFUTED", NOT_REFUTED: "NOT REFUTED", UNKNOWN: "UNKNOWN", ERROR: "ERROR"}
 
@@ -18,7 +18,9 @@ def add_parser(subparsers) -> None:
     parser = subparsers.add_parser(
         "refute", help="refute the catalogue of wrong assumptions, with minimal counterexamples",
         description="Ask the solver to refute each wrong assumption about vredmax.vs and show the "
-                    "smallest counterexample. Exit 0 only when every claim is refuted.")
+                    "smallest counterexample. Exit 0 only when every claim is refuted. By default each claim "
+                    "is checked at its own small configuration; --vlen/--sew/--lmul/--all search the "
+                    "configurations given, in order of VLMAX, until one refutes it.")
     parser.add_argument("-k", metavar="PATTERN", dest="pattern",
                         help="only the claims whose id contains PATTERN")
     parser.add_argument("--json", action="store_true", help="print the results as JSON")
@@ -27,7 +29,20 @@ def add_parser(subparsers) -> None:
     parser.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT_MS / 1000, metavar="SECONDS",
                         help=f"solver time limit per claim (default: {DEFAULT_TIMEOUT_MS // 1000})")
     parser.add_argument("--list", action="store_true", help="list the claims and exit")
+    parser.add_argument("--all", action="store_true", help="search every legal configuration for the ELEN")
+    parser.add_argument("--vlen", action="append", metavar="N", help="only this VLEN (repeatable, or comma list)")
+    parser.add_argument("--sew", action="append", metavar="N", help="only this SEW: 8 16 32 64")
+    parser.add_argument("--lmul", action="append", metavar="L", help="only this LMUL: mf8 mf4 mf2 m1 m2 m4 m8")
+    parser.add_argument("--elen", default="64", metavar="N", help="ELEN: 32 or 64 (default 64)")
     parser.set_defaults(run=run)
+
+
+def chosen_configs(args):
+    """None (each claim's own configurations) unless a configuration option is given."""
+    from vredmax.cmd_ask import select_configs
+    if not (args.all or args.vlen or args.sew or args.lmul or args.elen != "64"):
+        return None
+    return select_configs(args)
 
 
 def run(args) -> int:
@@ -40,21 +55,22 @@ def run(args) -> int:
         folder = os.path.dirname(os.path.abspath(args.emit_test))
         if not os.path.isdir(folder):
             raise UsageError(f"emit-test: no such directory: {folder}")
+    configs = chosen_configs(args)
     if args.list:
         for claim in claims:
             print(f"{claim.id}  {claim.sentence}")
         return EXIT_OK
     results = []
     for claim in claims:
-        result = refute(claim, int(args.timeout * 1000))
+        result = refute(claim, int(args.timeout * 1000), configs=configs)
         results.append(result)
         if not args.json:
             print("\n".join(result_lines(result, with_time=True)) + "\n", flush=True)
     if args.emit_test:
         write_tests(args.emit_test, results)
     if args.json:
-        print(json.dumps({"claims": [result_json(r) for r in results],
-                          "summary": summary_counts(results)}, indent=2))
+        print(json.dumps(tagged("refute-result", {"claims": [result_json(r) for r in results],
+                                                  "summary": summary_counts(results)}), indent=2))
     else:
         print(summary_line(results))
     return exit_code(results)
@@ -79,10 +95,15 @@ def result_lines(result: Refutation, with_time: bool = False) -> list[str]:
     lines = [f"{LABELS[result.status]}  {claim.id}  ({how}{took})",
              f"  claim:   {claim.sentence}",
              f"  source:  {claim.source}",
-             f"  formal:  {claim.statement}",
-             f"  solver:  {result.verdict.value}: {result.detail}"]
+             f"  formal:  {claim.statement}"]
+    if claim.text:
+        lines.append(f"  claim language:  {claim.text}")
+    lines.append(f"  solver:  {result.verdict.value}: {result.detail}")
     lines += [f"  bounds:  {b}" for b in result.bounds]
-    if result.counterexample is not None:
+    if result.asked is not None:
+        from vredmax.proofs.ask import render
+        lines += ["  " + line if line else "" for line in render(result.asked)]
+    elif result.counterexample is not None:
         lines += ["  " + line if line else "" for line in result.counterexample.text()]
     return lines
 
@@ -91,7 +112,8 @@ def result_json(result: Refutation) -> dict:
     claim = result.claim
     return {
         "id": claim.id, "sentence": claim.sentence, "source": claim.source,
-        "statement": claim.statement, "kind": "universal" if claim.universal else "existential",
+        "statement": claim.statement, "text": claim.text,
+        "kind": "universal" if claim.universal else "existential",
         "status": result.status, "verdict": result.verdict.value, "detail": result.detail,
         "bounds": result.bounds,
         "counterexample": result.counterexample.to_json() if result.counterexample else None,
@@ -104,12 +126,10 @@ def summary_counts(results: list[Refutation]) -> dict:
 
 
 def write_tests(path: str, results: list[Refutation]) -> None:
-    items = [(r.claim.id, r.claim.sentence, r.counterexample) for r in results
+    from vredmax.outputs import write_text
+    from vredmax.proofs.emit_test import refute_file
+    items = [(r.claim, r.counterexample, r.asked) for r in results
              if r.status == REFUTED and r.counterexample is not None]
     if not items:
         raise UsageError("emit-test: no counterexample to write (existential claims have none)")
-    try:
-        with open(path, "w", encoding="utf-8") as stream:
-            stream.write(emit_tests(items))
-    except OSError as error:
-        raise UsageError(f"emit-test: cannot write {path}: {error.strerror}") from None
+    write_text(path, refute_file(items), "emit-test")

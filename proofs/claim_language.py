@@ -1,0 +1,904 @@
+"""The claim language of `vredmax ask`: a Python expression, parsed with `ast`, never run.
+
+A claim is read in two passes. `check` types it without any configuration: every name,
+field, call and operator is known, every operand has the right type, every variable is
+bound; the first problem is a ClaimError naming its column. `Translator` then turns it into
+one Z3 Boolean over a `World` (a configuration's symbolic pre-state, instruction, outcome
+and post-state): generators over `range(...)` are unrolled, so a bound variable is always
+a Python int when an index is taken.
+
+Types: `bool` (conditions and flags), `int` (vl, vstart, vtype, register numbers, the
+configuration constants, literals; exact integers), `element` (a SEW-bit value: seed,
+vs2[i], vd[k]; compared signed with < <= > >=, unsigned with ult ule ugt uge), `register`
+(a whole VLEN-bit register: pre.vd, post.vd, pre.v[r]) and `vs` (mstatus.VS: OFF, INITIAL,
+CLEAN, DIRTY). An integer literal takes the type of what it is compared with (an element,
+a register, a flag as 0/1).
+
+Partial operations (an index that may be out of range, e.g. `vs2[pre.vl - 1]`, or a
+constant index past VLMAX at a small configuration) are recorded with the guards in force
+(`implies`, `and`, `or`, `if`, a generator's range and filter): `World.wd` holds, per
+access, the condition under which it is in range; the caller proves those first.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+import z3
+
+from vredmax.spec import relation as spec
+from vredmax.spec.config import LMUL_VALUE, VTYPE_VILL_BIT, VTYPE_VMA_BIT, VTYPE_VTA_BIT
+from vredmax.spec.state import VS_NAMES
+
+BOOL, INT, ELEM, REG, VS = "bool", "int", "element", "register", "vs"
+STATE, INSN = "state", "instruction"   # pre/post and insn: only their fields are values
+INT_WIDTH = 80          # integers as signed 80-bit vectors: vl, vstart, vtype fit with room
+MAX_UNROLL = 1 << 18    # generator iterations per claim and configuration
+
+VS_CONSTANTS = {name.upper(): code for code, name in enumerate(VS_NAMES)}
+CONFIG_CONSTANTS = ("VLMAX", "SEW", "VLEN", "LMUL", "ELEN")
+CONDITIONS = ("trapped", "retired", "illegal", "reserved", "legal")
+# name -> (element type, what indexes it)
+SEQUENCES = {"vs2": (ELEM, "VLMAX"), "active": (BOOL, "VLMAX"), "mask": (BOOL, "VLEN"),
+             "vs1": (ELEM, "VLEN/SEW")}
+STATE_FIELDS = {"vl": INT, "vstart": INT, "vtype": INT, "vs": VS, "vta": BOOL, "vma": BOOL,
+                "vill": BOOL, "vd": REG}
+STATE_SEQUENCES = {"v": (REG, "32")}   # pre.v[r]: register r
+INSN_FIELDS = {"vd": INT, "vs2": INT, "vs1": INT, "vm": BOOL}
+ELEMENT_FOLDS = ("smax", "smin", "umax", "umin")
+UNSIGNED = {"ult": z3.ULT, "ule": z3.ULE, "ugt": z3.UGT, "uge": z3.UGE}
+GENERATORS = ("all", "any") + ELEMENT_FOLDS
+NAMES_HELP = ("pre.F/post.F (F: vl vstart vtype vs vta vma vill vd v[r]), insn.vd/vs2/vs1/vm, seed, "
+              "vs2[i], vs1[k], active[i], mask[i], VLMAX SEW VLEN LMUL ELEN, trapped retired illegal "
+              "reserved legal, OFF INITIAL CLEAN DIRTY")
+
+
+class ClaimError(ValueError):
+    """A claim that cannot be read: the message names the column (1-based)."""
+
+    def __init__(self, node_or_column, message: str):
+        column = node_or_column if isinstance(node_or_column, int) else getattr(node_or_column, "col_offset", 0) + 1
+        self.column = column
+        super().__init__(f"column {column}: {message}")
+
+
+def parse(text: str) -> ast.Expression:
+    if not isinstance(text, str) or not text.strip():
+        raise ClaimError(1, "the claim is empty")
+    try:
+        tree = ast.parse(text.strip(), mode="eval")
+    except SyntaxError as error:
+        raise ClaimError(error.offset or 1, f"syntax error: {error.msg}") from None
+    return tree
+
+
+# The static checker --------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Typed:
+    type: str
+    const: bool = False      # no state involved (literals, configuration constants, bound variables)
+    literal: bool = False    # an integer literal (or a constant expression of them): takes its partner's type
+    sequence: tuple | None = None   # indexable: (element type, domain)
+    only_indexed: bool = False      # a sequence (vs2, active, ...) rather than a value (pre.vd)
+
+
+def check(text: str) -> ast.Expression:
+    """Parse and type the claim; raise ClaimError at the first problem. The claim must be a
+    condition (type bool)."""
+    tree = parse(text)
+    typed = _Checker(text).visit(tree.body, {})
+    if typed.type != BOOL:
+        raise ClaimError(tree.body, f"a claim must be a condition, this is {_kind(typed)}")
+    return tree
+
+
+def _kind(t: Typed) -> str:
+    if t.only_indexed:
+        return f"a sequence of {t.sequence[0]}s (index it)"
+    return {BOOL: "a condition", INT: "an integer", ELEM: "an element", REG: "a register",
+            VS: "an mstatus.VS value", STATE: "a state (use a field: pre.vl, post.vd, ...)",
+            INSN: "the instruction (use a field: insn.vd, insn.vs2, insn.vs1, insn.vm)"}[t.type]
+
+
+class _Checker:
+    def __init__(self, text: str):
+        self.text = text
+        self.bound_anywhere = {
+            target.id for node in ast.walk(ast.parse(text.strip(), mode="eval"))
+            if isinstance(node, ast.comprehension) and isinstance(node.target, ast.Name)
+            for target in [node.target]}
+
+    def visit(self, node, env) -> Typed:
+        method = getattr(self, f"_{type(node).__name__}", None)
+        if method is None:
+            raise ClaimError(node, f"unsupported construct: {type(node).__name__} "
+                             f"({ast.get_source_segment(self.text.strip(), node) or ''})")
+        return method(node, env)
+
+    def value(self, node, env) -> Typed:
+        """A value that can be computed with (not a sequence, a state or the instruction)."""
+        typed = self.visit(node, env)
+        if typed.only_indexed or typed.type in (STATE, INSN):
+            raise ClaimError(node, f"{_segment(self.text, node)} is {_kind(typed)}")
+        return typed
+
+    def condition(self, node, env, what: str = "an operand of a condition") -> Typed:
+        typed = self.value(node, env)
+        if typed.type != BOOL:
+            raise ClaimError(node, f"type error: {what} must be a condition, "
+                             f"{_segment(self.text, node)} is {_kind(typed)}")
+        return typed
+
+    def integer(self, node, env, what: str) -> Typed:
+        typed = self.value(node, env)
+        if typed.type != INT:
+            raise ClaimError(node, f"type error: {what} must be an integer, "
+                             f"{_segment(self.text, node)} is {_kind(typed)}")
+        return typed
+
+    # leaves
+    def _Constant(self, node, env):
+        if isinstance(node.value, bool):
+            return Typed(BOOL, const=True)
+        if isinstance(node.value, int):
+            return Typed(INT, const=True, literal=True)
+        raise ClaimError(node, f"unsupported literal {node.value!r}: only integers, True and False")
+
+    def _Name(self, node, env):
+        name = node.id
+        if name in env:
+            return Typed(INT, const=True)
+        if name in ("pre", "post"):
+            return Typed(STATE)
+        if name == "insn":
+            return Typed(INSN)
+        if name == "seed":
+            return Typed(ELEM)
+        if name in SEQUENCES:
+            return Typed(SEQUENCES[name][0], sequence=SEQUENCES[name], only_indexed=True)
+        if name in CONFIG_CONSTANTS:
+            return Typed(INT, const=True)
+        if name in CONDITIONS:
+            return Typed(BOOL)
+        if name in VS_CONSTANTS:
+            return Typed(VS, const=True)
+        if name in self.bound_anywhere:
+            raise ClaimError(node, f"free variable {name!r}: it is bound only inside its generator")
+        if len(name) <= 2 and name.islower():
+            raise ClaimError(node, f"free variable {name!r}: bind it in a generator, "
+                             f"e.g. all(... for {name} in range(VLMAX))")
+        raise ClaimError(node, f"unknown name {name!r} (known: {NAMES_HELP})")
+
+    def _Attribute(self, node, env):
+        owner = self.visit(node.value, env)
+        if owner.type == STATE:
+            if node.attr in STATE_FIELDS:
+                return Typed(STATE_FIELDS[node.attr], sequence=(ELEM, "VLEN/SEW") if node.attr == "vd" else None)
+            if node.attr in STATE_SEQUENCES:
+                return Typed(REG, sequence=STATE_SEQUENCES[node.attr], only_indexed=True)
+            raise ClaimError(node, f"unknown field {_segment(self.text, node)} "
+                             f"(a state has {', '.join(list(STATE_FIELDS) + ['v[r]'])})")
+        if owner.type == INSN:
+            if node.attr in INSN_FIELDS:
+                return Typed(INSN_FIELDS[node.attr])
+            raise ClaimError(node, f"unknown field {_segment(self.text, node)} (insn has vd, vs2, vs1, vm)")
+        raise ClaimError(node, f"{_segment(self.text, node.value)} has no fields")
+
+    def _Subscript(self, node, env):
+        base = self.visit(node.value, env)
+        if base.sequence is None:
+            raise ClaimError(node, f"{_segment(self.text, node.value)} is {_kind(base)}: it cannot be indexed")
+        if isinstance(node.slice, ast.Slice):
+            raise ClaimError(node.slice, "slices are not supported: index one element")
+        self.integer(node.slice, env, "an index")
+        return Typed(base.sequence[0])
+
+    # operators
+    def _BoolOp(self, node, env):
+        for value in node.values:
+            self.condition(value, env, f"an operand of {'and' if isinstance(node.op, ast.And) else 'or'}")
+        return Typed(BOOL)
+
+    def _UnaryOp(self, node, env):
+        if isinstance(node.op, ast.Not):
+            self.condition(node.operand, env, "the operand of not")
+            return Typed(BOOL)
+        if isinstance(node.op, (ast.USub, ast.UAdd)):
+            typed = self.value(node.operand, env)
+            if typed.type not in (INT, ELEM):
+                raise ClaimError(node, f"type error: unary minus needs an integer or an element, "
+                                 f"{_segment(self.text, node.operand)} is {_kind(typed)}")
+            return typed
+        raise ClaimError(node, f"unsupported operator {type(node.op).__name__}")
+
+    def _BinOp(self, node, env):
+        left, right = self.value(node.left, env), self.value(node.right, env)
+        op = type(node.op).__name__
+        if left.type == INT and right.type == INT:
+            const = left.const and right.const
+            if op in ("Add", "Sub"):
+                return Typed(INT, const, left.literal and right.literal)
+            if op == "Mult" and (left.const or right.const):
+                return Typed(INT, const, left.literal and right.literal)
+            if op in ("Div", "FloorDiv", "Mod", "Pow") and const:
+                return Typed(INT, True, left.literal and right.literal)
+            raise ClaimError(node, f"unsupported: {_OPS.get(op, op)} on integers that depend on the state "
+                             "(+ and - are; * needs a constant operand; / // % ** constants only)")
+        if op in ("Add", "Sub") and ELEM in (left.type, right.type) and {left.type, right.type} <= {ELEM, INT}:
+            other = right if left.type == ELEM else left
+            if other.type == INT and not other.literal:
+                raise ClaimError(node, "type error: an element plus an integer needs an integer literal")
+            return Typed(ELEM)
+        raise ClaimError(node, f"type error: {_OPS.get(op, op)} of {_kind(left)} and {_kind(right)}")
+
+    def _Compare(self, node, env):
+        operands = [node.left] + node.comparators
+        types = [self.value(o, env) for o in operands]
+        for op, (a, na), (b, nb) in zip(node.ops, zip(types, operands), zip(types[1:], operands[1:])):
+            _comparable(op, a, b, node, self.text, na, nb)
+        return Typed(BOOL)
+
+    def _IfExp(self, node, env):
+        self.condition(node.test, env, "the condition of `if`")
+        a, b = self.value(node.body, env), self.value(node.orelse, env)
+        unified = _unify(a, b)
+        if unified is None:
+            raise ClaimError(node, f"type error: the two branches are {_kind(a)} and {_kind(b)}")
+        return unified
+
+    def _Call(self, node, env):
+        if not isinstance(node.func, ast.Name):
+            raise ClaimError(node, f"unsupported call {_segment(self.text, node.func)}")
+        name = node.func.id
+        if node.keywords:
+            raise ClaimError(node.keywords[0].value, f"{name}() takes no keyword arguments")
+        args = node.args
+        if name == "implies":
+            if len(args) != 2:
+                raise ClaimError(node, f"implies() takes 2 arguments, got {len(args)}")
+            for arg in args:
+                self.condition(arg, env, "an argument of implies")
+            return Typed(BOOL)
+        if name in UNSIGNED:
+            if len(args) != 2:
+                raise ClaimError(node, f"{name}() takes 2 arguments, got {len(args)}")
+            a, b = self.value(args[0], env), self.value(args[1], env)
+            if _unify(a, b) is None or _unify(a, b).type not in (ELEM, INT):
+                raise ClaimError(node, f"type error: {name}() compares elements (or integers), "
+                                 f"got {_kind(a)} and {_kind(b)}")
+            return Typed(BOOL)
+        if name in GENERATORS or name in ("min", "max"):
+            element_type = BOOL if name in ("all", "any") else INT if name in ("min", "max") else ELEM
+            items = self._items(node, env, name)
+            for item, typed in items:
+                if element_type == ELEM and typed.type == INT and typed.literal:
+                    continue
+                if typed.type != element_type:
+                    raise ClaimError(item, f"type error: {name}() needs {element_type}s, "
+                                     f"{_segment(self.text, item)} is {_kind(typed)}")
+            if name in ("min", "max"):
+                return Typed(INT, all(t.const for _, t in items))
+            return Typed(element_type)
+        if name == "range":
+            raise ClaimError(node, "range() is only for `for i in range(...)` inside all/any/smax/smin/umax/umin")
+        raise ClaimError(node.func, f"unknown function {name!r} (known: implies, all, any, smax, smin, umax, "
+                         "umin, ult, ule, ugt, uge, min, max)")
+
+    def _items(self, node, env, name):
+        """The typed items of a fold: one generator, a list/tuple, or several arguments."""
+        args = node.args
+        if len(args) == 1 and isinstance(args[0], ast.GeneratorExp):
+            if name in ("min", "max"):
+                raise ClaimError(args[0], f"{name}() takes integers as arguments, not a generator")
+            inner = self._generators(args[0].generators, env)
+            return [(args[0].elt, self.value(args[0].elt, inner))]
+        if len(args) == 1 and isinstance(args[0], (ast.List, ast.Tuple)):
+            args = args[0].elts
+        if not args:
+            raise ClaimError(node, f"{name}() needs at least one item")
+        if name in ("all", "any") and len(node.args) > 1:
+            raise ClaimError(node, f"{name}() takes one generator or list, got {len(node.args)} arguments")
+        return [(arg, self.value(arg, env)) for arg in args]
+
+    def _generators(self, generators, env):
+        inner = dict(env)
+        for generator in generators:
+            if generator.is_async:
+                raise ClaimError(generator.target, "async generators are not supported")
+            if not isinstance(generator.target, ast.Name):
+                raise ClaimError(generator.target, "a generator binds one name: for i in range(...)")
+            it = generator.iter
+            if not (isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "range"):
+                raise ClaimError(it, "a generator ranges over range(...) only")
+            if not 1 <= len(it.args) <= 3 or it.keywords:
+                raise ClaimError(it, "range() takes 1 to 3 integer arguments")
+            for k, arg in enumerate(it.args):
+                typed = self.integer(arg, inner, "a range bound")
+                if k == 2 and not typed.const:
+                    raise ClaimError(arg, "the step of range() must be a constant")
+            name = generator.target.id
+            if name in CONFIG_CONSTANTS + CONDITIONS + tuple(SEQUENCES) + tuple(VS_CONSTANTS) + (
+                    "pre", "post", "insn", "seed"):
+                raise ClaimError(generator.target, f"{name!r} is a reserved name: bind another")
+            inner[name] = True
+            for condition in generator.ifs:
+                self.condition(condition, inner, "a generator's filter")
+        return inner
+
+    def _GeneratorExp(self, node, env):
+        raise ClaimError(node, "a generator must be the argument of all, any, smax, smin, umax or umin")
+
+    def _List(self, node, env):
+        raise ClaimError(node, "a list must be the argument of all, any, smax, smin, umax, umin, min or max")
+
+    _Tuple = _List
+
+
+_OPS = {"Add": "+", "Sub": "-", "Mult": "*", "Div": "/", "FloorDiv": "//", "Mod": "%", "Pow": "**",
+        "Eq": "==", "NotEq": "!=", "Lt": "<", "LtE": "<=", "Gt": ">", "GtE": ">="}
+
+
+def _segment(text: str, node) -> str:
+    return ast.get_source_segment(text.strip(), node) or type(node).__name__
+
+
+def _unify(a: Typed, b: Typed) -> Typed | None:
+    """The common type of two operands (a literal takes its partner's), or None."""
+    if a.type == b.type:
+        return Typed(a.type, a.const and b.const, a.literal and b.literal)
+    for x, y in ((a, b), (b, a)):
+        if x.literal and y.type in (ELEM, REG, BOOL):
+            return Typed(y.type, y.const)
+    return None
+
+
+def _comparable(op, a: Typed, b: Typed, node, text, na, nb) -> None:
+    name = _OPS.get(type(op).__name__)
+    if name is None:
+        raise ClaimError(node, f"unsupported comparison {type(op).__name__} (use == != < <= > >=)")
+    unified = _unify(a, b)
+    if unified is None:
+        raise ClaimError(node, f"type error: {_segment(text, na)} ({_kind(a)}) {name} "
+                         f"{_segment(text, nb)} ({_kind(b)})")
+    if name not in ("==", "!=") and unified.type not in (INT, ELEM):
+        raise ClaimError(node, f"type error: {name} orders integers and elements, not {_kind(unified)}s")
+
+
+# Translation ------------------------------------------------------------------------------
+
+@dataclass
+class World:
+    """What a claim is about, for one configuration: the symbolic pre-state, instruction,
+    outcome and post-state, and the spec's reading of the operands. Filled by `ask`."""
+
+    cfg: object
+    pre: object
+    insn: object
+    post: object
+    outcome: object
+    seed: object
+    elements: list
+    activity: list
+    illegal: object
+    reserved: object
+    # what a translation found
+    wd: list = field(default_factory=list)                # (column, text, condition in range)
+    mentioned_elements: set = field(default_factory=set)  # vs2/active indices read
+    mentioned_vd: set = field(default_factory=set)        # post.vd elements read
+    whole_post_vd: bool = False
+    shown: dict = field(default_factory=dict)             # display name -> (type, term)
+
+
+def _int(value: int):
+    return z3.BitVecVal(value, INT_WIDTH)
+
+
+def _widen(term):
+    return z3.ZeroExt(INT_WIDTH - term.size(), term)
+
+
+@dataclass
+class _Int:
+    """A symbolic integer with static bounds lo <= value <= hi (for unrolling ranges)."""
+
+    term: object
+    lo: int
+    hi: int
+
+
+class Translator:
+    """Turn a checked claim into a Z3 Boolean over a World."""
+
+    def __init__(self, text: str, world: World):
+        self.text, self.w = text.strip(), world
+        self.tree = check(text)
+        self.guards: list = []
+        self.budget = MAX_UNROLL
+        cfg = world.cfg
+        self.constants = {"VLMAX": cfg.vlmax, "SEW": cfg.sew, "VLEN": cfg.vlen,
+                          "LMUL": LMUL_VALUE[cfg.lmul], "ELEN": cfg.elen}
+
+    def claim(self):
+        return self.visit(self.tree.body, {})
+
+    def top_parts(self):
+        """For `implies(H, C)` at the top: (H, C) translated; else None."""
+        body = self.tree.body
+        if isinstance(body, ast.Call) and isinstance(body.func, ast.Name) and body.func.id == "implies":
+            hypothesis = self.visit(body.args[0], {})
+            self.guards.append(hypothesis)
+            conclusion = self.visit(body.args[1], {})
+            self.guards.pop()
+            return hypothesis, conclusion
+        return None
+
+    # dispatch
+    def visit(self, node, env):
+        return getattr(self, f"_{type(node).__name__}")(node, env)
+
+    def _show(self, name: str, kind: str, term):
+        if len(self.w.shown) < 24 and name not in self.w.shown:
+            self.w.shown[name] = (kind, term)
+
+    def _Constant(self, node, env):
+        return z3.BoolVal(node.value) if isinstance(node.value, bool) else Fraction(node.value)
+
+    def _Name(self, node, env):
+        name, w = node.id, self.w
+        if name in env:
+            return Fraction(env[name])
+        if name in self.constants:
+            return Fraction(self.constants[name])
+        if name in VS_CONSTANTS:
+            return z3.BitVecVal(VS_CONSTANTS[name], 2)
+        if name == "seed":
+            self._show("seed", ELEM, w.seed)
+            return w.seed
+        value = {"trapped": lambda: w.outcome.trapped, "retired": lambda: z3.Not(w.outcome.trapped),
+                 "illegal": lambda: w.illegal,
+                 "reserved": lambda: z3.And(z3.Not(w.illegal), w.reserved),
+                 "legal": lambda: z3.And(z3.Not(w.illegal), z3.Not(w.reserved))}[name]()
+        self._show(name, BOOL, value)
+        return value
+
+    def _state(self, node):
+        return self.w.pre if node.id == "pre" else self.w.post
+
+    def _Attribute(self, node, env):
+        owner, field_name = node.value.id, node.attr
+        if owner == "insn":
+            value = getattr(self.w.insn, field_name)
+            if field_name == "vm":
+                result = value == 1
+                self._show("insn.vm", BOOL, result)
+                return result
+            self._show(f"insn.{field_name}", INT, _widen(value))
+            return _Int(_widen(value), 0, 31)
+        state = self._state(node.value)
+        name = f"{owner}.{field_name}"
+        if field_name in ("vl", "vstart", "vtype"):
+            term = _widen(getattr(state, field_name))
+            hi = {"vl": self.w.cfg.vlmax, "vstart": self.w.cfg.vlen - 1}.get(field_name, (1 << 64) - 1)
+            self._show(name, INT, term)
+            return _Int(term, 0, hi if owner == "pre" else (1 << 64) - 1)
+        if field_name == "vs":
+            self._show(name, VS, state.vs)
+            return state.vs
+        if field_name in ("vta", "vma", "vill"):
+            bit = {"vta": VTYPE_VTA_BIT, "vma": VTYPE_VMA_BIT, "vill": VTYPE_VILL_BIT}[field_name]
+            value = spec.flag(state.vtype, bit)
+            self._show(name, BOOL, value)
+            return value
+        # vd, whole register
+        if owner == "post":
+            self.w.whole_post_vd = True
+        value = z3.Select(state.regs, self.w.insn.vd)
+        self._show(name, REG, value)
+        return value
+
+    def _Subscript(self, node, env):
+        base, index_node = node.value, node.slice
+        index = self.visit(index_node, env)
+        cfg, w = self.w.cfg, self.w
+        if isinstance(base, ast.Name):
+            name = base.id
+            size = {"vs2": cfg.vlmax, "active": cfg.vlmax, "mask": cfg.vlen,
+                    "vs1": cfg.elements_per_register}[name]
+
+            def at(i: int):
+                if name in ("vs2", "active"):
+                    w.mentioned_elements.add(i)
+                if name == "vs2":
+                    return w.elements[i]
+                if name == "active":
+                    return w.activity[i]
+                if name == "mask":
+                    return spec.mask_bit(w.pre, i)
+                return z3.Extract(i * cfg.sew + cfg.sew - 1, i * cfg.sew, z3.Select(w.pre.regs, w.insn.vs1))
+            kind = BOOL if name in ("active", "mask") else ELEM
+            return self._indexed(node, name, index, size, at, kind)
+        owner, field_name = base.value.id, base.attr
+        state = self._state(base.value)
+        if field_name == "v":
+            return self._register(node, owner, state, index)
+        register = z3.Select(state.regs, w.insn.vd)
+
+        def element(k: int):
+            if owner == "post":
+                w.mentioned_vd.add(k)
+            return z3.Extract(k * cfg.sew + cfg.sew - 1, k * cfg.sew, register)
+        return self._indexed(node, f"{owner}.vd", index, cfg.elements_per_register, element, ELEM)
+
+    def _register(self, node, owner, state, index):
+        if isinstance(index, Fraction):
+            if index.denominator != 1 or not 0 <= index < 32:
+                return self._out_of_range(node, f"{owner}.v[{index}]", "32 registers",
+                                          z3.Select(state.regs, z3.BitVecVal(0, 5)))
+            if owner == "post":
+                self.w.whole_post_vd = True
+            value = z3.Select(state.regs, z3.BitVecVal(int(index), 5))
+            self._show(f"{owner}.v[{int(index)}]", REG, value)
+            return value
+        if owner == "post":
+            self.w.whole_post_vd = True
+        self._record_wd(node, z3.And(index.term >= 0, index.term < 32), "the register number is 0..31")
+        return z3.Select(state.regs, z3.Extract(4, 0, index.term))
+
+    def _indexed(self, node, name, index, size, at, kind):
+        if isinstance(index, Fraction):
+            if index.denominator != 1 or not 0 <= index < size:
+                return self._out_of_range(node, f"{name}[{index}]", f"{size} elements", at(0))
+            value = at(int(index))
+            self._show(f"{name}[{int(index)}]", kind, value)
+            return value
+        lo, hi = max(index.lo, 0), min(index.hi, size - 1)
+        self._record_wd(node, z3.And(index.term >= 0, index.term < size), f"{name} has {size} elements here")
+        if hi < lo:
+            return at(0)
+        self._spend(node, hi - lo + 1)
+        value = at(hi)
+        for i in range(hi - 1, lo - 1, -1):
+            value = z3.If(index.term == i, at(i), value)
+        self._show(_segment(self.text, node), kind, value)
+        return value
+
+    def _out_of_range(self, node, text, size_text, default):
+        self._record_wd(node, z3.BoolVal(False), f"{text} is out of range ({size_text} at {self.w.cfg})")
+        return default
+
+    def _record_wd(self, node, in_range, why: str):
+        guard = z3.And(*self.guards) if self.guards else z3.BoolVal(True)
+        condition = z3.simplify(z3.Implies(guard, in_range))
+        if not z3.is_true(condition):
+            self.w.wd.append((node.col_offset + 1, f"{_segment(self.text, node)}: {why}", condition))
+
+    def _spend(self, node, count: int):
+        self.budget -= count
+        if self.budget < 0:
+            raise ClaimError(node, f"the claim unrolls to more than {MAX_UNROLL} terms at {self.w.cfg}")
+
+    # conditions
+    def _BoolOp(self, node, env):
+        is_and = isinstance(node.op, ast.And)
+        terms, pushed = [], 0
+        for value in node.values:
+            term = self.visit(value, env)
+            terms.append(term)
+            self.guards.append(term if is_and else z3.Not(term))
+            pushed += 1
+        del self.guards[len(self.guards) - pushed:]
+        return z3.And(*terms) if is_and else z3.Or(*terms)
+
+    def _UnaryOp(self, node, env):
+        value = self.visit(node.operand, env)
+        if isinstance(node.op, ast.Not):
+            return z3.Not(value)
+        if isinstance(node.op, ast.UAdd):
+            return value
+        if isinstance(value, Fraction):
+            return -value
+        if isinstance(value, _Int):
+            return _Int(-value.term, -value.hi, -value.lo)
+        return -value
+
+    def _BinOp(self, node, env):
+        left, right = self.visit(node.left, env), self.visit(node.right, env)
+        op = type(node.op).__name__
+        if isinstance(left, Fraction) and isinstance(right, Fraction):
+            return _fold(node, op, left, right)
+        if _is_element(left) or _is_element(right):
+            width = (left if _is_element(left) else right).size()
+            a, b = (_as_bits(node, v, width) for v in (left, right))
+            return a + b if op == "Add" else a - b
+        a, b = (_as_int(node, v) for v in (left, right))
+        if op == "Add":
+            return _Int(a.term + b.term, a.lo + b.lo, a.hi + b.hi)
+        if op == "Sub":
+            return _Int(a.term - b.term, a.lo - b.hi, a.hi - b.lo)
+        factor, other = (left, b) if isinstance(left, Fraction) else (right, a)
+        if factor.denominator != 1 or abs(factor) >= 1 << 14:
+            raise ClaimError(node, f"a product needs a whole constant factor below 2^14, got {factor}")
+        k = int(factor)
+        bounds = sorted((other.lo * k, other.hi * k))
+        return _Int(other.term * k, bounds[0], bounds[1])
+
+    def _IfExp(self, node, env):
+        test = self.visit(node.test, env)
+        self.guards.append(test)
+        body = self.visit(node.body, env)
+        self.guards[-1] = z3.Not(test)
+        orelse = self.visit(node.orelse, env)
+        self.guards.pop()
+        if isinstance(body, (Fraction, _Int)) and isinstance(orelse, (Fraction, _Int)):
+            body, orelse = _as_int(node, body), _as_int(node, orelse)
+        a, b = _coerce_pair(node, body, orelse)
+        if isinstance(a, _Int):
+            return _Int(z3.If(test, a.term, b.term), min(a.lo, b.lo), max(a.hi, b.hi))
+        return z3.If(test, a, b)
+
+    def _Compare(self, node, env):
+        operands = [self.visit(node.left, env)] + [self.visit(c, env) for c in node.comparators]
+        terms = [_compare(node, type(op).__name__, a, b) for op, a, b in zip(node.ops, operands, operands[1:])]
+        return terms[0] if len(terms) == 1 else z3.And(*terms)
+
+    def _Call(self, node, env):
+        name = node.func.id
+        if name == "implies":
+            hypothesis = self.visit(node.args[0], env)
+            self.guards.append(hypothesis)
+            conclusion = self.visit(node.args[1], env)
+            self.guards.pop()
+            return z3.Implies(hypothesis, conclusion)
+        if name in UNSIGNED:
+            a, b = _coerce_pair(node, self.visit(node.args[0], env), self.visit(node.args[1], env))
+            if isinstance(a, (Fraction, _Int)):
+                a, b = _as_int(node, a), _as_int(node, b)
+                return {"ult": a.term < b.term, "ule": a.term <= b.term, "ugt": a.term > b.term,
+                        "uge": a.term >= b.term}[name]
+            return UNSIGNED[name](a, b)
+        items = self._fold_items(node, env)   # (guard or None, value)
+        if name in ("all", "any"):
+            if not items:
+                return z3.BoolVal(name == "all")
+            if name == "all":
+                return z3.And(*[v if g is None else z3.Implies(g, v) for g, v in items])
+            return z3.Or(*[v if g is None else z3.And(g, v) for g, v in items])
+        if name in ("min", "max"):
+            return _int_fold(node, name, [v for _, v in items])
+        return _element_fold(node, name, items)
+
+    def _fold_items(self, node, env):
+        args = node.args
+        if len(args) == 1 and isinstance(args[0], ast.GeneratorExp):
+            found = []
+            self._unroll(args[0].generators, 0, dict(env), [], args[0].elt, found)
+            return found
+        if len(args) == 1 and isinstance(args[0], (ast.List, ast.Tuple)):
+            args = args[0].elts
+        return [(None, self.visit(arg, env)) for arg in args]
+
+    def _unroll(self, generators, k, env, conditions, elt, found):
+        """Each iteration of the generators: (its guard or None, the element's value)."""
+        if k == len(generators):
+            guard = z3.And(*conditions) if conditions else None
+            if guard is not None and z3.is_false(z3.simplify(guard)):
+                return
+            self._spend(elt, 1)
+            self.guards.extend(conditions)
+            found.append((guard, self.visit(elt, env)))
+            del self.guards[len(self.guards) - len(conditions):]
+            return
+        generator = generators[k]
+        bounds = [self.visit(arg, env) for arg in generator.iter.args]
+        if len(bounds) == 1:
+            bounds = [Fraction(0)] + bounds
+        start, stop = bounds[0], bounds[1]
+        step = bounds[2] if len(bounds) == 3 else Fraction(1)
+        symbolic = not isinstance(start, Fraction) or not isinstance(stop, Fraction)
+        if step.denominator != 1 or step <= 0 or (symbolic and step != 1):
+            raise ClaimError(generator.iter, "the step of range() must be a positive whole number "
+                             "(and 1 when a bound depends on the state)")
+        values = range(_low(generator.iter, start), _high(generator.iter, stop), int(step))
+        self._spend(generator.iter, len(values))
+        name = generator.target.id
+        for i in values:
+            inner = dict(env, **{name: i})
+            extra = []
+            if symbolic:   # the static bounds over-approximate: keep the real ones as guards
+                extra = [_compare(generator.iter, "LtE", start, Fraction(i)),
+                         _compare(generator.iter, "Lt", Fraction(i), stop)]
+            self.guards.extend(extra)
+            filters = []
+            for condition in generator.ifs:
+                filters.append(self.visit(condition, inner))
+                self.guards.append(filters[-1])
+            del self.guards[len(self.guards) - len(extra) - len(filters):]
+            conds = conditions + extra + filters
+            if any(z3.is_false(z3.simplify(c)) for c in conds):
+                continue
+            self._unroll(generators, k + 1, inner, conds, elt, found)
+
+
+def _low(node, value) -> int:
+    if isinstance(value, Fraction):
+        return int(value) if value.denominator == 1 else -(-value.numerator // value.denominator)
+    return value.lo
+
+
+def _high(node, value) -> int:
+    """One past the largest value an exclusive bound allows (from its static bound)."""
+    if isinstance(value, Fraction):
+        return -(-value.numerator // value.denominator)
+    if value.hi > MAX_UNROLL:
+        raise ClaimError(node, "a range bound that depends on the state must have a known bound "
+                         "(pre.vl, pre.vstart, insn fields do; post fields and vtype do not)")
+    return value.hi
+
+
+def _fold(node, op, a: Fraction, b: Fraction) -> Fraction:
+    try:
+        if op == "Add": return a + b
+        if op == "Sub": return a - b
+        if op == "Mult": return a * b
+        if op == "Div": return a / b
+        if op == "FloorDiv": return Fraction(a // b)
+        if op == "Mod": return a % b
+        if op == "Pow":
+            if b.denominator != 1 or abs(b) > 64:
+                raise ClaimError(node, "an exponent must be a whole number up to 64")
+            return a ** int(b)
+    except ZeroDivisionError:
+        raise ClaimError(node, "division by zero") from None
+    raise ClaimError(node, f"unsupported operator {op}")
+
+
+def _is_element(value) -> bool:
+    return isinstance(value, z3.BitVecRef)
+
+
+def _as_int(node, value) -> _Int:
+    if isinstance(value, _Int):
+        return value
+    if isinstance(value, Fraction):
+        if value.denominator != 1:
+            raise ClaimError(node, f"{value} is not a whole number (LMUL is fractional here)")
+        if abs(value) >= 1 << (INT_WIDTH - 4):
+            raise ClaimError(node, f"the integer {value} is too large")
+        return _Int(_int(int(value)), int(value), int(value))
+    raise ClaimError(node, "type error: expected an integer")
+
+
+def _as_bits(node, value, width: int):
+    """An element or register operand; an integer literal becomes one (two's complement)."""
+    if isinstance(value, Fraction):
+        if value.denominator != 1 or not -(1 << (width - 1)) <= value < 1 << width:
+            raise ClaimError(node, f"the literal {value} does not fit in {width} bits")
+        return z3.BitVecVal(int(value) % (1 << width), width)
+    return value
+
+
+def _coerce_pair(node, a, b):
+    """Bring two operands of one comparison (already type-checked) to one representation."""
+    if isinstance(a, (Fraction, _Int)) and isinstance(b, (Fraction, _Int)):
+        return a, b
+    if isinstance(a, z3.BoolRef) or isinstance(b, z3.BoolRef):
+        return tuple(_as_bool(node, v) for v in (a, b))
+    width = (a if _is_element(a) else b).size()
+    return _as_bits(node, a, width), _as_bits(node, b, width)
+
+
+def _as_bool(node, value):
+    if isinstance(value, Fraction):
+        if value not in (0, 1):
+            raise ClaimError(node, f"a condition compares with 0 or 1, not {value}")
+        return z3.BoolVal(value == 1)
+    return value
+
+
+def _compare(node, op: str, a, b):
+    if isinstance(a, (Fraction, _Int)) and isinstance(b, (Fraction, _Int)):
+        return _compare_ints(node, op, a, b)
+    a, b = _coerce_pair(node, a, b)
+    return {"Eq": lambda: a == b, "NotEq": lambda: a != b, "Lt": lambda: a < b, "LtE": lambda: a <= b,
+            "Gt": lambda: a > b, "GtE": lambda: a >= b}[op]()
+
+
+def _compare_ints(node, op, a, b):
+    """Exact comparison; a fractional constant (LMUL=1/2) against a state integer is
+    rounded the way that keeps the comparison exact."""
+    if isinstance(a, Fraction) and isinstance(b, Fraction):
+        return z3.BoolVal({"Eq": a == b, "NotEq": a != b, "Lt": a < b, "LtE": a <= b,
+                           "Gt": a > b, "GtE": a >= b}[op])
+    if isinstance(a, Fraction):   # put the constant on the right
+        flipped = {"Lt": "Gt", "LtE": "GtE", "Gt": "Lt", "GtE": "LtE"}.get(op, op)
+        return _compare_ints(node, flipped, b, a)
+    x = a.term
+    if isinstance(b, Fraction) and b.denominator != 1:
+        floor, ceil = b.numerator // b.denominator, -(-b.numerator // b.denominator)
+        return {"Eq": z3.BoolVal(False), "NotEq": z3.BoolVal(True), "Lt": x < _int(ceil),
+                "LtE": x <= _int(floor), "Gt": x > _int(floor), "GtE": x >= _int(ceil)}[op]
+    y = _as_int(node, b).term
+    return {"Eq": x == y, "NotEq": x != y, "Lt": x < y, "LtE": x <= y, "Gt": x > y, "GtE": x >= y}[op]
+
+
+def _int_fold(node, name, values):
+    if all(isinstance(v, Fraction) for v in values):
+        return (min if name == "min" else max)(values)
+    ints = [_as_int(node, v) for v in values]
+    result = ints[0]
+    for other in ints[1:]:
+        pick = other.term < result.term if name == "min" else other.term > result.term
+        result = _Int(z3.If(pick, other.term, result.term),
+                      min(result.lo, other.lo) if name == "min" else max(result.lo, other.lo),
+                      min(result.hi, other.hi) if name == "min" else max(result.hi, other.hi))
+    return result
+
+
+def _element_fold(node, name, items):
+    """smax/smin/umax/umin of the items; an item whose guard is false is skipped, and the
+    fold of nothing is the operation's identity (smax: the signed minimum, and so on)."""
+    width = next((v.size() for _, v in items if _is_element(v)), None)
+    if width is None:
+        raise ClaimError(node, f"{name}() needs at least one element (literals alone have no width)")
+    identity = {"smax": 1 << (width - 1), "smin": (1 << (width - 1)) - 1, "umax": 0,
+                "umin": (1 << width) - 1}[name]
+    better = {"smax": lambda x, acc: x > acc, "smin": lambda x, acc: x < acc,
+              "umax": lambda x, acc: z3.UGT(x, acc), "umin": lambda x, acc: z3.ULT(x, acc)}[name]
+    acc = z3.BitVecVal(identity, width)
+    for guard, value in items:
+        value = _as_bits(node, value, width)
+        take = better(value, acc)
+        acc = z3.If(take if guard is None else z3.And(guard, take), value, acc)
+    return acc
+
+
+def compared_values(text: str, world: World) -> dict:
+    """For a claim `implies(H, C)` whose conclusion C says what the outcome is (`post.vd[k] ==
+    E`, `all(post.vd[k] == E for k in range(..))`, `trapped`, `not trapped`, and of these),
+    the values it claims, by name ("vd[k]", "traps"), as terms. Empty if it is not of that form."""
+    translator = Translator(text, world)
+    body = translator.tree.body
+    if not (isinstance(body, ast.Call) and isinstance(body.func, ast.Name) and body.func.id == "implies"):
+        return {}
+    found: dict = {}
+    if not _collect(translator, body.args[1], {}, found):
+        return {}
+    return found
+
+
+def _collect(translator, node, env, found) -> bool:
+    if isinstance(node, ast.BoolOp) and isinstance(node.op, ast.And):
+        return all(_collect(translator, value, env, found) for value in node.values)
+    if isinstance(node, ast.Name) and node.id == "trapped":
+        found["traps"] = z3.BoolVal(True)
+        return True
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not) and \
+            isinstance(node.operand, ast.Name) and node.operand.id == "trapped":
+        found["traps"] = z3.BoolVal(False)
+        return True
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "all" \
+            and len(node.args) == 1 and isinstance(node.args[0], ast.GeneratorExp):
+        generator = node.args[0]
+        if len(generator.generators) != 1 or generator.generators[0].ifs:
+            return False
+        bounds = [translator.visit(arg, env) for arg in generator.generators[0].iter.args]
+        if not all(isinstance(b, Fraction) and b.denominator == 1 for b in bounds):
+            return False
+        name = generator.generators[0].target.id
+        return all(_collect(translator, generator.elt, dict(env, **{name: i}), found)
+                   for i in range(*map(int, bounds)))
+    if isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], ast.Eq):
+        for side, other in ((node.left, node.comparators[0]), (node.comparators[0], node.left)):
+            if isinstance(side, ast.Subscript) and isinstance(side.value, ast.Attribute) \
+                    and isinstance(side.value.value, ast.Name) and side.value.value.id == "post" \
+                    and side.value.attr == "vd":
+                index = translator.visit(side.slice, env)
+                if not isinstance(index, Fraction):
+                    return False
+                value = translator.visit(other, env)
+                found[f"vd[{int(index)}]"] = _as_bits(node, value, translator.w.cfg.sew)
+                return True
+    return False
