@@ -306,3 +306,17 @@ def test_case_page_for_a_trap(tmp_path):
     pre, insn, tail = parse_case({**content.SEED_CASE, "vstart": 2})
     page = manual.case_page(trace(pre, insn, tail))
     assert "✗ vstart ≠ 0: illegal-instruction" in page and "<table class=\"lanes\">" not in page
+
+
+def test_explain_max_rows(tmp_path, capsys):
+    case = {"vlen": 1024, "insn": "vredmax.vs v8, v16, v4", "vtype": {"sew": 8, "lmul": "m2"}, "vl": 200,
+            "vregs": {"v17": hex(0x55 << 8 * 70)}}
+    path = tmp_path / "case.json"
+    path.write_text(json.dumps(case))
+    assert main(["explain", str(path), "--max-rows", "5"]) == 0
+    out = capsys.readouterr().out
+    assert "... 195 more lanes (195 active; raise --max-rows to see them), running max after lane 199: " \
+           "0x55 (85)" in out
+    assert out.splitlines()[-1] == "vd[0] = v8[0] = 0x55 (85)"
+    assert main(["explain", str(path), "--max-rows", "-1"]) == 2
+    assert capsys.readouterr().err == "vredmax: error: max-rows: must be 0 or more, got -1\n"

@@ -24,12 +24,16 @@ def add_parser(subparsers) -> None:
                     "flag and running maximum, the write of vd[0] and the tail.")
     parser.add_argument("case", help="case file, or - for standard input")
     parser.add_argument("--html", metavar="OUT", help="also write the animated page to OUT (self-contained HTML)")
+    parser.add_argument("--max-rows", type=int, default=64, metavar="N",
+                        help="lanes shown in the terminal's lane table (default: 64)")
     parser.add_argument("--elen", type=int, choices=(32, 64),
                         help="ELEN for cases without an \"elen\" field (default 64)")
     parser.set_defaults(run=run)
 
 
 def run(args) -> int:
+    if args.max_rows < 0:
+        raise UsageError(f"max-rows: must be 0 or more, got {args.max_rows}")
     if args.html:
         check_writable_file(args.html, "html")
     with _open(args.case) as stream:
@@ -40,7 +44,7 @@ def run(args) -> int:
     except CaseError as error:
         raise UsageError(str(error)) from None
     run_trace = trace(pre, insn, tail)
-    print("\n".join(text_lines(run_trace)))
+    print("\n".join(text_lines(run_trace, args.max_rows)))
     if args.html:
         write_text(args.html, case_page(run_trace, obj if isinstance(obj, dict) else None), "html")
         print(f"wrote {args.html}")

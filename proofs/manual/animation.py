@@ -155,8 +155,9 @@ def _tail_text(trace: Trace) -> str:
 
 # The terminal form ------------------------------------------------------------------------
 
-def text_lines(trace: Trace) -> list[str]:
-    """The animation as text: the header, then each step; the lane steps as a lane table."""
+def text_lines(trace: Trace, max_rows: int = 64) -> list[str]:
+    """The animation as text: the header, then each step; the lane steps as a lane table
+    (its first `max_rows` lanes, then the running maximum after the last)."""
     pre = trace.pre
     fields = "  ".join(f"{name} {bits}" for name, bits, _ in trace.fields)
     lines = [f"{trace.asm}    ({trace.word:#010x})", f"  {fields}"]
@@ -171,7 +172,7 @@ def text_lines(trace: Trace) -> list[str]:
     for step in steps(trace):
         if step.focus and step.focus[0].startswith("lane-"):
             if not table_done:
-                lines += ["       " + row for row in lane_table(trace)]
+                lines += ["       " + row for row in lane_table(trace, max_rows)]
                 table_done = True
             continue
         number += 1
@@ -187,17 +188,22 @@ def _plain(text: str) -> str:
     return text.replace("**", "").replace("`", "")
 
 
-def lane_table(trace: Trace) -> list[str]:
+def lane_table(trace: Trace, max_rows: int = 64) -> list[str]:
     sew = trace.cfg.sew
     digits = (sew + 3) // 4 + 2
     width = max(len(str(-(1 << (sew - 1)))), 6)
     lines = [f"{'lane':>5}  {'vs2[i]':<{digits}}  {'signed':>{width}}  v0.t  active  running max"]
     lines.append(f"{'seed':>5}  {hex_text(trace.seed, sew):<{digits}}  {signed(trace.seed, sew):>{width}}"
                  f"  {'':>4}  {'':<6}  {value_text(trace.seed, sew)}")
-    for lane in trace.lanes:
+    for lane in trace.lanes[:max_rows]:
         bit = "-" if lane.mask is None else str(int(lane.mask))
         lines.append(f"{lane.index:>5}  {hex_text(lane.value, sew):<{digits}}  {signed(lane.value, sew):>{width}}"
                      f"  {bit:>4}  {'yes' if lane.active else 'no':<6}  {value_text(lane.acc, sew)}")
+    rest = trace.lanes[max_rows:]
+    if rest:
+        lines.append(f"  ... {len(rest)} more lanes ({sum(lane.active for lane in rest)} active; raise "
+                     f"--max-rows to see them), running max after lane {rest[-1].index}: "
+                     f"{value_text(rest[-1].acc, sew)}")
     return lines
 
 

@@ -9,13 +9,12 @@ verdicts taken from the document. A sentence whose property is not PROVED says s
 
 from __future__ import annotations
 
-import html
 import json
 
 from vredmax.case import parse_case
 from vredmax.impl.trace import Trace, trace
 from vredmax.proofs.manual import animation
-from vredmax.proofs.manual.blocks import Code, Details, Heading, Items, Para, Raw, Table, parse_markdown
+from vredmax.proofs.manual.blocks import Code, Details, Heading, Items, Para, Raw, Table, parse_markdown, slug
 from vredmax.spec import profiles
 from vredmax.spec.encoding import (FUNCT3_OPMVV, FUNCT6_VREDMAX, OPCODE_OP_V, REDUCTIONS, Insn, decode,
                                    describe_fields, encode, format_asm, parse_asm)
@@ -573,7 +572,7 @@ FAQ = (
 def faq_section(proofs: Proofs) -> list:
     blocks = [Heading(2, "FAQ", "faq")]
     for question, answer, names in FAQ:
-        blocks += [Heading(3, question, "faq-" + question.lower().split("?")[0].replace(" ", "-")[:40]),
+        blocks += [Heading(3, question, "faq-" + slug(question)),
                    Para(f"{answer} ({proofs.cite(*names)})")]
     return blocks
 
@@ -632,7 +631,3 @@ def explain_page(run: Trace, case: dict | None = None) -> list:
     if case is not None:
         blocks += [Heading(2, "The case", "case"), Code(json.dumps(case, indent=1))]
     return blocks
-
-
-def escape(text: str) -> str:
-    return html.escape(text, quote=False)
