@@ -501,7 +501,7 @@ def replay(function, cfg: Config, pre: ArchState, insn: Insn, tail: str, notes=(
     reason = result.reason if result.outcome != RETIRED else ""
 
     def compare(name, spec_value, impl_value, width=None):
-        if name == "vd[0]" or spec_value != impl_value:
+        if name in ("vd[0]", "traps") or spec_value != impl_value:   # these two always shown
             spec_values[name], impl_values[name] = spec_value, impl_value
             if width:
                 widths[name] = width
