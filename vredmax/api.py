@@ -18,11 +18,13 @@ from vredmax.proofs.ask import claim_holds
 from vredmax.proofs.claim_language import ClaimError, check as check_claim
 from vredmax.proofs.refute import claimed_values
 from vredmax.spec.profiles import Observed, allowed
+# The step-by-step trace of one case (`vredmax explain`)
+from vredmax.impl.trace import Trace, trace
 
 __all__ = [
     "__version__", "ArchState", "Concrete", "ConcreteElements", "Config", "ILLEGAL", "Insn",
     "RESERVED", "RETIRED", "Result", "Symbolic", "TrapRule", "Z3Elements", "decode_vtype",
     "encode_vtype", "execute", "legal_configs", "operands", "step", "trap_conditions", "vlmax",
     "written_vd", "case_json", "parse_case", "claim_holds", "ClaimError", "check_claim", "claimed_values",
-    "Observed", "allowed",
+    "Observed", "allowed", "Trace", "trace",
 ]

@@ -538,14 +538,19 @@ def pitfalls_section(doc: dict) -> list:
         if cx is None:
             blocks.append(Para(f"Solver: {claim['verdict']}: {claim['detail']}."))
             continue
-        spec = ", ".join(f"{n} = `{v['hex']}` ({v['signed']})" if isinstance(v, dict) else f"{n} = {v}"
-                         for n, v in cx["spec"].items())
-        other = ", ".join(f"{n} = `{v['hex']}` ({v['signed']})" if isinstance(v, dict) else f"{n} = {v}"
-                          for n, v in cx["claim"].items())
-        blocks.append(Para(f"Counterexample: the spec gives {spec}; the claim says {other}."))
+        spec = ", ".join(_observed(n, v) for n, v in cx["spec"].items())
+        other = ", ".join(_observed(n, v) for n, v in cx["claim"].items())
+        blocks.append(Para(f"Counterexample: the spec says {spec}; the claim says {other}."))
         blocks.append(animated(cx["case"], f"anim-{claim_anchor(claim['id'])}",
                                f"Counterexample to `{claim['id'].rsplit('.', 1)[-1]}`"))
     return blocks
+
+
+def _observed(name: str, value) -> str:
+    """`vd[0] = 0xff (-1)`, or `it traps` / `it does not trap`."""
+    if isinstance(value, bool):
+        return "it traps" if value else "it does not trap"
+    return f"{name} = `{value['hex']}` ({value['signed']})"
 
 
 FAQ = (
@@ -626,6 +631,7 @@ def explain_page(run: Trace, case: dict | None = None) -> list:
     blocks = [Heading(1, f"{run.asm}: decode and execute", "top"),
               Para(f"{_result_sentence(run)} The steps are teaching stages, not processor cycles; the values "
                    "come from the executable model (the code `vredmax exec` runs).", "lead"),
+              Heading(2, "Step by step", "steps"),
               Raw(animation.figure_html(run, "anim-case", f"`{run.asm}`"),
                   "```text\n" + "\n".join(animation.text_lines(run)) + "\n```")]
     if case is not None:
