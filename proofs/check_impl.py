@@ -534,9 +534,38 @@ def replay(function, cfg: Config, pre: ArchState, insn: Insn, tail: str, notes=(
             compare(name, getattr(expected, name), getattr(post, name), width)
     if all(spec_values[n] == impl_values[n] for n in spec_values):
         compare("allowed by the spec", True, False)   # the judge's reasons say why
-    notes += [f"spec: {text}" for text in reasons]
+    if written and spec_values.get("vd[0]") != impl_values.get("vd[0]"):
+        notes += element_notes(cfg, pre, insn, spec_values["vd[0]"], impl_values["vd[0]"])
+    notes += [f"spec: {_shortened(text)}" for text in reasons]
     return Counterexample(cfg, pre, insn, tail, spec_values, impl_values, "implementation",
                           reason, notes, widths)
+
+
+def _shortened(text: str, limit: int = 200) -> str:
+    """A judge's reason with long hex numbers cut down (registers are VLEN bits wide)."""
+    import re
+    text = re.sub(r"0x0*([0-9a-f]{1,24})\b", lambda m: "0x" + m.group(1), text)
+    text = re.sub(r"0x([0-9a-f]{12})[0-9a-f]{13,}", lambda m: f"0x{m.group(1)}...", text)
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
+def element_notes(cfg: Config, pre: ArchState, insn: Insn, want: int, got: int) -> list[str]:
+    """Which input each side's vd[0] is: the element that decides the case, by name (the
+    lane table shows only the first lanes of a long group)."""
+    seed, elements, active = operands(Concrete, pre, insn, cfg)
+
+    def which(value, active_only):
+        found = [f"vs2[{i}]" for i, (x, a) in enumerate(zip(elements, active))
+                 if x == value and (a or not active_only)]
+        names = (["the seed vs1[0]"] if seed == value else []) + found[:3]
+        more = len(found) - 3
+        return " = ".join(names) + (f" (and {more} more)" if more > 0 else "") if names else "no input"
+
+    lanes = [i for i, a in enumerate(active) if a]
+    shown = ", ".join(map(str, lanes[:8])) + (", ..." if len(lanes) > 8 else "")
+    return [f"active lanes: {shown or 'none'} ({len(lanes)} of vl={pre.vl})",
+            f"the spec's vd[0] is {which(want, True)}",
+            f"the implementation's vd[0] is {which(got, False)}"]
 
 
 # The cut-point method (proofs/cutpoint.py) ---------------------------------------------------
