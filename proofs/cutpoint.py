@@ -198,19 +198,21 @@ class Analysis:
     shapes: dict = field(default_factory=dict)
     cone_nodes: int = 0
     span: dict = field(default_factory=dict)   # id(node) -> (lowest, highest element index)
+    refuted: tuple | None = None   # the first node shown no guarded max: (node, cone, witness)
 
 
 _SHAPES: dict = {}     # (key) -> Shape, for the process: a shape is proved once per SEW
 
 
-def post_order(root: Term) -> list[Term]:
+def post_order(root: Term, done=None) -> list[Term]:
+    """The nodes under root, children before parents; not entering nodes in `done`."""
     order, seen, stack = [], set(), [(root, False)]
     while stack:
-        node, done = stack.pop()
-        if done:
+        node, expanded = stack.pop()
+        if expanded:
             order.append(node)
             continue
-        if id(node) in seen:
+        if id(node) in seen or (done is not None and id(node) in done):
             continue
         seen.add(id(node))
         stack.append((node, True))
@@ -234,22 +236,20 @@ class Denoter:
         found = self.conds.get(id(node))
         if found is not None:
             return found
-        for n in post_order(node):
-            if id(n) in self.conds:
-                continue
+        for n in post_order(node, self.conds):
             c = [self.conds[id(a)] for a in n.args]
             if n.op == "flag":
                 term = self.flags[n.param]
             elif n.op == "bool":
                 term = z3.BoolVal(n.param)
             elif n.op == "and_":
-                term = z3.And(*c)
+                term = fast.and_(*c)
             elif n.op == "or_":
-                term = z3.Or(*c)
+                term = fast.or_(*c)
             elif n.op == "not_":
-                term = z3.Not(c[0])
+                term = fast.not_(c[0])
             else:   # ite of conditions
-                term = z3.If(*c)
+                term = fast.ite(*c)
             self.conds[id(n)] = term
         return self.conds[id(node)]
 
@@ -338,6 +338,10 @@ class Denoter:
             _SHAPES[cone.key] = shape
         self.analysis.shapes[cone.key] = shape
         if shape.table is None:
+            # name the first node that selects (a compare-and-select, a max), not an xor feeding one
+            selects = any(op in ("ite", "umax", "smax") for op, _, _, _ in cone.key[1])
+            if shape.witness is not None and selects and self.analysis.refuted is None:
+                self.analysis.refuted = (node, cone, shape.witness)
             if shape.verdict == Verdict.UNKNOWN:
                 self.analysis.failure = Failure(node, shape.detail, Verdict.UNKNOWN)
             return None
@@ -441,41 +445,41 @@ def _variables(formula) -> dict:
     return found
 
 
-def _holds(formula, variables: dict, flags: list, active: set) -> bool:
-    on = {id(flags[i]) for i in active}
-    index = {str(flags[i]): i for i in active}
-    pairs = [(v, z3.BoolVal(name in index)) for name, v in variables.items()]
-    del on
-    return z3.is_true(z3.simplify(z3.substitute(formula, *pairs) if pairs else formula))
-
-
 def mismatch_active_sets(m: Mismatch, flags: list, count: int):
-    """Sets of active elements under which the leaf's condition differs, fewest and lowest
-    first: the obvious candidates, then the solver's model made smaller one flag at a time."""
-    differ = z3.Xor(m.got, m.want)
-    variables = _variables(differ)
+    """Sets of active elements that may show the leaf's wrong condition, fewest and lowest
+    first: the obvious candidates (each is tried concretely), then the solver's model of the
+    difference made smaller one flag at a time (checked on the formula)."""
     candidates = [set()]
     if isinstance(m.label, tuple) and m.label[0] == "vs2":
         i = m.label[1]
         candidates += [{i}, {0, i} if i else {0, 1}]
-    candidates += [{0}, {0, 1}]
+    candidates += [{0}, {0, 1}, {count - 1}]
     tried = []
     for active in candidates:
-        if active not in tried and all(i < count for i in active):
+        if active not in tried and all(0 <= i < count for i in active):
             tried.append(active)
-            if _holds(differ, variables, flags, active):
-                yield active
+            yield active
     if m.model is None:
         return
+    differ = z3.Xor(m.got, m.want)
+    variables = _variables(differ)
     name_to_index = {str(f): i for i, f in enumerate(flags)}
     active = {name_to_index[name] for name, v in variables.items()
               if name in name_to_index and z3.is_true(m.model.eval(v, model_completion=True))}
-    if not _holds(differ, variables, flags, active):
+    if not _holds(differ, variables, active):
         return
-    for i in sorted(active, reverse=True)[:64]:
-        if _holds(differ, variables, flags, active - {i}):
+    for i in sorted(active, reverse=True)[:16]:
+        if _holds(differ, variables, active - {i}):
             active = active - {i}
-    yield active
+    if active not in tried:
+        yield active
+
+
+def _holds(formula, variables: dict, active: set) -> bool:
+    """The formula's value when exactly the flags of `active` are true."""
+    names = {f"active_{i}" for i in active}
+    pairs = [(v, z3.BoolVal(name in names)) for name, v in variables.items()]
+    return z3.is_true(z3.simplify(z3.substitute(formula, *pairs) if pairs else formula))
 
 
 # Concrete cases ---------------------------------------------------------------------------
@@ -538,6 +542,7 @@ def _differs(unit, ops, seed, elements, active_set, count) -> bool:
 def case_for_mismatch(unit, cfg: Config, m: Mismatch, flags: list):
     """A confirmed concrete case showing the leaf's wrong condition, or None."""
     sew, count = cfg.sew, cfg.vlmax
+    ops = ConcreteElements(sew)
     smin, top = 1 << (sew - 1), (1 << (sew - 1)) - 1
     for active in mismatch_active_sets(m, flags, count):
         for low in (0, smin, 1):
@@ -553,6 +558,8 @@ def case_for_mismatch(unit, cfg: Config, m: Mismatch, flags: list):
                 seed = smin
                 for i in active:
                     elements[i] = smin
+            if not _differs(unit, ops, seed, elements, active, count):
+                continue
             pre, insn = make_case(cfg, seed, elements, active)
             if confirmed(unit, pre, insn):
                 return pre, insn
@@ -685,18 +692,21 @@ def prove_unit_at_scale(unit, cfg: Config, timeout_ms: int) -> ScaleResult:
     analysis = denoter.run(root)
     shapes = len(analysis.shapes)
     if analysis.failure is not None:
-        node = analysis.failure.node
+        node, why = analysis.failure.node, analysis.failure.reason
+        if analysis.refuted is not None:      # the first node that is no max, rather than its parents
+            node, cone, witness = analysis.refuted
+            why = _witness_text(cfg.sew, cone, witness)
         span = analysis.span.get(id(node), (0, 0))
         hints = set(span)
         for x in node.args:
             hints |= set(analysis.span.get(id(x), ()))
         case = search_case(unit, cfg, hints, deadline)
-        where = f"a node (ops.{node.op}) over elements {span[0]}..{span[1]}"
+        where = f"ops.{node.op} at {node.where()} (over vs2[{span[0]}..{span[1]}] and what they depend on)"
         if case is not None:
-            return result(Verdict.COUNTEREXAMPLE, f"{where} is not a signed max of its inputs "
-                          f"({analysis.failure.reason}); a concrete case confirms it", case)
-        return result(Verdict.UNKNOWN, f"{where}: {analysis.failure.reason}; no concrete counterexample "
-                      "was found either")
+            return result(Verdict.COUNTEREXAMPLE, f"{where} is not a signed max of its inputs: {why}; "
+                          "a concrete case confirms the unit is wrong", case)
+        return result(Verdict.UNKNOWN, f"{where} is not a signed max of its inputs: {why}; no concrete "
+                      "counterexample was found, so the unit may still be right")
     rows = root_conditions(analysis.root, cfg.vlmax, flags)
     verdict, detail, mismatch = compare_root(rows, timeout_ms)
     if verdict == Verdict.COUNTEREXAMPLE:
@@ -716,6 +726,28 @@ def prove_unit_at_scale(unit, cfg: Config, timeout_ms: int) -> ScaleResult:
     return result(Verdict.PROVED, f"unit: {analysis.nodes} nodes, {analysis.cone_nodes} checked locally "
                   f"against {shapes} cone shape{'s' * (shapes != 1)} (each proved once per SEW); {detail}; "
                   f"{piece_detail}; both tail policies", solver=solver)
+
+
+def _witness_text(sew: int, cone: Cone, witness) -> str:
+    """The local case: the cut values and conditions, and what the node gives for them."""
+    xvals, bits = witness
+    ops = ConcreteElements(sew)
+    names = [_node_text(x) for x in cone.xs]
+    got = shape_value(ops, cone.key, xvals, bits)
+    inputs = ", ".join(f"{n} = {ops.to_signed(v)}" for n, v in zip(names, xvals))
+    conds = ", ".join(f"{_node_text(b)} = {bool(v)}" for b, v in zip(cone.bs, bits))
+    return (f"with {inputs}{'; ' + conds if conds else ''} it gives {ops.to_signed(got)}, "
+            "which is no signed max of a choice of them")
+
+
+def _node_text(node: Term) -> str:
+    if node.op == "seed":
+        return "the seed"
+    if node.op == "elem":
+        return f"vs2[{node.param}]"
+    if node.op == "flag":
+        return f"active[{node.param}]"
+    return f"(ops.{node.op} at {node.where()})"
 
 
 def _label_text(label) -> str:

@@ -54,11 +54,15 @@ _BRANCH = "use ops.ite(condition, then, else) to choose between values"
 class Term:
     """One node of the traced DAG. `width` is the bit width, BOOL (0) for a Boolean."""
 
-    __slots__ = ("op", "args", "param", "width", "serial", "structural", "__weakref__")
+    __slots__ = ("op", "args", "param", "width", "serial", "structural", "origin", "__weakref__")
 
-    def __init__(self, op, args, param, width, serial, structural):
+    def __init__(self, op, args, param, width, serial, structural, origin=None):
         self.op, self.args, self.param, self.width = op, args, param, width
-        self.serial, self.structural = serial, structural
+        self.serial, self.structural, self.origin = serial, structural, origin
+
+    def where(self) -> str:
+        """file:line of the user's code that made this node (first made there)."""
+        return f"{self.origin[0]}:{self.origin[1]}" if self.origin else "<unknown>"
 
     def describe(self) -> str:
         if self.op in ("seed", "elem", "flag", "const", "bool"):
@@ -117,7 +121,11 @@ class Tracer:
         if found is None:
             structural = width == BOOL and (op in ("flag", "bool") or (
                 op in ("and_", "or_", "not_", "ite") and all(a.structural for a in args)))
-            found = Term(op, tuple(args), param, width, next(self._serials), structural)
+            frame = sys._getframe(1)
+            while frame is not None and frame.f_code.co_filename == _THIS_FILE:
+                frame = frame.f_back
+            origin = (frame.f_code.co_filename, frame.f_lineno) if frame is not None else None
+            found = Term(op, tuple(args), param, width, next(self._serials), structural, origin)
             self._table[key] = found
         return found
 
@@ -129,6 +137,9 @@ class Tracer:
 
     def __len__(self) -> int:
         return len(self._table)
+
+
+_THIS_FILE = Tracer.make.__code__.co_filename
 
 
 def is_const(t: Term) -> bool:
