@@ -164,7 +164,8 @@ def test_unproved_property_is_shown_as_such(doc):
     prop = next(p for p in broken["properties"] if p["name"] == "seed_included")
     prop["results"][0]["verdicts"]["spec"] = "UNKNOWN"
     text = manual.render(broken)[manual.MARKDOWN]
-    assert "[`seed_included`](#p-seed_included) (PROVED ×6, UNKNOWN ×1)" in text
+    assert "[`seed_included`](#p-seed_included): PROVED ×6, UNKNOWN ×1" in text
+    assert "[`vredmax.sew64.seed_included`](#p-seed_included) PROVED ×6, UNKNOWN ×1" in text
 
 
 def test_self_contained_html(files):

@@ -64,14 +64,14 @@ class Proofs:
         return ", ".join(f"{v} ×{n}" for v, n in counts.items())
 
     def cite(self, *names: str) -> str:
-        """`[seed_included](#p-seed_included) PROVED ×161`, ..."""
+        """`[seed_included](#p-seed_included): PROVED ×161; ...`"""
         out = []
         for name in names:
             if name not in self.by_name:
                 raise KeyError(f"the manual cites {name!r}, which is not in the proof catalogue")
             self.cited.add(name)
-            out.append(f"[`{name}`](#{anchor(name)}) ({self.status(name)})")
-        return ", ".join(out)
+            out.append(f"[`{name}`](#{anchor(name)}): {self.status(name)}")
+        return "; ".join(out)
 
 
     def ids(self, name: str) -> str:
@@ -507,21 +507,25 @@ def scenarios_section() -> list:
     ]
 
 
+CHECKLIST = (
+    ("The vector unit is on: mstatus.VS is not Off (else illegal instruction).", ("vs_off_traps",)),
+    ("vtype is valid: vill = 0, SEW ≤ ELEN, and SEW ≤ LMUL·ELEN at fractional LMUL.", ("vill_traps",)),
+    ("vstart = 0: a reduction cannot resume; a nonzero vstart traps, with vl = 0 too.",
+     ("vstart_nonzero_traps_at_vl0",)),
+    ("With LMUL > 1, vs2 is a multiple of LMUL (else reserved: Sail, Spike and QEMU trap).", ()),
+    ("With v0.t: v0 is not in the vs2 group and vs1 ≠ v0 (else reserved: Sail traps, Spike and QEMU "
+     "execute).", ()),
+    ("The seed is in vs1[0]; for \"no seed\" use the signed minimum (0x80…0).", ("seed_included",)),
+    ("The result is only in vd[0] (read it with `vmv.x.s`); the other elements of vd are tail.",
+     ("tail_undisturbed", "tail_agnostic")),
+    ("The comparison is signed: use vredmaxu.vs for unsigned data.", ("bounds_active",)),
+    ("With vl = 0 vd is not written at all: do not expect the seed there.", ("vl0_preserves_vd",)),
+)
+
+
 def checklist_section(proofs: Proofs) -> list:
-    return [
-        Heading(2, "Pre-use checklist", "checklist"),
-        Items([
-            "V extension enabled: mstatus.VS is not Off (else illegal instruction).",
-            "vtype valid: vill = 0, SEW ≤ ELEN, SEW ≤ LMUL·ELEN at fractional LMUL.",
-            "vstart = 0 (a reduction cannot resume; a nonzero vstart traps, vl = 0 too).",
-            "vs2 is a multiple of LMUL when LMUL > 1 (else reserved).",
-            "With v0.t: v0 is not in the vs2 group and vs1 ≠ v0 (else reserved).",
-            "The seed is in vs1[0]; use the signed minimum for \"no seed\".",
-            "The result is only in vd[0]; read it with `vmv.x.s`. The other elements of vd are tail.",
-            "Signed comparison: use vredmaxu.vs for unsigned data.",
-            "With vl = 0 vd is not written at all: do not expect the seed there.",
-        ], ordered=False),
-    ]
+    items = [f"{text} ({proofs.cite(*names)})" if names else text for text, names in CHECKLIST]
+    return [Heading(2, "Pre-use checklist", "checklist"), Items(items)]
 
 
 def pitfalls_section(doc: dict) -> list:
