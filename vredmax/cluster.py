@@ -82,9 +82,14 @@ class Workers:
         if self.scheduler:
             self._client = _connect(self.scheduler)
         elif self.jobs > 1:
+            # fork: the workers start at once with the modules already imported, and fork has
+            # no named semaphores (the tool ends with os._exit: forkserver's resource tracker
+            # then warned of leaked ones). All are started here, before any other thread
+            # (a progress bar) exists: fork copies only the calling thread.
             self._executor = ProcessPoolExecutor(max_workers=self.jobs,
-                                                 mp_context=multiprocessing.get_context("forkserver"),
+                                                 mp_context=multiprocessing.get_context("fork"),
                                                  initializer=ignore_interrupts_in_worker)
+            self._executor.submit(int).result()
         return self
 
     def __exit__(self, kind, error, trace) -> None:
@@ -161,4 +166,5 @@ def _terminate(executor: ProcessPoolExecutor) -> None:
         if process.is_alive():
             process.kill()
             process.join(timeout=2)
+    executor.shutdown(wait=True)
 

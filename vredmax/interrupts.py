@@ -1,12 +1,14 @@
 """Ctrl-C that stops at once, even inside a solver query.
 
 Python raises KeyboardInterrupt only between bytecodes, and the solvers swallow or delay it:
-- Z3 catches SIGINT during a check itself: it cancels the query and answers `unknown`
-  ("interrupted from keyboard"), and Python never hears of it (a sweep went on to print a
-  complete Summary). `install()` wraps `z3.Solver.check` and `z3.Optimize.check` so that
-  this answer becomes KeyboardInterrupt.
-- bitwuzla holds the GIL for the whole query: SIGINT waits for its time limit. It calls a
-  terminator often (a Python callable); Python runs the SIGINT handler there. Inside
+- Z3 catches SIGINT itself during a check or a simplification: it cancels that call and
+  answers `unknown` (or a partly simplified term), and Python never hears of it (a sweep went
+  on to print a complete Summary). `install()` turns Z3's handler off (`ctrl_c=false`) and
+  starts a watcher thread woken by the signal wake-up pipe: it interrupts every live Z3
+  context (Z3 releases the GIL while it works), so the call returns at once and Python raises
+  KeyboardInterrupt right after it.
+- bitwuzla holds the GIL for the whole query: SIGINT would wait for its time limit. It calls
+  a terminator often (a Python callable) and Python runs the SIGINT handler there. Inside
   `deferred()` the handler only records the interrupt (an exception raised inside bitwuzla's
   callback would be printed and ignored), `stop_requested()` then answers True, the query ends
   at once, and leaving `deferred()` raises KeyboardInterrupt.
@@ -14,26 +16,29 @@ Python raises KeyboardInterrupt only between bytecodes, and the solvers swallow 
 
 API:
     install()              # main thread of the tool's process: SIGINT records the interrupt and
-                           # raises KeyboardInterrupt; the z3 wrapper
+                           # raises KeyboardInterrupt; the Z3 watcher
     installed() -> bool    # is install()'s handler the SIGINT handler now?
     interrupted() -> bool  # has SIGINT been received?
     note_interrupt()       # record one; check_interrupt(): raise KeyboardInterrupt if recorded
     with deferred():       # around a query of a solver that calls back (see above)
         solver.configure_terminator(stop_requested)   # only if installed()
     ignore_in_worker()     # initializer of worker processes: ignore SIGINT (the parent stops
-                           # them), z3 not to catch it either, die with the parent
+                           # them), Z3 not to catch it either, die with the parent
 """
 
 from __future__ import annotations
 
-import functools
+import _thread
+import gc
+import os
 import signal
 import sys
+import threading
+import time
 from contextlib import contextmanager
 
-Z3_INTERRUPTED = "interrupted from keyboard"
-
-_STATE = {"interrupted": False, "deferred": False}
+_STATE = {"interrupted": False, "raised": False, "deferred": False, "watcher": None}
+REARM_S = 0.05   # how often the watcher re-raises a SIGINT that Python code has not yet acted on
 
 
 def interrupted() -> bool:
@@ -51,13 +56,20 @@ def note_interrupt() -> None:
 
 def check_interrupt() -> None:
     if _STATE["interrupted"]:
+        _STATE["raised"] = True
         raise KeyboardInterrupt
+
+
+# Python functions where an exception is printed and lost: called back from C, finalizers.
+_CALLBACKS = ("z3_error_handler", "__del__")
 
 
 def _on_sigint(signum, frame):
     note_interrupt()
-    if not _STATE["deferred"]:
-        raise KeyboardInterrupt
+    if _STATE["deferred"] or (frame is not None and frame.f_code.co_name in _CALLBACKS):
+        return   # the watcher raises it again shortly (or leaving `deferred` does)
+    _STATE["raised"] = True
+    raise KeyboardInterrupt
 
 
 def installed() -> bool:
@@ -80,39 +92,66 @@ def deferred():
 
 def install() -> None:
     """See the module docstring. Outside the main thread only the state is reset."""
-    _STATE["interrupted"] = False
+    _STATE["interrupted"] = _STATE["raised"] = False
     try:
         signal.signal(signal.SIGINT, _on_sigint)
     except ValueError:   # not the main thread
         return
-    _hook_z3()
+    if _STATE["watcher"] is None:
+        _start_z3_watcher()
 
 
-def _hook_z3() -> None:
+def _start_z3_watcher() -> None:
     import z3
-    for cls in (z3.Solver, z3.Optimize):
-        original = cls.check
-        if getattr(original, "vredmax_hooked", False):
+    z3.set_param("ctrl_c", False)
+    read_end, write_end = os.pipe()
+    os.set_blocking(write_end, False)
+    signal.set_wakeup_fd(write_end, warn_on_full_buffer=False)
+    watcher = threading.Thread(target=_watch, args=(read_end,), name="vredmax-interrupt-watcher", daemon=True)
+    watcher.start()
+    _STATE["watcher"] = watcher
+
+
+def _watch(read_end: int) -> None:
+    """Woken by each signal: on SIGINT, cancel Z3's work, then raise SIGINT in the main thread
+    again until Python code has raised KeyboardInterrupt (the handler, run inside a callback
+    from C, must not raise there)."""
+    while True:
+        try:
+            received = os.read(read_end, 64)
+        except OSError:
+            return
+        if signal.SIGINT not in received or _STATE["raised"]:
             continue
+        note_interrupt()
+        _interrupt_z3()
+        while not _STATE["raised"]:
+            time.sleep(REARM_S)
+            if not _STATE["raised"]:
+                _thread.interrupt_main()
 
-        @functools.wraps(original)
-        def check(self, *args, _original=original, **kwargs):
-            result = _original(self, *args, **kwargs)
-            if result == z3.unknown and self.reason_unknown() == Z3_INTERRUPTED:
-                note_interrupt()
-                raise KeyboardInterrupt
-            return result
 
-        check.vredmax_hooked = True
-        cls.check = check
+def _interrupt_z3() -> None:
+    """Cancel what every live Z3 context is doing (Z3_interrupt may be called from any thread)."""
+    import z3
+    for found in gc.get_objects():
+        if isinstance(found, z3.Context):
+            try:
+                found.interrupt()
+            except Exception:   # a context being torn down
+                pass
 
 
 def ignore_in_worker() -> None:
     """Initializer of worker processes (see the module docstring)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
+        signal.set_wakeup_fd(-1)   # a forked worker shares the parent's wake-up pipe
+    except ValueError:
+        pass
+    try:
         import z3
-        z3.set_param("ctrl_c", False)   # z3 would install its own SIGINT handler per check
+        z3.set_param("ctrl_c", False)   # Z3 would install its own SIGINT handler per call
     except Exception:   # z3 missing or refusing the parameter: the worker still ignores SIGINT
         pass
     _die_with_parent()

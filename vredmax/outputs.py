@@ -111,6 +111,11 @@ def guarded(function) -> int:
             _silence_stdout()
         _stderr_line(f"vredmax: error: {where}: {_reason(error)}")
         return EXIT_USAGE
+    except Exception:
+        if interrupted():   # a call cut short by Ctrl-C (e.g. Z3's "canceled") is the interrupt
+            _stderr_line("vredmax: interrupted")
+            return EXIT_INTERRUPTED
+        raise
 
 
 # Files -----------------------------------------------------------------------------------------
