@@ -7,9 +7,11 @@ reduction (after `start`, until the chunk with `last`); `last` only with `in_val
 the last chunk the environment offers nothing until `done`. Every other input is free.
 
 A ghost (the spec's side, updated in step with the unit) tracks the phase (idle, busy,
-waiting for `done`), the running maximum of the seed and of the active elements fed since
-`start` (the spec's reduction of everything seen: `reduce_sequential`, one chunk at a time),
-the same for smaller groups of lanes (for the invariant), and the cycles waited since `last`.
+waiting for `done`), the seed taken at `start`, for each lane position the running maximum of
+its active elements fed since `start` (from the signed minimum), and the cycles waited since
+`last`. The running maximum of a group of lanes, with or without the seed, is the smax of
+those atoms; for the whole group with the seed it is the spec's reduction of everything fed.
+Keeping atoms, not one running maximum per group, makes the groups agree by construction.
 It is written once against the element ops of spec/bv.py and runs both concretely (simulation)
 and on Z3 terms (the proofs).
 
@@ -75,7 +77,7 @@ def lane_groups(lanes: int) -> list[tuple[frozenset, bool]]:
     return found
 
 
-FULL = "full"
+SEED = "seed"
 
 
 def group_name(group) -> str:
@@ -91,7 +93,8 @@ class Ghost:
     busy: object
     waiting: object
     wait: object                    # cycles waited since `last` (SEW bits, saturating)
-    groups: dict                    # group -> running max
+    atoms: dict                     # SEED -> the seed taken; lane j -> running max of lane j
+    acc: object                     # running max of the seed and every active element fed
 
 
 def fold_chunk(ops, acc, lanes, elements, active):
@@ -111,13 +114,29 @@ def ghost_step(ops, g: Ghost, inp: dict, done, limit: int) -> Ghost:
     waiting = and_(run, or_(and_(and_(g.busy, finishing), not_(done)), and_(g.waiting, not_(done))))
     grow = ops.ite(ops.ult(g.wait, ops.const(limit + 1)), g.wait + ops.const(1), g.wait)
     wait = ops.ite(and_(run, and_(g.waiting, not_(done))), grow, ops.const(0))
-    groups = {}
-    for group, value in g.groups.items():
-        lanes, with_seed = group
-        restart = inp["seed"] if with_seed else ops.smin()
-        fed_value = ops.ite(fed, fold_chunk(ops, value, lanes, inp["elements"], inp["active"]), value)
-        groups[group] = ops.ite(rst, value, ops.ite(start, restart, fed_value))
-    return Ghost(busy, waiting, wait, groups)
+    atoms = {SEED: ops.ite(and_(not_(rst), start), inp["seed"], g.atoms[SEED])}
+    for lane in range(len(inp["active"])):
+        value = g.atoms[lane]
+        grown = ops.ite(and_(fed, inp["active"][lane]), ops.smax(value, inp["elements"][lane]), value)
+        atoms[lane] = ops.ite(rst, value, ops.ite(start, ops.smin(), grown))
+    lanes = range(len(inp["active"]))
+    fed_acc = ops.ite(fed, fold_chunk(ops, g.acc, lanes, inp["elements"], inp["active"]), g.acc)
+    acc = ops.ite(rst, g.acc, ops.ite(start, inp["seed"], fed_acc))
+    return Ghost(busy, waiting, wait, atoms, acc)
+
+
+def group_value(ops, g: Ghost, group):
+    """The running max of a group of lanes (and the seed if it has it): smax of its atoms."""
+    lanes, with_seed = group
+    if with_seed and len(lanes) == len(g.atoms) - 1:
+        return g.acc     # the whole reduction: its own ghost (same value; cheaper queries)
+    parts = ([g.atoms[SEED]] if with_seed else []) + [g.atoms[lane] for lane in sorted(lanes)]
+    if not parts:
+        return ops.smin()
+    value = parts[0]
+    for part in parts[1:]:
+        value = ops.smax(value, part)
+    return value
 
 
 def violation(ops, g: Ghost, inp: dict, result, done, limit: int, full) -> dict:
@@ -126,8 +145,7 @@ def violation(ops, g: Ghost, inp: dict, result, done, limit: int, full) -> dict:
     live = not_(inp["rst"])
     chunk_now = and_(and_(g.busy, inp["in_valid"]), inp["last"])
     allowed = or_(g.waiting, chunk_now)
-    everything = fold_chunk(ops, g.groups[full], full[0], inp["elements"], inp["active"])
-    expected = ops.ite(g.waiting, g.groups[full], everything)
+    expected = expected_result(ops, g, inp, full)
     late_at = ops.const(limit)
     next_wait = g.wait + ops.const(1)
     late = and_(g.waiting, or_(ops.ugt(next_wait, late_at), and_(ops.eq(next_wait, late_at), not_(done))))
@@ -139,8 +157,9 @@ def violation(ops, g: Ghost, inp: dict, result, done, limit: int, full) -> dict:
 
 
 def expected_result(ops, g: Ghost, inp: dict, full):
-    everything = fold_chunk(ops, g.groups[full], full[0], inp["elements"], inp["active"])
-    return ops.ite(g.waiting, g.groups[full], everything)
+    so_far = group_value(ops, g, full)
+    everything = fold_chunk(ops, so_far, full[0], inp["elements"], inp["active"])
+    return ops.ite(g.waiting, so_far, everything)
 
 
 # The unit, concretely ----------------------------------------------------------------------------------
@@ -194,21 +213,20 @@ class Simulation:
     reductions: int = 0
 
 
-def idle_ghost(ops, groups):
-    return Ghost(False, False, 0, {g: ops.smin() for g in groups})
+def idle_ghost(ops, lanes: int):
+    return Ghost(False, False, 0, {SEED: ops.smin(), **{lane: ops.smin() for lane in range(lanes)}}, ops.smin())
 
 
 def simulate(unit: SeqUnit, limit: int | None, seed: int = 1) -> Simulation:
     """Random protocol-abiding traces from reset; stops at the first violation."""
     rng = random.Random(seed)
     ops = ConcreteElements(unit.sew)
-    groups = lane_groups(unit.lanes)
     sim = Simulation()
     check_limit = limit if limit is not None else HORIZON
     for trace in range(SIM_TRACES):
         p_last = [0.5, 0.25, 0.1, 0.03][trace % 4]
         state = {name: rng.getrandbits(width) for name, width in unit.registers.items()}
-        g = idle_ghost(ops, groups)
+        g = idle_ghost(ops, unit.lanes)
         cycles, last_at = [], None
         for t in range(SIM_CYCLES):
             inp = random_inputs(rng, unit, g, p_last, first=(t == 0))
@@ -261,7 +279,7 @@ def cycle_record(unit: SeqUnit, state, inp, result, done, g) -> dict:
     record.update(inp.get("extra", {}))
     record[names["result"]], record[names["done"]] = result, int(done)
     record.update({f"reg.{name.removesuffix('$ff')}": value for name, value in state.items()})
-    record["spec.running_max"] = g.groups[unit.full]
+    record["spec.running_max"] = group_value(ConcreteElements(unit.sew), g, unit.full)
     record["spec.busy"], record["spec.waiting"] = int(g.busy), int(g.waiting)
     record["_inputs"] = inp
     return record
@@ -341,9 +359,11 @@ class Symbolic:
                                         z3.Implies(inp["last"], inp["in_valid"])))
 
 
-def fresh_ghost(sew: int, groups, tag: str) -> Ghost:
+def fresh_ghost(sew: int, lanes: int, tag: str) -> Ghost:
+    atoms = {SEED: z3.BitVec(f"ghost_seed@{tag}", sew)}
+    atoms.update({lane: z3.BitVec(f"ghost_lane{lane}@{tag}", sew) for lane in range(lanes)})
     return Ghost(z3.Bool(f"ghost_busy@{tag}"), z3.Bool(f"ghost_waiting@{tag}"), z3.BitVec(f"ghost_wait@{tag}", sew),
-                 {g: z3.BitVec(f"ghost_{group_name(g)}@{tag}", sew) for g in groups})
+                 atoms, z3.BitVec(f"ghost_acc@{tag}", sew))
 
 
 @dataclass
@@ -390,24 +410,26 @@ def mine(unit: SeqUnit, samples: list, limit: int, accumulator: str | None) -> l
     if accumulator is not None:
         data_regs = [r for r in data_regs if r.removesuffix("$ff") == accumulator]
     groups = lane_groups(unit.lanes)
+    ops = ConcreteElements(unit.sew)
+    values = [{group: group_value(ops, s.ghost, group) for group in groups} for s in samples]
     for gname, guard in guards:
-        chosen = [s for s in samples if guard(s.ghost)]
+        chosen = [k for k, s in enumerate(samples) if guard(s.ghost)]
         if not chosen:
             continue
         for reg in regs:
-            values = {s.state[reg] for s in chosen}
-            if len(values) == 1:
-                c = values.pop()
+            seen = {samples[k].state[reg] for k in chosen}
+            if len(seen) == 1:
+                c = seen.pop()
                 found.append(Candidate(f"{gname}: {_reg(reg)} = {c:#x}",
                                        lambda st, g, guard=guard, reg=reg, c=c: _implies(guard(g), _eq(st[reg], c))))
         for reg in data_regs:
             for group in groups:
                 if accumulator is not None and group != unit.full:
                     continue
-                if all(s.state[reg] == s.ghost.groups[group] for s in chosen):
+                if all(samples[k].state[reg] == values[k][group] for k in chosen):
                     found.append(Candidate(
                         f"{gname}: {_reg(reg)} = running max of {group_name(group)} fed since start",
-                        lambda st, g, guard=guard, reg=reg, group=group: _implies(guard(g), _eq(st[reg], g.groups[group]))))
+                        lambda st, g, guard=guard, reg=reg, group=group: _implies(guard(g), _eq(st[reg], _group(g, group)))))
         if gname != "always":
             for reg, width in regs.items():
                 if width == 1 and all((s.state[reg] == 1) == bool(guard(s.ghost)) for s in samples):
@@ -418,6 +440,23 @@ def mine(unit: SeqUnit, samples: list, limit: int, accumulator: str | None) -> l
                            lambda st, g: _implies(g.waiting, _ult(g.wait, limit))))
     found.append(Candidate("never busy and waiting at once", lambda st, g: _not(_and(g.busy, g.waiting))))
     return found
+
+
+def _group(g: Ghost, group):
+    """A group's running max from the (symbolic) ghost's atoms."""
+    return group_value(Z3Elements(g.atoms[SEED].size()), g, group)
+
+
+def atoms_agree(unit: SeqUnit) -> Candidate:
+    """The ghost's two views of the whole reduction agree (true in every reachable state)."""
+    lanes = frozenset(range(unit.lanes))
+
+    def holds(st, g):
+        parts = Ghost(g.busy, g.waiting, g.wait, g.atoms, None)
+        joined = group_value(Z3Elements(unit.sew), parts, (lanes, False))
+        ops = Z3Elements(unit.sew)
+        return _implies(_or(g.busy, g.waiting), _eq(g.acc, ops.smax(g.atoms[SEED], joined)))
+    return Candidate("busy or waiting: running max of everything = smax(seed, each lane's running max)", holds)
 
 
 def _bit(value):
@@ -443,9 +482,8 @@ def _state_term(value, width):
 def houdini(unit: SeqUnit, candidates: list[Candidate], limit: int, timeout_ms: int):
     """The candidates that hold after reset and are preserved by every allowed step."""
     d, sew = unit.design, unit.sew
-    groups = lane_groups(unit.lanes)
     cur = Symbolic(unit, limit, "t")
-    g = fresh_ghost(sew, groups, "t")
+    g = fresh_ghost(sew, unit.lanes, "t")
     st = dict(d.state)
     sub_inputs = [(d.inputs[n], cur.inputs[d.inputs[n].decl().name()]) for n in d.inputs]
     outputs = {n: z3.substitute(t, *sub_inputs) for n, t in d.outputs.items()}
@@ -453,7 +491,7 @@ def houdini(unit: SeqUnit, candidates: list[Candidate], limit: int, timeout_ms: 
     done_now = outputs[unit.names["done"]] == 1
     g_next = ghost_step(cur.ops, g, cur.inp, done_now, limit)
     # Base: right after the reset cycle, from any state.
-    reset_ghost = Ghost(z3.BoolVal(False), z3.BoolVal(False), z3.BitVecVal(0, sew), g_next.groups)
+    reset_ghost = Ghost(z3.BoolVal(False), z3.BoolVal(False), z3.BitVecVal(0, sew), g_next.atoms, g_next.acc)
     alive = []
     for c in candidates:
         base = prove([cur.inp["rst"]], c.holds(nxt, reset_ghost), timeout_ms)
@@ -499,9 +537,8 @@ def bmc(unit: SeqUnit, depth: int, limit: int, timeout_ms: int, data_depth: int 
     (done, latency); the induction covers the results in every cycle."""
     data_depth = depth if data_depth is None else data_depth
     d, sew = unit.design, unit.sew
-    groups = [unit.full]
     state = {n: z3.BitVec(f"{v.decl().name()}@0", v.size()) for n, v in d.state.items()}
-    ghost = fresh_ghost(sew, groups, "0")
+    ghost = fresh_ghost(sew, unit.lanes, "0")
     steps, constraints, bad = [], [], []
     for t in range(depth + 1):
         sym = Symbolic(unit, limit, str(t))
@@ -541,7 +578,7 @@ def bmc_trace(unit: SeqUnit, steps, model) -> list[dict]:
 def replay(unit: SeqUnit, inputs: list[dict], limit: int, state=None):
     """Run the inputs from a state (default zeros); (cycles, failing index, problem) or None."""
     ops = ConcreteElements(unit.sew)
-    g = idle_ghost(ops, lane_groups(unit.lanes))
+    g = idle_ghost(ops, unit.lanes)
     state = state or {name: 0 for name in unit.registers}
     cycles = []
     for t, inp in enumerate(inputs):
@@ -622,14 +659,23 @@ def check_sequential(design: Design, iface: Interface, timeout_ms: int, latency:
     # Induction.
     t0 = time.perf_counter()
     candidates = mine(unit, sim.samples, latency, accumulator)
-    invariants, rounds, context = houdini(unit, candidates, latency, timeout_ms)
-    if invariants is None:
+    # First without relating the whole reduction to the lane atoms (that query is the
+    # costly one: it needs smax's associativity over every lane); then with it.
+    for extra in ([], [atoms_agree(unit)]):
+        attempt = candidates + extra
+        invariants, rounds, context = houdini(unit, attempt, latency, timeout_ms)
+        if invariants is None:
+            final = None
+            continue
+        final = prove_property(unit, invariants, latency, context, timeout_ms)
+        if final.verdict == Verdict.PROVED:
+            break
+    if final is None:
         out.methods.append(MethodResult("induction", Verdict.UNKNOWN, time.perf_counter() - t0, context))
         out.verdict, out.detail = Verdict.UNKNOWN, context
         return out
-    final = prove_property(unit, invariants, latency, context, timeout_ms)
     out.methods.append(MethodResult("induction", final.verdict, time.perf_counter() - t0,
-                                    f"{len(candidates)} candidates mined, {len(invariants)} inductive "
+                                    f"{len(attempt)} candidates mined, {len(invariants)} inductive "
                                     f"after {rounds} Houdini rounds"))
     out.invariants = [c.text for c in invariants]
     if final.verdict == Verdict.PROVED:

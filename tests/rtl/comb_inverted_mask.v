@@ -1,0 +1,11 @@
+// BUG: the mask is inverted: masked-off lanes take part and active ones do not.
+module comb_inverted_mask #(parameter SEW = 8, parameter LANES = 4) (
+    input [SEW-1:0] seed, input [LANES*SEW-1:0] elements, input [LANES-1:0] active,
+    output reg [SEW-1:0] result);
+    integer i;
+    always @* begin
+        result = seed;
+        for (i = 0; i < LANES; i = i + 1)
+            if (!active[i] && $signed(elements[i*SEW +: SEW]) > $signed(result)) result = elements[i*SEW +: SEW];
+    end
+endmodule
