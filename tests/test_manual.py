@@ -321,3 +321,12 @@ def test_explain_max_rows(tmp_path, capsys):
     assert out.splitlines()[-1] == "vd[0] = v8[0] = 0x55 (85)"
     assert main(["explain", str(path), "--max-rows", "-1"]) == 2
     assert capsys.readouterr().err == "vredmax: error: max-rows: must be 0 or more, got -1\n"
+
+
+def test_every_cited_property_is_in_the_catalogue():
+    """A renamed or removed property fails here, not in `vredmax report`."""
+    names = {o.name for o in obligations.OBLIGATIONS}
+    cited = [n for _, ns in content.BEHAVIOUR for n in ns] + [n for _, _, ns in content.FAQ for n in ns]
+    cited += [n for _, ns in content.CHECKLIST for n in ns] + [n for _, _, ns in content.TRAP_CASES.values() for n in ns]
+    assert set(cited) <= names, set(cited) - names
+    assert {rule.id for rule in RULES} == set(content.TRAP_CASES)

@@ -5,6 +5,7 @@ Every validation error is a CaseError whose message starts with the field it is 
 
 from __future__ import annotations
 
+import decimal
 import json
 
 from vredmax.impl.execute import TAIL_POLICIES, Result
@@ -18,6 +19,34 @@ VTYPE_FIELDS = ("sew", "lmul", "vta", "vma")
 
 class CaseError(ValueError):
     """Bad input; the message names the field."""
+
+
+def _json_int(text: str) -> int:
+    """JSON integers of any size (a VLEN=65536 register in decimal exceeds int()'s digit limit)."""
+    try:
+        return int(text)
+    except ValueError:
+        return int(decimal.Decimal(text))
+
+
+def _no_duplicates(pairs) -> dict:
+    found = {}
+    for key, value in pairs:
+        if key in found:
+            raise CaseError(f"{key}: given twice in one JSON object (duplicate key)")
+        found[key] = value
+    return found
+
+
+def load_json(text: str, what: str = "case"):
+    """Parse JSON input (every JSON the tool reads goes through here): a duplicate key is an
+    error naming the key (json.loads would keep the last one silently)."""
+    try:
+        return json.loads(text, parse_int=_json_int, object_pairs_hook=_no_duplicates)
+    except json.JSONDecodeError as error:
+        raise CaseError(f"{what}: malformed JSON: {error.msg} at line {error.lineno} column {error.colno}") from None
+    except RecursionError:
+        raise CaseError(f"{what}: malformed JSON: nested too deeply") from None
 
 
 def _integer(value, field: str) -> int:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import decimal
 import io
 import json
 import sys
@@ -15,7 +14,7 @@ from vredmax.spec.encoding import encode, format_asm
 from vredmax.spec.legality import RETIRED
 from vredmax.spec.state import VS_NAMES
 from vredmax.spec.profiles import ANYTHING, PROFILES, allowed, get_profile, readings
-from vredmax.case import CaseError, parse_case, register_hex, result_json, state_json
+from vredmax.case import CaseError, load_json, parse_case, register_hex, result_json, state_json
 from vredmax.errors import EXIT_OK, EXIT_USAGE, UsageError
 from vredmax.schema import tagged
 from vredmax.view import lane_table, value_text
@@ -54,21 +53,8 @@ def _open(path: str):
         raise UsageError(f"case: cannot read {path}: {error.strerror}") from None
 
 
-def _json_int(text: str) -> int:
-    """JSON integers of any size (a VLEN=65536 register in decimal exceeds int()'s digit limit)."""
-    try:
-        return int(text)
-    except ValueError:
-        return int(decimal.Decimal(text))
-
-
 def _load(text: str):
-    try:
-        return json.loads(text, parse_int=_json_int)
-    except json.JSONDecodeError as error:
-        raise CaseError(f"case: malformed JSON: {error.msg} at line {error.lineno} column {error.colno}") from None
-    except RecursionError:
-        raise CaseError("case: malformed JSON: nested too deeply") from None
+    return load_json(text, "case")
 
 
 def run(args) -> int:
@@ -96,7 +82,7 @@ def run(args) -> int:
         raise UsageError(str(error)) from None
     result = execute(pre, insn, args.impl, tail)
     if args.json:
-        print(json.dumps(result_json(result), indent=2))
+        print(json.dumps(tagged("exec-result", result_json(result)), indent=2))
     else:
         print("\n".join(human_view(pre, insn, tail, args.impl, result, args.max_rows)))
     return EXIT_OK
@@ -114,10 +100,10 @@ def run_batch(path: str, impl: str, profile: str | None = None, elen: int | None
                     print(json.dumps(allowed_json(profile_answer(_load(line), profile, elen))))
                     continue
                 pre, insn, tail = parse_case(with_elen(_load(line), elen))
-                print(json.dumps(result_json(execute(pre, insn, impl, tail))))
+                print(json.dumps(tagged("exec-result", result_json(execute(pre, insn, impl, tail)))))
             except (CaseError, ValueError) as error:
                 failed = True
-                print(json.dumps({"error": f"line {number}: {error}"}))
+                print(json.dumps(tagged("exec-error", {"line": number, "error": f"line {number}: {error}"})))
     return EXIT_USAGE if failed else EXIT_OK
 
 

@@ -84,14 +84,16 @@ def steps(trace: Trace) -> list[Step]:
     if trace.trapped:
         made.append(Step("Trap: nothing changes",
                          f"The instruction raises an exception ({trace.result.outcome}) before reading "
-                         "any element: no register and no CSR changes (vstart keeps its value).", ["outcome"]))
+                         "any element: no register, vtype, vl or vstart changes (vstart keeps its value).",
+                         ["outcome"]))
         return made
     cfg, sew = trace.cfg, trace.cfg.sew
     if pre.vl == 0:
         made.append(Step("vl = 0: no operation",
                          f"vl = 0 of VLMAX = {cfg.vlmax}: no element is read or written. v{insn.vd} keeps all "
                          "its elements (not even an agnostic tail is written) and the seed is **not** "
-                         "copied to vd[0].", ["vl", "outcome"]))
+                         f"copied to vd[0]. mstatus.VS stays {VS_NAMES[pre.vs].capitalize()} here (Dirty "
+                         "would be allowed too).", ["vl", "outcome"]))
         return made
     past = f"; elements {pre.vl} .. {cfg.vlmax - 1} of the group are past vl and take no part" \
         if pre.vl < cfg.vlmax else ""

@@ -57,7 +57,7 @@ class Proofs:
     def status(self, name: str) -> str:
         verdicts = self.verdicts(name)
         if not verdicts:
-            return "not run"
+            return "not run at these configurations"
         if self.proved(name):
             return f"PROVED ×{len(verdicts)}"
         counts = {v: verdicts.count(v) for v in sorted(set(verdicts))}
@@ -77,6 +77,8 @@ class Proofs:
     def ids(self, name: str) -> str:
         """`vredmax.sew{8,16}.name`: the property's IDs, one per SEW."""
         ids = self.by_name[name]["ids"]
+        if not ids:
+            return name
         sews = [i.split(".")[1][3:] for i in ids]
         if len(ids) > 1 and all(i == f"vredmax.sew{sew}.{name}" for i, sew in zip(ids, sews)):
             return f"vredmax.sew{{{','.join(sews)}}}.{name}"
@@ -106,7 +108,7 @@ class Proofs:
         """A link with the IDs, the verdicts, and the bounds when they are not every configuration."""
         self.cited.add(name)
         where = self.where(name)
-        where = "" if where.startswith("every configuration") else f" ({where})"
+        where = "" if where.startswith("every configuration") or not self.verdicts(name) else f" ({where})"
         return f"[`{self.ids(name)}`](#{anchor(name)}) {self.status(name)}{where}"
 
 
@@ -288,14 +290,16 @@ BEHAVIOUR = (
     ("The order of the elements does not matter, and raising the seed or an element never lowers the "
      "result.", ("order_independent", "monotone")),
     ("vl = 0 is no operation: no element of vd is written (not even an agnostic tail), the seed is not "
-     "copied, and no register or CSR changes.", ("vl0_preserves_vd", "vl0_changes_nothing")),
+     "copied, and no register, vtype, vl or vstart changes (mstatus.VS may turn Dirty from Initial or Clean: "
+     "RVV 1.0 allows that at any time).", ("vl0_preserves_vd", "vl0_changes_nothing")),
     ("Only element 0 of vd receives the result. Elements 1 .. VLEN/SEW-1 of that one register are the "
      "tail: with vta=0 they keep their values; with vta=1 each keeps its value or becomes all ones.",
      ("tail_undisturbed", "tail_agnostic")),
     ("vma has no effect: vd[0] is never a masked-off element.", ("vma_irrelevant",)),
     ("No vector register other than vd changes. After a legal instruction vstart is 0 and vtype and vl "
-     "are unchanged; with vl > 0 mstatus.VS becomes Dirty.",
-     ("frame", "legal_retires", "success_resets_vstart", "success_dirties_vs")),
+     "are unchanged; with vl > 0 mstatus.VS becomes Dirty. Where vd is not written, VS keeps its value or "
+     "turns Dirty from Initial or Clean; Off stays Off.",
+     ("frame", "legal_retires", "success_resets_vstart", "success_dirties_vs", "vs_kept_or_dirty")),
     ("Sources are read before vd is written: vd may overlap the vs2 group, vs1 or v0. With vs1 = vs2 "
      "the seed is vs2[0], read from the same register.",
      ("overlap_vd_vs2", "overlap_vd_vs1", "overlap_vd_v0", "vs1_equals_vs2")),
@@ -308,7 +312,7 @@ BEHAVIOUR = (
     ("The specification allows an outcome for every pre-state, and two allowed outcomes differ at most "
      "in agnostic tail elements (reserved encodings excepted).", ("spec_total", "spec_deterministic")),
     ("A nonzero vstart, vtype.vill = 1 or mstatus.VS = Off raise an illegal-instruction exception and "
-     "change nothing, even when vl = 0.",
+     "change no register, vtype, vl or vstart, even when vl = 0.",
      ("vstart_nonzero_traps", "vstart_nonzero_traps_at_vl0", "vill_traps", "vs_off_traps")),
 )
 
@@ -378,8 +382,9 @@ def exceptions_section(proofs: Proofs) -> list:
     sources = [[f"`{choice}`", *[profiles.PROFILE_SOURCES[n][choice] for n in names]] for choice in profiles.CHOICES]
     return [
         Heading(2, "Exceptions and reserved encodings", "exceptions"),
-        Para("The checks run in this order; the first that applies decides. A trap changes no architectural "
-             "state (vstart keeps its value). **Reserved** means the architecture promises nothing: an "
+        Para("The checks run in this order; the first that applies decides. A trap changes no register, "
+             "vtype, vl or vstart (mstatus.VS may turn Dirty from Initial or Clean, which RVV 1.0 allows at "
+             "any time). **Reserved** means the architecture promises nothing: an "
              "implementation may trap, execute with any result, or do anything else, so the specification "
              "allows every outcome and no property claims more. Each row's outcome comes from running the "
              "example through the model; the profile columns from the decision procedure of "
