@@ -323,7 +323,8 @@ def _lanes_html(trace: Trace, attrs) -> str:
         accs.append(cell("lane-rest", value(folded[-1].acc), "acc"))
     old = trace.elements(trace.vd_before)
     new = trace.elements(trace.vd_after)
-    vd = [f'<th scope="row">vd = v{insn.vd}</th>',
+    # vd's element k sits under column k (lane k), as in the lanes above
+    vd = [f'<th scope="row">vd = v{insn.vd}</th>', "<td></td>",
           f'<td class="vd0"{attrs("vd0", False)}><span class="old" data-until="{attrs.start("vd0")}">'
           f'{value(old[0])}</span><span class="anim-vd0" data-from="{attrs.start("vd0")}">{value(new[0])}</span>'
           '<small>vd[0]</small></td>']
