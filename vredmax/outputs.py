@@ -41,6 +41,7 @@ from __future__ import annotations
 import errno
 import json
 import os
+import signal
 import sys
 import tempfile
 from contextlib import contextmanager
@@ -90,8 +91,20 @@ def _reason(error: OSError) -> str:
 
 
 def guarded(function) -> int:
-    """Run `function()` (returning an exit code) under the rules of the module docstring."""
+    """Run `function()` (returning an exit code) under the rules of the module docstring.
+    The SIGINT handler in place before is put back afterwards."""
+    previous = signal.getsignal(signal.SIGINT)
     install_interrupt_handler()
+    try:
+        return _guarded(function)
+    finally:
+        try:
+            signal.signal(signal.SIGINT, previous)
+        except (ValueError, TypeError):   # not the main thread, or a handler set outside Python
+            pass
+
+
+def _guarded(function) -> int:
     try:
         code = function()
         sys.stdout.flush()

@@ -46,13 +46,21 @@ VERDICT_STYLES = {
 _CONSOLES: dict = {}
 
 
+class _Console(Console):
+    """rich's Console, except that a broken pipe is raised as BrokenPipeError (rich would exit
+    with 1): vredmax/outputs.py turns it into one line and exit 2, as for any output error."""
+
+    def on_broken_pipe(self) -> None:
+        raise BrokenPipeError(32, "Broken pipe")
+
+
 def _console_for(stream) -> Console:
     """One Console per stream object (rich fixes the colour system when it is created; a new
     stream, e.g. one a test swapped in, gets its own)."""
     key = id(stream)
     cached = _CONSOLES.get(key)
     if cached is None or cached[0] is not stream:
-        cached = (stream, Console(file=stream, markup=False, highlight=False, emoji=False,
+        cached = (stream, _Console(file=stream, markup=False, highlight=False, emoji=False,
                                   soft_wrap=True))
         _CONSOLES[key] = cached
     return cached[1]
@@ -146,7 +154,7 @@ def progress(total: int, label: str, quiet: bool = False):
         return
     live = Progress(TextColumn("{task.description}", markup=False), BarColumn(), MofNCompleteColumn(),
                     TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(),
-                    console=Console(file=sys.stderr, markup=False, highlight=False, emoji=False),
+                    console=_Console(file=sys.stderr, markup=False, highlight=False, emoji=False),
                     transient=True, redirect_stdout=False, redirect_stderr=False)
     live.start()
     try:

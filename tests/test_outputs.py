@@ -1,0 +1,205 @@
+"""Output that fails cleanly, Ctrl-C, --version, exit codes in --help, JSON Schemas of real
+outputs, duplicate JSON keys (vredmax/outputs.py, vredmax/interrupts.py, vredmax/cli.py)."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from vredmax import __version__, outputs
+from vredmax.cli import build_parser, main
+from vredmax.schema import load_schema
+
+VREDMAX = Path(sys.executable).parent / "vredmax"
+CASE = {"vlen": 128, "insn": "vredmax.vs v8, v12, v4", "vtype": {"sew": 8, "lmul": "m1"}, "vl": 4,
+        "vregs": {"v4": "0xfe", "v12": "0x03028001"}}
+SMALL_PROVE = ["prove", "--vlen", "128", "--sew", "8", "--lmul", "m1", "-k", "vl0"]
+
+
+def vredmax(*argv, stdin=None, stdout=subprocess.PIPE, timeout=120):
+    return subprocess.run([str(VREDMAX), *map(str, argv)], input=stdin, stdout=stdout,
+                          stderr=subprocess.PIPE, text=True, timeout=timeout)
+
+
+# -- the front door -------------------------------------------------------------------------------
+
+def test_version_and_python_dash_m():
+    for command in ([str(VREDMAX)], [sys.executable, "-m", "vredmax"]):
+        done = subprocess.run(command + ["--version"], capture_output=True, text=True, timeout=60)
+        assert (done.returncode, done.stdout.strip()) == (0, f"vredmax {__version__}")
+    done = subprocess.run([sys.executable, "-m", "vredmax", "asm", "vredmax.vs v8, v12, v4"],
+                          capture_output=True, text=True, timeout=60)
+    assert (done.returncode, done.stdout.strip()) == (0, "0x1ec22457")
+
+
+def test_every_help_lists_the_exit_codes():
+    parser = build_parser()
+    helps = [parser.format_help()] + [command.format_help() for command in
+                                      parser._subparsers._group_actions[0].choices.values()]
+    assert len(helps) > 8
+    for text in helps:
+        assert "exit codes:" in text and "130  interrupted" in text and "2    bad input" in text
+
+
+# -- JSON in and out --------------------------------------------------------------------------------
+
+def test_duplicate_keys_are_rejected_naming_the_key(tmp_path):
+    case = tmp_path / "case.json"
+    case.write_text(json.dumps(CASE).replace('"vl": 4', '"vl": 4, "vl": 5'))
+    done = vredmax("exec", case)
+    assert done.returncode == 2
+    assert done.stderr.strip() == "vredmax: error: vl: given twice in one JSON object (duplicate key)"
+    nested = json.dumps(CASE).replace('"v4": "0xfe"', '"v4": "0xfe", "v4": "0x01"')
+    done = vredmax("exec", "-", stdin=nested)
+    assert done.returncode == 2 and done.stderr.startswith("vredmax: error: v4: given twice")
+
+
+def test_exec_outputs_validate_against_their_schemas(tmp_path):
+    case = tmp_path / "case.json"
+    case.write_text(json.dumps(CASE))
+    result = json.loads(vredmax("exec", "--json", case).stdout)
+    jsonschema.validate(result, load_schema("exec-result"))
+    batch = tmp_path / "cases.jsonl"
+    batch.write_text(json.dumps(CASE) + "\n" + '{"vlen": 3}\n')
+    done = vredmax("exec", "--jsonl", batch)
+    lines = [json.loads(line) for line in done.stdout.splitlines()]
+    assert done.returncode == 2 and [line["schema"] for line in lines] == ["vredmax/exec-result/1",
+                                                                          "vredmax/exec-error/1"]
+    jsonschema.validate(lines[0], load_schema("exec-result"))
+    jsonschema.validate(lines[1], load_schema("exec-error"))
+
+
+def test_prove_json_validates_and_a_wrong_document_does_not():
+    done = vredmax(*SMALL_PROVE, "--json")
+    assert done.returncode == 0, done.stderr
+    document = json.loads(done.stdout)
+    assert document["schema"] == "vredmax/prove-result/1" and document["interrupted"] is False
+    schema = load_schema("prove-result")
+    jsonschema.validate(document, schema)
+    document["results"][0]["verdict"] = "PROVED-ISH"
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(document, schema)
+
+
+def test_every_shipped_schema_is_a_valid_draft_2020_12_schema():
+    folder = Path(__file__).parent.parent / "vredmax" / "schemas"
+    names = sorted(folder.glob("*.schema.json"))
+    assert names
+    for path in names:
+        schema = json.loads(path.read_text())
+        jsonschema.Draft202012Validator.check_schema(schema)
+        kind = path.name[: -len(".schema.json")]
+        assert schema["$id"].startswith(f"vredmax/{kind}/")
+
+
+# -- output errors ----------------------------------------------------------------------------------
+
+def test_broken_pipe_is_one_line_and_exit_2():
+    process = subprocess.Popen([str(VREDMAX), *SMALL_PROVE, "-v"], stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True)
+    process.stdout.close()   # the reader goes away before the first line
+    error = process.stderr.read()
+    assert process.wait(timeout=120) == 2
+    assert error.strip() == "vredmax: error: stdout: broken pipe (the reader went away)"
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
+def test_full_disk_on_stdout_is_one_line_and_exit_2():
+    with open("/dev/full", "w") as full:
+        done = vredmax("asm", "vredmax.vs v8, v12, v4", stdout=full)
+    assert done.returncode == 2
+    assert done.stderr.strip() == "vredmax: error: stdout: No space left on device"
+
+
+def test_an_unwritable_output_directory_is_refused_before_proving(tmp_path):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    start = time.monotonic()
+    done = vredmax("prove", "--smt2-out", blocker / "sub")   # the default run would take a minute
+    assert done.returncode == 2 and time.monotonic() - start < 30
+    assert done.stderr.startswith(f"vredmax: error: --smt2-out: cannot write to {blocker / 'sub'}: ")
+    assert len(done.stderr.strip().splitlines()) == 1
+
+
+def test_atomic_writes_leave_the_old_file_or_the_new_one(tmp_path):
+    target = tmp_path / "out.txt"
+    outputs.write_text(target, "old\n", "--out")
+
+    class Boom(Exception):
+        pass
+
+    with pytest.raises(Boom):
+        with outputs.atomic_open(target, "--out") as stream:
+            stream.write("half of the new")
+            raise Boom
+    assert target.read_text() == "old\n"
+    assert [p.name for p in tmp_path.iterdir()] == ["out.txt"]   # no temporary file left
+    with pytest.raises(outputs.OutputError, match=r"^--out: cannot write "):
+        outputs.write_text(tmp_path / "missing-dir" / "x.txt", "x", "--out")
+
+
+def test_no_file_is_written_after_an_interrupt(tmp_path):
+    outputs.note_interrupt()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            outputs.write_text(tmp_path / "late.txt", "x", "--out")
+    finally:
+        outputs.install_interrupt_handler()   # resets the state (this test runs in the main thread)
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+    assert not (tmp_path / "late.txt").exists()
+
+
+# -- Ctrl-C ---------------------------------------------------------------------------------------------
+
+def _children(pid: int) -> list[int]:
+    done = subprocess.run(["pgrep", "-P", str(pid)], capture_output=True, text=True)
+    return [int(p) for p in done.stdout.split()]
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().split()[2] != "Z"
+    except OSError:
+        return False
+
+
+def _interrupt(argv, after_line: str, wait_s: float = 0.0):
+    """Start vredmax, wait for a line containing `after_line` on stdout, send SIGINT."""
+    process = subprocess.Popen([str(VREDMAX), *argv], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    seen = []
+    for line in process.stdout:
+        seen.append(line)
+        if after_line in line:
+            break
+    time.sleep(wait_s)
+    workers = _children(process.pid)
+    sent = time.monotonic()
+    process.send_signal(signal.SIGINT)
+    rest, error = process.communicate(timeout=60)
+    return process.returncode, time.monotonic() - sent, "".join(seen) + rest, error, workers
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_ctrl_c_stops_prove_at_once_marks_it_interrupted_and_ends_the_workers(jobs):
+    # VLEN=4096 takes minutes: the run is interrupted after its first configuration line
+    argv = ["prove", "--vlen", "128,4096", "--sew", "8", "--jobs", jobs]
+    code, seconds, out, error, workers = _interrupt(argv, "VLEN=", wait_s=1.0)
+    assert code == 130, error
+    assert seconds < 10
+    assert "Summary:" not in out
+    assert out.strip().splitlines()[-1].startswith("INTERRUPTED")
+    assert error.strip().splitlines()[-1] == "vredmax: interrupted"
+    assert "Traceback" not in error
+    if jobs == "2":
+        assert len(workers) == 2
+    time.sleep(0.5)
+    assert not [w for w in workers if _alive(w)]
