@@ -198,6 +198,11 @@ def markdown(doc: dict) -> str:
     lines += ["", "## Properties", ""]
     for prop in doc["properties"]:
         lines += [f"### {prop['name']}", "", f"{prop['sentence']} *({prop['kind']})*", ""]
+        formula = prop.get("formula")   # absent from documents made before it existed
+        if formula and formula["config"] is not None:
+            given = " · ".join(formula["assume"])
+            lines += [f"Readable form: `{'given ' + given + ' ⟹ ' if given else ''}{formula['prove']}` "
+                      "(the manual page, docs/vredmax.vs.html, explains the notation)", ""]
         lines += _statement_lines(prop["statement"]) + [""]
         lines += _property_rows(prop) + [""]
         failures = _failures(prop)

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import json
-import os
 
 from vredmax.proofs.claims import select
 from vredmax.proofs.refute import (DEFAULT_TIMEOUT_MS, ERROR, NOT_REFUTED, REFUTED, UNKNOWN, Refutation,
                            refute, summary_line)
 from vredmax.errors import EXIT_ERROR, EXIT_FAILED, EXIT_OK, EXIT_UNKNOWN, UsageError
+from vredmax.outputs import check_writable_file
 from vredmax.schema import tagged
+from vredmax.terminal import print_verdict, progress, say
 
 LABELS = {REFUTED: "REFUTED", NOT_REFUTED: "NOT REFUTED", UNKNOWN: "UNKNOWN", ERROR: "ERROR"}
 
@@ -52,24 +53,34 @@ def run(args) -> int:
     if args.timeout <= 0:
         raise UsageError(f"timeout: must be positive, got {args.timeout:g}")
     if args.emit_test:
-        folder = os.path.dirname(os.path.abspath(args.emit_test))
-        if not os.path.isdir(folder):
-            raise UsageError(f"emit-test: no such directory: {folder}")
+        check_writable_file(args.emit_test, "emit-test")
     configs = chosen_configs(args)
     if args.list:
         for claim in claims:
             print(f"{claim.id}  {claim.sentence}")
         return EXIT_OK
     results = []
-    for claim in claims:
-        result = refute(claim, int(args.timeout * 1000), configs=configs)
-        results.append(result)
-        if not args.json:
-            print("\n".join(result_lines(result, with_time=True)) + "\n", flush=True)
+    try:
+        with progress(len(claims), "refute", quiet=args.json) as bar:
+            for claim in claims:
+                bar.describe(claim.id)
+                result = refute(claim, int(args.timeout * 1000), configs=configs)
+                results.append(result)
+                if not args.json:
+                    bar.log("\n".join(result_lines(result, with_time=True)) + "\n")
+                bar.advance()
+    except KeyboardInterrupt:   # what was refuted so far, marked INTERRUPTED; no file, no Summary
+        if args.json:
+            say(json.dumps(tagged("refute-result", {"interrupted": True, "claims": [result_json(r) for r in results],
+                                                    "summary": summary_counts(results)}), indent=2))
+        else:
+            print_verdict("INTERRUPTED", f"after {len(results)} of {len(claims)} claims; the run is not complete",
+                          width=0)
+        raise
     if args.emit_test:
         write_tests(args.emit_test, results)
     if args.json:
-        print(json.dumps(tagged("refute-result", {"claims": [result_json(r) for r in results],
+        print(json.dumps(tagged("refute-result", {"interrupted": False, "claims": [result_json(r) for r in results],
                                                   "summary": summary_counts(results)}), indent=2))
     else:
         print(summary_line(results))
