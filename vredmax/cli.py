@@ -13,6 +13,7 @@ from vredmax import cmd_check_rtl
 from vredmax import cmd_judge
 from vredmax import cmd_explain
 from vredmax import cmd_ask
+from vredmax import cmd_testgen
 from vredmax import __version__
 from vredmax.outputs import guarded
 
@@ -24,7 +25,7 @@ EXIT_CODES = """exit codes:
   3    unknown: a solver gave up or timed out (nothing failed)
   4    error: e.g. vacuous assumptions, a checker fault
   130  interrupted (Ctrl-C): partial results are marked INTERRUPTED"""
-COMMANDS = (cmd_exec, cmd_asm, cmd_conform, cmd_prove, cmd_refute, cmd_check_impl, cmd_check_rtl, cmd_report, cmd_judge, cmd_explain, cmd_ask)
+COMMANDS = (cmd_exec, cmd_asm, cmd_conform, cmd_prove, cmd_refute, cmd_check_impl, cmd_check_rtl, cmd_report, cmd_judge, cmd_explain, cmd_ask, cmd_testgen)
 
 
 def build_parser() -> argparse.ArgumentParser:

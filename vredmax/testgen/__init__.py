@@ -1,0 +1,1 @@
+"""`vredmax testgen`: spec-derived test suites (cases.jsonl and self-checking RISC-V assembly)."""

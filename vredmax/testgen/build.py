@@ -1,0 +1,56 @@
+"""Assemble and link a written suite with the GNU cross binutils (no C compiler needed)."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+ASSEMBLER = "riscv64-linux-gnu-as"
+LINKER = "riscv64-linux-gnu-ld"
+AS_FLAGS = ("-march=rv64gcv", "-mabi=lp64d")
+# The environments never set gp: no linker relaxation into gp-relative addressing.
+LD_FLAGS = ("-static", "--no-relax")
+PROGRAMS = {  # output -> (environment source, linker script or None)
+    "tests-linux.elf": ("linux.S", None),
+    "tests-baremetal.elf": ("virt.S", "baremetal.ld"),
+    "tests-htif.elf": ("htif.S", "baremetal.ld"),
+}
+
+
+class BuildError(Exception):
+    """A tool is missing or failed; the message is one line."""
+
+
+def _tool(name: str, prefix: str) -> str:
+    tool = prefix + name.split("-")[-1] if prefix else name
+    path = shutil.which(tool)
+    if path is None:
+        raise BuildError(f"build: {tool} not found (install binutils-riscv64-linux-gnu)")
+    return path
+
+
+def _run(command: list[str]) -> None:
+    done = subprocess.run(command, capture_output=True, text=True)
+    if done.returncode != 0:
+        lines = done.stderr.strip().splitlines() or ["no message"]
+        raise BuildError(f"build: {Path(command[0]).name} failed: {lines[0]}")
+
+
+def build(directory: Path, prefix: str = "riscv64-linux-gnu-") -> list[Path]:
+    """Build every program of PROGRAMS from the sources in `directory`; return their paths."""
+    assembler, linker = _tool(ASSEMBLER, prefix), _tool(LINKER, prefix)
+    objects = {}
+    for source in ("cases.S", "runner.S", *(env for env, _ in PROGRAMS.values())):
+        obj = directory / (Path(source).stem + ".o")
+        _run([assembler, *AS_FLAGS, "-o", str(obj), str(directory / source)])
+        objects[source] = obj
+    built = []
+    for output, (env, script) in PROGRAMS.items():
+        command = [linker, *LD_FLAGS, "-o", str(directory / output)]
+        if script:
+            command += ["-T", str(directory / script)]
+        command += [str(objects[env]), str(objects["runner.S"]), str(objects["cases.S"])]
+        _run(command)
+        built.append(directory / output)
+    return built
