@@ -6,6 +6,7 @@ Files (every file a command writes goes through these):
     check_writable(directory, field)      # before any proving: create it if missing and
                                           # prove it writable (a probe file); else UsageError
                                           # "FIELD: cannot write to DIR: reason" (exit 2)
+    check_writable_file(path, field)      # the same for the (existing) folder of a file
     write_text(path, text, field)         # atomic: a temporary file in the same directory,
     write_bytes(path, data, field)        # flushed, then renamed over `path`; a reader never
     write_json(path, obj, field)          # sees half a file; on failure the temporary file is
@@ -133,12 +134,16 @@ def _guarded(function) -> int:
 
 # Files -----------------------------------------------------------------------------------------
 
-def check_writable(directory, field: str) -> str:
-    """Create `directory` if needed and prove that a file can be written in it (a probe file,
-    removed at once). Call it before any long work. Returns the directory."""
+def check_writable(directory, field: str, create: bool = True) -> str:
+    """Create `directory` if needed (unless `create` is false) and prove that a file can be
+    written in it (a probe file, removed at once). Call it before any long work. Returns the
+    directory."""
     directory = os.fspath(directory)
     try:
-        os.makedirs(directory, exist_ok=True)
+        if create:
+            os.makedirs(directory, exist_ok=True)
+        if not os.path.exists(directory):
+            raise FileNotFoundError(errno.ENOENT, "no such directory", directory)
         if not os.path.isdir(directory):
             raise NotADirectoryError(errno.ENOTDIR, "not a directory", directory)
         descriptor, probe = tempfile.mkstemp(prefix=".vredmax-probe-", dir=directory)
@@ -150,11 +155,12 @@ def check_writable(directory, field: str) -> str:
 
 
 def check_writable_file(path, field: str) -> str:
-    """The directory that will hold `path` is writable (and `path` is not a directory)."""
+    """The existing directory that will hold `path` is writable (and `path` is not a
+    directory)."""
     path = os.fspath(path)
     if os.path.isdir(path):
         raise OutputError(f"{field}: {path} is a directory")
-    check_writable(os.path.dirname(os.path.abspath(path)), field)
+    check_writable(os.path.dirname(os.path.abspath(path)), field, create=False)
     return path
 
 
