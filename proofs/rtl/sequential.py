@@ -281,7 +281,7 @@ def cycle_record(unit: SeqUnit, state, inp, result, done, g) -> dict:
     record.update({f"reg.{name.removesuffix('$ff')}": value for name, value in state.items()})
     record["spec.running_max"] = group_value(ConcreteElements(unit.sew), g, unit.full)
     record["spec.busy"], record["spec.waiting"] = int(g.busy), int(g.waiting)
-    record["_inputs"] = inp
+    record["_inputs"], record["_state"] = inp, dict(state)
     return record
 
 
@@ -325,9 +325,10 @@ def counterexample(unit: SeqUnit, cycles: list, at: int, problem: str) -> RtlCou
         reduction = Reduction(unit.sew, seed, [v for c in chunks for v in c[0]], [a for c in chunks for a in c[1]])
     final = cycles[at]
     unit_result = final[unit.names["result"]] if "result" in problem else None
-    shown = [{k: v for k, v in c.items() if k != "_inputs"} for c in cycles[:at + 1]]
+    shown = [{k: v for k, v in c.items() if not k.startswith("_")} for c in cycles[:at + 1]]
     return RtlCounterexample(unit.sew, unit.lanes, reduction, unit_result,
-                             f"cycle {at}: {problem}", chunks=chunks, cycles=shown, at_cycle=at)
+                             f"cycle {at}: {problem}", chunks=chunks, cycles=shown, at_cycle=at,
+                             column_names=dict(unit.names))
 
 
 # Symbolic: the step, the environment, the candidates -----------------------------------------------------
@@ -575,13 +576,27 @@ def bmc_trace(unit: SeqUnit, steps, model) -> list[dict]:
     return trace
 
 
+def env_ok(g: Ghost, inp: dict) -> bool:
+    """Do these inputs keep to the protocol (the environment the proof assumes)?"""
+    if inp["rst"]:
+        return True
+    idle = not g.busy and not g.waiting
+    return not ((inp["start"] and (not idle or inp["in_valid"])) or (inp["in_valid"] and not g.busy)
+                or (inp["last"] and not inp["in_valid"]))
+
+
 def replay(unit: SeqUnit, inputs: list[dict], limit: int, state=None):
-    """Run the inputs from a state (default zeros); (cycles, failing index, problem) or None."""
+    """Run the inputs from a state (default zeros); (cycles, failing index, problem), or None
+    when nothing fails or the inputs leave the protocol (cycle 0 must reset)."""
     ops = ConcreteElements(unit.sew)
     g = idle_ghost(ops, unit.lanes)
-    state = state or {name: 0 for name in unit.registers}
+    state = dict(state or {name: 0 for name in unit.registers})
     cycles = []
+    if not inputs or not inputs[0]["rst"]:
+        return None
     for t, inp in enumerate(inputs):
+        if t > 0 and not env_ok(g, inp):
+            return None
         result, done, nxt = unit.step(state, inp)
         cycles.append(cycle_record(unit, state, inp, result, done, g))
         if t > 0:
@@ -591,6 +606,48 @@ def replay(unit: SeqUnit, inputs: list[dict], limit: int, state=None):
         g = ghost_step(ops, g, inp, done, limit)
         state = nxt
     return None
+
+
+def shrink(unit: SeqUnit, cycles: list, at: int, problem: str, limit: int):
+    """A shorter, simpler trace with the same problem: cycles deleted while it still fails
+    (and keeps to the protocol), then unused data zeroed and active lanes switched off."""
+    state0 = cycles[0]["_state"]
+    inputs = [dict(c["_inputs"]) for c in cycles[:at + 1]]
+    best = (cycles, at, problem)
+
+    def attempt(trial):
+        nonlocal inputs, best
+        found = replay(unit, trial, limit, state0)
+        if found is not None and found[2] == problem:
+            inputs, best = trial[:found[1] + 1], found
+            return True
+        return False
+
+    for size in (32, 16, 8, 4, 2, 1):
+        i = 1
+        while i < len(inputs):
+            if not attempt(inputs[:i] + inputs[i + size:]):
+                i += 1
+    for t in range(len(inputs)):
+        inp = inputs[t]
+        plain = dict(inp, extra={name: 0 for name in inp.get("extra", {})})
+        if not inp["start"]:
+            plain["seed"] = 0
+        if not inp["in_valid"]:
+            plain["elements"], plain["active"] = [0] * unit.lanes, [False] * unit.lanes
+        attempt(inputs[:t] + [plain] + inputs[t + 1:])
+        for lane in range(unit.lanes):
+            inp = inputs[t]
+            if inp["in_valid"] and inp["active"][lane]:
+                flags = list(inp["active"])
+                flags[lane] = False
+                attempt(inputs[:t] + [dict(inp, active=flags)] + inputs[t + 1:])
+            inp = inputs[t]
+            if not inp["active"][lane] and inp["elements"][lane]:
+                values = list(inp["elements"])
+                values[lane] = 0
+                attempt(inputs[:t] + [dict(inp, elements=values)] + inputs[t + 1:])
+    return best
 
 
 # The driver ----------------------------------------------------------------------------------------------
@@ -630,7 +687,7 @@ def check_sequential(design: Design, iface: Interface, timeout_ms: int, latency:
                                     f"{SIM_TRACES} traces of {SIM_CYCLES} cycles, {sim.reductions} reductions"))
     if sim.failure:
         cycles, at, problem = sim.failure
-        return _refuted(out, unit, cycles, at, problem, "found by simulation")
+        return _refuted(out, unit, cycles, at, problem, "found by simulation", latency if latency is not None else HORIZON)
     if latency is None:
         if not sim.latencies:
             out.verdict, out.detail = Verdict.ERROR, "no reduction finished in simulation: does done ever rise?"
@@ -710,10 +767,11 @@ def _from_bmc(out, unit, steps, model, latency):
         out.detail = "the bounded check's counterexample does not replay on the compiled design"
         return out
     cycles, at, problem = replayed
-    return _refuted(out, unit, cycles, at, problem, "found by the bounded check")
+    return _refuted(out, unit, cycles, at, problem, "found by the bounded check", latency)
 
 
-def _refuted(out, unit, cycles, at, problem, how):
+def _refuted(out, unit, cycles, at, problem, how, limit):
+    cycles, at, problem = shrink(unit, cycles, at, problem, limit)
     cx = counterexample(unit, cycles, at, problem)
     if cx.reduction is not None and cx.unit_result is not None and cx.reduction.allows(cx.unit_result):
         out.verdict, out.detail = Verdict.ERROR, "the counterexample's result is one the spec allows"

@@ -57,6 +57,10 @@ class RtlCounterexample:
     vcd_path: str | None = None
     notes: list[str] = field(default_factory=list)
     widths: dict = field(default_factory=dict)            # multi-cycle: signal -> bits (for the VCD)
+    column_names: dict = field(default_factory=dict)      # multi-cycle: role -> port name
+
+    CYCLE_COLUMNS = ("rst", "start", "in_valid", "last", "done", "result")
+    MAX_CYCLE_ROWS = 40
 
     @property
     def spec_result(self) -> int | None:
@@ -85,6 +89,12 @@ class RtlCounterexample:
             unit = "?" if self.unit_result is None else value_text(self.unit_result, sew)
             mark = "" if self.unit_result == r.spec_result() else "    <- differs"
             lines += ["Unit:", f"  result = {unit}{mark}"]
+        if self.cycles:
+            lines += ["", "  cycle  " + "  ".join(f"{name:>8}" for name in self.CYCLE_COLUMNS)]
+            for t, cycle in enumerate(self.cycles[-self.MAX_CYCLE_ROWS:], max(0, len(self.cycles) - self.MAX_CYCLE_ROWS)):
+                values = [cycle.get(self.column_names.get(name, name), 0) for name in self.CYCLE_COLUMNS]
+                lines.append(f"  {t:>5}  " + "  ".join(f"{v:>8}" if name != "result" else f"{v:>#8x}"
+                                                      for name, v in zip(self.CYCLE_COLUMNS, values)))
         if self.vcd_path:
             lines.append(f"waveform: {self.vcd_path}")
         lines += [f"note: {note}" for note in self.notes]

@@ -23,9 +23,18 @@ def vcd_text(cycles: list[dict], widths: dict[str, int], module: str = "dut") ->
     codes = {name: _code(k) for k, name in enumerate(names)}
     width = {**widths, "clk": 1}
     lines = ["$timescale 1ns $end", f"$scope module {module} $end"]
-    for name in names:
-        safe = name.replace(" ", "_").replace("$", "_")
-        lines.append(f"$var wire {width[name]} {codes[name]} {safe} $end")
+    scopes: dict = {}
+    for name in names:   # `reg.acc` goes into a scope `reg` (a dot would read as hierarchy)
+        scope, _, leaf = name.rpartition(".") if name.startswith(("reg.", "spec.")) else ("", "", name)
+        scopes.setdefault(scope, []).append((name, leaf))
+    for scope, members in scopes.items():
+        if scope:
+            lines.append(f"$scope module {scope} $end")
+        for name, leaf in members:
+            safe = "".join(c if c.isalnum() or c in "_[]" else "_" for c in leaf)
+            lines.append(f"$var wire {width[name]} {codes[name]} {safe} $end")
+        if scope:
+            lines.append("$upscope $end")
     lines += ["$upscope $end", "$enddefinitions $end"]
 
     def change(name, value):

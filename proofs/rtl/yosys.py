@@ -103,7 +103,8 @@ def module_parameters(files, top: str) -> list[str]:
     """Check the files parse and `top` exists; the names of its parameters."""
     found = run(files, ["tee -q -o modules.txt ls", f"tee -q -o params.txt chparam -list {_escape(top)}"],
                 ["modules.txt", "params.txt"])
-    modules = [line.strip() for line in found.get("modules.txt", "").splitlines()[1:] if line.strip()]
+    modules = [line.strip() for line in found.get("modules.txt", "").splitlines()   # "N modules:", then one a line
+               if line.startswith((" ", "\t")) and line.strip()]
     if top not in modules:
         listed = ", ".join(modules) if modules else "none"
         raise RtlInputError("top", f"no module {top!r} in the files (modules: {listed})")

