@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import json
 import os
-import sys
 
+from vredmax.outputs import check_writable, check_writable_file, write_text
+from vredmax.terminal import print_verdict, progress
 from vredmax.proofs import manual
 from vredmax.proofs.report import collect, markdown, report_configs
 from vredmax.errors import EXIT_ERROR, EXIT_FAILED, EXIT_OK, EXIT_UNKNOWN, UsageError
@@ -42,19 +43,21 @@ def render_files(doc: dict) -> dict[str, str]:
 def run(args) -> int:
     if args.timeout <= 0:
         raise UsageError(f"timeout: must be positive, got {args.timeout:g}")
-    if not args.check and os.path.exists(args.out_dir) and not os.path.isdir(args.out_dir):
-        raise UsageError(f"out-dir: {args.out_dir} is not a directory")
-    progress = _progress if sys.stderr.isatty() else None
-    timings = [] if args.timings else None
-    doc = collect(report_configs(args.all), args.timeout, progress, timings=timings)
+    if not args.check:   # before any proving: where the files go must take them
+        check_writable(args.out_dir, "out-dir")
     if args.timings:
-        try:
-            with open(args.timings, "w", encoding="utf-8") as stream:
-                json.dump(timings, stream, indent=1)
-        except OSError as error:
-            raise UsageError(f"timings: cannot write {args.timings}: {error.strerror}") from None
-    if progress:
-        print(file=sys.stderr)
+        check_writable_file(args.timings, "timings")
+    timings = [] if args.timings else None
+    configs = report_configs(args.all)
+    try:
+        with progress(_proof_count(configs), "report") as bar:
+            doc = collect(configs, args.timeout, lambda identifier, subject, config, verdict:
+                          bar.advance(f"{identifier} {subject} {config}"), timings=timings)
+    except KeyboardInterrupt:
+        print_verdict("INTERRUPTED", "no file written; the report is not complete", width=0)
+        raise
+    if args.timings:
+        write_text(args.timings, json.dumps(timings, indent=1), "timings")
     files = render_files(doc)
     if args.check:
         stale = [name for name, text in files.items() if _read(os.path.join(args.out_dir, name)) != text]
@@ -64,10 +67,8 @@ def run(args) -> int:
             return EXIT_FAILED
         print(f"{', '.join(os.path.join(args.out_dir, name) for name in files)}: up to date")
     else:
-        os.makedirs(args.out_dir, exist_ok=True)
-        for name, text in files.items():
-            with open(os.path.join(args.out_dir, name), "w", encoding="utf-8") as stream:
-                stream.write(text)
+        for name, text in files.items():   # each file whole or not at all
+            write_text(os.path.join(args.out_dir, name), text, "out-dir")
         print(f"wrote {', '.join(os.path.join(args.out_dir, name) for name in files)}")
     s = doc["summary"]
     print(f"Summary: {s['proved']} proved, {s['counterexamples']} counterexamples, {s['unknown']} unknown, "
@@ -87,5 +88,16 @@ def _read(path: str) -> str | None:
         return None
 
 
-def _progress(identifier: str, subject: str, config: str, verdict: str) -> None:
-    print(f"\r\033[K{verdict:<14} {identifier} {subject} {config}", end="", file=sys.stderr, flush=True)
+def _proof_count(configs) -> int:
+    """How many proofs `collect` runs (for the progress bar): every subject of every
+    obligation per configuration, a lemma once per SEW."""
+    from vredmax.proofs import obligations
+    lemmas, count = set(), 0
+    for cfg in configs:
+        for obligation in obligations.obligations(cfg=cfg):
+            if obligation.kind == "lemma":
+                if (obligation.name, cfg.sew) in lemmas:
+                    continue
+                lemmas.add((obligation.name, cfg.sew))
+            count += len(obligation.subjects)
+    return count

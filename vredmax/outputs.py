@@ -140,12 +140,12 @@ def check_writable(directory, field: str, create: bool = True) -> str:
     directory."""
     directory = os.fspath(directory)
     try:
+        if os.path.exists(directory) and not os.path.isdir(directory):
+            raise NotADirectoryError(errno.ENOTDIR, "not a directory", directory)
         if create:
             os.makedirs(directory, exist_ok=True)
         if not os.path.exists(directory):
             raise FileNotFoundError(errno.ENOENT, "no such directory", directory)
-        if not os.path.isdir(directory):
-            raise NotADirectoryError(errno.ENOTDIR, "not a directory", directory)
         descriptor, probe = tempfile.mkstemp(prefix=".vredmax-probe-", dir=directory)
         os.close(descriptor)
         os.unlink(probe)
