@@ -650,6 +650,72 @@ _add(Obligation("spec_deterministic",
                 "spec", _deterministic_monolithic, _deterministic_compositional, subjects=(SPEC,)))
 
 
+# The architecture's freedoms: post-states the spec must allow ----------------------------------
+
+def freedom(name: str, sentence: str, extras_of, run_of, applies=lambda cfg: True):
+    """The spec allows the run `run_of(s)` (an outcome and a post-state built from the
+    pre-state; with the conditions it needs) whenever `extras_of(s)` hold: a freedom the
+    relation must not take away. Proved of the spec, the result predicate uninterpreted."""
+
+    def query(s: Setting) -> Query:
+        run, needs = run_of(s)
+        return Query(s.wf + extras_of(s) + needs, s.relation(run, s.uninterpreted_result),
+                     comp.register_solver(s, "spec"))
+
+    def compositional(s: Setting, subject: str) -> list[Part]:
+        return [Part((name, "spec", s.cfg), f"{name}: the spec allows it", lambda: query(s), decisive=True)]
+
+    return _add(Obligation(name, sentence, "spec", lambda s, subject: query(s), compositional, subjects=(SPEC,),
+                           applies=applies))
+
+
+TAIL_MIX_LIMIT = 128   # elements a register up to which tail_agnostic_any_mix is proved
+
+
+def _initial_or_clean(s: Setting):
+    return z3.Or(s.pre.vs == 1, s.pre.vs == 2)
+
+
+def _quiet_dirty(trapped: bool):
+    def run_of(s: Setting):
+        outcome = spec.Outcome(z3.BoolVal(trapped), z3.BoolVal(trapped))
+        return Run(outcome, s.pre.with_(vs=z3.BitVecVal(VS_DIRTY, 2))), []
+    return run_of
+
+
+def _tail_mix(s: Setting):
+    """vd[0] a result r the predicate accepts; tail element j all ones when choice bit j is set,
+    else its old value: every mix, by the free choice bits."""
+    cfg, insn = s.cfg, s.insn
+    r = z3.BitVec(f"mix_result{s.tag}", cfg.sew)
+    old = z3.Select(s.pre.regs, insn.vd)
+    count = cfg.elements_per_register - 1
+    choice = z3.BitVec(f"mix_choice{s.tag}", max(1, count))
+    ones = z3.BitVecVal((1 << cfg.sew) - 1, cfg.sew)
+    elements = [z3.If(z3.Extract(j, j, choice) == 1, ones, element)
+                for j, element in enumerate(spec.tail_elements(cfg, old))]
+    vd = z3.Concat(*reversed(elements), r) if elements else r
+    post = s.pre.with_(regs=z3.Store(s.pre.regs, insn.vd, vd), vstart=z3.BitVecVal(0, XLEN),
+                       vs=z3.BitVecVal(VS_DIRTY, 2))
+    return Run(spec.Outcome(z3.BoolVal(False), z3.BoolVal(False)), post), [s.uninterpreted_result(r)]
+
+
+freedom("vl0_may_dirty_vs",
+        "With vl = 0 (and no trap) the spec allows mstatus.VS to turn Dirty from Initial or Clean, everything "
+        "else unchanged (Spike and QEMU do).",
+        lambda s: [s.legal, s.pre.vl == 0, _initial_or_clean(s)], _quiet_dirty(False))
+freedom("trap_may_dirty_vs",
+        "At an illegal-instruction trap the spec allows mstatus.VS to turn Dirty from Initial or Clean, nothing "
+        "else changing (RVV 1.0: at any time).",
+        lambda s: [s.illegal, _initial_or_clean(s)], _quiet_dirty(True))
+freedom("tail_agnostic_any_mix",
+        "With vta = 1 the spec allows every mix of agnostic tail elements kept and set to all ones (not only "
+        "all kept or all ones); checked up to 128 elements a register (the mix is element by element: Z3 "
+        "does not decide the 8191-element query in minutes).",
+        lambda s: [s.writes_vd, spec.vta(s.pre)], _tail_mix,
+        applies=lambda cfg: cfg.elements_per_register <= TAIL_MIX_LIMIT)
+
+
 # The smallest machines (Zve32x, Zve64x) ---------------------------------------------------------
 # These arise only at tiny VLMAX, where one query over the whole instruction is cheap: the
 # compositional proof is that same query (the `applies` bound keeps it small).
