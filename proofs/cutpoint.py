@@ -311,6 +311,9 @@ class Denoter:
             elif n.width == BOOL and n.structural:
                 ref = ("b", len(bs))
                 bs.append(n)
+            elif not n.args:
+                raise ConeTooLarge(f"a {n.width}-bit input is used where only element values and "
+                                   "conditions are understood")
             else:
                 args = tuple(build(a) for a in n.args)
                 if len(steps) >= CONE_LIMIT:
@@ -487,9 +490,12 @@ def _holds(formula, variables: dict, active: set) -> bool:
 VS2, VS1, VD = 8, 16, 24     # aligned for every LMUL, apart from each other and from v0
 
 
-def make_case(cfg: Config, seed: int, elements: list, active: set) -> tuple[ArchState, Insn]:
+def make_case(cfg: Config, seed: int, elements: list, active: set,
+              registers=(VD, VS2, VS1)) -> tuple[ArchState, Insn]:
     """A legal pre-state and instruction handing the unit these operands: vl is one past the
-    last active element (at least 1), masked by v0 unless the active ones are a prefix."""
+    last active element (at least 1), masked by v0 unless the active ones are a prefix.
+    `registers` (vd, vs2, vs1): vs2 aligned; vd may overlap a source (written last)."""
+    vd_reg, vs2_reg, vs1_reg = registers
     sew, count = cfg.sew, cfg.vlmax
     vl = max(active) + 1 if active else 1
     vm = 1 if active == set(range(vl)) else 0
@@ -499,12 +505,12 @@ def make_case(cfg: Config, seed: int, elements: list, active: set) -> tuple[Arch
     for k in range(cfg.group_registers):
         chunk = elements[k * per:min((k + 1) * per, count)]
         if chunk:
-            regs[VS2 + k] = int.from_bytes(b"".join(v.to_bytes(nbytes, "little") for v in chunk), "little")
-    regs[VS1] = seed
+            regs[vs2_reg + k] = int.from_bytes(b"".join(v.to_bytes(nbytes, "little") for v in chunk), "little")
+    regs[vs1_reg] = seed
     if vm == 0:
         regs[0] = sum(1 << i for i in active)
     pre = ArchState(cfg.vlen, cfg.elen, tuple(regs), encode_vtype(sew, cfg.lmul), vl, 0, VS_DIRTY)
-    return pre, Insn(vd=VD, vs2=VS2, vs1=VS1, vm=vm)
+    return pre, Insn(vd=vd_reg, vs2=vs2_reg, vs1=vs1_reg, vm=vm)
 
 
 def confirmed(unit, pre: ArchState, insn: Insn) -> bool:
@@ -761,3 +767,10 @@ def _label_text(label) -> str:
 def _short(term) -> str:
     text = str(term).replace("\n", " ")
     return text if len(text) <= 80 else text[:77] + "..."
+
+
+def prove_step_at_scale(step_fn, cfg: Config, tail: str, timeout_ms: int) -> ScaleResult:
+    """A user's whole instruction at one configuration and tail policy, cut at its reduction
+    (proofs/cutstep.py); UNKNOWN with the reason when its structure does not allow that."""
+    from vredmax.proofs.cutstep import prove_step_at_scale as prove_step
+    return prove_step(step_fn, cfg, tail, timeout_ms)
