@@ -330,3 +330,21 @@ def test_every_cited_property_is_in_the_catalogue():
     cited += [n for _, ns in content.CHECKLIST for n in ns] + [n for _, _, ns in content.TRAP_CASES.values() for n in ns]
     assert set(cited) <= names, set(cited) - names
     assert {rule.id for rule in RULES} == set(content.TRAP_CASES)
+
+
+def test_usage_snippets_assemble_to_our_encoding(tmp_path):
+    """The assembly on the page is accepted by GNU as, and its vredmax.vs words are the encoder's."""
+    import subprocess
+    from tests.conftest import GNU_TOOLS, require_tools
+    from vredmax.spec.encoding import encode, parse_asm
+    require_tools(*GNU_TOOLS)
+    source = tmp_path / "usage.s"
+    source.write_text(content.STRIP_LOOP + "\n" + content.MASKED_SNIPPET + "\n")
+    subprocess.run(["riscv64-linux-gnu-as", "-march=rv64gcv", str(source), "-o", str(tmp_path / "usage.o")],
+                   check=True, capture_output=True)
+    listing = subprocess.run(["riscv64-linux-gnu-objdump", "-d", str(tmp_path / "usage.o")],
+                             check=True, capture_output=True, text=True).stdout
+    words = [int(line.split()[1], 16) for line in listing.splitlines() if "\tvredmax.vs" in line]
+    expected = [encode(parse_asm(line.strip())) for line in (content.STRIP_LOOP + "\n" + content.MASKED_SNIPPET)
+                .splitlines() if line.strip().startswith("vredmax.vs")]
+    assert words == expected and len(words) == 2

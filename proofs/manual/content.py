@@ -485,28 +485,43 @@ STRIP_CASES = (
 )
 
 
+# Assembly shown on the page; tests/test_manual.py assembles it with GNU as (-march=rv64gcv).
+STRIP_LOOP = ("    li      t0, -2147483648\n    vsetivli zero, 1, e32, m1, ta, ma\n    vmv.s.x v4, t0\n"
+              "loop:\n    vsetvli t1, a1, e32, m1, ta, ma\n    vle32.v v8, (a0)\n    vredmax.vs v4, v8, v4\n"
+              "    sub     a1, a1, t1\n    slli    t2, t1, 2\n    add     a0, a0, t2\n    bnez    a1, loop\n"
+              "    vmv.x.s a2, v4")
+MASKED_SNIPPET = ("    # v8[0] holds the seed: the signed minimum, \"no key yet\"\n    vsetivli zero, 4, e32, m1, ta, ma\n    vle32.v  v16, (a0)\n    vmsgt.vx v0, v16, x0\n"
+                  "    vredmax.vs v4, v16, v8, v0.t\n    vmv.x.s  a1, v4")
+MASKED_CASE = {"vlen": 128, "insn": "vredmax.vs v4, v16, v8, v0.t", "vtype": {"sew": 32, "lmul": "m1"}, "vl": 4,
+               "vregs": {"v0": "0b1010", "v8": "0x80000000", "v16": "0x0000000c0000000000000007fffffffb"}}
+
+
 def scenarios_section() -> list:
     first = run_case(STRIP_CASES[0])
     # The second strip carries the first strip's result in v4[0], exactly as a loop would.
     second_case = {**STRIP_CASES[0], "vl": 2,
                    "vregs": {"v4": hex(first.vd_after), "v8": "0x0000000b00000005"}}
     second = run_case(second_case)
+    masked = run_case(MASKED_CASE)
+    nothing = run_case({**MASKED_CASE, "vregs": {**MASKED_CASE["vregs"], "v0": "0x0"}})
     return [
         Heading(2, "Usage scenarios", "usage"),
         Heading(3, "The maximum of a long array (strip-mining)", "usage-strip"),
         Para("Start with the signed minimum in v4[0] (the identity of signed max), then per strip: `vsetvli` "
              "sets vl to what is left, load the strip into v8, and `vredmax.vs v4, v8, v4` folds it into "
              "v4[0] (vd = vs1 is allowed: the seed is read before vd is written)."),
-        Code("    li      t0, -2147483648\n    vsetivli zero, 1, e32, m1, ta, ma\n    vmv.s.x v4, t0\n"
-             "loop:\n    vsetvli t1, a1, e32, m1, ta, ma\n    vle32.v v8, (a0)\n    vredmax.vs v4, v8, v4\n"
-             "    sub     a1, a1, t1\n    slli    t2, t1, 2\n    add     a0, a0, t2\n    bnez    a1, loop\n"
-             "    vmv.x.s a2, v4"),
+        Code(STRIP_LOOP),
         Para(f"Run through the model (VLEN=128): strip 1 (−2, 3, 7, −10) gives "
              f"`{animation.value_text(first.written, 32)}`; strip 2 (5, 11, vl=2) continues from it and gives "
              f"`{animation.value_text(second.written, 32)}`."),
+        animated(STRIP_CASES[0], "anim-usage-strip", "Strip 1: `vredmax.vs v4, v8, v4` (vd = vs1)"),
         Heading(3, "The maximum of selected elements", "usage-masked"),
         Para("Compute a mask (e.g. `vmsgt.vx v0, v16, x0` for positive keys) and reduce with `v0.t`. Give a "
              "seed that means \"none\": with no element active the result is the seed."),
+        Code(MASKED_SNIPPET),
+        Para(f"Run through the model: keys −5, 7, 0, 12 with the mask of the positive ones (v0 = 0b1010) and "
+             f"the signed minimum as the seed give `{animation.value_text(masked.written, 32)}`; with no key "
+             f"positive (v0 = 0) the result is the seed `{animation.value_text(nothing.written, 32)}`."),
         Heading(3, "Unsigned data", "usage-unsigned"),
         Para("Use `vredmaxu.vs` (funct6 000110): vredmax.vs compares as signed, so 0xff is −1, not 255."),
     ]
