@@ -275,7 +275,7 @@ def test_explain_prints_the_steps(tmp_path, capsys):
 
 
 def test_explain_html(tmp_path, capsys):
-    path, page = tmp_path / "case.json", tmp_path / "out" / "case.html"
+    path, page = tmp_path / "case.json", tmp_path / "case.html"
     path.write_text(json.dumps(content.SEED_CASE))
     assert main(["explain", str(path), "--html", str(page)]) == 0
     text = page.read_text(encoding="utf-8")
