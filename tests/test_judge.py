@@ -308,3 +308,22 @@ def test_judging_exec_output_round_trip(capsys, tmp_path):
         lines.append({**case_json(pre, insn), "observed": result_json(result)})
     code, verdicts = judge_lines(capsys, lines)
     assert code == 0 and {v["verdict"] for v in verdicts} == {"allowed"}
+
+
+def test_conform_decides_through_the_judge():
+    """vredmax conform's compare: agreement is the judge's (a trap may dirty nothing it can
+    see; a wrong result names the properties)."""
+    from vredmax.conformance.cases import Case
+    from vredmax.conformance.compare import AGREE, MISMATCH, compare
+    from vredmax.conformance.protocol import Observation
+    pre = ArchState(VLEN, 64, tuple([0] * 4 + [0xFE] + [0] * 7 + [0x03028001] + [0] * 19), 0, 4, 0, 1)
+    case = Case(pre, Insn(8, 12, 4), pre.vtype, 4)
+    spec = execute(pre, case.insn)
+
+    def observation(regs):
+        return Observation(False, (4, 0, 0), 4, 0, 0, tuple(regs))
+    assert compare(case, spec, observation(spec.state.regs), "undisturbed").kind == AGREE
+    regs = list(spec.state.regs)
+    regs[8] = 0xFE
+    verdict = compare(case, spec, observation(regs), "undisturbed")
+    assert verdict.kind == MISMATCH and verdict.rules == ("vredmax.sew8.bounds_active",)

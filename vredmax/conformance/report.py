@@ -54,6 +54,7 @@ def _register_lines(number: int, want: int, got: int, vlen: int, sew: int, limit
 def mismatch_lines(case: Case, verdict: Verdict, tail: str, max_rows: int) -> list[str]:
     pre, spec, observed = case.pre, verdict.spec, verdict.observed
     lines = [f"differs in: {', '.join(verdict.differences)}" + (f" ({verdict.note})" if verdict.note else ""),
+             *([f"properties broken (vredmax judge): {', '.join(verdict.rules)}"] if verdict.rules else []),
              "case, for `vredmax exec`:", "  " + json.dumps(case_json(pre, case.insn, tail)),
              f"requested vtype {case.requested_vtype:#x}, AVL {case.avl}", "",
              "specification:"]
