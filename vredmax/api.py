@@ -17,7 +17,8 @@ from vredmax.case import case_json, parse_case
 from vredmax.proofs.ask import claim_holds
 from vredmax.proofs.claim_language import ClaimError, check as check_claim
 from vredmax.proofs.refute import claimed_values
-from vredmax.spec.profiles import Observed, allowed
+from vredmax.spec.profiles import (PROFILES, Allowed, Judgement, Observed, Profile, allowed, difference_table,
+                                   get_profile)
 # The step-by-step trace of one case (`vredmax explain`)
 from vredmax.impl.trace import Trace, trace
 
@@ -26,5 +27,6 @@ __all__ = [
     "RESERVED", "RETIRED", "Result", "Symbolic", "TrapRule", "Z3Elements", "decode_vtype",
     "encode_vtype", "execute", "legal_configs", "operands", "step", "trap_conditions", "vlmax",
     "written_vd", "case_json", "parse_case", "claim_holds", "ClaimError", "check_claim", "claimed_values",
-    "Observed", "allowed", "Trace", "trace",
+    "Observed", "allowed", "Trace", "trace", "PROFILES", "Profile", "Allowed", "Judgement", "get_profile",
+    "difference_table",
 ]
