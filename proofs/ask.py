@@ -118,6 +118,36 @@ def get_profile(name: str):
 
 # The per-configuration decision -------------------------------------------------------------
 
+class _Lazy:
+    """vs2[i] or active[i] by index, built on demand (a claim reads a few of 65536)."""
+
+    def __init__(self, make, count: int):
+        self.make, self.count, self.made = make, count, {}
+
+    def __len__(self) -> int:
+        return self.count
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return [self[k] for k in range(*i.indices(self.count))]
+        if i not in self.made:
+            self.made[i] = self.make(i)
+        return self.made[i]
+
+
+def operand_views(s: Setting) -> tuple[_Lazy, _Lazy]:
+    """The spec's vs2[i] and active[i] (spec/relation.py's layout and activity rule), lazily."""
+    cfg, pre, insn = s.cfg, s.pre, s.insn
+    per, sew = cfg.elements_per_register, cfg.sew
+
+    def element(i):
+        register, k = divmod(i, per)
+        return z3.Extract(k * sew + sew - 1, k * sew, z3.Select(pre.regs, insn.vs2 + register))
+
+    def active(i):
+        return spec.is_active(z3.BitVecVal(i, 64), pre.vl, insn.vm == 1, spec.mask_bit(pre, i))
+    return _Lazy(element, cfg.vlmax), _Lazy(active, cfg.vlmax)
+
 @dataclass
 class Decision:
     """The verdict of a claim at one configuration."""
@@ -147,20 +177,25 @@ class Problem:
     hypothesis: object
     wf: list
     abstract: list          # the abstract relation (and profile)
-    real: list              # the real relation (and profile)
+    real_of: object         # () -> the real relation (and profile), built when first needed
     narrowing: list         # the other elements inactive
     is_abstract: bool
     compared: dict          # name ("vd[k]", "traps") -> (the claim's value, the post-state's), if any
+    profile: object = None
+
+    @property
+    def real(self) -> list:
+        if "_real" not in self.__dict__:
+            self.__dict__["_real"] = self.real_of()
+        return self.__dict__["_real"]
 
 
 def build(text: str, cfg: Config, profile=None) -> Problem:
     s = Setting(cfg, tag="_ask")
     run = s.free_run
-    world = World(cfg, s.pre, s.insn, run.post, run.outcome, s.seed, s.elements, s.activity, s.illegal, s.reserved)
-    translator = Translator(text, world)
-    claim = translator.claim()
-    parts = Translator(text, World(cfg, s.pre, s.insn, run.post, run.outcome, s.seed, s.elements, s.activity,
-                                   s.illegal, s.reserved)).top_parts()
+    world = _world(cfg, s)
+    claim = Translator(text, world).claim()
+    parts = Translator(text, _world(cfg, s)).top_parts()
     hypothesis = parts[0] if parts else None
     read = sorted(i for i in world.mentioned_elements if i < cfg.vlmax)
     whole = len(read) == cfg.vlmax
@@ -168,7 +203,7 @@ def build(text: str, cfg: Config, profile=None) -> Problem:
         z3.Bool("ask_others_bounded"), z3.Bool("ask_others_witness"))
 
     def local(result):
-        return spec.result_ok(result, s.seed, [s.elements[i] for i in read], [s.activity[i] for i in read],
+        return spec.result_ok(result, s.seed, [world.elements[i] for i in read], [world.activity[i] for i in read],
                               bounded, witness)
     abstract_relation = s.relation(run, local)
     tail_read = sorted(k for k in world.mentioned_vd if 0 < k < cfg.elements_per_register)
@@ -180,8 +215,9 @@ def build(text: str, cfg: Config, profile=None) -> Problem:
         element = lambda v, k: z3.Extract(k * cfg.sew + cfg.sew - 1, k * cfg.sew, v)  # noqa: E731
         kept = [z3.Or(element(new, k) == element(old, k), element(new, k) == ones) for k in tail_read]
         abstract_relation = z3.substitute(abstract_relation, (s.free_tail, z3.And(*kept, rest_of_tail)))
-    real_pred = s.result_pred()
-    real = [s.relation(run, real_pred)] + profile_constraints(profile, s, run, real_pred)
+    def real():
+        real_pred = s.result_pred()
+        return [s.relation(run, real_pred)] + profile_constraints(profile, s, run, real_pred)
     abstract = [abstract_relation] + profile_constraints(profile, s, run, local)
     is_abstract = not whole or not tail_whole
     limit = (max(read) + 1) if read else 1
@@ -192,8 +228,8 @@ def build(text: str, cfg: Config, profile=None) -> Problem:
                      if k not in tail_read)
         old, new = z3.Select(s.pre.regs, s.insn.vd), z3.Select(run.post.regs, s.insn.vd)
         narrowing += [rest_of_tail, (old ^ new) & z3.BitVecVal(unread, cfg.vlen) == 0]
-    return Problem(cfg, s, run, world, claim, hypothesis, s.wf, abstract, real if is_abstract else abstract,
-                   narrowing, is_abstract, _compared(text, cfg, s))
+    return Problem(cfg, s, run, world, claim, hypothesis, s.wf, abstract, real if is_abstract else lambda: abstract,
+                   narrowing, is_abstract, _compared(text, cfg, s), profile)
 
 
 def _compared(text: str, cfg: Config, s: Setting) -> dict:
@@ -340,12 +376,13 @@ def counterexample(text: str, p: Problem, model, method: str, minimise: bool, ti
                            result.reason if replay_trapped else "", notes)
     hypothesis = None if p.hypothesis is None else z3.is_true(model.eval(p.hypothesis, model_completion=True))
     return AskCounterexample(text, shown, post, trapped, illegal_trap, values, replay_values, tail,
-                             not replay["holds"], freedoms(cfg, pre, insn), hypothesis, notes)
+                             not replay["holds"], freedoms(cfg, pre, insn, p.profile), hypothesis, notes)
 
 
 def _world(cfg, s: Setting) -> World:
     run = s.free_run
-    return World(cfg, s.pre, s.insn, run.post, run.outcome, s.seed, s.elements, s.activity, s.illegal, s.reserved)
+    elements, activity = s.__dict__.get("_operand_views") or s.__dict__.setdefault("_operand_views", operand_views(s))
+    return World(cfg, s.pre, s.insn, run.post, run.outcome, s.seed, elements, activity, s.illegal, s.reserved)
 
 
 def _value(term):
@@ -368,8 +405,9 @@ class _MinimiseView:
 
     def __init__(self, p: Problem):
         self.cfg, self.pre, self.insn, self.post = p.cfg, p.s.pre, p.s.insn, p.run.post
-        self.limit = min(p.cfg.elements_per_register, MINIMISE_ELEMENTS)
-        self.active = p.s.activity[:MINIMISE_ELEMENTS]
+        limit = MINIMISE_ELEMENTS if p.cfg.vlen <= 1024 else 4
+        self.limit = min(p.cfg.elements_per_register, limit)
+        self.active = p.world.activity[:limit]
         self.old_vd = self.register_elements(self.pre, self.insn.vd)
         self.new_vd = self.register_elements(self.post, self.insn.vd)
 
@@ -388,7 +426,17 @@ def _executable_like(p: Problem) -> list:
     read = lambda r: z3.Or(r == insn.vd, r == insn.vs1, z3.And(r == 0, insn.vm == 0),   # noqa: E731
                            *[r == insn.vs2 + k for k in range(group)])
     unread_zero = [z3.Or(read(z3.BitVecVal(r, 5)), z3.Select(s.pre.regs, r) == 0) for r in range(NUM_VREGS)]
-    return [z3.Implies(z3.Not(legal), z3.And(run.outcome.trapped, spec.unchanged(s.pre, run.post))),
+    if s.cfg.vlen > 1024:   # minimisation fixes the first elements only: zero the rest where it can
+        low = 4 * s.cfg.sew
+        unread_zero += [z3.Extract(s.cfg.vlen - 1, low, z3.Select(s.pre.regs, r)) == 0
+                        for r in [insn.vd, insn.vs1, z3.BitVecVal(0, 5)] + [insn.vs2 + k for k in range(group)]]
+    cfg = s.cfg
+    tails = []
+    if cfg.elements_per_register > 1:   # the tail kept, else all ones: each a policy the executable model has
+        high = lambda v: z3.Extract(cfg.vlen - 1, cfg.sew, v)   # noqa: E731
+        new, old = high(z3.Select(run.post.regs, insn.vd)), high(z3.Select(s.pre.regs, insn.vd))
+        tails = [new == old, new == z3.BitVecVal(-1, cfg.vlen - cfg.sew)]
+    return tails + [z3.Implies(z3.Not(legal), z3.And(run.outcome.trapped, spec.unchanged(s.pre, run.post))),
             z3.Implies(s.illegal, run.outcome.illegal),
             z3.Implies(z3.And(legal, s.pre.vl == 0), run.post.vs == s.pre.vs)] + [
         # where anything is allowed (reserved), change as little as the claim lets
@@ -468,25 +516,31 @@ def claim_holds(text: str, pre: ArchState, insn, post, trapped: bool | None = No
     return evaluate(text, pre, insn, post, trapped, illegal_trap)["holds"]
 
 
-def freedoms(cfg: Config, pre: ArchState, insn) -> list[str]:
-    """What the spec leaves free for this pre-state (shown with a counterexample)."""
+def freedoms(cfg: Config, pre: ArchState, insn, profile=None) -> list[str]:
+    """What the spec (narrowed by the profile) leaves free for this pre-state."""
+    name = lambda choice: "any" if profile is None else getattr(profile, choice)   # noqa: E731
     s = Setting(cfg, tag="_free")
     pairs = _state_pairs(s.pre, pre) + [(getattr(s.insn, f), z3.BitVecVal(getattr(insn, f), 5 if f != "vm" else 1))
                                          for f in ("vd", "vs2", "vs1", "vm")]
     value = lambda term: z3.is_true(z3.simplify(z3.substitute(term, *pairs)))   # noqa: E731
     illegal, reserved = value(s.illegal), value(s.reserved)
-    if not illegal and reserved:
+    if not illegal and reserved and name("reserved") == "any":
         return ["everything: a reserved encoding, where the architecture promises nothing "
                 "(any outcome, any post-state)"]
     found = []
-    written = not illegal and pre.vl != 0
+    runs = not illegal and (not reserved or name("reserved") == "execute" and not _misaligned(cfg, insn))
+    written = runs and pre.vl != 0
     vta = bool(pre.vtype >> 6 & 1)
-    if written and vta and cfg.elements_per_register > 1:
+    if written and vta and cfg.elements_per_register > 1 and name("tail") == "any":
         found.append(f"vd's tail, elements 1..{cfg.elements_per_register - 1} of v{insn.vd}: each keeps its "
                      "value or becomes all ones (vta=1)")
-    if not written and VS_NAMES[pre.vs] in ("initial", "clean"):
+    if not written and VS_NAMES[pre.vs] in ("initial", "clean") and name("vs_dirty") == "any":
         found.append(f"mstatus.VS: stays {VS_NAMES[pre.vs]} or becomes dirty (allowed at any time)")
     return found
+
+
+def _misaligned(cfg: Config, insn) -> bool:
+    return insn.vs2 % cfg.group_registers != 0
 
 
 # The whole question ------------------------------------------------------------------------
@@ -548,7 +602,10 @@ def _shown_value(kind: str, value, sew: int, vlen: int) -> str:
     if kind == "element":
         return value_text(value, sew)
     if kind == "register":
-        return f"0x{value:0{vlen // 4}x}" if vlen <= 512 else f"{value:#x}"
+        digits = f"{value:0{vlen // 4}x}"
+        if vlen <= 512:
+            return "0x" + digits
+        return f"0x…{digits[-32:]} (low 128 bits of {vlen}; all of it with --json)"
     return str(value)
 
 

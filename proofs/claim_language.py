@@ -14,6 +14,19 @@ vs2[i], vd[k]; compared signed with < <= > >=, unsigned with ult ule ugt uge), `
 CLEAN, DIRTY). An integer literal takes the type of what it is compared with (an element,
 a register, a flag as 0/1).
 
+Names: `pre.F`, `post.F` (F: vl vstart vtype vs vta vma vill vd, and v[r] for register r);
+`insn.vd`, `insn.vs2`, `insn.vs1` (register numbers), `insn.vm` (true: unmasked); `seed`
+(vs1[0]); `vs2[i]`, `active[i]` (i < VLMAX), `mask[i]` (bit i of v0), `vs1[k]`; the
+configuration's `VLMAX SEW VLEN LMUL ELEN` (LMUL may be 1/2: comparisons stay exact); the
+pre-state's class, a partition: `illegal` (an illegal instruction: VS off, vill, vstart != 0),
+`reserved` (a reserved encoding and not illegal), `legal` (neither); the execution's outcome:
+`trapped`, `trapped_illegal` (trapped as an illegal instruction), `retired` (not trapped).
+Forms: and or not, == != < <= > >= (chained too), `x if c else y`, + - on integers and
+elements (elements wrap), * by a constant, / // % ** between constants, implies(a, b), ult ule
+ugt uge, smax smin umax umin (arguments, a list, or a generator; a fold of nothing is the
+operation's identity), all/any over a generator `for i in range(...) if ...`, min/max of
+integers, integer literals, True, False.
+
 Partial operations (an index that may be out of range, e.g. `vs2[pre.vl - 1]`, or a
 constant index past VLMAX at a small configuration) are recorded with the guards in force
 (`implies`, `and`, `or`, `if`, a generator's range and filter): `World.wd` holds, per
@@ -39,7 +52,7 @@ MAX_UNROLL = 1 << 18    # generator iterations per claim and configuration
 
 VS_CONSTANTS = {name.upper(): code for code, name in enumerate(VS_NAMES)}
 CONFIG_CONSTANTS = ("VLMAX", "SEW", "VLEN", "LMUL", "ELEN")
-CONDITIONS = ("trapped", "retired", "illegal", "reserved", "legal")
+CONDITIONS = ("trapped", "trapped_illegal", "retired", "illegal", "reserved", "legal")
 # name -> (element type, what indexes it)
 SEQUENCES = {"vs2": (ELEM, "VLMAX"), "active": (BOOL, "VLMAX"), "mask": (BOOL, "VLEN"),
              "vs1": (ELEM, "VLEN/SEW")}
@@ -52,7 +65,7 @@ UNSIGNED = {"ult": z3.ULT, "ule": z3.ULE, "ugt": z3.UGT, "uge": z3.UGE}
 GENERATORS = ("all", "any") + ELEMENT_FOLDS
 NAMES_HELP = ("pre.F/post.F (F: vl vstart vtype vs vta vma vill vd v[r]), insn.vd/vs2/vs1/vm, seed, "
               "vs2[i], vs1[k], active[i], mask[i], VLMAX SEW VLEN LMUL ELEN, trapped retired illegal "
-              "reserved legal, OFF INITIAL CLEAN DIRTY")
+              "reserved legal trapped_illegal, OFF INITIAL CLEAN DIRTY")
 
 
 class ClaimError(ValueError):
@@ -458,6 +471,7 @@ class Translator:
             self._show("seed", ELEM, w.seed)
             return w.seed
         value = {"trapped": lambda: w.outcome.trapped, "retired": lambda: z3.Not(w.outcome.trapped),
+                 "trapped_illegal": lambda: z3.And(w.outcome.trapped, w.outcome.illegal),
                  "illegal": lambda: w.illegal,
                  "reserved": lambda: z3.And(z3.Not(w.illegal), w.reserved),
                  "legal": lambda: z3.And(z3.Not(w.illegal), z3.Not(w.reserved))}[name]()
