@@ -19,6 +19,7 @@ from vredmax.proofs.solvers import versions
 from vredmax.proofs.statement import render
 from vredmax.proofs.verdict import Verdict
 from vredmax.spec.config import Config, legal_configs
+from vredmax.spec.profiles import POLICIES, PROFILE_SOURCES, difference_table
 
 SEED_CONFIG = Config(4096, 64, 16, "m1")   # the seed's animation
 
@@ -121,7 +122,28 @@ def collect(configs=None, timeout_s: float = 60, progress=None, claims=CLAIMS, t
         "method": {"description": compositional.method_text(),
                    "soundness": compositional.soundness_argument()},
         "claims": claims,
+        "profiles": profiles_json(),
     }
+
+
+def profiles_json() -> dict:
+    """The implementation-defined choices: the policies, the profiles' values and sources."""
+    return {"policies": {choice: list(values) for choice, values in POLICIES.items()},
+            "table": difference_table(), "sources": PROFILE_SOURCES}
+
+
+def _profile_lines(profiles: dict) -> list[str]:
+    table = profiles["table"]
+    lines = ["## Implementation-defined choices and profiles", "",
+             "Where RVV 1.0 allows more than one outcome the relation allows each (profile `any`); the "
+             "named profiles fix every choice as Sail, Spike and QEMU do (spec/profiles.py; `vredmax exec "
+             "--profile`, `vredmax judge --profile`).", "",
+             "| " + " | ".join(table[0]) + " |", "|" + "---|" * len(table[0])]
+    lines += ["| " + " | ".join([f"`{row[0]}`", *row[1:]]) + " |" for row in table[1:]]
+    lines.append("")
+    for name, sources in profiles["sources"].items():
+        lines.append(f"- `{name}`: " + "; ".join(f"{choice}: {text}" for choice, text in sources.items()))
+    return lines + [""]
 
 
 def _id_order(identifier: str):
@@ -208,6 +230,8 @@ def markdown(doc: dict) -> str:
         failures = _failures(prop)
         if failures:
             lines += failures + [""]
+    if doc.get("profiles"):   # absent from documents made before it existed
+        lines += _profile_lines(doc["profiles"])
     lines += ["## How the proofs are done", "", doc["method"]["description"].rstrip(), "",
               doc["method"]["soundness"].rstrip(), "",
               "## Wrong assumptions, refuted", "",
