@@ -246,6 +246,9 @@ def figure_html(trace: Trace, anim_id: str, caption: str) -> str:
     parts.append(_checks_html(trace, attrs))
     if trace.writes:
         parts.append(_lanes_html(trace, attrs))
+        parts.append('<p class="legend"><span class="key now">current step</span> <span class="key acc">'
+                     'running maximum</span> <span class="key off">masked off: takes no part</span> '
+                     '<span class="key vd">vd[0], the result</span>; values in hex, signed below</p>')
     parts.append(_outcome_html(trace, attrs))
     parts += [f'<div class="panel" aria-live="polite"><p class="count">Step 1 of {len(made)}</p>',
               f'<p class="stitle">{inline_html(made[0].title)}</p><p class="stext">{inline_html(made[0].text)}</p></div>',
@@ -326,7 +329,8 @@ def _lanes_html(trace: Trace, attrs) -> str:
     # vd's element k sits under column k (lane k), as in the lanes above
     vd = [f'<th scope="row">vd = v{insn.vd}</th>', "<td></td>",
           f'<td class="vd0"{attrs("vd0", False)}><span class="old" data-until="{attrs.start("vd0")}">'
-          f'{value(old[0])}</span><span class="anim-vd0" data-from="{attrs.start("vd0")}">{value(new[0])}</span>'
+          f'{value(old[0])}<small>(old)</small></span><span class="anim-vd0" data-from="{attrs.start("vd0")}">'
+          f'{value(new[0])}</span>'
           '<small>vd[0]</small></td>']
     tail_cells = []
     for k in range(1, min(len(new), MAX_TAIL_CELLS + 1)):
