@@ -289,13 +289,16 @@ def decide(text: str, cfg: Config, profile=None, timeout_ms: int = DEFAULT_TIMEO
         if answer.verdict != Verdict.PROVED:
             return Decision(cfg, answer.verdict if answer.verdict != Verdict.ERROR else Verdict.ERROR,
                             f"whether {what} stays in range: {answer.detail}", time.perf_counter() - start)
+    note = ""
     if p.hypothesis is not None:
-        possible = satisfiable(p.wf + p.abstract + [p.hypothesis], timeout_ms)
-        if possible.verdict == Verdict.ERROR and possible.detail == VACUOUS:
+        possible, _ = _decide(p, z3.Not(p.hypothesis), timeout_ms)   # a counterexample: H can hold
+        if possible.verdict == Verdict.PROVED:
             return Decision(cfg, Verdict.PROVED, "vacuous here: the hypothesis of implies() never holds",
                             time.perf_counter() - start, "abstract", vacuous=True)
+        if possible.verdict != Verdict.COUNTEREXAMPLE:
+            note = f"whether the hypothesis can hold is not known: {possible.detail}"
     answer, method = _decide(p, p.claim, timeout_ms)
-    decision = Decision(cfg, answer.verdict, answer.detail, 0.0, method)
+    decision = Decision(cfg, answer.verdict, "; ".join(filter(None, [answer.detail, note])), 0.0, method)
     if answer.verdict == Verdict.COUNTEREXAMPLE:
         if answer.model is None:
             decision.verdict = Verdict.UNKNOWN

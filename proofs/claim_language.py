@@ -290,8 +290,9 @@ class _Checker:
                 if element_type == ELEM and typed.type == INT and typed.literal:
                     continue
                 if typed.type != element_type:
+                    hint = " (for elements use smax, smin, umax or umin)" if typed.type == ELEM else ""
                     raise ClaimError(item, f"type error: {name}() needs {element_type}s, "
-                                     f"{_segment(self.text, item)} is {_kind(typed)}")
+                                     f"{_segment(self.text, item)} is {_kind(typed)}{hint}")
             if name in ("min", "max"):
                 return Typed(INT, all(t.const for _, t in items))
             return Typed(element_type)

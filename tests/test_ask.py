@@ -343,3 +343,49 @@ def test_every_configuration():
     asked = ask("implies(legal and pre.vl > 0 and pre.vs != OFF, post.vs == DIRTY and post.vd[0] >= seed)",
                 configurations(everything=True))
     assert asked.verdict == Verdict.PROVED and len(asked.decisions) == 242
+
+
+# The profiles as constraints agree with spec/profiles.py's decision procedure -----------------
+
+def _allows(profile, pre, insn, post, trapped, illegal_trap) -> bool:
+    """Whether relation + profile constraints accept one concrete execution (asked of Z3)."""
+    import z3
+    from vredmax.proofs.ask import _state_pairs, build
+    p = build("legal or not legal", M2, profile)
+    pairs = (_state_pairs(p.s.pre, pre) + _state_pairs(p.run.post, post)
+             + [(getattr(p.s.insn, f), z3.BitVecVal(getattr(insn, f), 5 if f != "vm" else 1))
+                for f in ("vd", "vs2", "vs1", "vm")])
+    solver = z3.Solver()
+    solver.set(timeout=20_000)
+    solver.add(*[a == b for a, b in pairs], p.run.outcome.trapped == trapped, p.run.outcome.illegal == illegal_trap,
+               *p.real)
+    answer = solver.check()
+    assert answer != z3.unknown
+    return answer == z3.sat
+
+
+@pytest.mark.parametrize("name", ["sail", "spike", "qemu"])
+def test_profile_constraints_agree_with_the_decision_procedure(name):
+    import random
+    from vredmax.spec.profiles import allowed, get_profile
+    from vredmax.spec.config import encode_vtype
+    profile = get_profile(name)
+    rng = random.Random(7)
+    checked = 0
+    for vl, vs2, vs1, vm, vs in [(3, 4, 5, 1, 1), (0, 4, 5, 1, 2), (3, 0, 5, 0, 1), (2, 4, 0, 0, 1),
+                                 (3, 5, 6, 1, 1), (0, 4, 0, 0, 1), (4, 8, 9, 1, 3)]:
+        regs = {r: rng.getrandbits(128) for r in range(32)}
+        pre = make_state(128, 32, "m2", vl=vl, regs=regs, vta=True, vs=("off", "initial", "clean", "dirty")[vs])
+        insn = Insn(vd=rng.choice([2, 4, 10]), vs2=vs2, vs1=vs1, vm=vm)
+        option = allowed(pre, insn, profile).unique()
+        trapped = option.kind != "retired"
+        assert _allows(profile, pre, insn, option.post, trapped, trapped)
+        # VS otherwise than the profile says: rejected
+        other = option.post.with_(vs=3 if option.post.vs != 3 else 1)
+        assert not _allows(profile, pre, insn, other, trapped, trapped)
+        if not trapped and pre.vl:   # another result: rejected (also where spike executes a v0 overlap)
+            regs = list(option.post.regs)
+            regs[insn.vd] ^= 1
+            assert not _allows(profile, pre, insn, option.post.with_(regs=tuple(regs)), False, False)
+        checked += 1
+    assert checked == 7
