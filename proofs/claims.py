@@ -323,6 +323,13 @@ CLAIMS: tuple[Claim, ...] = (
         "could still write agnostic ones at vl = 0 after its 2025 fix",
         "∀ legal, vl = 0, vta = 1, k ≥ 1:  vd'[k] = all ones is allowed (the spec keeps vd)",
         (M1,), text="implies(legal and pre.vl == 0 and pre.vta, all(post.vd[k] == -1 for k in range(1, VLEN // SEW)))"),
+    Claim(
+        "vredmax.wrong.vl0_must_dirty_vs",
+        "With vl = 0 mstatus.VS must become Dirty (from Initial or Clean), as Spike and QEMU make it.",
+        f"{REF}: RVV 1.0 lets an implementation set VS Dirty at any time, so Spike and QEMU may; "
+        "it does not require it where no vector state changes, and Sail keeps VS at vl = 0",
+        "∀ legal, vl = 0, VS ∈ {Initial, Clean}:  VS' = Dirty",
+        (M1,), text="implies(legal and pre.vl == 0 and (pre.vs == INITIAL or pre.vs == CLEAN), post.vs == DIRTY)"),
 )
 
 CLAIMS_BY_ID = {claim.id: claim for claim in CLAIMS}
