@@ -150,6 +150,9 @@ def config_cases(b: Builder, sew: int, lmul: str) -> None:
         b.reduction(f"{tag}.vl_vlmax_minus_1", sew, lmul, n - 1, seed=-9, base=small,
                     specials={n - 2: 12}, vta=True, vma=True)
     b.reduction(f"{tag}.vl_0", sew, lmul, 0, seed=smax, base=smax)
+    # vl=0 writes nothing, not even an agnostic tail (QEMU 9.x wrote the seed and ones here).
+    b.reduction(f"{tag}.vl_0_tail_agnostic", sew, lmul, 0, seed=smax, base=smax, vta=True, vma=True,
+                vm=0, mask=mask_register(b.vlen, "all_on", n))
     b.reduction(f"{tag}.max_first", sew, lmul, n, seed=-20, base=small, specials={0: 21})
     b.reduction(f"{tag}.max_last", sew, lmul, n, seed=-20, base=small, specials={n - 1: 22}, vta=True)
     b.reduction(f"{tag}.seed_above_all", sew, lmul, n, seed=smax, base=small, specials={mid: smax - 1})
@@ -357,6 +360,8 @@ def coverpoints_of(case: TestCase) -> tuple[str, ...]:
     es = f"e{sew}"
     if vl == 0:
         hits.append(f"cp_vl_0.{es}")
+        if vt.vta:
+            hits.append(f"cp_vl_0.{es}.vta1")
     else:
         for label, hit in (("one", vl == 1), ("odd", vl % 2 == 1 and 1 < vl < n - 1),
                            ("vlmax_minus_1", vl == n - 1 and vl > 1), ("vlmax", vl == n)):
@@ -466,7 +471,7 @@ def required_coverpoints(vlen: int, elen: int = 64) -> list[str]:
         if sew > elen:
             continue
         es = f"e{sew}"
-        need.append(f"cp_vl_0.{es}")
+        need += [f"cp_vl_0.{es}", f"cp_vl_0.{es}.vta1"]
         need += [f"cr_vtype_agnostic.{es}.vta{a}.vma{b}.vm{m}" for a in (0, 1) for b in (0, 1) for m in (0, 1)]
         need += [f"cp_vs1_edges.{es}.{name}" for name in ("smin", "smax", "minus1", "zero")]
         need += [f"cp_vs2_edges.{es}.{name}" for name in EDGE_NAMES]

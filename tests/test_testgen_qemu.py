@@ -1,0 +1,151 @@
+"""The testgen programs under QEMU: the Linux suite at VLEN 128..1024 with both tail policies
+(qemu-riscv64), the bare-metal suites (qemu-system-riscv64: virt with its test finisher, and
+the spike board with HTIF), and the mutation test (the word replaced by vredmaxu, vredmin or
+vredsum: every program must fail). Also that a failure names the case and the field, in the
+output and in the exit status.
+
+The default run keeps the random part small (directed cases + RANDOM); `-m testgen_sweep`
+runs 2000 random cases per configuration.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from tests.conftest import require_tools
+from vredmax.spec.profiles import get_profile
+from vredmax.testgen.build import build
+from vredmax.testgen.run import FIELD_CODES, run_baremetal, run_linux
+from vredmax.testgen.suite import make_suite, write_suite
+
+VLENS = (128, 256, 512, 1024)
+TAILS = ("undisturbed", "ones")
+RANDOM = 12
+MUTANTS = {"vredmaxu": 0b000110, "vredmin": 0b000101, "vredsum": 0b000000}
+BINUTILS = ("riscv64-linux-gnu-as", "riscv64-linux-gnu-ld")
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    """built(vlen, profile, tail=None, funct6=None, random=RANDOM, suite=None) -> the directory
+    of the built programs (cached for the module unless `suite` is given)."""
+    require_tools(*BINUTILS)
+    cache = {}
+
+    def get(vlen, profile="any", tail=None, funct6=None, random=RANDOM, suite=None):
+        key = (vlen, profile, tail, funct6, random)
+        if suite is None and key in cache:
+            return cache[key]
+        out = tmp_path_factory.mktemp(f"tg{vlen}")
+        write_suite(suite or make_suite(vlen, 64, get_profile(profile, tail), random, seed=vlen), out, funct6)
+        build(out)
+        if suite is None:
+            cache[key] = out
+        return out
+
+    return get
+
+
+@pytest.fixture(scope="module")
+def qemu_user():
+    require_tools("qemu-riscv64")
+
+
+@pytest.fixture(scope="module")
+def qemu_system():
+    require_tools("qemu-system-riscv64")
+
+
+@pytest.mark.parametrize("vlen", VLENS)
+@pytest.mark.parametrize("tail", TAILS)
+def test_linux_suite_passes_under_qemu(built, qemu_user, vlen, tail):
+    result = run_linux(built(vlen) / "tests-linux.elf", vlen, tail)
+    assert result.ok, result.output
+    assert result.passed > 550 and result.skipped < 40
+
+
+@pytest.mark.parametrize("vlen", VLENS)
+@pytest.mark.parametrize("tail", TAILS)
+def test_linux_suite_of_the_qemu_profile_passes(built, qemu_user, vlen, tail):
+    """Deterministic expectations: reserved v0 overlaps executed as the plain reading, the tail
+    exactly as the rvv_ta_all_1s setting says."""
+    result = run_linux(built(vlen, "qemu", tail) / "tests-linux.elf", vlen, tail)
+    assert result.ok, result.output
+    assert result.skipped <= 4     # VS Off (user mode) and nothing else
+
+
+def test_baremetal_suite_passes_on_virt(built, qemu_system):
+    """Machine mode: mstatus.VS is set per case (Off too) and checked afterwards."""
+    for tail in TAILS:
+        result = run_baremetal(built(256) / "tests-baremetal.elf", 256, tail, timeout=120)
+        assert result.ok, result.output
+        linux = run_linux(built(256) / "tests-linux.elf", 256, tail) if _has("qemu-riscv64") else None
+        if linux:
+            assert result.passed == linux.passed + 2    # the two VS=Off cases run here
+
+
+def test_htif_suite_passes_on_the_spike_board(built, qemu_system):
+    result = run_baremetal(built(128) / "tests-htif.elf", 128, machine="spike", timeout=120)
+    assert result.ok, result.output
+
+
+@pytest.mark.parametrize("mutant", MUTANTS)
+def test_mutants_fail_everywhere(built, qemu_user, qemu_system, mutant):
+    out = built(256, funct6=MUTANTS[mutant])
+    for tail in TAILS:
+        linux = run_linux(out / "tests-linux.elf", 256, tail)
+        assert not linux.ok and linux.failed_case is not None, linux.output
+        assert linux.returncode == FIELD_CODES[linux.field]
+    bare = run_baremetal(out / "tests-baremetal.elf", 256, timeout=120)
+    assert not bare.ok and bare.failed_case is not None, bare.output
+    assert bare.returncode == FIELD_CODES[bare.field]
+
+
+@pytest.mark.parametrize("vlen", (128, 1024))
+def test_mutants_fail_in_linux_at_other_vlens(built, qemu_user, vlen):
+    for mutant, funct6 in MUTANTS.items():
+        result = run_linux(built(vlen, funct6=funct6, random=0) / "tests-linux.elf", vlen)
+        assert not result.ok and result.failed_case is not None, (mutant, result.output)
+
+
+def test_a_failure_names_the_case_and_the_field(built, qemu_user):
+    """A wrong expected result in one case: the program stops there and says which."""
+    suite = make_suite(128, 64, "any", 0)
+    number = next(e.number for e in suite.entries if e.case.name == "e16m1.vl_vlmax")
+    entries = tuple(dataclasses.replace(e, check=dataclasses.replace(e.check, expected_vd=e.check.expected_vd ^ 1))
+                    if e.number == number else e for e in suite.entries)
+    vd = suite.entries[number - 1].case.insn.vd
+    out = built(128, suite=dataclasses.replace(suite, entries=entries))
+    result = run_linux(out / "tests-linux.elf", 128)
+    assert (result.failed_case, result.field, result.returncode) == (number, f"v{vd}", 10 + vd)
+    assert f"FAIL case {number} (e16m1.vl_vlmax) field v{vd}" in result.output
+
+
+def test_a_narrow_profile_catches_what_it_excludes(built, qemu_user):
+    """Sail's profile: agnostic tails kept and reserved v0 overlaps trapped. QEMU with
+    rvv_ta_all_1s writes ones (a vd field fails); plain QEMU executes the overlaps (outcome)."""
+    out = built(128, "sail", random=0)
+    ones = run_linux(out / "tests-linux.elf", 128, "ones")
+    assert ones.field is not None and ones.field.startswith("v"), ones.output
+    plain = run_linux(out / "tests-linux.elf", 128, "undisturbed")
+    assert plain.field == "outcome", plain.output
+
+
+def test_wrong_vlen_is_reported(built, qemu_user):
+    result = run_linux(built(256) / "tests-linux.elf", 128)
+    assert result.field == "vlenb" and result.returncode == FIELD_CODES["vlenb"]
+
+
+@pytest.mark.testgen_sweep
+@pytest.mark.parametrize("vlen", VLENS)
+@pytest.mark.parametrize("tail", TAILS)
+def test_linux_suite_with_many_random_cases(built, qemu_user, vlen, tail):
+    result = run_linux(built(vlen, random=2000) / "tests-linux.elf", vlen, tail)
+    assert result.ok, result.output
+
+
+def _has(tool: str) -> bool:
+    import shutil
+    return shutil.which(tool) is not None
