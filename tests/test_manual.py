@@ -348,3 +348,11 @@ def test_usage_snippets_assemble_to_our_encoding(tmp_path):
     expected = [encode(parse_asm(line.strip())) for line in (content.STRIP_LOOP + "\n" + content.MASKED_SNIPPET)
                 .splitlines() if line.strip().startswith("vredmax.vs")]
     assert words == expected and len(words) == 2
+
+
+def test_reserved_is_no_promise_with_the_profiles():
+    run = content.run_case({"vlen": 128, "insn": "vredmax.vs v8, v0, v4, v0.t", "vtype": {"sew": 8, "lmul": "m1"},
+                            "vl": 3})
+    last = animation.steps(run)[-1]
+    assert last.title == "Reserved: no promise"
+    assert "(sail: illegal-instruction; spike: executes; qemu: executes)" in last.text

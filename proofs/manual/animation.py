@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 
 from vredmax.impl.trace import Trace
 from vredmax.proofs.manual.blocks import inline_html
+from vredmax.spec import profiles
+from vredmax.spec.legality import RESERVED
 from vredmax.spec.state import VS_NAMES
 
 MAX_LANES = 32        # lanes animated one by one; the rest are folded into one step
@@ -81,6 +83,13 @@ def steps(trace: Trace) -> list[Step]:
              ["f-vm", "f-vs2", "f-vs1", "f-vd"]),
         Step("Check that it may execute", _checks_text(trace), ["checks"]),
     ]
+    if trace.trapped and trace.result.outcome == RESERVED:
+        made.append(Step("Reserved: no promise",
+                         "A reserved encoding: the architecture promises nothing, so an implementation may trap "
+                         f"or execute it ({_profiles_text(trace)}). The executable model stops here and changes "
+                         "nothing; the specification allows every outcome.",
+                         ["outcome"]))
+        return made
     if trace.trapped:
         made.append(Step("Trap: nothing changes",
                          f"The instruction raises an exception ({trace.result.outcome}) before reading "
@@ -121,6 +130,15 @@ def steps(trace: Trace) -> list[Step]:
                      f"vstart = 0 and mstatus.VS = {VS_NAMES[trace.result.state.vs].capitalize()}; no register "
                      f"other than v{insn.vd} changes, nor vtype or vl.", ["outcome"]))
     return made
+
+
+def _profiles_text(trace: Trace) -> str:
+    """What the implementation profiles do with this case (spec/profiles.py)."""
+    said = []
+    for name in ("sail", "spike", "qemu"):
+        kinds = sorted(profiles.allowed(trace.pre, trace.insn, name).kinds)
+        said.append(f"{name}: {' or '.join('executes' if k == 'retired' else k for k in kinds)}")
+    return "; ".join(said)
 
 
 def _lane_text(trace: Trace, lane, acc: int) -> str:
@@ -347,7 +365,9 @@ def _lanes_html(trace: Trace, attrs) -> str:
 
 def _outcome_html(trace: Trace, attrs) -> str:
     result = trace.result
-    if trace.trapped:
+    if trace.trapped and result.outcome == RESERVED:
+        text = f"Outcome: reserved: {result.reason}. Any outcome is allowed; the model changes nothing."
+    elif trace.trapped:
         text = f"Outcome: {result.outcome}: {result.reason}. Nothing changes."
     elif not trace.writes:
         text = f"Outcome: retired, {result.reason}."
