@@ -145,7 +145,10 @@ def _bounds(configs) -> str:
     vlens = sorted({c.vlen for c in configs})
     elens = sorted({c.elen for c in configs})
     where = f"VLEN={vlens[0]}" if len(vlens) == 1 else f"VLEN {vlens[0]}..{vlens[-1]}"
-    return f"{len(configs)} configurations ({where}, ELEN={'/'.join(map(str, elens))}, every SEW x LMUL given)"
+    sews = sorted({c.sew for c in configs})
+    lmuls = [name for name in LMUL_NAMES if any(c.lmul == name for c in configs)]
+    return (f"{len(configs)} configurations ({where}, ELEN={'/'.join(map(str, elens))}, "
+            f"SEW {'/'.join(map(str, sews))} x LMUL {'/'.join(lmuls)} where legal)")
 
 
 def _case(cx) -> dict:
