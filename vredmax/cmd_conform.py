@@ -2,16 +2,23 @@
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 from pathlib import Path
+
+from vredmax.case import case_json
+from vredmax.cluster import add_arguments as add_worker_arguments, workers_from_args
+from vredmax.schema import tagged
+from vredmax.terminal import print_verdict, progress, say
 
 from vredmax.spec.config import MAX_VLEN, is_power_of_two
 from vredmax.conformance.build import BuildError, build_harness
 from vredmax.conformance.qemu import (ELENS, TAILS, EmulatorError, Harness, cpu_option, emulator_version,
                                      find_emulator)
+from vredmax.conformance.compare import AGREE, MISMATCH, RESERVED_EXECUTED, RESERVED_TRAPPED
 from vredmax.conformance.report import VS_NOTE, mismatch_lines, summary_line, tally_lines
-from vredmax.conformance.run import conform
+from vredmax.conformance.run import conform, conform_on
 from vredmax.errors import EXIT_FAILED, EXIT_OK, UsageError
 
 MIN_VLEN = 128  # QEMU's minimum VLEN (whatever ELEN)
@@ -39,6 +46,9 @@ def add_parser(subparsers) -> None:
                         help="mismatches shown in full (default: 3)")
     parser.add_argument("--max-rows", type=int, default=32, metavar="N",
                         help="lanes shown in each lane table (default: 32)")
+    parser.add_argument("--json", action="store_true", help="print the result as JSON (schema conform-result)")
+    add_worker_arguments(parser, "worker processes, each with its own emulator (default 1); the emulator and "
+                                 "the harness must be at the same paths on Dask workers")
     parser.set_defaults(run=run)
 
 
@@ -67,28 +77,41 @@ def _harness_path(args) -> Path:
     return path
 
 
-def _progress(done: int, total: int, tally) -> None:
-    end = "\n" if done == total else ""
-    print(f"\rconform: {done}/{total} cases, {tally.kinds['mismatch']} mismatches, "
-          f"{tally.rate:.0f} cases/s", end=end, file=sys.stderr, flush=True)
-
-
 def run(args) -> int:
     _check_arguments(args)
     seed = args.seed if args.seed is not None else int.from_bytes(os.urandom(4), "little")
+    workers = workers_from_args(args)
+    harness_path = _harness_path(args)
     try:
         emulator = find_emulator(args.emulator)
         version = emulator_version(emulator)
-        harness = Harness(emulator, _harness_path(args), args.vlen, args.tail, args.elen)
+        harness = Harness(emulator, harness_path, args.vlen, args.tail, args.elen)
     except EmulatorError as error:  # missing, or refuses this -cpu: the user's setup
         raise UsageError(str(error)) from None
+    last = {}
     try:
-        with harness:
-            tally = conform(harness, args.cases, seed, keep=args.show,
-                            progress=_progress if sys.stderr.isatty() else None)
+        with harness, workers as pool, progress(args.cases, "conform", quiet=args.json) as bar:
+            def show(done: int, total: int, tally) -> None:
+                last["tally"] = tally
+                bar.advance(f"{tally.kinds['mismatch']} mismatches, {tally.rate:.0f} cases/s", n=done - bar.done)
+            if pool.in_process:
+                tally = conform(harness, args.cases, seed, keep=args.show, progress=show)
+            else:   # the batches run on the workers, each with an emulator of its own
+                harness.close()
+                tally = conform_on(pool, emulator, harness_path, args.vlen, args.tail, args.elen, args.cases,
+                                   seed, keep=args.show, progress=show)
     except EmulatorError as error:  # it died on a case: that is no agreement
         print(f"vredmax: {error} (--seed {seed})", file=sys.stderr)
         return EXIT_FAILED
+    except KeyboardInterrupt:   # the counts so far, marked INTERRUPTED; no Summary
+        so_far = last.get("tally")
+        done = (f"{so_far.cases} of {args.cases} cases, {so_far.kinds[MISMATCH]} mismatches so far"
+                if so_far else f"0 of {args.cases} cases")
+        print_verdict("INTERRUPTED", f"after {done} (--seed {seed}); the run is not complete", width=0)
+        raise
+    if args.json:
+        say(json.dumps(result_json(args, tally, seed, emulator, version), indent=2))
+        return EXIT_OK if tally.agreed else EXIT_FAILED
     print(f"emulator: {emulator} ({version}) -cpu {cpu_option(args.vlen, args.tail, args.elen)}")
     print(f"cases: {args.cases} from --seed {seed}, VLEN={args.vlen} ELEN={args.elen}, tail policy {args.tail}")
     print(VS_NOTE)
@@ -98,3 +121,21 @@ def run(args) -> int:
         print("\n".join(mismatch_lines(case, verdict, args.tail, args.max_rows)))
     print(summary_line(tally))
     return EXIT_OK if tally.agreed else EXIT_FAILED
+
+
+def result_json(args, tally, seed: int, emulator: str, version: str) -> dict:
+    """The run as JSON (schema conform-result): the counts, and the kept mismatches with their
+    cases (ready for `vredmax exec`)."""
+    kinds = (AGREE, RESERVED_TRAPPED, RESERVED_EXECUTED, MISMATCH)
+    return tagged("conform-result", {
+        "interrupted": False, "agreed": tally.agreed,
+        "emulator": emulator, "version": version, "cpu": cpu_option(args.vlen, args.tail, args.elen),
+        "seed": seed, "vlen": args.vlen, "elen": args.elen, "tail": args.tail,
+        "cases": tally.cases, "seconds": round(tally.seconds, 2),
+        "counts": {kind: tally.kinds[kind] for kind in kinds},
+        "details": [{"kind": kind, "detail": detail, "count": count}
+                    for (kind, detail), count in sorted(tally.details.items())],
+        "mismatches": [{"case": case_json(case.pre, case.insn, args.tail), "requested_vtype": case.requested_vtype,
+                        "avl": case.avl, "differences": list(verdict.differences), "rules": list(verdict.rules),
+                        "note": verdict.note} for case, verdict in tally.mismatches],
+    })

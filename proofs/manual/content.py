@@ -394,7 +394,8 @@ def exceptions_section(proofs: Proofs) -> list:
         Para("Four choices are left to implementations. `any` is the architecture itself; `sail`, `spike` "
              "and `qemu` fix each choice as those implementations do (`vredmax judge` and "
              "`vredmax exec --profile` use them)."),
-        Table(diff[0], [[f"`{row[0]}`", *row[1:]] for row in diff[1:]]),
+        Table(diff[0], [[f"`{row[0]}`" + (" (differs)" if len(set(row[2:])) > 1 else ""), *row[1:]]
+                        for row in diff[1:]]),
         Details("Where each profile's choices come from", [Table(["choice", *names], sources)]),
     ]
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import time
 from collections import Counter
+from pathlib import Path
 from dataclasses import dataclass, field
 
 from vredmax.impl.execute import execute
@@ -53,6 +54,40 @@ class Tally:
 
 def check_case(observation, case: Case, tail: str) -> Verdict:
     return compare(case, execute(case.pre, case.insn, "sequential", tail), observation, tail)
+
+
+def check_batch(item) -> list[Verdict]:
+    """One batch of cases on a harness of its own: the unit of work of `conform_on` (a worker
+    process or a Dask worker runs it). `item` is (emulator, harness path, VLEN, the harness's
+    tail policy, ELEN, the spec's tail policy, cases)."""
+    emulator, harness_path, vlen, harness_tail, elen, tail, batch = item
+    with Harness(emulator, Path(harness_path), vlen, harness_tail, elen) as harness:
+        return [check_case(observation, case, tail) for case, observation in zip(batch, harness.run_many(batch))]
+
+
+def conform_on(workers, emulator: str, harness_path, vlen: int, harness_tail: str, elen: int, cases: int,
+               seed: int, keep: int = 3, progress=None, tail=None) -> Tally:
+    """`conform` with the batches spread by vredmax/cluster.py (`workers`, entered): the same
+    cases from the same seed, the same tally (kept mismatches are the first ones in case
+    order). The emulator and the harness must be at the same paths on every worker."""
+    tail = harness_tail if tail is None else tail
+    start, generator = time.monotonic(), random_cases(seed, cases, vlen, elen)
+    batches = [[next(generator) for _ in range(min(CHUNK, cases - done))] for done in range(0, cases, CHUNK)]
+    items = [(emulator, str(harness_path), vlen, harness_tail, elen, tail, batch) for batch in batches]
+    verdicts, running = {}, Tally()
+    for index, found in workers.map_unordered(check_batch, items):
+        verdicts[index] = found
+        for case, verdict in zip(batches[index], found):
+            running.add(case, verdict, 0)
+        running.seconds = time.monotonic() - start
+        if progress:
+            progress(running.cases, cases, running)
+    tally = Tally()
+    for index, batch in enumerate(batches):
+        for case, verdict in zip(batch, verdicts[index]):
+            tally.add(case, verdict, keep)
+    tally.seconds = time.monotonic() - start
+    return tally
 
 
 def conform(harness: Harness, cases: int, seed: int, keep: int = 3, progress=None, tail=None) -> Tally:
