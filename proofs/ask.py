@@ -239,8 +239,11 @@ def _compared(text: str, cfg: Config, s: Setting) -> dict:
     except ClaimError:
         return {}
     run = s.free_run
-    observed = lambda name: run.outcome.trapped if name == "traps" else z3.Extract(   # noqa: E731
-        int(name[3:-1]) * cfg.sew + cfg.sew - 1, int(name[3:-1]) * cfg.sew, z3.Select(run.post.regs, s.insn.vd))
+    def observed(name):
+        if name in ("traps", "vs"):
+            return run.outcome.trapped if name == "traps" else run.post.vs
+        k = int(name[3:-1])
+        return z3.Extract(k * cfg.sew + cfg.sew - 1, k * cfg.sew, z3.Select(run.post.regs, s.insn.vd))
     return {name: (term, observed(name)) for name, term in claimed.items()}
 
 
@@ -376,7 +379,7 @@ def counterexample(text: str, p: Problem, model, method: str, minimise: bool, ti
         spec_side = {"vd[0]": post.regs[insn.vd] & ((1 << cfg.sew) - 1)}
         claim_side = dict(spec_side)
     shown = Counterexample(cfg, pre, insn, tail, spec_side, claim_side, "claim",
-                           result.reason if replay_trapped else "", notes)
+                           result.reason if replay_trapped else "", notes, {"vs": 2} if "vs" in spec_side else {})
     hypothesis = None if p.hypothesis is None else z3.is_true(model.eval(p.hypothesis, model_completion=True))
     return AskCounterexample(text, shown, post, trapped, illegal_trap, values, replay_values, tail,
                              not replay["holds"], freedoms(cfg, pre, insn, p.profile), hypothesis, notes)
@@ -438,7 +441,7 @@ def _executable_like(p: Problem) -> list:
     if cfg.elements_per_register > 1:   # the tail kept, else all ones: each a policy the executable model has
         high = lambda v: z3.Extract(cfg.vlen - 1, cfg.sew, v)   # noqa: E731
         new, old = high(z3.Select(run.post.regs, insn.vd)), high(z3.Select(s.pre.regs, insn.vd))
-        tails = [new == old, new == z3.BitVecVal(-1, cfg.vlen - cfg.sew)]
+        tails = [new == old, z3.Or(new == old, new == z3.BitVecVal(-1, cfg.vlen - cfg.sew))]
     return tails + [z3.Implies(z3.Not(legal), z3.And(run.outcome.trapped, spec.unchanged(s.pre, run.post))),
             z3.Implies(s.illegal, run.outcome.illegal),
             z3.Implies(z3.And(legal, s.pre.vl == 0), run.post.vs == s.pre.vs)] + [

@@ -873,7 +873,7 @@ def _element_fold(node, name, items):
 def compared_values(text: str, world: World) -> dict:
     """For a claim `implies(H, C)` whose conclusion C says what the outcome is (`post.vd[k] ==
     E`, `all(post.vd[k] == E for k in range(..))`, `trapped`, `not trapped`, and of these),
-    the values it claims, by name ("vd[k]", "traps"), as terms. Empty if it is not of that form."""
+    the values it claims, by name ("vd[k]", "traps", "vs" for `post.vs == E`), as terms. Empty if it is not of that form."""
     translator = Translator(text, world)
     body = translator.tree.body
     if not (isinstance(body, ast.Call) and isinstance(body.func, ast.Name) and body.func.id == "implies"):
@@ -907,6 +907,10 @@ def _collect(translator, node, env, found) -> bool:
                    for i in range(*map(int, bounds)))
     if isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], ast.Eq):
         for side, other in ((node.left, node.comparators[0]), (node.comparators[0], node.left)):
+            if isinstance(side, ast.Attribute) and isinstance(side.value, ast.Name) and side.value.id == "post" \
+                    and side.attr == "vs":
+                found["vs"] = translator.visit(other, env)
+                return True
             if isinstance(side, ast.Subscript) and isinstance(side.value, ast.Attribute) \
                     and isinstance(side.value.value, ast.Name) and side.value.value.id == "post" \
                     and side.value.attr == "vd":
