@@ -124,6 +124,7 @@ class Shape:
     verdict: Verdict
     detail: str = ""
     witness: tuple | None = None
+    recipe: list | None = None     # the table read as a guarded join (see Denoter.guarded_join)
 
 
 def _probe(key, sew: int, rng: random.Random) -> Shape:
@@ -197,7 +198,6 @@ class Analysis:
     nodes: int = 0
     shapes: dict = field(default_factory=dict)
     cone_nodes: int = 0
-    span: dict = field(default_factory=dict)   # id(node) -> (lowest, highest element index)
     refuted: tuple | None = None   # the first node shown no guarded max: (node, cone, witness)
 
 
@@ -220,6 +220,12 @@ def post_order(root: Term, done=None) -> list[Term]:
     return order
 
 
+def element_span(node: Term) -> tuple[int, int]:
+    """The lowest and highest element index a node depends on ((0, 0) for none)."""
+    indices = [n.param for n in post_order(node) if n.op == "elem"]
+    return (min(indices), max(indices)) if indices else (0, 0)
+
+
 class Denoter:
     def __init__(self, sew: int, flags: list, timeout_ms: int):
         self.sew = sew
@@ -235,6 +241,9 @@ class Denoter:
     def condition(self, node: Term):
         found = self.conds.get(id(node))
         if found is not None:
+            return found
+        if node.op == "flag":
+            found = self.conds[id(node)] = self.flags[node.param]
             return found
         for n in post_order(node, self.conds):
             c = [self.conds[id(a)] for a in n.args]
@@ -265,11 +274,6 @@ class Denoter:
         order = post_order(root)
         a.nodes = len(order)
         for node in order:
-            lows = [a.span[id(x)] for x in node.args if id(x) in a.span]
-            if node.op == "elem":
-                a.span[id(node)] = (node.param, node.param)
-            elif lows:
-                a.span[id(node)] = (min(s[0] for s in lows), max(s[1] for s in lows))
             if node.width != self.sew:
                 continue
             try:
@@ -298,35 +302,37 @@ class Denoter:
 
     def cone(self, node: Term) -> Cone:
         steps, index, xs, bs = [], {}, [], []
+        den, sew = self.den, self.sew
 
         def build(n):
             ref = index.get(id(n))
             if ref is not None:
                 return ref
-            if is_const(n):
-                ref = ("c", n.op, n.param, n.width)
-            elif n is not node and n.width == self.sew and self.den.get(id(n)) is not None:
+            op = n.op
+            if op == "const" or op == "bool":
+                ref = ("c", op, n.param, n.width)
+            elif n is not node and n.width == sew and den.get(id(n)) is not None:
                 ref = ("x", len(xs))
                 xs.append(n)
-            elif n.width == BOOL and n.structural:
+            elif n.structural:
                 ref = ("b", len(bs))
                 bs.append(n)
             elif not n.args:
                 raise ConeTooLarge(f"a {n.width}-bit input is used where only element values and "
                                    "conditions are understood")
             else:
-                args = tuple(build(a) for a in n.args)
+                args = tuple([build(a) for a in n.args])
                 if len(steps) >= CONE_LIMIT:
                     raise ConeTooLarge(f"the values it depends on are no guarded maxima for more than "
                                        f"{CONE_LIMIT} operations (the cut-point method needs each "
                                        "intermediate result to be a maximum of some inputs)")
                 ref = ("n", len(steps))
-                steps.append((n.op, n.param, n.width, args))
+                steps.append((op, n.param, n.width, args))
             index[id(n)] = ref
             return ref
 
         build(node)
-        return Cone((self.sew, tuple(steps), len(xs), len(bs)), xs, bs)
+        return Cone((sew, tuple(steps), len(xs), len(bs)), xs, bs)
 
     def denote_cone(self, node: Term, is_root: bool):
         cone = self.cone(node)
@@ -348,29 +354,49 @@ class Denoter:
             if shape.verdict == Verdict.UNKNOWN:
                 self.analysis.failure = Failure(node, shape.detail, Verdict.UNKNOWN)
             return None
-        return self.guarded_join(shape.table, cone)
+        return self.guarded_join(shape, cone)
 
-    def guarded_join(self, table, cone: Cone):
+    def guarded_join(self, shape: Shape, cone: Cone):
+        """The semilattice term of a cone node from its shape's table: the join of each cut
+        point (and constant) under the condition, over the Boolean cut points, where the
+        table has it joined. The table's reading is worked out once per shape (`recipe`)."""
         L = self.lattice
-        conds = [self.condition(b) for b in cone.bs]
-        parts = []
-        members = [(self.den[id(x)], lambda entry, j=j: j in entry[0]) for j, x in enumerate(cone.xs)]
-        for constant in sorted({c for _, c in table.values() if c is not None}):
-            members.append((self.lattice.const(constant), lambda entry, c=constant: entry[1] == c))
-        for value, member in members:
-            guard = _boolean_function({bits: member(entry) for bits, entry in table.items()}, conds)
+        if shape.recipe is None:
+            table = shape.table
+            members = [(("x", j), lambda entry, j=j: j in entry[0]) for j in range(cone.key[2])]
+            for constant in sorted({c for _, c in table.values() if c is not None}):
+                members.append((("c", constant), lambda entry, c=constant: entry[1] == c))
+            placeholders = list(range(cone.key[3]))
+            shape.recipe = [(which, _boolean_function({bits: member(entry) for bits, entry in table.items()},
+                                                      placeholders)) for which, member in members]
+        conds = None
+        result = EMPTY
+        for (kind, which), guard in shape.recipe:
             if guard is False:
                 continue
-            parts.append(value if guard is True else L.ite(guard, value, EMPTY))
-        result = EMPTY
-        for part in parts:
-            result = L.smax(result, part)
+            value = self.den[id(cone.xs[which])] if kind == "x" else L.const(which)
+            if guard is not True:
+                if conds is None:
+                    conds = [self.condition(b) for b in cone.bs]
+                value = L.ite(_instantiate(guard, conds), value, EMPTY)
+            result = L.smax(result, value)
         return result
 
 
+def _instantiate(formula, conds):
+    """A formula of `_boolean_function` over placeholders (indices), with the conditions."""
+    if isinstance(formula, int) and not isinstance(formula, bool):
+        return conds[formula]
+    op, *args = formula
+    parts = [_instantiate(a, conds) for a in args]
+    return {"not": lambda: fast.not_(parts[0]), "and": lambda: fast.and_(*parts),
+            "or": lambda: fast.or_(*parts)}[op]()
+
+
 def _boolean_function(rows: dict, conds: list):
-    """A formula over `conds` true exactly on the rows (assignments) mapped to True; Python
-    True/False when constant. Shannon expansion with the obvious simplifications."""
+    """A formula over `conds` true exactly on the rows (assignments) mapped to True, as
+    nested tuples ("and"/"or"/"not", ...) over the conds; Python True/False when constant.
+    Shannon expansion with the obvious simplifications."""
     values = set(rows.values())
     if values == {True}:
         return True
@@ -379,19 +405,20 @@ def _boolean_function(rows: dict, conds: list):
     first = conds[0]
     on = _boolean_function({b[1:]: v for b, v in rows.items() if b[0]}, conds[1:])
     off = _boolean_function({b[1:]: v for b, v in rows.items() if not b[0]}, conds[1:])
+    negated = ("not", first)
     if on is True and off is False:
         return first
     if on is False and off is True:
-        return z3.Not(first)
+        return negated
     if off is False:
-        return first if on is True else z3.And(first, on)
+        return first if on is True else ("and", first, on)
     if on is False:
-        return z3.And(z3.Not(first), off)
+        return ("and", negated, off)
     if on is True:
-        return z3.Or(first, off)
+        return ("or", first, off)
     if off is True:
-        return z3.Or(z3.Not(first), on)
-    return z3.Or(z3.And(first, on), z3.And(z3.Not(first), off))
+        return ("or", negated, on)
+    return ("or", ("and", first, on), ("and", negated, off))
 
 
 # The root against the spec --------------------------------------------------------------
@@ -702,10 +729,10 @@ def prove_unit_at_scale(unit, cfg: Config, timeout_ms: int) -> ScaleResult:
         if analysis.refuted is not None:      # the first node that is no max, rather than its parents
             node, cone, witness = analysis.refuted
             why = _witness_text(cfg.sew, cone, witness)
-        span = analysis.span.get(id(node), (0, 0))
+        span = element_span(node)
         hints = set(span)
         for x in node.args:
-            hints |= set(analysis.span.get(id(x), ()))
+            hints |= set(element_span(x))
         case = search_case(unit, cfg, hints, deadline)
         where = f"ops.{node.op} at {node.where()} (over vs2[{span[0]}..{span[1]}] and what they depend on)"
         if case is not None:
