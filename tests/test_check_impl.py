@@ -99,8 +99,10 @@ def test_default_configurations_cover_every_sew_lmul_and_every_vlen():
 
 
 def test_methods():
-    assert method_for(UNIT, Config(128, 64, 8, "m1")) == MONOLITHIC
-    assert method_for(UNIT, Config(128, 64, 64, "m8")) == SCALE      # 16 x 64 bits: too slow whole
+    assert method_for(UNIT, Config(128, 64, 8, "mf4")) == MONOLITHIC
+    assert method_for(UNIT, Config(128, 64, 8, "m1")) == SCALE        # cut points are faster there
+    assert method_for(INSTRUCTION, Config(128, 64, 64, "m2")) == MONOLITHIC
+    assert method_for(INSTRUCTION, Config(128, 64, 64, "m8")) == SCALE
     assert method_for(UNIT, Config(65536, 64, 8, "m8")) == SCALE
     assert method_for(INSTRUCTION, Config(8192, 64, 8, "m1")) is None
 
@@ -336,3 +338,28 @@ def test_cli_usage_errors(capsys, argv, message):
     code, out, err = run(capsys, "check-impl", *argv)
     assert code == 2 and out.startswith("") and "Summary" not in out
     assert err.startswith(f"vredmax: error: {message}") and err.count("\n") == 1
+
+
+# The truth-test guard ----------------------------------------------------------------------------
+
+def test_the_guard_decides_constants_and_refuses_the_rest():
+    import z3
+    from vredmax.proofs.truth_guard import SymbolicBranch, no_truth_tests
+    x, y = z3.BitVecs("x y", 8)
+    with no_truth_tests() as guard:
+        assert bool(x == x) and not bool(z3.BitVecVal(1, 8) == 2)
+        assert bool(z3.Or(x == y, x != y))            # simplifies to true
+        with pytest.raises(SymbolicBranch, match=r"test_check_impl\.py:\d+: .*ops\.ite"):
+            bool(x == y)
+    assert len(guard.refusals) == 1
+    assert bool(x == y) is False                      # outside the block z3 is as usual
+
+
+def test_the_projects_own_proofs_refuse_truth_tests():
+    from vredmax.proofs.setting import Setting
+    from vredmax.proofs.truth_guard import SymbolicBranch
+
+    def branching(ops, seed, elements, active):
+        return seed if active[0] else elements[0]
+    with pytest.raises(SymbolicBranch, match="test_check_impl.py"):
+        Setting(TINY, "_guarded").implementation_run("sequential/undisturbed", reduce=branching)

@@ -74,9 +74,17 @@ def test_comparator_units_are_proved_at_scale(name):
 
 @pytest.mark.parametrize("name", sorted(ALGORITHMS))
 def test_project_algorithms_are_proved(name):
-    report = check_implementation(InProcess(ALGORITHMS[name], UNIT, random_states=20), UNIT, QUICK_CONFIGS)
+    configs = (Config(128, 64, 64, "m1"), Config(128, 64, 8, "mf2"))
+    report = check_implementation(InProcess(ALGORITHMS[name], UNIT, random_states=20), UNIT, configs)
     assert report.verdict == Verdict.PROVED, report.detail
-    assert len(report.bounds) == len(QUICK_CONFIGS)
+    assert len(report.bounds) == len(configs)
+
+
+@pytest.mark.check_impl_scale
+@pytest.mark.parametrize("name", sorted(ALGORITHMS))
+def test_project_algorithms_are_proved_by_default(name):
+    report = check_implementation(InProcess(ALGORITHMS[name], UNIT), UNIT, default_configs(UNIT))
+    assert report.verdict == Verdict.PROVED, report.detail
 
 
 @pytest.mark.parametrize("bug, vl", [("odd_level_drops_last", 2), ("vl0_writes_seed", 0),

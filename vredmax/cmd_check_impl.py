@@ -89,10 +89,8 @@ def configs_for(args, level: str) -> list:
             raise UsageError(f"lmul: must be one of {' '.join(LMUL_NAMES)}, got {lmul!r}")
     if vlens:
         configs = legal_configs(elen, vlens)
-    elif args.all or sews or lmuls:
-        configs = all_configs(level, elen) if args.all else legal_configs(elen, [128])
     else:
-        configs = default_configs(level, elen)
+        configs = all_configs(level, elen) if args.all else default_configs(level, elen)
     configs = [c for c in configs if (not sews or c.sew in sews) and (not lmuls or c.lmul in lmuls)]
     if not configs:
         raise UsageError("lmul: no legal configuration matches the --vlen/--sew/--lmul filters "

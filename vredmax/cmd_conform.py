@@ -88,16 +88,18 @@ def run(args) -> int:
         harness = Harness(emulator, harness_path, args.vlen, args.tail, args.elen)
     except EmulatorError as error:  # missing, or refuses this -cpu: the user's setup
         raise UsageError(str(error)) from None
+    if not workers.in_process:   # it only checked the setup: each worker runs emulators of its own
+        harness.close()         # (closed before the workers fork, or they would hold its input open)
     last = {}
     try:
-        with harness, workers as pool, progress(args.cases, "conform", quiet=args.json) as bar:
+        with workers as pool, progress(args.cases, "conform", quiet=args.json) as bar:
             def show(done: int, total: int, tally) -> None:
                 last["tally"] = tally
                 bar.advance(f"{tally.kinds['mismatch']} mismatches, {tally.rate:.0f} cases/s", n=done - bar.done)
             if pool.in_process:
-                tally = conform(harness, args.cases, seed, keep=args.show, progress=show)
-            else:   # the batches run on the workers, each with an emulator of its own
-                harness.close()
+                with harness:
+                    tally = conform(harness, args.cases, seed, keep=args.show, progress=show)
+            else:
                 tally = conform_on(pool, emulator, harness_path, args.vlen, args.tail, args.elen, args.cases,
                                    seed, keep=args.show, progress=show)
     except EmulatorError as error:  # it died on a case: that is no agreement

@@ -89,7 +89,7 @@ def mask_bit_off_by_one(m, pre, insn, cfg, tail):
     return reduce_with(m, pre, insn, cfg, tail, group_elements(m, pre.regs, insn, cfg), active)
 
 
-@lives_at(128, 16, "m2")
+@lives_at(128, 64, "m2")
 def last_group_register_skipped(m, pre, insn, cfg, tail):
     """Reads LMUL-1 registers of a group (the loop bound is off by one) and pads with vs2."""
     registers = max(1, cfg.group_registers - 1)

@@ -47,7 +47,7 @@ def non_strict_select(ops, seed, elements, active):
     return acc
 
 
-@lives_at(128, 16, "m1")
+@lives_at(128, 32, "m1")
 def reverse_order(ops, seed, elements, active):
     """From the last element to the first, keeping the accumulator when inactive (not_)."""
     acc = seed
@@ -56,7 +56,7 @@ def reverse_order(ops, seed, elements, active):
     return acc
 
 
-@lives_at(128, 64, "m2")
+@lives_at(128, 64, "m1")
 def seed_as_tree_leaf(ops, seed, elements, active):
     """The seed is leaf 0 of the tree; an odd node out moves up a level unchanged."""
     level = [seed] + [ops.ite(a, x, ops.smin()) for x, a in zip(elements, active)]
@@ -78,7 +78,7 @@ def three_lanes(ops, seed, elements, active):
     return result
 
 
-@lives_at(128, 16, "m1")
+@lives_at(128, 32, "m1")
 def sign_flip_unsigned(ops, seed, elements, active):
     """Flip the sign bits (xor with the signed minimum) and compare unsigned."""
     acc, flip = seed, ops.smin()
@@ -101,7 +101,7 @@ def pairs_then_fold(ops, seed, elements, active):
     return acc
 
 
-@lives_at(128, 8, "m1")
+@lives_at(128, 32, "m1")
 def seed_last_five_lanes(ops, seed, elements, active):
     """Five lanes in reverse, the seed joined last with a non-strict compare."""
     lanes = [ops.smin() for _ in range(min(5, len(elements)))]
