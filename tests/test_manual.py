@@ -357,3 +357,9 @@ def test_reserved_is_no_promise_with_the_profiles():
     last = animation.steps(run)[-1]
     assert last.title == "Reserved: no promise"
     assert "(sail: illegal-instruction; spike: executes; qemu: executes)" in last.text
+
+
+def test_counterexample_values_read_as_words():
+    assert content._observed("traps", True) == "it traps"
+    assert content._observed("vs", {"hex": "0x3", "unsigned": 3, "signed": -1}) == "mstatus.VS = Dirty"
+    assert content._observed("vd[0]", {"hex": "0xff", "unsigned": 255, "signed": -1}) == "vd[0] = `0xff` (-1)"

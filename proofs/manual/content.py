@@ -20,6 +20,7 @@ from vredmax.spec.encoding import (FUNCT3_OPMVV, FUNCT6_VREDMAX, OPCODE_OP_V, RE
                                    describe_fields, encode, format_asm, parse_asm)
 from vredmax.spec.config import LMUL_NAMES
 from vredmax.spec.legality import RULES
+from vredmax.spec.state import VS_NAMES
 
 TITLE = "VREDMAX.VS: vector signed maximum reduction"
 SUMMARY = ("With vl > 0, `vredmax.vs` reduces the seed `vs1[0]` and the active elements of the `vs2` "
@@ -575,6 +576,8 @@ def _observed(name: str, value) -> str:
     """`vd[0] = 0xff (-1)`, or `it traps` / `it does not trap`."""
     if isinstance(value, bool):
         return "it traps" if value else "it does not trap"
+    if name == "vs":
+        return f"mstatus.VS = {VS_NAMES[value['unsigned']].capitalize()}"
     return f"{name} = `{value['hex']}` ({value['signed']})"
 
 
