@@ -12,7 +12,6 @@ from collections import Counter
 from importlib import resources
 
 from vredmax.spec.encoding import encode, format_asm
-from vredmax.testgen.allowed import Check
 
 ENV_FILES = ("runner.S", "linux.S", "virt.S", "htif.S", "baremetal.ld")
 # Flags of the case record (runner.S).

@@ -173,7 +173,7 @@ def config_cases(b: Builder, sew: int, lmul: str) -> None:
     for where, p in positions.items():
         if where == "middle" and not 0 < p < n - 1:
             continue
-        b.reduction(f"{tag}.one_active_{where}", sew, lmul, n, seed=-100 if sew > 8 else -100,
+        b.reduction(f"{tag}.one_active_{where}", sew, lmul, n, seed=-100,
                     base=smax, specials={p: 5}, vm=0, mask=mask_register(b.vlen, "one", n, p),
                     vma=where == "middle")
     b.reduction(f"{tag}.alternating_mask", sew, lmul, n, seed=-30, base=small,

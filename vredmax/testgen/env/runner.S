@@ -289,7 +289,37 @@ tg_main:
         call    tg_puts
         mv      a0, s10
         call    tg_put_field
-        li      a0, 10
+        la      t0, tg_obs              # the CSRs: what was observed, what was allowed
+        li      t1, FIELD_VL
+        bne     s10, t1, 1f
+        ld      a0, 0(t0)
+        ld      a1, C_PRE_VL(s0)
+        j       3f
+1:      li      t1, FIELD_VTYPE
+        bne     s10, t1, 2f
+        ld      a0, 8(t0)
+        ld      a1, C_PRE_VTYPE(s0)
+        j       3f
+2:      li      t1, FIELD_VSTART
+        bne     s10, t1, 4f
+        ld      a0, 16(t0)
+        li      a1, 0
+        la      t1, tg_trapped
+        ld      t1, 0(t1)
+        beqz    t1, 3f
+        ld      a1, C_VSTART(s0)
+3:      call    tg_put_pair
+        j       5f
+4:      li      t1, FIELD_VS
+        bne     s10, t1, 5f
+        mv      a0, s8                  # observed VS; allowed as a mask over 0..3
+        ld      a1, C_VS_RETIRE(s0)
+        la      t1, tg_trapped
+        ld      t1, 0(t1)
+        beqz    t1, 6f
+        ld      a1, C_VS_TRAP(s0)
+6:      call    tg_put_vs
+5:      li      a0, 10
         call    tg_putc
         la      t0, tg_failed_case
         ld      t1, C_NUMBER(s0)
@@ -521,6 +551,63 @@ tg_puthex:
         addi    sp, sp, 48
         ret
 
+# tg_put_pair(a0 = observed, a1 = allowed): ": observed 0x..., allowed 0x..."
+tg_put_pair:
+        addi    sp, sp, -32
+        sd      ra, 0(sp)
+        sd      a0, 8(sp)
+        sd      a1, 16(sp)
+        la      a0, msg_observed
+        call    tg_puts
+        ld      a0, 8(sp)
+        call    tg_puthex
+        la      a0, msg_allowed
+        call    tg_puts
+        ld      a0, 16(sp)
+        call    tg_puthex
+        ld      ra, 0(sp)
+        addi    sp, sp, 32
+        ret
+
+# tg_put_vs(a0 = observed mstatus.VS, a1 = allowed values as a bit mask)
+tg_put_vs:
+        addi    sp, sp, -32
+        sd      ra, 0(sp)
+        sd      a0, 8(sp)
+        sd      a1, 16(sp)
+        la      a0, msg_observed
+        call    tg_puts
+        ld      a0, 8(sp)
+        call    tg_put_vs_name
+        la      a0, msg_allowed
+        call    tg_puts
+        sd      zero, 24(sp)            # the VS value being listed
+1:      ld      t0, 24(sp)
+        li      t1, 4
+        bgeu    t0, t1, 3f
+        ld      t1, 16(sp)
+        srl     t1, t1, t0
+        andi    t1, t1, 1
+        beqz    t1, 2f
+        mv      a0, t0
+        call    tg_put_vs_name
+        li      a0, ' '
+        call    tg_putc
+2:      ld      t0, 24(sp)
+        addi    t0, t0, 1
+        sd      t0, 24(sp)
+        j       1b
+3:      ld      ra, 0(sp)
+        addi    sp, sp, 32
+        ret
+
+tg_put_vs_name:
+        la      t0, vs_names
+        slli    a0, a0, 3
+        add     t0, t0, a0
+        ld      a0, 0(t0)
+        j       tg_puts
+
 # tg_put_field(a0 = field code): its name ("v12" for a register)
 tg_put_field:
         addi    sp, sp, -16
@@ -547,6 +634,14 @@ tg_put_field:
         .balign 8
 field_names:
         .dword  f_none, f_outcome, f_vl, f_vtype, f_vstart, f_vs, f_setup, f_trap, f_vlenb
+vs_names:
+        .dword  vs_off, vs_initial, vs_clean, vs_dirty
+vs_off:     .asciz "off"
+vs_initial: .asciz "initial"
+vs_clean:   .asciz "clean"
+vs_dirty:   .asciz "dirty"
+msg_observed: .asciz ": observed "
+msg_allowed: .asciz ", allowed "
 f_none:     .asciz "none"
 f_outcome:  .asciz "outcome"
 f_vl:       .asciz "vl"
