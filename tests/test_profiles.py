@@ -255,3 +255,34 @@ def test_the_freedoms_are_proved_and_a_stricter_relation_fails_them(monkeypatch)
     cfg = Config(128, 64, 8, "m2")      # another configuration: nothing kept from the first runs
     for name in FREEDOMS:
         assert obligations.run(obligations.by_name(name), cfg, "spec").answer.verdict == Verdict.COUNTEREXAMPLE
+
+
+# check-impl accepts the VS freedom (it rejected a Spike-like step before) ---------------------------
+
+SPIKE_LIKE = '''
+from vredmax.api import step as reference_step
+from vredmax.impl.sequential import reduce_sequential
+
+
+def dirty_when_retired(m, pre, insn, cfg, tail):
+    """Spike: VS Dirty whenever the instruction retires, vl = 0 too."""
+    traps, post = reference_step(m, pre, insn, cfg, reduce_sequential, tail)
+    trapped = m.any_(*(cond for _, cond in traps))
+    return traps, post.with_(vs=m.ite(trapped, post.vs, m.const(3, 2)))
+
+
+def clean_at_vl0(m, pre, insn, cfg, tail):
+    """Wrong: VS Initial becomes Clean at vl = 0."""
+    traps, post = reference_step(m, pre, insn, cfg, reduce_sequential, tail)
+    trapped = m.any_(*(cond for _, cond in traps))
+    quiet = m.all_(m.not_(trapped), m.eq(pre.vl, 0), m.eq(pre.vs, 1))
+    return traps, post.with_(vs=m.ite(quiet, m.const(2, 2), post.vs))
+'''
+
+
+@pytest.mark.parametrize("function, code", [("dirty_when_retired", 0), ("clean_at_vl0", 1)])
+def test_check_impl_accepts_dirtying_vs_at_vl0(tmp_path, capsys, function, code):
+    path = tmp_path / "vs_steps.py"
+    path.write_text(SPIKE_LIKE)
+    assert main(["check-impl", f"{path}:{function}", "--vlen", "128", "--sew", "8", "--lmul", "m1",
+                 "--random", "20"]) == code
