@@ -101,8 +101,8 @@ def shape_value(ops, key, xvals, bvals):
 
     def ref(r):
         kind = r[0]
-        if kind == "x":
-            return xvals[r[1]]
+        if kind == "x":     # ("x", j, encoding): the cut node's value is its max xor encoding
+            return xvals[r[1]] if not r[2] else ops.xor(xvals[r[1]], ops.const(r[2]))
         if kind == "b":
             return bvals[r[1]]
         if kind == "c":
@@ -125,31 +125,53 @@ class Shape:
     detail: str = ""
     witness: tuple | None = None
     recipe: list | None = None     # the table read as a guarded join (see Denoter.guarded_join)
+    encoding: int = 0              # the node is its guarded join xor this (0: the join itself)
 
 
 def _probe(key, sew: int, rng: random.Random) -> Shape:
-    """Guess the guarded join a shape is, from concrete values, and test the guess."""
-    _, _, k, m = key
+    """Guess the guarded join a shape is, from concrete values, and test the guess; first as
+    the value itself, then as the value xor a constant (an accumulator kept with flipped sign
+    bits, say, whose maximum is taken unsigned): the encodings of its cut points, the sign bit."""
     ops = ConcreteElements(sew)
+    encodings = [0] + sorted({r[2] for r in _refs(key) if r[0] == "x" and r[2]} | {1 << (sew - 1)})
+    first = None
+    for encoding in encodings:
+        shape = _probe_encoded(key, sew, rng, ops, encoding)
+        if shape.table is not None:
+            return shape
+        first = first or shape
+    return first
+
+
+def _refs(key):
+    return [r for step in key[1] for r in step[3]]
+
+
+def _probe_encoded(key, sew, rng, ops, encoding) -> Shape:
+    _, _, k, m = key
     smin, top = 1 << (sew - 1), (1 << (sew - 1)) - 1
+
+    def value(xvals, bits):
+        return shape_value(ops, key, xvals, bits) ^ encoding
+
     table = {}
     for bits in itertools.product((False, True), repeat=m):
-        base = shape_value(ops, key, [smin] * k, bits)
+        base = value([smin] * k, bits)
         constant = None if base == smin else base
         joined = set()
         for j in range(k):
             lows = [(smin + 1 + t) & ops.mask for t in range(k)]
             lows[j] = top
-            if shape_value(ops, key, lows, bits) == top:
+            if value(lows, bits) == top:
                 joined.add(j)
         table[bits] = (frozenset(joined), constant)
     edges = [0, 1, 2, top, smin, smin + 1, ops.mask, top - 1]
     for _ in range(PROBES):
         bits = tuple(rng.random() < 0.5 for _ in range(m))
         xvals = [rng.choice(edges) if rng.random() < 0.5 else rng.randrange(1 << sew) for _ in range(k)]
-        if shape_value(ops, key, xvals, bits) != _join_value(ops, table[bits], xvals):
+        if value(xvals, bits) != _join_value(ops, table[bits], xvals):
             return Shape(None, Verdict.COUNTEREXAMPLE, "not a guarded signed max", (xvals, bits))
-    return Shape(table, Verdict.UNKNOWN)
+    return Shape(table, Verdict.UNKNOWN, encoding=encoding)
 
 
 def _join_value(ops, entry, xvals):
@@ -172,9 +194,12 @@ def _prove_shape(key, shape: Shape, sew: int, timeout_ms: int) -> Shape:
             return _join_value(ops, shape.table[prefix], xs)
         return z3.If(bs[len(prefix)], guarded(prefix + (True,)), guarded(prefix + (False,)))
 
-    answer = prove([], shape_value(ops, key, xs, bs) == guarded(()), timeout_ms)
+    claim = guarded(())
+    if shape.encoding:
+        claim = ops.xor(claim, ops.const(shape.encoding))
+    answer = prove([], shape_value(ops, key, xs, bs) == claim, timeout_ms)
     if answer.verdict == Verdict.PROVED:
-        return Shape(shape.table, Verdict.PROVED)
+        return Shape(shape.table, Verdict.PROVED, encoding=shape.encoding)
     if answer.verdict == Verdict.COUNTEREXAMPLE:
         return Shape(None, Verdict.COUNTEREXAMPLE, "not a guarded signed max (the solver's case)")
     return Shape(None, answer.verdict, f"the local proof: {answer.verdict.value} {answer.detail}".strip())
@@ -283,26 +308,32 @@ class Denoter:
                 return a
             if a.failure is not None:
                 return a
-        a.root = self.den.get(id(root))
-        if a.root is None and a.failure is None:
-            a.failure = Failure(root, "the result is not a guarded signed max of the inputs",
-                                Verdict.COUNTEREXAMPLE)
+        denoted = self.den.get(id(root))
+        if denoted is not None and denoted[1] == 0:
+            a.root = denoted[0]
+        elif a.failure is None:
+            a.failure = Failure(root, "the result is not a guarded signed max of the inputs" + (
+                f" (it is one xor {denoted[1]:#x})" if denoted else ""), Verdict.COUNTEREXAMPLE)
         return a
 
     def denote(self, node: Term, is_root: bool):
+        """(semilattice term, encoding): the node's value is the term's max xor the encoding;
+        None when it is no such thing."""
         L, den = self.lattice, self.den
         if node.op in ("seed", "elem", "const"):
-            return self.leaf(node)
+            return self.leaf(node), 0
         args = [den.get(id(x)) for x in node.args]
-        if node.op == "smax" and None not in args:
-            return L.smax(*args)
-        if node.op == "ite" and node.args[0].structural and args[1] is not None and args[2] is not None:
-            return L.ite(self.condition(node.args[0]), args[1], args[2])
+        if node.op == "smax" and None not in args and args[0][1] == 0 and args[1][1] == 0:
+            return L.smax(args[0][0], args[1][0]), 0
+        if (node.op == "ite" and node.args[0].structural and args[1] is not None and args[2] is not None
+                and args[1][1] == args[2][1]):
+            return L.ite(self.condition(node.args[0]), args[1][0], args[2][0]), args[1][1]
         return self.denote_cone(node, is_root)
 
     def cone(self, node: Term) -> Cone:
         steps, index, xs, bs = [], {}, [], []
         den, sew = self.den, self.sew
+        variables: dict = {}    # one cut variable per semilattice term: x and x xor s share it
 
         def build(n):
             ref = index.get(id(n))
@@ -312,8 +343,11 @@ class Denoter:
             if op == "const" or op == "bool":
                 ref = ("c", op, n.param, n.width)
             elif n is not node and n.width == sew and den.get(id(n)) is not None:
-                ref = ("x", len(xs))
-                xs.append(n)
+                term, encoding = den[id(n)]
+                if id(term) not in variables:
+                    variables[id(term)] = len(xs)
+                    xs.append(n)
+                ref = ("x", variables[id(term)], encoding)
             elif n.structural:
                 ref = ("b", len(bs))
                 bs.append(n)
@@ -344,7 +378,8 @@ class Denoter:
             shape = _probe(cone.key, self.sew, self.rng)
             if shape.table is not None:
                 shape = _prove_shape(cone.key, shape, self.sew, self.timeout_ms)
-            _SHAPES[cone.key] = shape
+            if shape.verdict != Verdict.UNKNOWN:      # a timeout may go through another time
+                _SHAPES[cone.key] = shape
         self.analysis.shapes[cone.key] = shape
         if shape.table is None:
             # name the first node that selects (a compare-and-select, a max), not an xor feeding one
@@ -374,13 +409,13 @@ class Denoter:
         for (kind, which), guard in shape.recipe:
             if guard is False:
                 continue
-            value = self.den[id(cone.xs[which])] if kind == "x" else L.const(which)
+            value = self.den[id(cone.xs[which])][0] if kind == "x" else L.const(which)
             if guard is not True:
                 if conds is None:
                     conds = [self.condition(b) for b in cone.bs]
                 value = L.ite(_instantiate(guard, conds), value, EMPTY)
             result = L.smax(result, value)
-        return result
+        return result, shape.encoding
 
 
 def _instantiate(formula, conds):

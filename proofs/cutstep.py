@@ -260,7 +260,7 @@ class StepDenoter(cp.Denoter):
 
     def denote(self, node, is_root):
         if node.op == "input":
-            return self.leaf(node)
+            return self.leaf(node), 0
         return super().denote(node, is_root)
 
 

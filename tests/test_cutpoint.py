@@ -64,8 +64,27 @@ def select_tree(ops, seed, elements, active):
     return ops.ite(ops.sgt(seed, level[0]), seed, level[0])
 
 
+def flipped_accumulator(ops, seed, elements, active):
+    """The accumulator kept with its sign bit flipped, maxed unsigned, flipped back at the end."""
+    flip = ops.smin()
+    acc = ops.xor(seed, flip)
+    for x, a in zip(elements, active):
+        acc = ops.ite(a, ops.umax(acc, ops.xor(x, flip)), acc)
+    return ops.xor(acc, flip)
+
+
+def flipped_tree(ops, seed, elements, active):
+    """Hardware style: flip every leaf once, an unsigned tree padded with 0, flip the root."""
+    flip = ops.smin()
+    level = [ops.ite(a, ops.xor(x, flip), ops.const(0)) for x, a in zip(elements, active)]
+    while len(level) > 1:
+        nxt = [ops.umax(level[i], level[i + 1]) for i in range(0, len(level) - 1, 2)]
+        level = nxt + level[len(nxt) * 2:]
+    return ops.smax(seed, ops.xor(level[0], flip))
+
+
 CORRECT = [*ALGORITHMS.values(), my_reduce, guarded_select, nested_select_slt, non_strict_sge,
-           sign_flip_ugt, select_tree]
+           sign_flip_ugt, select_tree, flipped_accumulator, flipped_tree]
 
 
 # Bugs -------------------------------------------------------------------------------------
@@ -124,7 +143,27 @@ def unsigned_at_sew(sew):
     return unit
 
 
-BUGGY = [keeps_min, unsigned_select, zero_padded_select_tree, starts_from_smin, skips_past(200)]
+def flipped_tree_padded_with_one(ops, seed, elements, active):
+    """The flipped tree padded with 1 (the flipped signed minimum plus one), not 0."""
+    flip = ops.smin()
+    level = [ops.ite(a, ops.xor(x, flip), ops.const(1)) for x, a in zip(elements, active)]
+    while len(level) > 1:
+        nxt = [ops.umax(level[i], level[i + 1]) for i in range(0, len(level) - 1, 2)]
+        level = nxt + level[len(nxt) * 2:]
+    return ops.smax(seed, ops.xor(level[0], flip))
+
+
+def result_left_flipped(ops, seed, elements, active):
+    """Forgets to flip the accumulator back."""
+    flip = ops.smin()
+    acc = ops.xor(seed, flip)
+    for x, a in zip(elements, active):
+        acc = ops.ite(a, ops.umax(acc, ops.xor(x, flip)), acc)
+    return acc
+
+
+BUGGY = [keeps_min, unsigned_select, zero_padded_select_tree, starts_from_smin, skips_past(200),
+         flipped_tree_padded_with_one, result_left_flipped]
 
 
 def replays(unit, case, cfg):
