@@ -4,6 +4,7 @@ loopback gives the same results as local processes and as this process."""
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -16,7 +17,7 @@ from vredmax.errors import UsageError
 distributed = pytest.importorskip("distributed")
 
 VREDMAX = Path(sys.executable).parent / "vredmax"
-PROVE = ["prove", "--vlen", "128", "--sew", "8", "--lmul", "m1,mf2,m2", "--json"]
+PROVE = ["prove", "--vlen", "128", "--sew", "8", "--lmul", "m1,mf2", "--json"]
 
 
 @pytest.fixture(scope="module")
@@ -56,5 +57,25 @@ def test_prove_on_the_cluster_gives_the_local_results(scheduler):
 
 def test_an_unreachable_scheduler_is_one_line_and_exit_2():
     with pytest.raises(UsageError, match=r"^--scheduler: cannot connect to tcp://127\.0\.0\.1:9"):
-        with Workers(1, "tcp://127.0.0.1:9"):
+        with Workers(1, "tcp://127.0.0.1:9", connect_timeout_s=1):
             pass
+
+
+def _conform(argv) -> dict:
+    done = subprocess.run([str(VREDMAX), "conform", "--cases", "600", "--seed", "11", "--json", *argv],
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+@pytest.mark.skipif(not shutil.which("qemu-riscv64") or not shutil.which("riscv64-linux-gnu-gcc"),
+                    reason="needs qemu-riscv64 and the riscv64 cross compiler")
+def test_conform_on_the_cluster_gives_the_local_results(scheduler):
+    import jsonschema
+    from vredmax.schema import load_schema
+    here, local, remote = _conform([]), _conform(["--jobs", "2"]), _conform(["--scheduler", scheduler])
+    for document in (here, local, remote):
+        jsonschema.validate(document, load_schema("conform-result"))
+    assert here["cases"] == 600 and here["counts"]["agree"] > 300
+    keys = ("counts", "details", "mismatches", "agreed")
+    assert [{k: d[k] for k in keys} for d in (local, remote)] == [{k: here[k] for k in keys}] * 2

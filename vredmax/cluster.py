@@ -63,8 +63,8 @@ def workers_from_args(args) -> "Workers":
 class Workers:
     """See the module docstring. A context manager; `map_unordered` may be called once or more."""
 
-    def __init__(self, jobs: int = 1, scheduler: str | None = None):
-        self.jobs, self.scheduler = jobs, scheduler
+    def __init__(self, jobs: int = 1, scheduler: str | None = None, connect_timeout_s: float = CONNECT_TIMEOUT_S):
+        self.jobs, self.scheduler, self.connect_timeout_s = jobs, scheduler, connect_timeout_s
         self._executor = None
         self._client = None
 
@@ -80,7 +80,7 @@ class Workers:
 
     def __enter__(self) -> "Workers":
         if self.scheduler:
-            self._client = _connect(self.scheduler)
+            self._client = _connect(self.scheduler, self.connect_timeout_s)
         elif self.jobs > 1:
             # fork: the workers start at once with the modules already imported, and fork has
             # no named semaphores (the tool ends with os._exit: forkserver's resource tracker
@@ -143,13 +143,13 @@ class Workers:
             self._client.cancel([f for f in futures if not f.done()])
 
 
-def _connect(address: str):
+def _connect(address: str, timeout_s: float):
     try:
         from dask.distributed import Client
     except ImportError:
         raise UsageError("--scheduler: needs dask.distributed (pip install 'vredmax[dask]')") from None
     try:
-        return Client(address, timeout=CONNECT_TIMEOUT_S, set_as_default=False)
+        return Client(address, timeout=timeout_s, set_as_default=False)
     except (OSError, TimeoutError, ValueError) as error:
         raise UsageError(f"--scheduler: cannot connect to {address}: {error}") from None
 
