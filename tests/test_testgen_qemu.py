@@ -123,6 +123,36 @@ def test_a_failure_names_the_case_and_the_field(built, qemu_user):
     assert f"FAIL case {number} (e16m1.vl_vlmax) field v{vd}" in result.output
 
 
+@pytest.mark.parametrize("after,field,detail", [
+    ("vmv1r.v v31, v30", "v31", ""),                       # writes a register it must not
+    ("csrwi vstart, 1", "vstart", ": observed 0x0000000000000001, allowed 0x0000000000000000"),
+    ("vsetivli x0, 1, e64, m1, ta, ma", "vl", ": observed 0x0000000000000001, allowed 0x0000000000000002"),
+    ("vsetvli x0, x0, e16, mf4, ta, ma", "vtype", ": observed 0x00000000000000ce, allowed 0x0000000000000005"),
+    ("unimp", "trap", None),                                # a trap outside the word
+])
+def test_every_checked_field_catches_a_faulty_implementation(tmp_path, qemu_user, after, field, detail):
+    """Faulty implementations played by an extra instruction after the word: each changes one
+    more thing, and the runner names that field in the output and the exit status."""
+    require_tools(*BINUTILS)
+    write_suite(make_suite(128, 64, "any", 0), tmp_path, after_word=after)
+    build(tmp_path)
+    result = run_linux(tmp_path / "tests-linux.elf", 128)
+    assert (result.failed_case, result.field, result.returncode) == (1, field, FIELD_CODES[field]), result.output
+    if detail is not None:
+        assert f"FAIL case 1 (e8mf8.vl_vlmax) field {field}{detail}\n" in result.output
+
+
+def test_baremetal_checks_mstatus_vs(tmp_path, qemu_system):
+    """A faulty implementation that leaves VS Initial after writing vd: the VS field fails."""
+    require_tools(*BINUTILS)
+    write_suite(make_suite(128, 64, "any", 0), tmp_path,
+                after_word="li t0, 3 << 9; csrc mstatus, t0; li t0, 1 << 9; csrs mstatus, t0")
+    build(tmp_path)
+    result = run_baremetal(tmp_path / "tests-baremetal.elf", 128, timeout=120)
+    assert (result.failed_case, result.field, result.returncode) == (1, "vs", FIELD_CODES["vs"]), result.output
+    assert "field vs: observed initial, allowed dirty" in result.output
+
+
 def test_a_narrow_profile_catches_what_it_excludes(built, qemu_user):
     """Sail's profile: agnostic tails kept and reserved v0 overlaps trapped. QEMU with
     rvv_ta_all_1s writes ones (a vd field fails); plain QEMU executes the overlaps (outcome)."""

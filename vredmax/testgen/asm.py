@@ -95,8 +95,11 @@ class Emitter:
         return label
 
 
-def cases_source(vlen: int, elen: int, numbered, funct6: int | None = None, title: str = "") -> str:
-    """cases.S for the cases [(number, TestCase, Check)]: the table the runner walks."""
+def cases_source(vlen: int, elen: int, numbered, funct6: int | None = None, title: str = "",
+                 after_word: str = "") -> str:
+    """cases.S for the cases [(number, TestCase, Check)]: the table the runner walks.
+    `after_word` (assembly placed after every word, trap or not) lets tests play a faulty
+    implementation that also changes something else."""
     emit = Emitter(vlen)
     table, stubs, names = [], [], []
     for number, case, check in numbered:
@@ -115,7 +118,8 @@ def cases_source(vlen: int, elen: int, numbered, funct6: int | None = None, titl
                      f"{case.avl}, {pre.vstart}, {pre.vs}, {flags}, {pre.vl}, {pre.vtype:#x}, "
                      f"{insn.vd}, {check.sew_bytes}, {check.vs_retire}, {check.vs_trap}, {len(listed)}, "
                      f"tg_p{number}, {expected}")
-        stubs.append(f"tg_s{number}:\n        .insn {word:#010x}\n        ret")
+        stubs.append(f"tg_s{number}:\n        .insn {word:#010x}\n"
+                     + (f"        {after_word}\n" if after_word else "") + "        ret")
         names.append(f'tg_n{number}: .asciz "{case.name}"')
     regs_bytes = 32 * (vlen // 8)
     head = [f"# {title}" if title else "# vredmax testgen cases",

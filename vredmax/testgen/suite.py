@@ -82,9 +82,11 @@ def coverage_table(suite: Suite) -> list[str]:
     return lines
 
 
-def write_suite(suite: Suite, out: Path, funct6: int | None = None, title: str = "") -> list[Path]:
+def write_suite(suite: Suite, out: Path, funct6: int | None = None, title: str = "",
+                after_word: str = "") -> list[Path]:
     """Write the suite's files into `out`; `funct6` writes a mutant (the instruction word's
-    operation replaced) and leaves cases.jsonl and the coverage out."""
+    operation replaced) and leaves cases.jsonl and the coverage out; `after_word` see
+    asm.cases_source."""
     out.mkdir(parents=True, exist_ok=True)
     written = []
     if funct6 is None:
@@ -96,7 +98,7 @@ def write_suite(suite: Suite, out: Path, funct6: int | None = None, title: str =
     numbered = [(e.number, e.case, e.check) for e in suite.entries]
     title = title or (f"vredmax.vs suite, profile {suite.profile.name}"
                       + (f", MUTANT funct6={funct6:06b}" if funct6 is not None else ""))
-    (out / "cases.S").write_text(cases_source(suite.vlen, suite.elen, numbered, funct6, title))
+    (out / "cases.S").write_text(cases_source(suite.vlen, suite.elen, numbered, funct6, title, after_word))
     written.append(out / "cases.S")
     for name in ENV_FILES:
         (out / name).write_text(env_source(name))
