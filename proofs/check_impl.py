@@ -70,6 +70,7 @@ DEFAULT_RANDOM = 500
 # VLMAX 8 and 256 bits (every register group at VLEN=128 needs 256).
 MONOLITHIC_MAX_VLMAX = {"unit": 4, "instruction": 8}
 MONOLITHIC_MAX_BITS = {"unit": 256, "instruction": 256}
+FALLBACK_MAX_VLMAX = 16          # a step the cut cannot take apart gets the whole query up to here
 MONOLITHIC_MAX_VLEN = 1024       # whole-register terms wider than this: the cut-point method
 INSTRUCTION_MAX_VLEN = 4096      # a whole instruction is checked up to here
 MONOLITHIC, SCALE = "monolithic", "cut points"
@@ -783,6 +784,12 @@ def check_config(function, level: str, cfg: Config, timeout_ms: int = DEFAULT_TI
             check, cx = check_monolithic(instruction, cfg, tail, timeout_ms, solver)
         else:
             check, cx = check_at_scale(function, level, cfg, tail, timeout_ms)
+            if (check.verdict == Verdict.UNKNOWN and level == INSTRUCTION
+                    and cfg.vlmax <= FALLBACK_MAX_VLMAX and cfg.vlen <= MONOLITHIC_MAX_VLEN):
+                # the step's structure did not allow the cut: the whole query may still go through
+                first = check.detail
+                check, cx = check_monolithic(instruction, cfg, tail, timeout_ms, solver)
+                check.detail = "; ".join(filter(None, [f"cut points: {first}; then monolithic", check.detail]))
         result.checks.append(check)
         if check.verdict == Verdict.COUNTEREXAMPLE:
             result.counterexample = cx
@@ -841,7 +848,8 @@ class Report:
 
     @property
     def detail(self) -> str:
-        bad = [r for r in self.results if r.verdict == self.verdict and r.verdict != Verdict.PROVED]
+        shown = [r for r in self.results if self.counterexample is not None and r.counterexample is self.counterexample]
+        bad = shown or [r for r in self.results if r.verdict == self.verdict and r.verdict != Verdict.PROVED]
         return bad[0].detail if bad else ""
 
     def count(self, verdict: Verdict) -> int:

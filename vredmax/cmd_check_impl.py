@@ -7,6 +7,7 @@ loop, crash) reaches this process's output or exit code except as a reported ERR
 from __future__ import annotations
 
 import json
+import os
 
 from vredmax.errors import EXIT_ERROR, EXIT_FAILED, EXIT_OK, EXIT_UNKNOWN, UsageError
 from vredmax.proofs.check_impl import (DEFAULT_RANDOM, DEFAULT_TIMEOUT_MS, INSTRUCTION, INSTRUCTION_MAX_VLEN,
@@ -18,6 +19,7 @@ from vredmax.schema import tagged
 from vredmax.spec.config import ELENS, LMUL_NAMES, SEWS, legal_configs
 from vredmax import terminal
 
+DEFAULT_JOBS = min(2, os.cpu_count() or 1)
 EXIT_CODES = {Verdict.PROVED: EXIT_OK, Verdict.COUNTEREXAMPLE: EXIT_FAILED,
               Verdict.UNKNOWN: EXIT_UNKNOWN, Verdict.ERROR: EXIT_ERROR}
 LEVEL_TEXT = {UNIT: "reduction unit reduce(ops, seed, elements, active), run inside impl.execute.step",
@@ -49,7 +51,8 @@ def add_parser(subparsers) -> None:
     parser.add_argument("--random", default=str(DEFAULT_RANDOM), metavar="N",
                         help=f"random concrete states per configuration after a PROVED (default {DEFAULT_RANDOM})")
     parser.add_argument("--seed", default="0", metavar="N", help="seed of the random states (default 0)")
-    parser.add_argument("--jobs", default="1", metavar="N", help="configurations checked in parallel (default 1)")
+    parser.add_argument("--jobs", default=str(DEFAULT_JOBS), metavar="N",
+                        help=f"configurations checked in parallel, each in a process of its own (default {DEFAULT_JOBS})")
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
     parser.set_defaults(run=run)
 
