@@ -70,7 +70,7 @@ def select_configs(args):
 
 
 def run(args) -> int:
-    from vredmax.outputs import check_writable, write_text
+    from vredmax.outputs import check_writable_file, write_text
     from vredmax.proofs import ask
     from vredmax.proofs.claim_language import ClaimError, check
     try:
@@ -87,8 +87,7 @@ def run(args) -> int:
     if not timeout > 0:
         raise UsageError(f"--timeout: expected a positive number of seconds, got {args.timeout!r}")
     if args.emit_test:
-        import os
-        check_writable(os.path.dirname(os.path.abspath(args.emit_test)), "emit-test")
+        check_writable_file(args.emit_test, "emit-test")
 
     def progress(decision):
         if not args.json:
