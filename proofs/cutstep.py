@@ -217,19 +217,25 @@ def prove_step_at_scale(step_fn, cfg: Config, tail: str, timeout_ms: int) -> cp.
             got[which].append(cond)
         else:
             constants.append(cond)
+    labels = ["seed"] + list(range(len(elements))) + ["constant"] * len(constants)
     pairs = [(fast.or_(*got["seed"]) if got["seed"] else false, z3.BoolVal(True))]
     pairs += [(fast.or_(*got[i]) if got[i] else false, activity[i]) for i in range(len(elements))]
     pairs += [(c, false) for c in constants]
-    residue = [(a, b) for a, b in pairs if not fast.same(a, b)]
+    residue = [(label, a, b) for label, (a, b) in zip(labels, pairs) if not fast.same(a, b)]
     for k in range(0, len(residue), cp.CHUNK):
         chunk = residue[k:k + cp.CHUNK]
-        answer = prove(wf, fast.and_(*[a == b for a, b in chunk]), timeout_ms)
+        answer = prove(wf, fast.and_(*[a == b for _, a, b in chunk]), timeout_ms)
         solvers.add(answer.solver)
         if answer.verdict == Verdict.COUNTEREXAMPLE:
-            case = _replayed_model(step_fn, cfg, tail, answer.model, pre, insn) or \
-                _search(step_fn, cfg, tail, start + max(5.0, timeout_ms / 1000))
+            wrong = [label for label, a, b in chunk if answer.model is not None
+                     and not z3.is_true(answer.model.eval(a == b, model_completion=True))]
+            case = (_targeted(step_fn, cfg, tail, wrong[0] if wrong else None)
+                    or _replayed_model(step_fn, cfg, tail, answer.model, pre, insn)
+                    or _search(step_fn, cfg, tail, start + max(5.0, timeout_ms / 1000)))
+            what = ("an operand" if not wrong else "the seed" if wrong[0] == "seed" else
+                    "a constant" if wrong[0] == "constant" else f"vs2[{wrong[0]}]")
             if case is not None:
-                return result(Verdict.COUNTEREXAMPLE, "an operand reaches the reduction's result under a "
+                return result(Verdict.COUNTEREXAMPLE, f"{what} reaches the reduction's result under a "
                               "condition other than the spec's", case)
             return result(Verdict.UNKNOWN, "an operand reaches the reduction's result under a condition other "
                           "than the spec's, but no concrete case confirmed it")
@@ -280,6 +286,24 @@ def differs(step_fn, pre: ArchState, insn, cfg: Config, tail: str) -> bool:
         return True
     fields = ("regs", "vtype", "vl", "vstart", "vs")
     return any(getattr(post, f) != getattr(want.state, f) for f in fields)
+
+
+def _targeted(step_fn, cfg: Config, tail: str, label):
+    """Small cases around the operand whose condition is wrong: it the largest value, the
+    fewest active elements first."""
+    if not isinstance(label, int):
+        return None
+    count, smin, top = cfg.vlmax, 1 << (cfg.sew - 1), (1 << (cfg.sew - 1)) - 1
+    for active in ({label}, set(), {0, label} if label else {0, 1}):
+        for low in (0, smin):
+            elements = [smin] * count
+            for i in active:
+                elements[i] = low
+            elements[label] = top
+            pre, insn = cp.make_case(cfg, low, elements, active)
+            if differs(step_fn, pre, insn, cfg, tail):
+                return pre, insn
+    return None
 
 
 def _replayed_model(step_fn, cfg, tail, model, pre, insn):
