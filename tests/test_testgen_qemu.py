@@ -142,6 +142,25 @@ def test_every_checked_field_catches_a_faulty_implementation(tmp_path, qemu_user
         assert f"FAIL case 1 (e8mf8.vl_vlmax) field {field}{detail}\n" in result.output
 
 
+@pytest.mark.parametrize("byte,passes", [(0xFF, True), (0x5A, True), (0x0F, False), (0x00, False)])
+def test_agnostic_tail_elements_are_judged_one_by_one(tmp_path, qemu_user, byte, passes):
+    """e8m1.vl_1 has vta=1 and vd=v4 (old bytes 0x5a): after the word, element 1 of vd is set
+    to `byte` (vl and vtype restored). All ones and the old value are allowed, anything else not."""
+    require_tools(*BINUTILS)
+    suite = make_suite(128, 64, "any", 0)
+    entry = next(e for e in suite.entries if e.case.name == "e8m1.vl_1")
+    assert entry.check.tail_free and entry.case.insn.vd == 4
+    after = ("csrr t0, vl; csrr t1, vtype; vsetivli x0, 1, e8, m1, tu, mu; vmv.x.s t2, v4; andi t2, t2, 0xff; "
+             f"li t3, {byte << 8:#x}; or t2, t2, t3; vsetivli x0, 1, e16, m1, tu, mu; vmv.s.x v4, t2; vsetvl x0, t0, t1")
+    write_suite(dataclasses.replace(suite, entries=(entry,)), tmp_path, after_word=after)
+    build(tmp_path)
+    result = run_linux(tmp_path / "tests-linux.elf", 128)
+    if passes:
+        assert result.ok and result.passed == 1, result.output
+    else:
+        assert (result.failed_case, result.field) == (entry.number, "v4"), result.output
+
+
 def test_baremetal_checks_mstatus_vs(tmp_path, qemu_system):
     """A faulty implementation that leaves VS Initial after writing vd: the VS field fails."""
     require_tools(*BINUTILS)
@@ -179,3 +198,27 @@ def test_linux_suite_with_many_random_cases(built, qemu_user, vlen, tail):
 def _has(tool: str) -> bool:
     import shutil
     return shutil.which(tool) is not None
+
+
+def test_command_runs_and_summarises(tmp_path, capsys, qemu_user, qemu_system):
+    import json
+
+    import jsonschema
+
+    from vredmax.cli import main
+    from vredmax.schema import load_schema
+    require_tools(*BINUTILS)
+    code = main(["testgen", "--vlen", "256", "--random", "5", "-o", str(tmp_path / "ok"), "--run",
+                 "--run-baremetal", "--json"])
+    summary = json.loads(capsys.readouterr().out)
+    jsonschema.validate(summary, load_schema("testgen-summary"))
+    assert code == 0 and [run["verdict"] for run in summary["runs"]] == ["pass", "pass"]
+    code = main(["testgen", "--vlen", "256", "--random", "0", "-o", str(tmp_path / "bad"), "--mutate",
+                 "vredsum", "--run", "--json"])
+    summary = json.loads(capsys.readouterr().out)
+    jsonschema.validate(summary, load_schema("testgen-summary"))
+    run = summary["runs"][0]
+    assert code == 1 and run["verdict"] == "fail" and run["failed_case"] >= 1 and run["field"]
+    assert main(["testgen", "--vlen", "128", "-o", str(tmp_path / "x"), "--run",
+                 "--emulator", str(tmp_path / "no-such-qemu")]) == 2
+    assert capsys.readouterr().err.startswith("vredmax: error: emulator: ")

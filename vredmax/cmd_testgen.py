@@ -20,7 +20,7 @@ from vredmax.spec.config import check_machine
 from vredmax.spec.encoding import REDUCTIONS
 from vredmax.spec.profiles import PROFILES, get_profile
 from vredmax.testgen.build import BuildError, build
-from vredmax.testgen.run import RunError, run_baremetal, run_linux
+from vredmax.testgen.run import EmulatorNotFound, RunError, run_baremetal, run_linux
 from vredmax.testgen.suite import coverage_table, make_suite, write_suite
 
 KIND = "testgen-summary"
@@ -108,7 +108,7 @@ def run(args) -> int:
         if args.run_baremetal:
             runs.append(("baremetal", run_baremetal(out / "tests-baremetal.elf", args.vlen, qemu_tail,
                                                     args.elen, args.system_emulator)))
-    except BuildError as error:
+    except (BuildError, EmulatorNotFound) as error:   # the user's setup: one line, exit 2
         raise UsageError(str(error)) from None
     except RunError as error:
         print(f"vredmax: {error}", file=sys.stderr)

@@ -33,8 +33,8 @@ def _tool(name: str, prefix: str) -> str:
 def _run(command: list[str]) -> None:
     done = subprocess.run(command, capture_output=True, text=True)
     if done.returncode != 0:
-        lines = done.stderr.strip().splitlines() or ["no message"]
-        raise BuildError(f"build: {Path(command[0]).name} failed: {lines[0]}")
+        lines = [line for line in done.stderr.strip().splitlines() if "Assembler messages" not in line]
+        raise BuildError(f"build: {Path(command[0]).name} failed: {(lines or ['no message'])[0]}")
 
 
 def build(directory: Path, prefix: str = "riscv64-linux-gnu-") -> list[Path]:

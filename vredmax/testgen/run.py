@@ -30,6 +30,10 @@ class RunError(Exception):
     """The emulator is missing, or did not run the program to a verdict."""
 
 
+class EmulatorNotFound(RunError):
+    """The emulator is not installed (the user's setup: bad input)."""
+
+
 @dataclass(frozen=True)
 class RunResult:
     command: tuple[str, ...]
@@ -56,7 +60,7 @@ class RunResult:
 def _find(emulator: str) -> str:
     path = shutil.which(emulator)
     if path is None:
-        raise RunError(f"emulator: {emulator} not found (install qemu-user / qemu-system-misc, "
+        raise EmulatorNotFound(f"emulator: {emulator} not found (install qemu-user / qemu-system-misc, "
                        "or give its path)")
     return path
 
