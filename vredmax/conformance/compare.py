@@ -71,6 +71,12 @@ def judged(case: Case, obs: Observation, tail: str, reserved: str = "any"):
     return allowed(case.pre, case.insn, profile).judge(seen)
 
 
+def model_allowed(case: Case, spec: Result, tail: str) -> bool:
+    """The model's result (shown next to the emulator's) is itself one the judge allows."""
+    profile = PROFILES["any"].with_(name=f"any+tail={tail}", tail=tail)
+    return allowed(case.pre, case.insn, profile).judge(Observed.of(spec.outcome, spec.state)).allowed
+
+
 def compare(case: Case, spec: Result, obs: Observation, tail: str) -> Verdict:
     observed = observed_result(case, obs, spec.state.vs)
     pre = case.pre
@@ -98,8 +104,11 @@ def compare(case: Case, spec: Result, obs: Observation, tail: str) -> Verdict:
                            "a trap must change nothing", rules=judgement.rules)
         return Verdict(RESERVED_TRAPPED, spec, observed, rule)
     judgement = judged(case, obs, tail)
-    if judgement.allowed:
+    if judgement.allowed and model_allowed(case, spec, tail):
         return Verdict(AGREE, spec, observed, rule)
+    if judgement.allowed:   # the emulator is right, the model it is shown next to is not
+        return Verdict(MISMATCH, spec, observed, rule, tuple(state_differences(spec.state, observed.state)),
+                       "the model's own outcome is not one the specification allows")
     differences = [] if spec.outcome == observed.outcome else ["outcome"]
     differences += state_differences(spec.state, observed.state)
     return Verdict(MISMATCH, spec, observed, rule, tuple(differences) or judgement.differences,
