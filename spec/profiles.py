@@ -68,7 +68,8 @@ forbids; when only the profile forbids it (the architecture allows it), the rule
 
 The decision procedure computes the result with big-integer and bytes operations (no solver,
 no per-element Python loop on the allowed path); tests/test_judge.py checks it against the
-executable model and against flipped bits.
+executable model and against flipped bits, tests/test_profiles.py against the Z3 relation
+(spec/relation.py) on concrete outcomes.
 """
 
 from __future__ import annotations
