@@ -124,7 +124,8 @@ def test_jsonl_bad_line_in_the_middle(capsys, tmp_path):
     assert code == 2 and err == ""
     assert len(results) == 4
     assert int(results[0]["vregs"]["v8"], 16) == 3
-    assert results[1] == {"error": "line 2: vl: must be 0..16 (VLMAX=16 for SEW=8 LMUL=m1), got 17"}
+    assert results[1] == {"schema": "vredmax/exec-error/1", "line": 2,
+                          "error": "line 2: vl: must be 0..16 (VLMAX=16 for SEW=8 LMUL=m1), got 17"}
     assert int(results[2]["vregs"]["v4"], 16) == 0x11
     assert results[3]["error"].startswith("line 5: case: malformed JSON")
 
@@ -145,7 +146,8 @@ def test_jsonl_from_stdin_in_a_subprocess():
     code, out, err = run_process("exec", "--jsonl", "-", stdin=stdin)
     lines = out.splitlines()
     assert code == 2 and err == "" and len(lines) == 3
-    assert json.loads(lines[1]) == {"error": "line 2: case: expected a JSON object"}
+    assert json.loads(lines[1]) == {"schema": "vredmax/exec-error/1", "line": 2,
+                                    "error": "line 2: case: expected a JSON object"}
 
 
 # -- asm and disasm --------------------------------------------------------------------------
