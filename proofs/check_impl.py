@@ -43,7 +43,7 @@ import z3
 from vredmax.impl.execute import TAIL_POLICIES, execute, operands, step
 from vredmax.impl.sequential import reduce_sequential
 from vredmax.proofs.claims import View
-from vredmax.proofs.counterexample import Counterexample, active_lanes
+from vredmax.proofs.counterexample import Counterexample
 from vredmax.proofs.refute import smallest_model
 from vredmax.proofs.solvers import available, versions
 from vredmax.proofs.truth_guard import SymbolicBranch, no_truth_tests
@@ -54,7 +54,7 @@ from vredmax.spec.config import VTYPE_VTA_BIT, XLEN, Config, encode_vtype, legal
 from vredmax.spec.encoding import Insn
 from vredmax.spec.legality import ILLEGAL, RESERVED, RETIRED
 from vredmax.spec.profiles import ANYTHING, Observed, allowed
-from vredmax.spec.state import NUM_VREGS, VS_DIRTY, VS_NAMES, ArchState
+from vredmax.spec.state import NUM_VREGS, ArchState
 
 UNIT, INSTRUCTION = "unit", "instruction"
 LEVELS = (UNIT, INSTRUCTION)
@@ -147,7 +147,8 @@ def load(target: str):
 
     A file is loaded from exactly that path under a name of its own (`vredmax_user_<name>`),
     so a user file called impl.py or spec.py is never confused with the project's packages;
-    its directory goes first on sys.path, so its own `import helper` finds its neighbours."""
+    its directory goes first on sys.path, so its own `import helper` finds its neighbours, and
+    the working directory last (its packages, as `python` would find them)."""
     module_name, sep, function_name = target.rpartition(":")
     if not sep or not module_name or not function_name:
         raise LoadError(f"expected MODULE:FUNCTION (a file path or a module name), got {target!r}")
@@ -163,6 +164,8 @@ def load(target: str):
             folder = os.path.dirname(path)
             if folder not in sys.path:
                 sys.path.insert(0, folder)
+            if os.getcwd() not in sys.path:     # as `python` does: packages of the working directory
+                sys.path.append(os.getcwd())
             sys.modules[name] = module
             loader_spec.loader.exec_module(module)
         else:
@@ -170,8 +173,9 @@ def load(target: str):
     except LoadError:
         raise
     except BaseException as error:  # the user's module may raise anything while importing
-        raise LoadError(f"cannot load {module_name}: {type(error).__name__}: {error}"
-                        + _user_frames(error, None)) from None
+        frames = traceback.extract_tb(error.__traceback__)
+        where = f" (at {frames[-1].filename}:{frames[-1].lineno})" if frames else ""
+        raise LoadError(f"cannot load {module_name}: {type(error).__name__}: {error}{where}") from None
     function = getattr(module, function_name, None)
     if not callable(function):
         raise LoadError(f"{module_name} has no function {function_name!r}")

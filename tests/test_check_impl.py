@@ -321,6 +321,7 @@ def test_cli_a_module_that_exits_while_loading(capsys, tmp_path):
     path.write_text("import sys\nsys.exit(3)\n")
     code, out, err = run(capsys, "check-impl", f"{path}:reduce", *FAST)
     assert code == 2 and out == "" and "impl: cannot load" in err and "SystemExit" in err
+    assert err.count("\n") == 1 and "bye.py:2" in err
 
 
 @pytest.mark.parametrize("argv, message", [

@@ -11,12 +11,12 @@ import os
 
 from vredmax.errors import EXIT_ERROR, EXIT_FAILED, EXIT_OK, EXIT_UNKNOWN, UsageError
 from vredmax.proofs.check_impl import (DEFAULT_RANDOM, DEFAULT_TIMEOUT_MS, INSTRUCTION, INSTRUCTION_MAX_VLEN,
-                                       LEVELS, UNIT, VLENS, all_configs, check_implementation,
+                                       LEVELS, UNIT, all_configs, check_implementation,
                                        default_configs, order)
 from vredmax.proofs.solvers import SOLVERS, available, versions
 from vredmax.proofs.verdict import Verdict
 from vredmax.schema import tagged
-from vredmax.spec.config import ELENS, LMUL_NAMES, SEWS, legal_configs
+from vredmax.spec.config import ELENS, LMUL_NAMES, SEWS, check_machine, legal_configs
 from vredmax import terminal
 
 DEFAULT_JOBS = min(2, os.cpu_count() or 1)
@@ -77,8 +77,10 @@ def configs_for(args, level: str) -> list:
         raise UsageError(f"elen: must be 32 or 64, got {elen}")
     vlens = [_int(v, "vlen") for v in _values(args.vlen)]
     for vlen in vlens:
-        if vlen not in VLENS:
-            raise UsageError(f"vlen: must be a power of two from {VLENS[0]} to {VLENS[-1]}, got {vlen}")
+        try:
+            check_machine(vlen, elen)     # 32 and 64 too (with ELEN=32: the embedded profiles)
+        except ValueError as error:
+            raise UsageError(str(error)) from None
         if level == INSTRUCTION and vlen > INSTRUCTION_MAX_VLEN:
             raise UsageError(f"vlen: a whole instruction is checked up to VLEN={INSTRUCTION_MAX_VLEN}, got {vlen}")
     sews = []
@@ -176,12 +178,14 @@ def report_lines(report) -> list[str]:
         cx = report.counterexample
         lines += cx.text() + [""]
         lines += ["Replay it:", f"  vredmax exec case.json    # case.json: {json.dumps(cx_case(cx))}", ""]
-    outputs = [(None, report.output)] + [(r.cfg, r.output) for r in report.results]
-    for cfg, text in outputs:
+    outputs: dict[str, list[str]] = {}    # the same output at many configurations: shown once
+    for where, text in [("while loading", report.output)] + [(f"at {r.cfg}", r.output) for r in report.results]:
         if text.strip():
-            where = f"at {cfg}" if cfg else "while loading"
-            lines.append(f"output of the implementation ({where}):")
-            lines += ["  | " + line for line in text.rstrip("\n").split("\n")]
+            outputs.setdefault(text, []).append(where)
+    for text, places in outputs.items():
+        more = f" and {len(places) - 1} more" if len(places) > 1 else ""
+        lines.append(f"output of the implementation ({places[0]}{more}):")
+        lines += ["  | " + line for line in text.rstrip("\n").split("\n")]
     lines += [f"note: {note}" for note in report.notes]
     verdict = report.verdict
     if verdict == Verdict.PROVED:
