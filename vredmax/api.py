@@ -21,6 +21,9 @@ from vredmax.spec.profiles import (PROFILES, Allowed, Judgement, Observed, Profi
                                    get_profile)
 # The step-by-step trace of one case (`vredmax explain`)
 from vredmax.impl.trace import Trace, trace
+# Test suites (`vredmax testgen`): cases with their allowed outcomes, the files, the build
+from vredmax.testgen.build import build as build_suite
+from vredmax.testgen.suite import make_suite, write_suite
 
 __all__ = [
     "__version__", "ArchState", "Concrete", "ConcreteElements", "Config", "ILLEGAL", "Insn",
@@ -28,5 +31,5 @@ __all__ = [
     "encode_vtype", "execute", "legal_configs", "operands", "step", "trap_conditions", "vlmax",
     "written_vd", "case_json", "parse_case", "claim_holds", "ClaimError", "check_claim", "claimed_values",
     "Observed", "allowed", "Trace", "trace", "PROFILES", "Profile", "Allowed", "Judgement", "get_profile",
-    "difference_table",
+    "difference_table", "make_suite", "write_suite", "build_suite",
 ]
