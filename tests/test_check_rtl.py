@@ -91,6 +91,22 @@ def test_correct_per_lane_pipeline_needs_lane_invariants(capsys):
     assert data["results"][0]["latency"] == 2
 
 
+def test_correct_pipelined_unit(capsys):
+    code, data = run_json(capsys, "check-rtl", "tests/rtl/seq_pipelined_ok.v", "--top", "seq_pipelined_ok",
+                          "--sew", "8")
+    assert code == 0, data["detail"]
+    assert "busy and valid_q = 1: smax(chunk_q, acc) = running max of seed+lanes 0,1,2,3 fed since start" \
+        in data["results"][0]["invariants"]
+
+
+def test_valid_bit_tree_by_guarded_cut_points(capsys):
+    code, data = run_json(capsys, "check-rtl", "tests/rtl/comb_valid_tree_ok.v", "--top", "comb_valid_tree_ok",
+                          "--param", "LANES=32", "--sew", "64")
+    assert code == 0, data["detail"]
+    cut = next(m for m in data["results"][0]["methods"] if m["method"] == "cut points")
+    assert cut["verdict"] == "PROVED" and "with a valid bit" in cut["detail"]
+
+
 # Buggy units: each caught, the counterexample replays ----------------------------------------------------
 
 @pytest.mark.parametrize("top", BUGGY_COMBINATIONAL)
@@ -219,6 +235,6 @@ def test_compiled_evaluation_agrees_with_z3():
 def test_denotations_of_the_tree_nets():
     d = design(TREE, "tree_reduce", 8, {"LANES": 4})
     unit = CombUnit(d, interface(d, parse_mapping([])))
-    sets = denotations(unit, sew_nets(unit.result, 8))
-    assert sets[unit.result.get_id()] == frozenset({0, 1, 2, 3, SEED_LANE})
-    assert frozenset({0, 1}) in sets.values() and frozenset({2}) in sets.values()
+    found = denotations(unit, sew_nets(unit.result, 8))
+    assert found.padded[unit.result.get_id()] == frozenset({0, 1, 2, 3, SEED_LANE})
+    assert frozenset({0, 1}) in found.padded.values() and frozenset({2}) in found.padded.values()
