@@ -222,3 +222,14 @@ def test_command_runs_and_summarises(tmp_path, capsys, qemu_user, qemu_system):
     assert main(["testgen", "--vlen", "128", "-o", str(tmp_path / "x"), "--run",
                  "--emulator", str(tmp_path / "no-such-qemu")]) == 2
     assert capsys.readouterr().err.startswith("vredmax: error: emulator: ")
+
+
+def test_the_written_build_script_builds_the_same_programs(tmp_path, qemu_user):
+    """DIR/build.sh, for a platform team without this tool."""
+    import subprocess
+    require_tools(*BINUTILS)
+    write_suite(make_suite(128, 64, "any", 3), tmp_path)
+    done = subprocess.run([str(tmp_path / "build.sh")], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert all((tmp_path / name).is_file() for name in ("tests-linux.elf", "tests-baremetal.elf", "tests-htif.elf"))
+    assert run_linux(tmp_path / "tests-linux.elf", 128).ok

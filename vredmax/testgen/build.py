@@ -37,6 +37,20 @@ def _run(command: list[str]) -> None:
         raise BuildError(f"build: {Path(command[0]).name} failed: {(lines or ['no message'])[0]}")
 
 
+def build_script() -> str:
+    """The same build as a shell script, for a platform team without this tool (PREFIX may
+    name another cross toolchain)."""
+    lines = ["#!/bin/sh", "# Builds the programs of this suite, as `vredmax testgen --build` does.",
+             "set -e", 'cd "$(dirname "$0")"', 'PREFIX="${PREFIX:-riscv64-linux-gnu-}"']
+    sources = ("cases.S", "runner.S", *(env for env, _ in PROGRAMS.values()))
+    lines += [f'"${{PREFIX}}as" {" ".join(AS_FLAGS)} -o {Path(source).stem}.o {source}' for source in sources]
+    for output, (env, script) in PROGRAMS.items():
+        linker_script = f" -T {script}" if script else ""
+        lines.append(f'"${{PREFIX}}ld" {" ".join(LD_FLAGS)} -o {output}{linker_script} '
+                     f"{Path(env).stem}.o runner.o cases.o")
+    return "\n".join(lines) + "\n"
+
+
 def build(directory: Path, prefix: str = "riscv64-linux-gnu-") -> list[Path]:
     """Build every program of PROGRAMS from the sources in `directory`; return their paths."""
     assembler, linker = _tool(ASSEMBLER, prefix), _tool(LINKER, prefix)

@@ -11,6 +11,7 @@ from vredmax.case import case_json
 from vredmax.spec.profiles import Allowed, Profile, allowed, check_pre, get_profile
 from vredmax.testgen.allowed import Check, check_of, option_json
 from vredmax.testgen.asm import ENV_FILES, cases_source, env_source
+from vredmax.testgen.build import build_script
 from vredmax.testgen.cases import TestCase, coverage, directed_cases, random_suite
 
 JSONL_KEY = "testgen"   # the one key a cases.jsonl line adds to the exec case format
@@ -103,4 +104,8 @@ def write_suite(suite: Suite, out: Path, funct6: int | None = None, title: str =
     for name in ENV_FILES:
         (out / name).write_text(env_source(name))
         written.append(out / name)
+    script = out / "build.sh"
+    script.write_text(build_script())
+    script.chmod(0o755)
+    written.append(script)
     return written
