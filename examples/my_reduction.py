@@ -2,13 +2,16 @@
 
 Two plug-in levels; this file has one function of each:
 
-    vredmax check-impl examples/my_reduction.py:reduce      # a reduction unit
-    vredmax check-impl examples/my_reduction.py:step        # a whole instruction
+    vredmax check-impl examples/my_reduction.py:reduce          # a reduction unit
+    vredmax check-impl examples/my_reduction.py:compare_select  # the same, written as RTL does
+    vredmax check-impl examples/my_reduction.py:step            # a whole instruction
 
 A reduction unit gets the element ops `ops` (spec/bv.py: ops.smax, ops.smin, ops.ite,
 ops.const, ops.and_, ...), the seed vs1[0], the VLMAX elements of the vs2 group and their
 active flags, and returns vd[0]. The same code runs on Python ints and on Z3 terms, so only
-use `ops` to combine values: no Python `if` on a value or a flag (use ops.ite).
+use `ops` to combine values: no Python `if` on a value or a flag (use ops.ite); check-impl
+stops with an error at the line of such an `if`. Python control flow on concrete things (the
+index i, len(elements), ops.width) is fine.
 
 A whole instruction gets the machine ops `m` (spec/bv.py), the pre-state (spec/state.py
 ArchState), the instruction fields (vd, vs2, vs1, vm), the configuration (spec/config.py
@@ -31,6 +34,14 @@ def reduce(ops, seed, elements, active):
         else:
             odd = ops.ite(is_active, ops.smax(odd, value), odd)
     return ops.smax(seed, ops.smax(even, odd))
+
+
+def compare_select(ops, seed, elements, active):
+    """One accumulator, a compare and a select per element: `acc = (a && x > acc) ? x : acc`."""
+    acc = seed
+    for value, is_active in zip(elements, active):
+        acc = ops.ite(ops.and_(is_active, ops.sgt(value, acc)), value, acc)
+    return acc
 
 
 def step(m, pre, insn, cfg, tail):

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import z3
 
+from vredmax.outputs import append_line, write_text
 from vredmax.proofs.compositional import Batch, Cases, Generalized, Query, Witnessed
 from vredmax.proofs.solvers import smt2_script
 from vredmax.spec import z3fast as fast
@@ -66,11 +67,10 @@ class Exporter:
         paths = []
         for suffix, script in scripts(work, [text, str(cfg)]):
             path = folder / f"{name}{suffix}.smt2"
-            path.write_text(script, encoding="utf-8")
+            write_text(path, script, "--smt2-out")   # whole or not at all; none after Ctrl-C
             paths.append(str(path.relative_to(self.root)))
         self.written[key] = paths
         return paths
 
     def manifest(self, record: dict) -> None:
-        with open(self.root / "manifest.jsonl", "a", encoding="utf-8") as stream:
-            stream.write(json.dumps(record) + "\n")
+        append_line(self.root / "manifest.jsonl", json.dumps(record), "--smt2-out")
