@@ -364,3 +364,34 @@ def test_the_projects_own_proofs_refuse_truth_tests():
         return seed if active[0] else elements[0]
     with pytest.raises(SymbolicBranch, match="test_check_impl.py"):
         Setting(TINY, "_guarded").implementation_run("sequential/undisturbed", reduce=branching)
+
+
+def test_ctrl_c_stops_at_once_and_leaves_no_worker(tmp_path):
+    """SIGINT: exit 130, the partial result marked INTERRUPTED (no Summary), workers gone."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+    marker = tmp_path / "started"
+    path = tmp_path / "slow.py"
+    path.write_text("import os, time\n\n"
+                    "def reduce(ops, seed, elements, active):\n"
+                    f"    open({str(marker)!r}, 'a').write(str(os.getpid()) + chr(10))\n"
+                    "    time.sleep(30)\n"
+                    "    return seed\n")
+    process = subprocess.Popen([sys.executable, "-m", "vredmax", "check-impl", f"{path}:reduce", "--jobs", "2",
+                                "--vlen", "128", "--sew", "64"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               text=True)
+    deadline = time.time() + 60
+    while not (marker.exists() and marker.read_text().count("\n") >= 2) and time.time() < deadline:
+        time.sleep(0.2)
+    process.send_signal(signal.SIGINT)
+    out, err = process.communicate(timeout=30)
+    assert process.returncode == 130, out + err
+    assert "Summary" not in out and "INTERRUPTED" in out
+    workers = [int(line) for line in marker.read_text().split()]
+    time.sleep(0.5)
+    for pid in workers:
+        with pytest.raises(ProcessLookupError):
+            os.kill(pid, 0)
