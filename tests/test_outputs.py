@@ -77,6 +77,15 @@ def test_exec_outputs_validate_against_their_schemas(tmp_path):
     jsonschema.validate(lines[1], load_schema("exec-error"))
 
 
+def test_asm_and_disasm_json_validate():
+    schema = load_schema("asm-result")
+    assembled = json.loads(vredmax("asm", "vredmax.vs v8, v12, v4", "--json").stdout)
+    disassembled = json.loads(vredmax("disasm", "0x1ec22457", "--json").stdout)
+    assert assembled == disassembled and assembled["word"] == "0x1ec22457" and assembled["vd"] == 8
+    jsonschema.validate(assembled, schema)
+    jsonschema.validate(json.loads(vredmax("disasm", "0x1c862257", "--json").stdout), schema)
+
+
 def test_prove_json_validates_and_a_wrong_document_does_not():
     done = vredmax(*SMALL_PROVE, "--json")
     assert done.returncode == 0, done.stderr
