@@ -98,6 +98,30 @@ def test_prove_json_validates_and_a_wrong_document_does_not():
         jsonschema.validate(document, schema)
 
 
+def test_report_files_validate(tmp_path, monkeypatch):
+    """The semantics document and --timings, from a tiny report (one configuration, one claim)."""
+    from vredmax import cmd_report
+    from vredmax.proofs.claims import CLAIMS_BY_ID
+    from vredmax.proofs.report import collect
+    from vredmax.spec.config import Config
+    recorded = []
+    tiny = collect([Config(128, 64, 64, "m1")], claims=[CLAIMS_BY_ID["vredmax.wrong.unsigned_same"]],
+                   timings=recorded)
+
+    def collect_tiny(*args, timings=None, **kwargs):
+        if timings is not None:
+            timings.extend(recorded)
+        return tiny
+
+    monkeypatch.setattr(cmd_report, "collect", collect_tiny)
+    out = tmp_path / "docs"
+    assert main(["report", "--out-dir", str(out), "--timings", str(tmp_path / "t.json")]) == 0
+    jsonschema.validate(json.loads((out / "SEMANTICS.json").read_text()), load_schema("semantics"))
+    written = json.loads((tmp_path / "t.json").read_text())
+    jsonschema.validate(written, load_schema("report-timings"))
+    assert written["timings"] and written["timings"][0]["verdict"] == "PROVED"
+
+
 def test_every_shipped_schema_is_a_valid_draft_2020_12_schema():
     folder = Path(__file__).parent.parent / "vredmax" / "schemas"
     names = sorted(folder.glob("*.schema.json"))

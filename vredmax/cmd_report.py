@@ -7,6 +7,7 @@ import json
 import os
 
 from vredmax.outputs import check_writable, check_writable_file, write_text
+from vredmax.schema import tagged
 from vredmax.terminal import print_verdict, progress
 from vredmax.proofs import manual
 from vredmax.proofs.report import collect, markdown, report_configs
@@ -36,7 +37,7 @@ def add_parser(subparsers) -> None:
 
 def render_files(doc: dict) -> dict[str, str]:
     """Every generated file by name; `--check` compares each of them."""
-    return {JSON: json.dumps(doc, indent=1, ensure_ascii=False) + "\n", MARKDOWN: markdown(doc),
+    return {JSON: json.dumps(tagged("semantics", doc), indent=1, ensure_ascii=False) + "\n", MARKDOWN: markdown(doc),
             **manual.render(doc)}
 
 
@@ -57,7 +58,7 @@ def run(args) -> int:
         print_verdict("INTERRUPTED", "no file written; the report is not complete", width=0)
         raise
     if args.timings:
-        write_text(args.timings, json.dumps(timings, indent=1), "timings")
+        write_text(args.timings, json.dumps(tagged("report-timings", {"timings": timings}), indent=1), "timings")
     files = render_files(doc)
     if args.check:
         stale = [name for name, text in files.items() if _read(os.path.join(args.out_dir, name)) != text]
