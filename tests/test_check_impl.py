@@ -283,6 +283,16 @@ def test_cli_counterexample_text(capsys):
     assert "vredmax exec case.json" in out
 
 
+def test_cli_case_out_writes_a_replayable_case(capsys, tmp_path):
+    from vredmax.case import parse_case
+    target = tmp_path / "case.json"
+    code, out, _ = run(capsys, "check-impl", "tests/buggy/units.py:unsigned_compare", *FAST,
+                       "--case-out", str(target))
+    assert code == 1 and f"vredmax exec {target}" in out
+    pre, insn, tail = parse_case(json.loads(target.read_text()))
+    assert pre.vlen == 128 and pre.vl >= 1
+
+
 def _user_file(tmp_path, body: str, name: str = "mine.py") -> str:
     path = tmp_path / name
     path.write_text("import os, sys\n\n"

@@ -18,6 +18,7 @@ from vredmax.proofs.verdict import Verdict
 from vredmax.schema import tagged
 from vredmax.spec.config import ELENS, LMUL_NAMES, SEWS, check_machine, legal_configs
 from vredmax import terminal
+from vredmax.outputs import check_writable_file, write_json
 
 DEFAULT_JOBS = min(2, os.cpu_count() or 1)
 EXIT_CODES = {Verdict.PROVED: EXIT_OK, Verdict.COUNTEREXAMPLE: EXIT_FAILED,
@@ -53,6 +54,8 @@ def add_parser(subparsers) -> None:
     parser.add_argument("--seed", default="0", metavar="N", help="seed of the random states (default 0)")
     parser.add_argument("--jobs", default=str(DEFAULT_JOBS), metavar="N",
                         help=f"configurations checked in parallel, each in a process of its own (default {DEFAULT_JOBS})")
+    parser.add_argument("--case-out", metavar="FILE",
+                        help="write the counterexample's case (the `vredmax exec` format) to FILE")
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
     parser.set_defaults(run=run)
 
@@ -119,6 +122,8 @@ def run(args) -> int:
     if ":" not in args.target or args.target.startswith(":") or args.target.endswith(":"):
         raise UsageError(f"impl: expected MODULE:FUNCTION (a file path or a module name), got {args.target!r}")
     configs_for(args, args.level or UNIT)    # bad filters are reported before any loading
+    if args.case_out:
+        check_writable_file(args.case_out, "case-out")
     options = {"timeout_ms": int(timeout * 1000), "solver": args.solver,
                "random_states": random_states, "seed": seed}
     pool = ProcessPool(args.target, jobs, timeout, options)
@@ -155,10 +160,12 @@ def run(args) -> int:
         raise
     finally:
         pool.close()
+    if args.case_out and report.counterexample is not None:
+        write_json(args.case_out, cx_case(report.counterexample), "case-out")
     if args.json:
         print(json.dumps(tagged("check-impl", report_json(args.target, report)), indent=2))
     else:
-        terminal.say("\n".join(report_lines(report)))
+        terminal.say("\n".join(report_lines(report, args.case_out)))
     return EXIT_CODES[report.verdict]
 
 
@@ -172,12 +179,22 @@ def result_line(result) -> str:
     return text
 
 
-def report_lines(report) -> list[str]:
+INLINE_CASE_LIMIT = 400   # characters of a case shown inline (VLEN=65536 registers are not)
+
+
+def report_lines(report, case_out: str | None = None) -> list[str]:
     lines = [""]
     if report.counterexample is not None:
         cx = report.counterexample
         lines += cx.text() + [""]
-        lines += ["Replay it:", f"  vredmax exec case.json    # case.json: {json.dumps(cx_case(cx))}", ""]
+        case = json.dumps(cx_case(cx))
+        if case_out:
+            lines += ["Replay it:", f"  vredmax exec {case_out}    # the case, written there", ""]
+        elif len(case) <= INLINE_CASE_LIMIT:
+            lines += ["Replay it:", f"  vredmax exec case.json    # case.json: {case}", ""]
+        else:
+            lines += [f"Replay it: the case has {len(case)} characters; write it with --case-out FILE "
+                      "(or take counterexample.case from --json), then vredmax exec FILE", ""]
     outputs: dict[str, list[str]] = {}    # the same output at many configurations: shown once
     for where, text in [("while loading", report.output)] + [(f"at {r.cfg}", r.output) for r in report.results]:
         if text.strip():
