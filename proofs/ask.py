@@ -178,7 +178,7 @@ class Problem:
     wf: list
     abstract: list          # the abstract relation (and profile)
     real_of: object         # () -> the real relation (and profile), built when first needed
-    narrowing: list         # the other elements inactive
+    narrowings: list        # ways to make the other elements inactive (lists of conditions)
     is_abstract: bool
     compared: dict          # name ("vd[k]", "traps") -> (the claim's value, the post-state's), if any
     profile: object = None
@@ -221,15 +221,19 @@ def build(text: str, cfg: Config, profile=None) -> Problem:
     abstract = [abstract_relation] + profile_constraints(profile, s, run, local)
     is_abstract = not whole or not tail_whole
     limit = (max(read) + 1) if read else 1
-    narrowing = [z3.ULE(s.pre.vl, limit)] + ([] if whole else [bounded, z3.Not(witness)])
+    others = [] if whole else [bounded, z3.Not(witness)]
+    # the elements the claim does not read are inactive: past vl, or else masked off
+    unread_mask = sum(1 << i for i in range(cfg.vlmax) if i not in set(read))
+    narrowings = [[z3.ULE(s.pre.vl, limit)] + others,
+                  [s.insn.vm == 0, z3.Select(s.pre.regs, 0) & z3.BitVecVal(unread_mask, cfg.vlen) == 0] + others]
     if not tail_whole and cfg.elements_per_register > 1:
         # the tail elements the claim does not read are kept (one mask, not one term each)
         unread = sum(((1 << cfg.sew) - 1) << (k * cfg.sew) for k in range(1, cfg.elements_per_register)
                      if k not in tail_read)
         old, new = z3.Select(s.pre.regs, s.insn.vd), z3.Select(run.post.regs, s.insn.vd)
-        narrowing += [rest_of_tail, (old ^ new) & z3.BitVecVal(unread, cfg.vlen) == 0]
+        narrowings = [n + [rest_of_tail, (old ^ new) & z3.BitVecVal(unread, cfg.vlen) == 0] for n in narrowings]
     return Problem(cfg, s, run, world, claim, hypothesis, s.wf, abstract, real if is_abstract else lambda: abstract,
-                   narrowing, is_abstract, _compared(text, cfg, s), profile)
+                   narrowings, is_abstract, _compared(text, cfg, s), profile)
 
 
 def _compared(text: str, cfg: Config, s: Setting) -> dict:
@@ -266,10 +270,11 @@ def _decide(p: Problem, goal, timeout_ms: int) -> tuple[Answer, str]:
     if first.verdict == Verdict.COUNTEREXAMPLE:
         if _genuine(p, first.model, goal):
             return first, "abstract, checked"
-        narrowed = satisfiable(p.wf + p.abstract + p.narrowing + [z3.Not(goal)], timeout_ms)
-        if narrowed.verdict == Verdict.PROVED and _genuine(p, narrowed.model, goal):
-            return Answer(Verdict.COUNTEREXAMPLE, first.seconds + narrowed.seconds, model=narrowed.model), \
-                "abstract, narrowed, checked"
+        for k, narrowing in enumerate(p.narrowings):
+            narrowed = satisfiable(p.wf + p.abstract + narrowing + [z3.Not(goal)], timeout_ms)
+            if narrowed.verdict == Verdict.PROVED and _genuine(p, narrowed.model, goal):
+                return Answer(Verdict.COUNTEREXAMPLE, first.seconds + narrowed.seconds, model=narrowed.model), \
+                    f"abstract, narrowed {k + 1}, checked"
     full = prove(p.wf + p.real, goal, timeout_ms)
     if full.verdict == Verdict.UNKNOWN:
         full.detail = (f"the abstract query gave {first.verdict.value.lower()}"
@@ -354,11 +359,7 @@ class AskCounterexample:
 def counterexample(text: str, p: Problem, model, method: str, minimise: bool, timeout_ms: int) -> AskCounterexample:
     notes = []
     if minimise:
-        chosen, notes = _minimised(p, model, method)
-        if chosen is not model and not _genuine(p, chosen, p.claim):
-            notes.append("the minimised model did not satisfy the whole relation; the first one is shown")
-        elif chosen is not model:
-            model = chosen
+        model, notes = _minimised(p, model, method)
     cfg, s = p.cfg, p.s
     pre, insn = concrete_case(model, cfg, s.pre, s.insn)
     pre = pre.with_(regs=tuple(model_register(model, s.pre, r) for r in range(NUM_VREGS)))
@@ -452,13 +453,22 @@ def _executable_like(p: Problem) -> list:
 
 
 def _minimised(p: Problem, model, method: str):
-    assumptions = p.wf + (p.real if method == "full" else
-                          p.abstract + (p.narrowing if "narrowed" in method else []))
+    """The smallest counterexample (proofs/refute.smallest_model) among those that satisfy
+    the whole relation: minimised under the abstract relation with each narrowing (the
+    whole relation at small VLMAX), the first one whose result is genuine kept."""
     mismatches = [claimed != observed for claimed, observed in p.compared.values()]
-    try:
-        return smallest_model(_MinimiseView(p), assumptions, z3.Not(p.claim), mismatches, _executable_like(p))
-    except RuntimeError:
-        return model, ["minimisation found no model; the first counterexample is shown"]
+    candidates = [p.abstract + n for n in p.narrowings] if p.is_abstract else [p.abstract]
+    if p.is_abstract and (method == "full" or p.cfg.vlmax <= 256):
+        candidates.append(p.real)
+    for relation in candidates:
+        try:
+            chosen, notes = smallest_model(_MinimiseView(p), p.wf + relation, z3.Not(p.claim), mismatches,
+                                           _executable_like(p))
+        except RuntimeError:   # no counterexample under this narrowing
+            continue
+        if _genuine(p, chosen, p.claim):
+            return chosen, notes
+    return model, ["not minimised: no minimised model satisfied the whole relation"]
 
 
 # Concrete evaluation (the replay, and the emitted tests through vredmax.api) ---------------------
