@@ -124,7 +124,7 @@ def test_a_failure_names_the_case_and_the_field(built, qemu_user):
 
 
 @pytest.mark.parametrize("after,field,detail", [
-    ("vmv1r.v v31, v30", "v31", ""),                       # writes a register it must not
+    ("vmv1r.v v31, v30", "v31", None),                     # writes a register it must not
     ("csrwi vstart, 1", "vstart", ": observed 0x0000000000000001, allowed 0x0000000000000000"),
     ("vsetivli x0, 1, e64, m1, ta, ma", "vl", ": observed 0x0000000000000001, allowed 0x0000000000000002"),
     ("vsetvli x0, x0, e16, mf4, ta, ma", "vtype", ": observed 0x00000000000000ce, allowed 0x0000000000000005"),
@@ -140,6 +140,8 @@ def test_every_checked_field_catches_a_faulty_implementation(tmp_path, qemu_user
     assert (result.failed_case, result.field, result.returncode) == (1, field, FIELD_CODES[field]), result.output
     if detail is not None:
         assert f"FAIL case 1 (e8mf8.vl_vlmax) field {field}{detail}\n" in result.output
+    if field == "v31":   # background(30) replaced background(31): they differ in the first word
+        assert "field v31: 32-bit word at byte 0: observed 0x" in result.output
 
 
 @pytest.mark.parametrize("byte,passes", [(0xFF, True), (0x5A, True), (0x0F, False), (0x00, False)])

@@ -237,7 +237,10 @@ tg_main:
         call    tg_compare
 .Lregdone:
         addi    t0, s11, FIELD_VREG
-        bnez    a0, .Lregfail
+        addi    a0, a0, -1              # 1 + the byte offset of a difference, or 0
+        la      t1, tg_diff
+        sd      a0, 0(t1)
+        bgez    a0, .Lregfail
         addi    s11, s11, 1
         li      t0, 32
         bltu    s11, t0, .Lreg
@@ -311,7 +314,7 @@ tg_main:
 3:      call    tg_put_pair
         j       5f
 4:      li      t1, FIELD_VS
-        bne     s10, t1, 5f
+        bne     s10, t1, 7f
         mv      a0, s8                  # observed VS; allowed as a mask over 0..3
         ld      a1, C_VS_RETIRE(s0)
         la      t1, tg_trapped
@@ -319,6 +322,10 @@ tg_main:
         beqz    t1, 6f
         ld      a1, C_VS_TRAP(s0)
 6:      call    tg_put_vs
+        j       5f
+7:      li      t1, FIELD_VREG
+        bltu    s10, t1, 5f
+        call    tg_put_reg_detail
 5:      li      a0, 10
         call    tg_putc
         la      t0, tg_failed_case
@@ -430,29 +437,34 @@ tg_apply:
         j       8b
 5:      ret
 
-# tg_compare(a0 = observed, a1 = expected, a2 = bytes) -> a0 = 0 when equal
+# tg_compare(a0 = observed, a1 = expected, a2 = bytes) -> a0 = 0 when equal, else 1 + the
+# byte offset of the first differing 32-bit word
 tg_compare:
-        beqz    a2, 2f
+        mv      a3, a0
+3:      beqz    a2, 2f
         lw      t0, 0(a0)
         lw      t1, 0(a1)
         bne     t0, t1, 1f
         addi    a0, a0, 4
         addi    a1, a1, 4
         addi    a2, a2, -4
-        j       tg_compare
-1:      li      a0, 1
+        j       3b
+1:      sub     a0, a0, a3
+        addi    a0, a0, 1
         ret
 2:      li      a0, 0
         ret
 
 # tg_check_tail(a0 = observed vd, a1 = expected vd, a2 = vd before, a3 = SEW/8, a4 = vlenb)
-# -> a0 = 0 when element 0 is as expected and every other element is its old value or all ones.
+# -> a0 = 0 when element 0 is as expected and every other element is its old value or all ones;
+# else 1 + the offset of a byte of the first bad element.
 tg_check_tail:
+        mv      t1, a0
         add     a4, a0, a4              # end of the register
         mv      a5, a3
 1:      lbu     a6, 0(a0)
         lbu     a7, 0(a1)
-        bne     a6, a7, .Ltail_bad
+        bne     a6, a7, .Ltail_bad0
         addi    a0, a0, 1
         addi    a1, a1, 1
         addi    a2, a2, 1
@@ -479,8 +491,10 @@ tg_check_tail:
 .Ltail_good:
         li      a0, 0
         ret
-.Ltail_bad:
-        li      a0, 1
+.Ltail_bad0:
+        addi    a0, a0, 1               # a0 - 1: the differing byte
+.Ltail_bad:                             # a0 - 1: the bad element's last byte
+        sub     a0, a0, t1
         ret
 
 # Output (these call tg_putc, so they keep their state in saved registers on the stack).
@@ -569,6 +583,46 @@ tg_put_pair:
         addi    sp, sp, 32
         ret
 
+# tg_put_reg_detail: for a failing register (field s10), the 32-bit word at the first
+# difference (tg_diff): observed, expected (after retiring: agnostic tail elements may also be
+# all ones) and before. Uses the runner's saved registers; s8 and s11 are free here.
+tg_put_reg_detail:
+        addi    sp, sp, -16
+        sd      ra, 0(sp)
+        addi    t0, s10, -FIELD_VREG
+        mul     t0, t0, s5
+        la      t1, tg_diff
+        ld      s8, 0(t1)
+        andi    s8, s8, -4
+        add     s11, t0, s8
+        la      a0, msg_word
+        call    tg_puts
+        mv      a0, s8
+        call    tg_putu
+        la      a0, msg_observed
+        call    tg_puts
+        add     t0, s3, s11
+        lwu     a0, 0(t0)
+        call    tg_puthex
+        la      a0, msg_expected
+        call    tg_puts
+        la      t0, tg_trapped
+        ld      t0, 0(t0)
+        mv      t1, s4
+        beqz    t0, 1f
+        mv      t1, s2
+1:      add     t0, t1, s11
+        lwu     a0, 0(t0)
+        call    tg_puthex
+        la      a0, msg_before
+        call    tg_puts
+        add     t0, s2, s11
+        lwu     a0, 0(t0)
+        call    tg_puthex
+        ld      ra, 0(sp)
+        addi    sp, sp, 16
+        ret
+
 # tg_put_vs(a0 = observed mstatus.VS, a1 = allowed values as a bit mask)
 tg_put_vs:
         addi    sp, sp, -32
@@ -642,6 +696,9 @@ vs_clean:   .asciz "clean"
 vs_dirty:   .asciz "dirty"
 msg_observed: .asciz ": observed "
 msg_allowed: .asciz ", allowed "
+msg_word:   .asciz ": 32-bit word at byte "
+msg_expected: .asciz ", expected "
+msg_before: .asciz ", before "
 f_none:     .asciz "none"
 f_outcome:  .asciz "outcome"
 f_vl:       .asciz "vl"
@@ -669,6 +726,7 @@ tg_trapped:     .dword 0
 tg_expect_pc:   .dword 0
 tg_failed_case: .dword 0        # for a debugger: the number of the first failing case
 tg_current:     .dword 0
+tg_diff:        .dword 0        # byte offset of the first difference in a failing register
 tg_obs:         .dword 0, 0, 0
 
         .bss
