@@ -93,10 +93,15 @@ def run(args) -> int:
         if not args.json:
             print(decision_line(decision), flush=True)
 
+    decided = []
     try:
-        asked = ask.ask(args.claim, configs, args.profile, int(timeout * 1000), on_decision=progress)
+        asked = ask.ask(args.claim, configs, args.profile, int(timeout * 1000),
+                        on_decision=lambda d: (decided.append(d), progress(d)))
     except ClaimError as error:
         raise UsageError(f"claim: {error}") from None
+    except KeyboardInterrupt:
+        print(f"INTERRUPTED after {len(decided)} of {len(configs)} configurations: no verdict", flush=True)
+        raise
     if args.emit_test:
         from vredmax.proofs.emit_test import ask_file
         write_text(args.emit_test, ask_file(asked), "emit-test")
