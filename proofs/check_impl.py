@@ -70,7 +70,7 @@ DEFAULT_RANDOM = 500
 # VLMAX 8 and 256 bits (every register group at VLEN=128 needs 256).
 MONOLITHIC_MAX_VLMAX = {"unit": 4, "instruction": 8}
 MONOLITHIC_MAX_BITS = {"unit": 256, "instruction": 256}
-FALLBACK_MAX_VLMAX = 16          # a step the cut cannot take apart gets the whole query up to here
+FALLBACK_MAX_VLMAX = 16          # code the cut cannot take apart gets the whole query up to here
 MONOLITHIC_MAX_VLEN = 1024       # whole-register terms wider than this: the cut-point method
 INSTRUCTION_MAX_VLEN = 4096      # a whole instruction is checked up to here
 MONOLITHIC, SCALE = "monolithic", "cut points"
@@ -371,6 +371,7 @@ class ConfigResult:
     checks: list[Check] = field(default_factory=list)
     counterexample: Counterexample | None = None
     random_states: int = 0          # concrete states run after the proofs
+    notes: list[str] = field(default_factory=list)
     seconds: float = 0.0
     output: str = ""                # what the user's code printed (proofs/isolation.py)
 
@@ -784,17 +785,21 @@ def check_config(function, level: str, cfg: Config, timeout_ms: int = DEFAULT_TI
         return result
     instruction = as_instruction(function) if level == UNIT else function
     solver = solver or default_solver()
-    for tail in (tails if method == MONOLITHIC or level == INSTRUCTION else [ANY_TAIL]):
-        if method == MONOLITHIC:
+    pending = list(tails if method == MONOLITHIC or level == INSTRUCTION else [ANY_TAIL])
+    while pending:
+        tail = pending.pop(0)
+        if method == MONOLITHIC or tail == "fallback":
+            tail = tail if tail != "fallback" else pending.pop(0)
             check, cx = check_monolithic(instruction, cfg, tail, timeout_ms, solver)
         else:
             check, cx = check_at_scale(function, level, cfg, tail, timeout_ms)
-            if (check.verdict == Verdict.UNKNOWN and level == INSTRUCTION
-                    and cfg.vlmax <= FALLBACK_MAX_VLMAX and cfg.vlen <= MONOLITHIC_MAX_VLEN):
-                # the step's structure did not allow the cut: the whole query may still go through
-                first = check.detail
-                check, cx = check_monolithic(instruction, cfg, tail, timeout_ms, solver)
-                check.detail = "; ".join(filter(None, [f"cut points: {first}; then monolithic", check.detail]))
+            if (check.verdict == Verdict.UNKNOWN and cfg.vlmax <= FALLBACK_MAX_VLMAX
+                    and cfg.vlen <= MONOLITHIC_MAX_VLEN):
+                # the code's structure did not allow the cut: the whole query may still go
+                # through (a unit's cut covered both tail policies: each gets its own query)
+                result.notes.append(f"cut points, tail {tail}: {check.detail}; the monolithic query instead")
+                pending[:0] = [x for t in (tails if tail == ANY_TAIL else [tail]) for x in ("fallback", t)]
+                continue
         result.checks.append(check)
         if check.verdict == Verdict.COUNTEREXAMPLE:
             result.counterexample = cx

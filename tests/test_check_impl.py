@@ -243,6 +243,18 @@ def test_the_smallest_failing_vlen_is_reported():
     assert report.counterexample.cfg == TINY and "smallest VLEN" in report.notes[0]
 
 
+def test_code_the_cut_cannot_take_apart_gets_the_monolithic_query(monkeypatch):
+    from vredmax.proofs import check_impl
+    unknown = lambda function, level, cfg, tail, timeout_ms: (
+        check_impl.Check(cfg, tail, SCALE, Verdict.UNKNOWN, 0.0, "a cone too large"), None)
+    monkeypatch.setattr(check_impl, "check_at_scale", unknown)
+    cfg = Config(128, 64, 8, "mf2")
+    result = check_impl.check_config(load(f"{EXAMPLE}:reduce"), UNIT, cfg, random_states=5)
+    assert result.verdict == Verdict.PROVED
+    assert [(c.tail, c.method) for c in result.checks] == [("undisturbed", MONOLITHIC), ("ones", MONOLITHIC)]
+    assert "a cone too large; the monolithic query instead" in result.notes[0]
+
+
 # The command, with the user's code in child processes -------------------------------------------
 
 FAST = ["--vlen", "128", "--sew", "64", "--lmul", "m1", "--random", "20"]

@@ -173,6 +173,8 @@ def result_line(result) -> str:
     cfg = result.cfg
     text = (f"{str(cfg):<37} VLMAX={cfg.vlmax:<6} {result.method:<11} {result.seconds:6.1f} s"
             + (f"  {result.random_states} random" if result.random_states else ""))
+    for note in result.notes:
+        text += f"\n    note: {note}"
     for check in result.checks:
         if check.verdict != Verdict.PROVED:
             text += f"\n    {check.verdict.value} (tail {check.tail}, {check.method}): {check.detail}"
@@ -238,7 +240,7 @@ def report_json(target: str, report) -> dict:
             "config": {"vlen": r.cfg.vlen, "elen": r.cfg.elen, "sew": r.cfg.sew, "lmul": r.cfg.lmul,
                        "vlmax": r.cfg.vlmax},
             "verdict": r.verdict.value, "method": r.method, "seconds": round(r.seconds, 3),
-            "random_states": r.random_states, "output": r.output,
+            "random_states": r.random_states, "output": r.output, "notes": r.notes,
             "checks": [{"tail": c.tail, "method": c.method, "verdict": c.verdict.value, "solver": c.solver,
                         "detail": c.detail, "seconds": round(c.seconds, 3)} for c in r.checks],
         } for r in report.results],
