@@ -252,6 +252,10 @@ def element_span(node: Term) -> tuple[int, int]:
 
 
 class Denoter:
+    """Gives each element-wide node of a traced unit its denotation, children first (see the
+    module docstring): `run(root)` returns the Analysis. `flags` are the Z3 Booleans the
+    flag leaves stand for."""
+
     def __init__(self, sew: int, flags: list, timeout_ms: int):
         self.sew = sew
         self.flags = flags
