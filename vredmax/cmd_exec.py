@@ -170,14 +170,12 @@ def option_json(option, vlen: int) -> dict:
 
 
 def allowed_json(answer) -> dict:
-    """A deterministic profile: the exec result format. `any` (or a profile that leaves a
-    choice free here): {"profile", "allowed": [one object per allowed outcome]}."""
-    vlen = answer.pre.vlen
-    try:
-        option = answer.unique()
-    except ValueError:
+    """A deterministic profile (sail, spike, qemu): the exec result format. `any` (or any
+    profile that leaves a choice free): {"profile", "allowed": [one object per outcome]}."""
+    if not answer.profile.deterministic:
         return tagged("exec-allowed", {"profile": answer.profile.name,
-                                       "allowed": [option_json(o, vlen) for o in answer.outcomes]})
+                                       "allowed": [option_json(o, answer.pre.vlen) for o in answer.outcomes]})
+    option = answer.unique()
     return tagged("exec-result", {"outcome": option.kind, "reason": option.reason, **state_json(option.post),
                                   "profile": answer.profile.name})
 
