@@ -396,3 +396,16 @@ def test_emit_test_into_a_missing_directory_is_bad_input(tmp_path, capsys):
     assert main(["ask", "legal or not legal", "--sew", "8", "--lmul", "m1", "--emit-test", str(target)]) == 2
     assert capsys.readouterr().err.startswith("vredmax: error: emit-test: cannot write to ")
     assert not target.parent.exists()
+
+
+def test_emit_test_of_a_claim_proved_under_a_profile(tmp_path, capsys):
+    """Proved under qemu (tail kept): the sampled executions are those the profile allows."""
+    path = tmp_path / "test_profile.py"
+    claim = "implies(legal and pre.vl > 0 and pre.vta, post.vd[1] == pre.vd[1])"
+    assert main(["ask", claim, "--sew", "8", "--lmul", "m1", "--profile", "qemu", "--emit-test", str(path)]) == 0
+    capsys.readouterr()
+    assert "PROFILE = 'qemu'" in path.read_text()
+    done = _run_pytest(path, tmp_path)
+    assert done.returncode == 0 and "1 passed" in done.stdout, done.stdout + done.stderr
+    path.write_text(path.read_text().replace("PROFILE = 'qemu'", "PROFILE = 'any'"))
+    assert _run_pytest(path, tmp_path).returncode == 1   # the all-ones tail breaks it under "any"
