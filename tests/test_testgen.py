@@ -113,6 +113,7 @@ def test_jsonl_lines_are_exec_cases_that_judge_reads():
         observed = {"outcome": result.outcome if result.outcome != RESERVED else "illegal-instruction"}
         verdict = judge_object({**exec_case(line), "observed": observed}, suite.profile)
         assert verdict["verdict"] == "allowed"
+        assert judge_object({**line, "observed": observed}, suite.profile) == verdict   # as written
         assert [option["outcome"] for option in extra["allowed"]] == [o.kind for o in entry.allowed.outcomes]
 
 

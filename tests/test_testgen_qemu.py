@@ -86,6 +86,13 @@ def test_baremetal_suite_passes_on_virt(built, qemu_system):
             assert result.passed == linux.passed + 2    # the two VS=Off cases run here
 
 
+def test_the_qemu_profile_matches_qemu_system(built, qemu_system):
+    """The qemu profile is QEMU 7.2 measured: in machine mode VS stays at vl=0 (on-write), the
+    masked v0 overlaps execute, agnostic tails are kept; its bare-metal suite passes as it is."""
+    result = run_baremetal(built(128, "qemu") / "tests-baremetal.elf", 128, timeout=120)
+    assert result.ok, result.output
+
+
 def test_htif_suite_passes_on_the_spike_board(built, qemu_system):
     result = run_baremetal(built(128) / "tests-htif.elf", 128, machine="spike", timeout=120)
     assert result.ok, result.output

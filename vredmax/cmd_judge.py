@@ -85,7 +85,9 @@ def judge_object(obj, profile, elen: int | None = None) -> dict:
         raise CaseError("case: expected a JSON object")
     if "observed" not in obj:
         raise CaseError("observed: missing")
-    case = {key: value for key, value in obj.items() if key != "observed"}
+    # "testgen" is the metadata `vredmax testgen` puts on each line of its cases.jsonl: those
+    # lines, with "observed" added, are judged as they are.
+    case = {key: value for key, value in obj.items() if key not in ("observed", "testgen")}
     if elen is not None:
         if "elen" in case and _integer(case["elen"], "elen") != elen:
             raise CaseError(f"elen: the case says {case['elen']}, --elen says {elen}")
