@@ -437,3 +437,83 @@ def test_a_step_branching_on_an_instruction_field_is_never_proved():
         return step(m, pre, insn, cfg, reduce_sequential, tail)
     result = prove_step_at_scale(branches, STEP_CFG, "undisturbed", TIMEOUT)
     assert result.verdict in (Verdict.PROVED, Verdict.ERROR)
+
+
+# Cross-check against a monolithic proof, on generated units ---------------------------------
+
+def _idiom(kind, ops, acc, x, a):
+    """acc joined with x when a holds, written one of the ways people write it."""
+    flip = ops.smin()
+    return {
+        "smax": lambda: ops.ite(a, ops.smax(acc, x), acc),
+        "guarded": lambda: ops.ite(ops.and_(a, ops.sgt(x, acc)), x, acc),
+        "nested": lambda: ops.ite(a, ops.ite(ops.slt(acc, x), x, acc), acc),
+        "flip": lambda: ops.ite(ops.and_(a, ops.ugt(ops.xor(x, flip), ops.xor(acc, flip))), x, acc),
+        "sge": lambda: ops.ite(a, ops.ite(ops.sge(acc, x), acc, x), acc),
+        # wrong ones
+        "min": lambda: ops.ite(a, ops.ite(ops.sge(acc, x), x, acc), acc),
+        "unsigned": lambda: ops.ite(ops.and_(a, ops.ugt(x, acc)), x, acc),
+        "unmasked": lambda: ops.smax(acc, x),
+        "dropped": lambda: acc,
+        "inverted": lambda: ops.ite(ops.not_(a), ops.smax(acc, x), acc),
+    }[kind]()
+
+
+GOOD, BAD = ("smax", "guarded", "nested", "flip", "sge"), ("min", "unsigned", "unmasked", "dropped", "inverted")
+
+
+def generated_unit(seed_number: int):
+    """A random unit: lanes folding strided slices with random idioms, joined by a tree of
+    random idioms; now and then one wrong idiom at a random place, or a wrong identity."""
+    rng = random.Random(seed_number)
+    lanes = rng.choice([1, 2, 3])
+    buggy = rng.random() < 0.5
+    bug_at = rng.randrange(8) if buggy else -1
+    identity_bug = buggy and rng.random() < 0.3
+
+    def unit(ops, seed, elements, active):
+        pick = random.Random(seed_number + 1)
+        identity = ops.const(0) if identity_bug else ops.smin()
+        accs = [identity] * min(lanes, len(elements))
+        for i, (x, a) in enumerate(zip(elements, active)):
+            kind = pick.choice(BAD) if i == bug_at else pick.choice(GOOD)
+            accs[i % lanes] = _idiom(kind, ops, accs[i % lanes], x, a)
+        result = seed
+        for acc in accs:
+            result = _idiom(pick.choice(GOOD), ops, result, acc, ops.true)
+        return result
+    unit.__name__ = f"generated_{seed_number}"
+    return unit
+
+
+def monolithic_verdict(unit, sew: int, count: int) -> Verdict:
+    """The unit on Z3 terms equals the max of the seed and the active elements, for all inputs."""
+    ops = Z3Elements(sew)
+    seed = z3.BitVec("seed", sew)
+    elements = [z3.BitVec(f"e{i}", sew) for i in range(count)]
+    active = [z3.Bool(f"a{i}") for i in range(count)]
+    want = seed
+    for x, a in zip(elements, active):
+        want = z3.If(z3.And(a, x > want), x, want)
+    solver = z3.Solver()
+    solver.set(timeout=30_000)
+    solver.add(unit(ops, seed, elements, active) != want)
+    answer = solver.check()
+    if answer == z3.unsat:
+        return Verdict.PROVED
+    return Verdict.COUNTEREXAMPLE if answer == z3.sat else Verdict.UNKNOWN
+
+
+@pytest.mark.parametrize("number", range(30))
+def test_generated_units_agree_with_a_monolithic_proof(number):
+    cfg = Config(128, 64, 16, "m1")     # VLMAX 8: small enough for one query
+    unit = generated_unit(number)
+    expected = monolithic_verdict(unit, cfg.sew, cfg.vlmax)
+    result = prove_unit_at_scale(unit, cfg, TIMEOUT)
+    assert result.verdict != Verdict.ERROR, result.detail
+    if result.verdict == Verdict.PROVED:
+        assert expected == Verdict.PROVED
+    if result.verdict == Verdict.COUNTEREXAMPLE:
+        assert expected == Verdict.COUNTEREXAMPLE and replays(unit, result.case, cfg)
+    if expected == Verdict.COUNTEREXAMPLE:
+        assert result.verdict == Verdict.COUNTEREXAMPLE, result.detail
