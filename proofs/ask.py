@@ -182,6 +182,7 @@ class Problem:
     is_abstract: bool
     compared: dict          # name ("vd[k]", "traps") -> (the claim's value, the post-state's), if any
     profile: object = None
+    hypothesis_on_pre_only: bool = False   # H reads nothing of the outcome or the post-state
 
     @property
     def real(self) -> list:
@@ -220,12 +221,13 @@ def build(text: str, cfg: Config, profile=None) -> Problem:
         return [s.relation(run, real_pred)] + profile_constraints(profile, s, run, real_pred)
     abstract = [abstract_relation] + profile_constraints(profile, s, run, local)
     is_abstract = not whole or not tail_whole
-    limit = (max(read) + 1) if read else 1
+    limit = (max(read) + 1) if read else 0
     others = [] if whole else [bounded, z3.Not(witness)]
     # the elements the claim does not read are inactive: past vl, or else masked off
     unread_mask = sum(1 << i for i in range(cfg.vlmax) if i not in set(read))
     narrowings = [[z3.ULE(s.pre.vl, limit)] + others,
-                  [s.insn.vm == 0, z3.Select(s.pre.regs, 0) & z3.BitVecVal(unread_mask, cfg.vlen) == 0] + others]
+                  [s.insn.vm == 0, z3.Extract(cfg.vlmax - 1, 0, z3.Select(s.pre.regs, 0))
+                   & z3.BitVecVal(unread_mask, cfg.vlmax) == 0] + others]
     if not tail_whole and cfg.elements_per_register > 1:
         # the tail elements the claim does not read are kept (one mask, not one term each)
         unread = sum(((1 << cfg.sew) - 1) << (k * cfg.sew) for k in range(1, cfg.elements_per_register)
@@ -233,7 +235,7 @@ def build(text: str, cfg: Config, profile=None) -> Problem:
         old, new = z3.Select(s.pre.regs, s.insn.vd), z3.Select(run.post.regs, s.insn.vd)
         narrowings = [n + [rest_of_tail, (old ^ new) & z3.BitVecVal(unread, cfg.vlen) == 0] for n in narrowings]
     return Problem(cfg, s, run, world, claim, hypothesis, s.wf, abstract, real if is_abstract else lambda: abstract,
-                   narrowings, is_abstract, _compared(text, cfg, s), profile)
+                   narrowings, is_abstract, _compared(text, cfg, s), profile, parts is not None and parts[2])
 
 
 def _compared(text: str, cfg: Config, s: Setting) -> dict:
@@ -299,7 +301,15 @@ def decide(text: str, cfg: Config, profile=None, timeout_ms: int = DEFAULT_TIMEO
                             f"whether {what} stays in range: {answer.detail}", time.perf_counter() - start)
     note = ""
     if p.hypothesis is not None:
-        possible, _ = _decide(p, z3.Not(p.hypothesis), timeout_ms)   # a counterexample: H can hold
+        if p.hypothesis_on_pre_only:
+            # every pre-state has an allowed outcome and post-state (obligation spec_total; each
+            # profile picks one of them), so H can hold exactly when some pre-state meets it
+            possible = satisfiable(p.wf + [p.hypothesis], timeout_ms)
+            possible = Answer(Verdict.PROVED if possible.verdict == Verdict.ERROR else
+                              Verdict.COUNTEREXAMPLE if possible.verdict == Verdict.PROVED else possible.verdict,
+                              possible.seconds, possible.detail)
+        else:
+            possible, _ = _decide(p, z3.Not(p.hypothesis), timeout_ms)   # a counterexample: H can hold
         if possible.verdict == Verdict.PROVED:
             return Decision(cfg, Verdict.PROVED, "vacuous here: the hypothesis of implies() never holds",
                             time.perf_counter() - start, "abstract", vacuous=True)

@@ -439,14 +439,15 @@ class Translator:
         return self.visit(self.tree.body, {})
 
     def top_parts(self):
-        """For `implies(H, C)` at the top: (H, C) translated; else None."""
+        """For `implies(H, C)` at the top: (H, C translated, whether H reads the pre-state
+        only); else None."""
         body = self.tree.body
         if isinstance(body, ast.Call) and isinstance(body.func, ast.Name) and body.func.id == "implies":
             hypothesis = self.visit(body.args[0], {})
             self.guards.append(hypothesis)
             conclusion = self.visit(body.args[1], {})
             self.guards.pop()
-            return hypothesis, conclusion
+            return hypothesis, conclusion, not any(_reads_outcome(node) for node in ast.walk(body.args[0]))
         return None
 
     # dispatch
@@ -735,6 +736,13 @@ class Translator:
             if any(z3.is_false(z3.simplify(c)) for c in conds):
                 continue
             self._unroll(generators, k + 1, inner, conds, elt, found)
+
+
+def _reads_outcome(node) -> bool:
+    """The node reads the execution's outcome or post-state."""
+    if isinstance(node, ast.Name):
+        return node.id in ("post", "trapped", "trapped_illegal", "retired")
+    return False
 
 
 def _low(node, value) -> int:
