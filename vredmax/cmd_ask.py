@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 
+from vredmax.proofs.claim_language import NAMES_HELP
 from vredmax.errors import EXIT_ERROR, EXIT_FAILED, EXIT_OK, EXIT_UNKNOWN, UsageError
 from vredmax.schema import tagged
 from vredmax.spec.config import ELENS, LMUL_NAMES, MAX_VLEN, MIN_VLEN, SEWS
@@ -25,7 +26,10 @@ def add_parser(subparsers) -> None:
         description="Decide a claim about vredmax.vs against the spec relation: for every pre-state of each "
                     "configuration (all registers, operands and overlaps symbolic) and every post-state the "
                     f"spec allows. Configurations: {DEFAULT_TEXT}; --all: every legal one for the ELEN "
-                    "(VLEN up to 65536). Example: vredmax ask \"implies(legal and pre.vl == 0, post.vd == pre.vd)\"")
+                    "(VLEN up to 65536). Example: vredmax ask \"implies(legal and pre.vl == 0, post.vd == pre.vd)\". "
+                    f"Names: {NAMES_HELP}. Forms: and or not, == != < <= > >= (signed on elements), ult ule ugt "
+                    "uge, implies(a, b), smax smin umax umin, all(... for i in range(...) if ...), any(...), "
+                    "x if c else y, + -, integer literals.")
     parser.add_argument("claim", help="the claim, e.g. \"implies(legal and pre.vl > 0, post.vd[0] >= seed)\"")
     parser.add_argument("--all", action="store_true", help="every legal configuration for the ELEN")
     parser.add_argument("--vlen", action="append", metavar="N", help="only this VLEN (repeatable, or comma list)")
