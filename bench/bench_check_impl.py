@@ -9,6 +9,8 @@
 2. The default check-impl configuration list for a unit (proofs/check_impl.default_configs),
    every configuration through `prove_unit_at_scale`, in one process.
 3. With --all, every legal configuration (proofs/check_impl.all_configs, 220 at ELEN=64).
+4. With --step, `prove_step_at_scale` of a whole instruction (examples/my_reduction.py:step by
+   default) at every configuration with VLEN=4096, both tail policies.
 It prints the figures (per configuration and totals); it asserts nothing. The machine is
 shared (2 cores, other processes running): figures vary from run to run.
 """
@@ -91,6 +93,24 @@ def sweep(title: str, target: str, configs, timeout_ms: int) -> None:
     print(f"  total {total:.1f} s; " + ", ".join(f"{n} {v.value}" for v, n in counts.items()), flush=True)
 
 
+def step_sweep(target: str, configs, timeout_ms: int) -> None:
+    from vredmax.proofs.cutpoint import prove_step_at_scale
+    step_fn = load(target)
+    print(f"\nA whole instruction, cut at its reduction: {len(configs)} configurations x 2 tail policies, "
+          f"{target}", flush=True)
+    counts: dict = {}
+    start = time.perf_counter()
+    for cfg in configs:
+        for tail in ("undisturbed", "ones"):
+            t = time.perf_counter()
+            result = prove_step_at_scale(step_fn, cfg, tail, timeout_ms)
+            counts[result.verdict] = counts.get(result.verdict, 0) + 1
+            print(f"  {str(cfg):38} VLMAX={cfg.vlmax:<6} {tail:12} {result.verdict.value:15} "
+                  f"{time.perf_counter() - t:7.2f} s", flush=True)
+    print(f"  total {time.perf_counter() - start:.1f} s; " + ", ".join(f"{n} {v.value}" for v, n in counts.items()),
+          flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--unit", default=DEFAULT_UNIT, help="MODULE:FUNCTION of the unit to time")
@@ -98,6 +118,8 @@ def main() -> None:
     parser.add_argument("--skip-largest", action="store_true")
     parser.add_argument("--skip-default", action="store_true")
     parser.add_argument("--all", action="store_true", help="also every legal configuration")
+    parser.add_argument("--step", nargs="?", const="examples/my_reduction.py:step",
+                        help="also time a whole instruction (MODULE:FUNCTION) at VLEN=4096")
     parser.add_argument("--one", help=argparse.SUPPRESS)
     parser.add_argument("--config", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -118,6 +140,8 @@ def main() -> None:
         sweep("The default configuration list of check-impl for a unit", args.unit, default_configs(UNIT), timeout_ms)
     if args.all:
         sweep("Every legal configuration (--all)", args.unit, all_configs(UNIT), timeout_ms)
+    if args.step:
+        step_sweep(args.step, [c for c in all_configs("instruction") if c.vlen == 4096], timeout_ms)
 
 
 if __name__ == "__main__":
