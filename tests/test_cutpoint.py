@@ -304,10 +304,9 @@ def test_a_bug_past_an_index_gets_the_smallest_case_that_shows_it():
     assert prove_unit_at_scale(skips_past(200), Config(1024, 64, 8, "m1"), TIMEOUT).verdict == Verdict.PROVED
 
 
-@pytest.mark.parametrize("unit", BUGGY_SCALE_UNITS, ids=lambda u: u.__name__)
+@pytest.mark.parametrize("unit", [pytest.param(u, marks=[pytest.mark.cutpoint_scale] if u.where.vlmax > 1024 else [])
+                                  for u in BUGGY_SCALE_UNITS], ids=lambda u: u.__name__)
 def test_bugs_that_live_at_one_configuration(unit):
-    if unit.where.vlmax > 1024:
-        pytest.skip("large: in the slow tier")
     result = prove_unit_at_scale(unit, unit.where, TIMEOUT)
     assert result.verdict == Verdict.COUNTEREXAMPLE, result.detail
     assert replays(unit, result.case, unit.where)
