@@ -23,6 +23,7 @@ from vredmax.proofs.rtl.combinational import CombUnit, monolithic  # noqa: E402
 from vredmax.proofs.rtl.ports import interface, parse_mapping  # noqa: E402
 
 TREE, CHUNKED, LANES_OK = "examples/rtl/tree_reduce.v", "examples/rtl/chunked_reduce.v", "tests/rtl/seq_lanes_ok.v"
+VALID_TREE, PIPELINED = "tests/rtl/comb_valid_tree_ok.v", "tests/rtl/seq_pipelined_ok.v"
 
 
 def timed(function):
@@ -44,7 +45,11 @@ def main() -> None:
         (mono, _), alone = timed(lambda: monolithic(unit, int(args.monolithic_timeout * 1000), "auto"))
         print(f"  LANES={lanes:<3} {report.verdict.value:<8} {whole:6.1f} s   |  monolithic {mono.verdict.value:<8} "
               f"{alone:6.1f} s ({mono.solver})", flush=True)
-    for path, top in ((CHUNKED, "chunked_reduce"), (LANES_OK, "seq_lanes_ok")):
+    print("combinational comb_valid_tree_ok (skips invalid children), SEW=64, whole check")
+    for lanes in (8, 32):
+        report, whole = timed(lambda: check_rtl([VALID_TREE], "comb_valid_tree_ok", {"LANES": lanes}, mapping, [64]))
+        print(f"  LANES={lanes:<3} {report.verdict.value:<8} {whole:6.1f} s", flush=True)
+    for path, top in ((CHUNKED, "chunked_reduce"), (PIPELINED, "seq_pipelined_ok"), (LANES_OK, "seq_lanes_ok")):
         print(f"multi-cycle {top}, LANES=4 (whole check | induction | bounded check)")
         for sew in (8, 16, 32, 64):
             report, whole = timed(lambda: check_rtl([path], top, {}, mapping, [sew]))

@@ -177,6 +177,17 @@ def test_a_bug_simulation_misses_is_found_by_the_solver(capsys, tmp_path):
     assert "monolithic" in data["detail"]
 
 
+def test_a_multi_cycle_bug_simulation_misses_is_found_by_the_bounded_check(capsys, tmp_path):
+    path = tmp_path / "magic_seq.v"
+    path.write_text(open(CHUNKED).read().replace("module chunked_reduce", "module magic_seq").replace(
+        "acc <= smax(acc, chunk_max);", "acc <= (acc == 8'h5a && elements[7:0] == 8'h3c) ? acc : smax(acc, chunk_max);"))
+    code, data = run_json(capsys, "check-rtl", str(path), "--top", "magic_seq", "--sew", "8",
+                          "--vcd", str(tmp_path / "m.vcd"))
+    assert code == 1 and "bounded check" in " ".join(data["counterexample"]["notes"])
+    cx = data["counterexample"]
+    assert cx["seed"]["unsigned"] == 0x5a and cx["chunks"][0]["elements"][0] == "0x3c"
+
+
 def test_text_counterexample_has_the_lane_table(capsys):
     code, out, _ = run(capsys, "check-rtl", "tests/rtl/comb_unsigned.v", "--top", "comb_unsigned", "--sew", "8")
     assert code == 1
