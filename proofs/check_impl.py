@@ -235,6 +235,8 @@ def call_user(function, args, backend: str, name: str | None = None):
     except BaseException as error:
         if isinstance(error, ImplementationError):
             raise
+        if type(error).__name__ == "SymbolicUse":   # the cut-point tracer's refusal (proofs/trace.py)
+            raise ImplementationError(f"{name} branches on a symbolic value at {error}") from None
         raise ImplementationError(f"{name} raised {type(error).__name__} on {backend}: {error}"
                                   + _user_frames(error, _user_file(function))) from None
     finally:
@@ -601,18 +603,31 @@ def check_at_scale(function, level: str, cfg: Config, tail: str, timeout_ms: int
     if entry is None:
         what = "a reduction unit" if level == UNIT else "a whole instruction"
         return Check(cfg, tail, SCALE, Verdict.ERROR, 0.0, f"{METHOD_MISSING} for {what}"), None
+    raised: list[ImplementationError] = []   # the user's code failed inside the method
+
+    def recorded(run):
+        def call(*args):
+            try:
+                return run(*args)
+            except ImplementationError as error:
+                raised.append(error)
+                raise
+        call.__name__ = getattr(function, "__name__", "reduce")
+        return call
     try:
         if level == UNIT:
-            result = entry(checked_unit(function), cfg, timeout_ms)
+            result = entry(recorded(checked_unit(function)), cfg, timeout_ms)
         else:
-            guarded = lambda m, pre, insn, cfg_, tail_: run_instruction(function, m, pre, insn, cfg_, tail_)
-            guarded.__name__ = getattr(function, "__name__", "step")
-            result = entry(guarded, cfg, tail, timeout_ms)
+            result = entry(recorded(lambda m, pre, insn, cfg_, tail_: run_instruction(
+                function, m, pre, insn, cfg_, tail_)), cfg, tail, timeout_ms)
     except ImplementationError as error:
         return Check(cfg, tail, SCALE, Verdict.ERROR, time.perf_counter() - start, str(error)), None
     except Exception as error:   # another module's method: report it, do not crash
         return Check(cfg, tail, SCALE, Verdict.ERROR, time.perf_counter() - start,
                      f"the cut-point method failed: {type(error).__name__}: {error}"), None
+    if raised and result.verdict != Verdict.COUNTEREXAMPLE:
+        # the method may read a failure of the user's code as "cannot tell": it is an ERROR
+        return Check(cfg, tail, SCALE, Verdict.ERROR, time.perf_counter() - start, str(raised[0])), None
     method = getattr(result, "method", "") or SCALE
     check = Check(cfg, tail, method, result.verdict, time.perf_counter() - start, result.detail or "",
                   result.solver or "")

@@ -417,3 +417,25 @@ def test_ctrl_c_stops_at_once_and_leaves_no_worker(tmp_path):
     for pid in workers:
         with pytest.raises(ProcessLookupError):
             os.kill(pid, 0)
+
+
+def test_a_truth_test_at_scale_is_an_error_not_unknown(tmp_path):
+    """Past the monolithic limit too (the cut-point methods run the code on their own backends)."""
+    path = tmp_path / "branchy.py"
+    path.write_text("def reduce(ops, seed, elements, active):\n"
+                    "    acc = seed\n"
+                    "    for x, a in zip(elements, active):\n"
+                    "        if ops.sgt(x, acc):\n"
+                    "            acc = x\n"
+                    "    return acc\n\n"
+                    "def step(m, pre, insn, cfg, tail):\n"
+                    "    from vredmax.impl.execute import step as project_step\n"
+                    "    from vredmax.impl.sequential import reduce_sequential\n"
+                    "    if insn.vd == insn.vs1:\n"
+                    "        return project_step(m, pre, insn, cfg, reduce_sequential, tail)\n"
+                    "    return project_step(m, pre, insn, cfg, reduce_sequential, tail)\n")
+    cfg = Config(1024, 64, 8, "m8")
+    for name, level, line in (("reduce", UNIT, 4), ("step", INSTRUCTION, 11)):
+        report = check_implementation(InProcess(load(f"{path}:{name}"), level, random_states=0), level, [cfg])
+        assert report.verdict == Verdict.ERROR, report.detail
+        assert f"branches on a symbolic value at {path}:{line}" in report.detail
