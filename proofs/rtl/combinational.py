@@ -180,14 +180,47 @@ def denotation_value(sew: int, members, seed: int, elements, active) -> int:
     return best
 
 
-def denotations(unit: CombUnit, nets: list, cases: int = 24) -> dict[int, frozenset]:
-    """{net id: its set} for the nets whose probed set random simulation confirms."""
+def flag_nets(term) -> list:
+    """Every distinct 1-bit subterm (a Boolean, or a 1-bit vector) with children: the
+    candidates for valid bits travelling with values."""
+    found, seen, todo = [], set(), [term]
+    while todo:
+        t = todo.pop()
+        if t.get_id() in seen:
+            continue
+        seen.add(t.get_id())
+        if t.children() and (z3.is_bool(t) or (z3.is_bv(t) and t.size() == 1)):
+            found.append(t)
+        todo.extend(t.children())
+    return found
+
+
+def as_bool(term):
+    return term if z3.is_bool(term) else term == 1
+
+
+@dataclass
+class Denotations:
+    """What the probing found: padded nets {id: set} (inactive lanes as the identity) and
+    guarded nets {id: (set, flag net)} (the value counts only when its valid bit is set; the
+    valid bit is whether any lane of the set is active)."""
+
+    padded: dict
+    guarded: dict
+
+
+def denotations(unit: CombUnit, nets: list, flags=(), cases: int = 24) -> Denotations:
+    """The sets of the nets, each confirmed by random simulation."""
     sew, lanes = unit.sew, unit.lanes
     smin, top = 1 << (sew - 1), (1 << (sew - 1)) - 1
     program = Program({str(n.get_id()): n for n in nets})
+    flag_program = Program({str(f.get_id()): f for f in flags})
 
     def values(seed, elements, active):
         return program.run(unit.assignment(seed, elements, active))
+
+    def flag_values(seed, elements, active):
+        return {key: bool(v) for key, v in flag_program.run(unit.assignment(seed, elements, active)).items()}
 
     members = {key: set() for key in program.names}
     for lane in range(lanes):
@@ -199,13 +232,34 @@ def denotations(unit: CombUnit, nets: list, cases: int = 24) -> dict[int, frozen
     for key, value in values(top, [smin] * lanes, [True] * lanes).items():
         if value == top:
             members[key].add(SEED_LANE)
+    flag_members = {key: set() for key in flag_program.names}
+    for lane in range(lanes):
+        for key, value in flag_values(0, [0] * lanes, [k == lane for k in range(lanes)]).items():
+            if value:
+                flag_members[key].add(lane)
+    for key, value in flag_values(0, [0] * lanes, [False] * lanes).items():
+        if value:
+            flag_members[key].add(SEED_LANE)
     rng = random.Random(7)
-    alive = {key for key, m in members.items() if m}
-    for _ in range(cases):
-        case = unit.random_case(rng)
-        got = values(*case)
-        alive = {key for key in alive if got[key] == denotation_value(sew, members[key], *case)}
-    return {int(key): frozenset(members[key]) for key in alive}
+    padded = {key for key, m in members.items() if m}
+    flagged = {key for key, m in flag_members.items() if m and SEED_LANE not in m}
+    samples = [unit.random_case(rng) for _ in range(cases)]
+    for case in samples:
+        got, got_flags = values(*case), flag_values(*case)
+        padded = {key for key in padded if got[key] == denotation_value(sew, members[key], *case)}
+        flagged = {key for key in flagged if got_flags[key] == any(case[2][i] for i in flag_members[key])}
+    by_set = {}
+    for key in sorted(flagged):
+        by_set.setdefault(frozenset(flag_members[key]), key)
+    guarded = {}
+    for key, m in members.items():
+        if key in padded or not m or SEED_LANE in m or frozenset(m) not in by_set:
+            continue
+        flag = by_set[frozenset(m)]
+        if all(got[key] == denotation_value(sew, m, *case) for case in samples
+               for got, ok in [(values(*case), flag_values(*case))] if ok[flag]):
+            guarded[int(key)] = (frozenset(m), int(flag))
+    return Denotations({int(key): frozenset(members[key]) for key in padded}, guarded)
 
 
 def _rebuild(term, cuts: dict, deps: set, memo: dict, top: bool):
@@ -222,25 +276,57 @@ def _rebuild(term, cuts: dict, deps: set, memo: dict, top: bool):
     return built
 
 
-def node_queries(unit: CombUnit, nets: list, sets: dict[int, frozenset]):
-    """(name, goal) per cut point: its logic over the cut points below equals their join."""
+def join(ops, parts):
+    """The guarded join of (valid, value) pairs: an invalid side is skipped; (valid, max)."""
+    valid, value = parts[0]
+    for other_valid, other in parts[1:]:
+        if z3.is_true(valid) and z3.is_true(other_valid):
+            value = ops.smax(value, other)
+        else:
+            value = z3.If(z3.And(valid, other_valid), ops.smax(value, other), z3.If(valid, value, other))
+        valid = z3.simplify(z3.Or(valid, other_valid))
+    return valid, value
+
+
+def node_queries(unit: CombUnit, nets: list, flags: list, found: Denotations):
+    """(id, goal) per cut point: its logic, over fresh variables for the cut points below it,
+    is the (guarded) join of those and of the inputs of its set they do not cover.
+
+    Soundness, by induction over the nets: each value cut equals the join of its set's active
+    inputs (padded: with the identity when none is; guarded: when its valid bit is set), and
+    each valid bit is whether a lane of its set is active; the guarded join of pairs is
+    associative, commutative and idempotent like smax itself."""
     ops = Z3Elements(unit.sew)
-    by_id = {n.get_id(): n for n in nets}
-    cuts = {key: z3.BitVec(f"cut{k}", unit.sew) for k, key in enumerate(sorted(sets))}
+    by_id = {n.get_id(): n for n in list(nets) + list(flags)}
+    sets = {**found.padded, **{key: s for key, (s, _) in found.guarded.items()}}
+    values = {key: z3.BitVec(f"cut{k}", unit.sew) for k, key in enumerate(sorted(sets))}
+    # A valid bit below is replaced by what it was found to be (whether a lane of its set is
+    # active; its own query proves it), not by a fresh variable: Yosys flattens OR trees, so
+    # a node's valid bit may read the leaves' bits rather than its children's.
+    valids = {flag: z3.Or(*[unit.active(i) for i in sorted(lanes)]) for lanes, flag in found.guarded.values()}
+    cuts = {**values, **{flag: (var if z3.is_bool(by_id[flag]) else z3.If(var, z3.BitVecVal(1, 1), z3.BitVecVal(0, 1)))
+                         for flag, var in valids.items()}}
     queries = []
     for key in sorted(sets):
         deps: set = set()
         body = _rebuild(by_id[key], cuts, deps, {}, True)
-        covered = set().union(*[sets[d] for d in deps]) if deps else set()
+        guarded = key in found.guarded
+        if guarded:
+            body_valid = as_bool(_rebuild(by_id[found.guarded[key][1]], cuts, deps, {}, True))
+        value_deps = sorted(d for d in deps if d in values)
+        covered = set().union(*[sets[d] for d in value_deps]) if value_deps else set()
         if not covered <= sets[key]:
             return None, f"the sets of the nets do not compose at {by_id[key].decl().name()}"
-        parts = [cuts[d] for d in sorted(deps)]
+        parts = [(valids[found.guarded[d][1]] if d in found.guarded else z3.BoolVal(True), values[d])
+                 for d in value_deps]
         for lane in sorted(sets[key] - covered):
-            parts.append(unit.seed if lane == SEED_LANE else ops.ite(unit.active(lane), unit.element(lane), ops.smin()))
-        joined = ops.smin()
-        for part in parts:
-            joined = ops.smax(joined, part) if joined is not None else part
-        queries.append((key, body == joined))
+            parts.append((z3.BoolVal(True), unit.seed) if lane == SEED_LANE else (unit.active(lane), unit.element(lane)))
+        valid, value = join(ops, parts)
+        if guarded:
+            goal = z3.And(body_valid == valid, z3.Implies(valid, body == value))
+        else:
+            goal = body == (value if z3.is_true(valid) else z3.If(valid, value, ops.smin()))
+        queries.append((key, goal))
     return queries, ""
 
 
@@ -258,17 +344,17 @@ def lemma_check(sew: int, timeout_ms: int) -> MethodResult:
 
 def cut_point_proof(unit: CombUnit, timeout_ms: int) -> MethodResult:
     start = time.perf_counter()
-    nets = sew_nets(unit.result, unit.sew)
-    sets = denotations(unit, nets)
+    nets, flags = sew_nets(unit.result, unit.sew), flag_nets(unit.result)
+    found = denotations(unit, nets, flags)
     everything = frozenset(range(unit.lanes)) | {SEED_LANE}
     result_id = unit.result.get_id()
-    if sets.get(result_id) != everything:
+    if found.padded.get(result_id) != everything:
         return MethodResult("cut points", Verdict.UNKNOWN, time.perf_counter() - start,
                             "the result net is not recognised as the maximum of the seed and every lane")
     limit = sys.getrecursionlimit()
     sys.setrecursionlimit(max(limit, 100_000))
     try:
-        queries, why = node_queries(unit, nets, sets)
+        queries, why = node_queries(unit, nets, flags, found)
     finally:
         sys.setrecursionlimit(limit)
     if queries is None:
@@ -284,18 +370,16 @@ def cut_point_proof(unit: CombUnit, timeout_ms: int) -> MethodResult:
                                 f"a node query was not proved ({answer.verdict.value} {answer.detail})".strip())
         proved_shapes.add(shape)
     return MethodResult("cut points", Verdict.PROVED, time.perf_counter() - start,
-                        f"{len(sets)} cut points, {len(proved_shapes)} distinct node queries")
+                        f"{len(found.padded) + len(found.guarded)} cut points ({len(found.guarded)} with a "
+                        f"valid bit), {len(proved_shapes)} distinct node queries")
 
 
 def _shape(goal) -> str:
-    """The query's text with its variables renamed in order of appearance."""
-    text = goal.sexpr()
-    names: dict = {}
-    for token in sorted({t.decl().name() for t in _variables(goal)}, key=text.find):
-        names[token] = f"v{len(names)}"
-    for token, name in sorted(names.items(), key=lambda kv: -len(kv[0])):
-        text = text.replace(token, name)
-    return text
+    """The query's text with its variables renamed by order of first appearance (a walk of
+    the term's structure): equal texts are the same formula up to renaming."""
+    variables = _variables(goal)
+    renamed = [(v, z3.Const(f"v{k}", v.sort())) for k, v in enumerate(variables)]
+    return (z3.substitute(goal, *renamed) if renamed else goal).sexpr()
 
 
 def _variables(term):
