@@ -320,7 +320,10 @@ def test_cli_user_prints_are_captured_apart_from_json(capsys, tmp_path):
     target = _user_file(tmp_path, "print('hello from the unit')\nprint('to stderr', file=sys.stderr)\n" + GOOD)
     code, out, err = run(capsys, "check-impl", target, "--json", *FAST)
     data = json.loads(out)                     # the prints did not corrupt it
-    assert code == 0 and data["verdict"] == "PROVED"
+    import jsonschema
+    from vredmax.schema import load_schema
+    jsonschema.validate(data, load_schema("check-impl"))
+    assert code == 0 and data["verdict"] == "PROVED" and data["counterexample"] is None
     assert "hello from the unit" in data["configurations"][0]["output"]
     assert "to stderr" in data["configurations"][0]["output"]
     code, out, _ = run(capsys, "check-impl", target, *FAST)
@@ -336,6 +339,7 @@ def test_cli_misbehaving_code_is_an_error(capsys, tmp_path, body, message):
     code, out, err = run(capsys, "check-impl", _user_file(tmp_path, body), "--timeout", "3", *FAST)
     assert code == 4, out + err
     assert message in out and "Summary: 0 proved, 0 counterexamples, 0 unknown, 1 errors" in out
+    assert "PROVED:" not in out
 
 
 def test_cli_a_module_that_exits_while_loading(capsys, tmp_path):
