@@ -199,7 +199,12 @@ class ProcessPool:
             if worker.task is None and self.queue:
                 self._give(worker, self.queue.pop(0))
         while self.queue and len(self.workers) < self.jobs:
-            worker = self._start_worker()
+            try:
+                worker = self._start_worker()
+            except LoadFailed:
+                if self.workers:       # it loaded before: go on with the workers there are
+                    return
+                raise
             self.workers.append(worker)
             self._give(worker, self.queue.pop(0))
 

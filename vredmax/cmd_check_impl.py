@@ -150,7 +150,10 @@ def run(args) -> int:
                 if not args.json:
                     bar.log_verdict(result.verdict.value, result_line(result))
                 bar.advance()
-            final = check_implementation(pool, level, configs, on_result=on_result)
+            try:
+                final = check_implementation(pool, level, configs, on_result=on_result)
+            except LoadFailed as error:   # a worker started later could not load it
+                raise UsageError(f"impl: {error}") from None
         final.output = pool.load_output
         report = final
     except KeyboardInterrupt:
