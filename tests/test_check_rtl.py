@@ -188,6 +188,11 @@ def test_a_multi_cycle_bug_simulation_misses_is_found_by_the_bounded_check(capsy
     assert cx["seed"]["unsigned"] == 0x5a and cx["chunks"][0]["elements"][0] == "0x3c"
 
 
+def test_a_timeout_is_unknown_never_proved(capsys):
+    code, out, _ = run(capsys, "check-rtl", TREE, "--top", "tree_reduce", "--sew", "64", "--timeout", "0.001")
+    assert code == 3 and "UNKNOWN: SEW=64" in out and "PROVED:" not in out
+
+
 def test_text_counterexample_has_the_lane_table(capsys):
     code, out, _ = run(capsys, "check-rtl", "tests/rtl/comb_unsigned.v", "--top", "comb_unsigned", "--sew", "8")
     assert code == 1

@@ -439,7 +439,7 @@ def check_combinational(design: Design, iface: Interface, timeout_ms: int, solve
     lemma = lemma_check(unit.sew, timeout_ms)
     out.methods.append(lemma)
     if lemma.verdict != Verdict.PROVED:
-        out.verdict, out.detail = Verdict.ERROR, lemma.detail
+        out.verdict, out.detail = lemma.verdict, lemma.detail
         return out
     cut = cut_point_proof(unit, timeout_ms)
     out.methods.append(cut)

@@ -744,7 +744,7 @@ def check_sequential(design: Design, iface: Interface, timeout_ms: int, latency:
     lemma = lemma_check(unit.sew, timeout_ms)
     out.methods.append(lemma)
     if lemma.verdict != Verdict.PROVED:
-        out.verdict, out.detail = Verdict.ERROR, lemma.detail
+        out.verdict, out.detail = lemma.verdict, lemma.detail
         return out
     # Bounded check of the first cycles (covers the latency after a first reduction).
     bound = depth if depth is not None else max(8, latency + 5)
