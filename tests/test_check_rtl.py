@@ -209,6 +209,7 @@ def test_text_counterexample_has_the_lane_table(capsys):
     ([TREE, "--top", "tree_reduce", "--port", "seed=init"], "port: module tree_reduce has no port 'init' for seed"),
     ([TREE, "--top", "tree_reduce", "--port", "colour=x"], "port: unknown role 'colour'"),
     ([TREE, "--top", "tree_reduce", "--sew", "12"], "sew: must be one of 8, 16, 32, 64, got 12"),
+    ([TREE, "--top", "tree_reduce", "--sew", "64", "--elen", "32"], "sew: 64 is wider than ELEN=32"),
     ([TREE, "--top", "smax2"], "port: module smax2 has no port 'seed' for seed"),
     ([TREE, "--top", "tree_reduce", "--port", "result=node"], "port: module tree_reduce has no port 'node'"),
     ([TREE, "--top", "tree_reduce", "--accumulator", "acc"], "accumulator: only for multi-cycle units"),

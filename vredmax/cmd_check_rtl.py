@@ -32,6 +32,8 @@ def add_parser(subparsers) -> None:
                              "seed elements active result clk rst start in_valid last done")
     parser.add_argument("--sew", action="append", default=[], metavar="SEW",
                         help="the SEW values to check (repeatable or comma-separated; default 8,16,32,64)")
+    parser.add_argument("--elen", type=int, default=64, choices=(32, 64),
+                        help="ELEN: with 32, SEW=64 is not a legal element width (default 64)")
     parser.add_argument("--accumulator", metavar="NAME",
                         help="multi-cycle: the register holding the running maximum (default: found by the tool)")
     parser.add_argument("--latency", type=int, metavar="N",
@@ -81,6 +83,10 @@ def run(args) -> int:
     if args.latency is not None and args.latency < 0:
         raise UsageError(f"latency: must be at least 0, got {args.latency}")
     params, sews = parse_params(args.param), parse_sews(args.sew)
+    if sews is not None and any(sew > args.elen for sew in sews):
+        raise UsageError(f"sew: {max(sews)} is wider than ELEN={args.elen}")
+    if sews is None and args.elen < max(DEFAULT_SEWS):
+        sews = [sew for sew in DEFAULT_SEWS if sew <= args.elen]
     explicit = [item.partition("=")[0] for item in args.port]
 
     def progress(result):
