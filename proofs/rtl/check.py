@@ -67,6 +67,8 @@ def check_rtl(files, top: str, params: dict[str, int], mapping: dict[str, str], 
         if name not in available:
             listed = ", ".join(available) if available else "none"
             raise yosys.RtlInputError("param", f"module {top} has no parameter {name!r} (parameters: {listed})")
+    if params.get(LANES_PARAM, 1) < 1:
+        raise yosys.RtlInputError("param", f"{LANES_PARAM} must be at least 1, got {params[LANES_PARAM]}")
     report = RtlReport(list(files), top, Verdict.PROVED)
     if SEW_PARAM in available and SEW_PARAM not in params:
         widths = list(sews or DEFAULT_SEWS)
