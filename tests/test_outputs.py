@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -234,5 +235,38 @@ def test_ctrl_c_stops_prove_at_once_marks_it_interrupted_and_ends_the_workers(jo
     assert "Traceback" not in error
     if jobs == "2":
         assert len(workers) == 2
+    time.sleep(0.5)
+    assert not [w for w in workers if _alive(w)]
+
+
+def test_ctrl_c_during_report_writes_no_file(tmp_path):
+    out = tmp_path / "docs"
+    process = subprocess.Popen([str(VREDMAX), "report", "--out-dir", str(out), "--timings", str(tmp_path / "t.json")],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(5)   # proving by then (the report takes minutes)
+    sent = time.monotonic()
+    process.send_signal(signal.SIGINT)
+    stdout, stderr = process.communicate(timeout=60)
+    assert process.returncode == 130 and time.monotonic() - sent < 20, stderr
+    assert stdout.strip().splitlines()[-1].startswith("INTERRUPTED") and "Summary:" not in stdout
+    assert stderr.strip().splitlines()[-1] == "vredmax: interrupted" and "Traceback" not in stderr
+    assert list(out.iterdir()) == [] and not (tmp_path / "t.json").exists()
+
+
+@pytest.mark.skipif(not shutil.which("qemu-riscv64") or not shutil.which("riscv64-linux-gnu-gcc"),
+                    reason="needs qemu-riscv64 and the riscv64 cross compiler")
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_ctrl_c_stops_conform(jobs):
+    process = subprocess.Popen([str(VREDMAX), "conform", "--cases", "1000000", "--seed", "1", "--jobs", jobs],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(4)   # running cases by then (a million take minutes)
+    workers = _children(process.pid)
+    sent = time.monotonic()
+    process.send_signal(signal.SIGINT)
+    out, error = process.communicate(timeout=60)
+    code, seconds = process.returncode, time.monotonic() - sent
+    assert code == 130 and seconds < 10, error
+    assert "Summary:" not in out and out.strip().splitlines()[-1].startswith("INTERRUPTED after")
+    assert "Traceback" not in error
     time.sleep(0.5)
     assert not [w for w in workers if _alive(w)]

@@ -106,41 +106,74 @@ class Workers:
                 pass
             self._client = None
 
-    def map_unordered(self, function, items):
-        items = list(items)
+    def map_unordered(self, function, items, in_flight: int | None = None):
+        """(index, function(item)) for each of `items` (any iterable, read as work is handed
+        out: at most `in_flight` items wait or run at once; default four per worker), in
+        completion order."""
+        items = iter(items)
         if self._client is not None:
-            yield from self._dask(function, items)
+            workers = sum(self._client.nthreads().values()) or 1
+            yield from self._dask(function, items, in_flight or 4 * workers)
         elif self._executor is not None:
-            yield from self._local(function, items)
+            yield from self._local(function, items, in_flight or 4 * self.jobs)
         else:
             for index, item in enumerate(items):
                 yield index, function(item)
 
-    def _local(self, function, items):
-        index_of = {self._executor.submit(function, item): index for index, item in enumerate(items)}
-        pending = set(index_of)
+    def _local(self, function, items, in_flight: int):
+        index_of, pending = {}, set()
         try:
+            for index, item in enumerate(items):
+                if len(pending) >= in_flight:
+                    done, pending = wait(pending, return_when=FIRST_COMPLETED)
+                    for future in done:
+                        yield index_of.pop(future), _result(future)
+                future = self._executor.submit(function, item)
+                index_of[future] = index
+                pending.add(future)
             while pending:
                 done, pending = wait(pending, return_when=FIRST_COMPLETED)
                 for future in done:
-                    try:
-                        result = future.result()
-                    except BrokenProcessPool:
-                        raise WorkerLost("a worker process died (killed, or out of memory)") from None
-                    yield index_of[future], result
+                    yield index_of.pop(future), _result(future)
         finally:
             for future in pending:
                 future.cancel()
 
-    def _dask(self, function, items):
+    def _dask(self, function, items, in_flight: int):
         from dask.distributed import as_completed
-        futures = [self._client.submit(function, item, pure=False) for item in items]
-        index_of = {future.key: index for index, future in enumerate(futures)}
+        index_of, running = {}, as_completed([], loop=self._client.loop)
+        submitted = []
+
+        def submit_next() -> bool:
+            item = next(items, _END)
+            if item is _END:
+                return False
+            future = self._client.submit(function, item, pure=False)
+            index_of[future.key] = len(submitted)
+            submitted.append(future)
+            running.add(future)
+            return True
+
         try:
-            for future in as_completed(futures, loop=self._client.loop):
-                yield index_of[future.key], future.result()
+            while len(index_of) < in_flight and submit_next():
+                pass
+            for future in running:
+                result = future.result()
+                index = index_of.pop(future.key)
+                submit_next()
+                yield index, result
         finally:
-            self._client.cancel([f for f in futures if not f.done()])
+            self._client.cancel([f for f in submitted if not f.done()])
+
+
+_END = object()
+
+
+def _result(future):
+    try:
+        return future.result()
+    except BrokenProcessPool:
+        raise WorkerLost("a worker process died (killed, or out of memory)") from None
 
 
 def _connect(address: str, timeout_s: float):

@@ -49,8 +49,8 @@ def run(args) -> int:
     if args.timings:
         check_writable_file(args.timings, "timings")
     timings = [] if args.timings else None
-    configs = report_configs(args.all)
     try:
+        configs = report_configs(args.all)
         with progress(_proof_count(configs), "report") as bar:
             doc = collect(configs, args.timeout, lambda identifier, subject, config, verdict:
                           bar.advance(f"{identifier} {subject} {config}"), timings=timings)

@@ -69,24 +69,28 @@ def conform_on(workers, emulator: str, harness_path, vlen: int, harness_tail: st
                seed: int, keep: int = 3, progress=None, tail=None) -> Tally:
     """`conform` with the batches spread by vredmax/cluster.py (`workers`, entered): the same
     cases from the same seed, the same tally (kept mismatches are the first ones in case
-    order). The emulator and the harness must be at the same paths on every worker."""
+    order). Batches are made as workers take them and counted in order as they come back, so
+    memory stays bounded. The emulator and the harness must be at the same paths on every
+    worker."""
     tail = harness_tail if tail is None else tail
     start, generator = time.monotonic(), random_cases(seed, cases, vlen, elen)
-    batches = [[next(generator) for _ in range(min(CHUNK, cases - done))] for done in range(0, cases, CHUNK)]
-    items = [(emulator, str(harness_path), vlen, harness_tail, elen, tail, batch) for batch in batches]
-    verdicts, running = {}, Tally()
-    for index, found in workers.map_unordered(check_batch, items):
-        verdicts[index] = found
-        for case, verdict in zip(batches[index], found):
-            running.add(case, verdict, 0)
-        running.seconds = time.monotonic() - start
+    waiting: dict = {}   # batch index -> its cases, until counted
+
+    def items():
+        for index, done in enumerate(range(0, cases, CHUNK)):
+            waiting[index] = [next(generator) for _ in range(min(CHUNK, cases - done))]
+            yield (emulator, str(harness_path), vlen, harness_tail, elen, tail, waiting[index])
+
+    tally, returned, next_index = Tally(), {}, 0
+    for index, verdicts in workers.map_unordered(check_batch, items()):
+        returned[index] = verdicts
+        while next_index in returned:
+            for case, verdict in zip(waiting.pop(next_index), returned.pop(next_index)):
+                tally.add(case, verdict, keep)
+            next_index += 1
+        tally.seconds = time.monotonic() - start
         if progress:
-            progress(running.cases, cases, running)
-    tally = Tally()
-    for index, batch in enumerate(batches):
-        for case, verdict in zip(batch, verdicts[index]):
-            tally.add(case, verdict, keep)
-    tally.seconds = time.monotonic() - start
+            progress(tally.cases + sum(len(v) for v in returned.values()), cases, tally)
     return tally
 
 
