@@ -21,14 +21,25 @@ def prove(capsys, *argv):
 
 
 def test_one_configuration_proves_with_a_line_per_obligation(capsys):
-    code, out, err = prove(capsys, *SMALL)
+    code, out, err = prove(capsys, *SMALL, "-v")
     assert code == EXIT_OK, out
     lines = [line for line in out.splitlines() if line.startswith(("PROVED", "COUNTEREXAMPLE", "UNKNOWN", "ERROR"))]
     assert len(lines) > 40 and all(line.startswith("PROVED") for line in lines)
-    assert any("vredmax.sew32.vl0_preserves_vd" in line and "VLEN=128 SEW=32 LMUL=m1 VLMAX=4" in line
+    assert any("vredmax.sew32.vl0_preserves_vd" in line and "VLEN=128 ELEN=64 SEW=32 LMUL=m1 VLMAX=4" in line
                for line in lines)
     assert out.splitlines()[-1] == f"Summary: {len(lines)} proved, 0 counterexamples, 0 unknown, 0 errors"
     assert err == ""   # no progress display when stderr is not a terminal
+
+
+def test_default_output_is_a_line_per_configuration_and_quiet_only_the_summary(capsys):
+    code, out, err = prove(capsys, *SMALL)
+    assert code == EXIT_OK and err == ""
+    lines = out.splitlines()
+    assert lines[0].startswith("PROVED         VLEN=128 ELEN=64 SEW=32 LMUL=m1 VLMAX=4")
+    assert lines[1].startswith("PROVED         VLEN=128 ELEN=32 SEW=32 LMUL=m1 VLMAX=4")
+    assert " obligations proved " in lines[0] and len(lines) == 4 and lines[-1].startswith("Summary: ")
+    code, out, err = prove(capsys, *SMALL, "-q")
+    assert code == EXIT_OK and out.splitlines() == [lines[-1]] and err == ""
 
 
 def test_progress_on_a_terminal_names_the_configuration_and_the_obligation():
@@ -37,7 +48,7 @@ def test_progress_on_a_terminal_names_the_configuration_and_the_obligation():
     import pty
     primary, secondary = pty.openpty()
     done = subprocess.run([sys.executable, "-m", "vredmax", "prove", *SMALL, "-k", "tail_"],
-                          stdout=subprocess.PIPE, stderr=secondary, text=True)
+                          stdout=subprocess.PIPE, stderr=secondary, text=True, env={**os.environ, "COLUMNS": "200"})
     os.close(secondary)
     shown = b""
     while True:
@@ -51,8 +62,9 @@ def test_progress_on_a_terminal_names_the_configuration_and_the_obligation():
     os.close(primary)
     assert done.returncode == EXIT_OK and "Summary: 2 proved" in done.stdout
     text = shown.decode()
-    assert "proving VLEN=128 ELEN=64 SEW=32 LMUL=m1: tail_undisturbed" in text
-    assert "proving VLEN=128 ELEN=64 SEW=32 LMUL=m1: tail_agnostic" in text
+    assert "prove: VLEN=128 ELEN=64 SEW=32 LMUL=m1 tail_undisturbed" in text   # a rich progress bar
+    assert "prove: VLEN=128 ELEN=64 SEW=32 LMUL=m1 tail_agnostic" in text
+    assert "ETA" in text
 
 
 def test_pattern_and_json(capsys):
@@ -68,7 +80,7 @@ def test_pattern_and_json(capsys):
 
 def test_both_methods_and_jobs(capsys):
     code, out, _ = prove(capsys, "--vlen", "128", "--sew", "64", "--lmul", "m1", "--lmul", "m2",
-                         "-k", "vl0_*", "--method", "both", "--jobs", "2")
+                         "-k", "vl0_*", "--method", "both", "--jobs", "2", "-v")
     assert code == EXIT_OK
     assert out.count("(monolithic)") == 4 and "Summary: 8 proved" in out
 
@@ -118,3 +130,7 @@ def test_console_script_exit_code_on_a_counterexample(tmp_path):
     done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, cwd=str(tmp_path.parent))
     assert done.returncode == 1, done.stdout + done.stderr
     assert "COUNTEREXAMPLE" in done.stdout and "Summary: 0 proved, 1 counterexamples" in done.stdout
+    lines = done.stdout.splitlines()   # the configuration's line, then the failure in full
+    assert lines[0].startswith("COUNTEREXAMPLE VLEN=128 ELEN=64 SEW=64 LMUL=m1") and "0 of 1 obligations" in lines[0]
+    assert lines[1].startswith("  COUNTEREXAMPLE vredmax.sew64.refines_spec")
+    assert any(line.startswith("    COUNTEREXAMPLE of lanes/") for line in lines)

@@ -148,8 +148,8 @@ def run(args) -> int:
             for _, batch in pool.map_unordered(function, work):
                 records += batch
                 if not args.json:
-                    for verdict, text in report_lines(batch, args.quiet, args.verbose):
-                        bar.log_verdict(verdict, text)
+                    for indent, verdict, text in report_lines(batch, args.quiet, args.verbose):
+                        bar.log_verdict(verdict, text, indent=indent)
                 bar.advance()
     except KeyboardInterrupt:
         _print_totals(args, configs, records, time.perf_counter() - start, interrupted=(len(records), len(work)))
@@ -203,10 +203,10 @@ def _print_totals(args, configs, records, elapsed: float, interrupted=None) -> d
 
 
 def report_lines(batch: list[dict], quiet: bool, verbose: bool):
-    """(verdict, text) lines for one unit of work: per obligation with `verbose`; else per
-    configuration (not with `quiet`), and every obligation not proved in full."""
+    """(indent, verdict, text) lines for one unit of work: per obligation with `verbose`; else
+    per configuration (not with `quiet`), and every obligation not proved in full under it."""
     if verbose:
-        return [(r["verdict"], line(r)[15:]) for r in batch]
+        return [("", r["verdict"], line(r)[15:]) for r in batch]
     lines = []
     by_config: dict = {}
     for record in batch:
@@ -218,9 +218,9 @@ def report_lines(batch: list[dict], quiet: bool, verbose: bool):
             seconds = sum(r["seconds"] for r in group)
             proved = sum(1 for r in group if r["verdict"] == "PROVED")
             where = f"VLEN={c['vlen']} ELEN={c['elen']} SEW={c['sew']} LMUL={c['lmul']} VLMAX={c['vlmax']}"
-            lines.append((worst, f"{where:<48} {proved} of {len(group)} obligations proved  {seconds:.2f}s"
+            lines.append(("", worst, f"{where:<48} {proved} of {len(group)} obligations proved  {seconds:.2f}s"
                                  + ("  (monolithic)" if method == "monolithic" else "")))
-        lines += [(r["verdict"], "  " + line(r)[15:]) for r in group if r["verdict"] != "PROVED"]
+        lines += [("  ", r["verdict"], line(r)[15:].replace("\n", "\n  ")) for r in group if r["verdict"] != "PROVED"]
     return lines
 
 
