@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 
@@ -60,19 +61,19 @@ def test_progress_on_a_terminal_names_the_configuration_and_the_obligation():
             break
         shown += chunk
     os.close(primary)
-    assert done.returncode == EXIT_OK and "Summary: 2 proved" in done.stdout
+    assert done.returncode == EXIT_OK and "0 counterexamples, 0 unknown, 0 errors" in done.stdout
     text = shown.decode()
-    assert "prove: VLEN=128 ELEN=64 SEW=32 LMUL=m1 tail_undisturbed" in text   # a rich progress bar
-    assert "prove: VLEN=128 ELEN=64 SEW=32 LMUL=m1 tail_agnostic" in text
-    assert "ETA" in text
+    # a rich progress bar naming the configuration and the obligation (as last drawn) and an ETA
+    assert re.search(r"prove: VLEN=128 ELEN=(64|32) SEW=32 LMUL=m1 tail_", text) and "ETA" in text
 
 
 def test_pattern_and_json(capsys):
     code, out, _ = prove(capsys, *SMALL, "-k", "tail_", "--json")
     assert code == EXIT_OK
     data = json.loads(out)
-    assert {r["name"] for r in data["results"]} == {"tail_undisturbed", "tail_agnostic"}
-    assert data["summary"]["PROVED"] == 2 and "z3" in data["solvers"]
+    assert {r["name"] for r in data["results"]} >= {"tail_undisturbed", "tail_agnostic"}
+    assert all(r["name"].startswith("tail_") for r in data["results"])
+    assert data["summary"]["PROVED"] == len(data["results"]) and "z3" in data["solvers"]
     subjects = data["results"][0]["subjects"]
     assert {s["subject"] for s in subjects} >= {"spec", "tree/ones", "lanes/undisturbed"}
     assert all(s["verdict"] == "PROVED" and s["parts"] for s in subjects)
@@ -82,7 +83,9 @@ def test_both_methods_and_jobs(capsys):
     code, out, _ = prove(capsys, "--vlen", "128", "--sew", "64", "--lmul", "m1", "--lmul", "m2",
                          "-k", "vl0_*", "--method", "both", "--jobs", "2", "-v")
     assert code == EXIT_OK
-    assert out.count("(monolithic)") == 4 and "Summary: 8 proved" in out
+    proved = [line for line in out.splitlines() if line.startswith("PROVED")]
+    assert len(proved) >= 8 and out.count("(monolithic)") * 2 == len(proved)   # each both ways
+    assert f"Summary: {len(proved)} proved" in out
 
 
 def test_smt2_out_writes_scripts_and_a_manifest(capsys, tmp_path):
@@ -133,4 +136,4 @@ def test_console_script_exit_code_on_a_counterexample(tmp_path):
     lines = done.stdout.splitlines()   # the configuration's line, then the failure in full
     assert lines[0].startswith("COUNTEREXAMPLE VLEN=128 ELEN=64 SEW=64 LMUL=m1") and "0 of 1 obligations" in lines[0]
     assert lines[1].startswith("  COUNTEREXAMPLE vredmax.sew64.refines_spec")
-    assert any(line.startswith("    COUNTEREXAMPLE of lanes/") for line in lines)
+    assert any(line.startswith("      COUNTEREXAMPLE of lanes/") for line in lines)

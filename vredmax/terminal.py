@@ -20,7 +20,7 @@ API (stable for the command modules):
     console()                      # the rich Console on stdout (colour only on a terminal)
     err_console()                  # the same on stderr
     say(text, style=None)          # one line on stdout, plain text (no markup interpreted)
-    print_verdict(verdict, text)   # "PROVED  text" with the verdict coloured on a terminal
+    print_verdict(verdict, text, width=14, indent="")   # "PROVED  text", the verdict coloured
     verdict_style(verdict)         # the style name of a verdict (PROVED green, ...)
 
 Lines are printed with soft wrapping (a long line stays one line in a file) and without rich
@@ -87,11 +87,17 @@ def say(text: str, style: str | None = None) -> None:
     out.file.flush()
 
 
-def print_verdict(verdict: str, text: str = "", width: int = 14) -> None:
-    """The verdict word (padded to `width`), coloured on a terminal, then `text`."""
-    line = Text(f"{verdict:<{width}}", style=verdict_style(verdict) or "")
+def _verdict_line(verdict: str, text: str, width: int, indent: str) -> Text:
+    line = Text(indent)
+    line.append(f"{verdict:<{width}}", style=verdict_style(verdict) or "")
     if text:
         line.append(f" {text}")
+    return line
+
+
+def print_verdict(verdict: str, text: str = "", width: int = 14, indent: str = "") -> None:
+    """`indent`, the verdict word (padded to `width`), coloured on a terminal, then `text`."""
+    line = _verdict_line(verdict, text, width, indent)
     out = console()
     out.print(line, soft_wrap=True)
     out.file.flush()
@@ -126,14 +132,11 @@ class Bar:
         else:
             say(line, style)
 
-    def log_verdict(self, verdict: str, text: str = "", width: int = 14) -> None:
+    def log_verdict(self, verdict: str, text: str = "", width: int = 14, indent: str = "") -> None:
         if self._live is not None and _is_tty(sys.stdout):
-            styled = Text(f"{verdict:<{width}}", style=verdict_style(verdict) or "")
-            if text:
-                styled.append(f" {text}")
-            self._live.console.print(styled, soft_wrap=True)
+            self._live.console.print(_verdict_line(verdict, text, width, indent), soft_wrap=True)
         else:
-            print_verdict(verdict, text, width)
+            print_verdict(verdict, text, width, indent)
 
     def _describe(self, text: str) -> str:
         return f"{self.label}: {text}" if text else self.label
