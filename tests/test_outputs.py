@@ -267,6 +267,6 @@ def test_ctrl_c_stops_conform(jobs):
     code, seconds = process.returncode, time.monotonic() - sent
     assert code == 130 and seconds < 10, error
     assert "Summary:" not in out and out.strip().splitlines()[-1].startswith("INTERRUPTED after")
-    assert "Traceback" not in error
+    assert "Traceback" not in error, error
     time.sleep(0.5)
     assert not [w for w in workers if _alive(w)]
