@@ -156,9 +156,9 @@ def test_buggy_multi_cycle_unit_is_refuted_with_a_replaying_trace(capsys, tmp_pa
         assert not reduction.allows(int(last["result"], 16))
 
 
-def test_counter_overflow_needs_nine_chunks(capsys):
+def test_counter_overflow_needs_nine_chunks(capsys, tmp_path):
     code, data = run_json(capsys, "check-rtl", "tests/rtl/seq_counter_overflow.v", "--top", "seq_counter_overflow",
-                          "--sew", "8")
+                          "--sew", "8", "--vcd", str(tmp_path / "overflow.vcd"))
     assert code == 1 and len(data["counterexample"]["chunks"]) == 9
 
 
