@@ -18,17 +18,31 @@ from vredmax.proofs.setting import bounds_text
 from vredmax.proofs.solvers import versions
 from vredmax.proofs.statement import render
 from vredmax.proofs.verdict import Verdict
-from vredmax.spec.config import Config, legal_configs
+from vredmax.spec.config import ELENS, Config, every_config, legal_configs, machine_vlens
 from vredmax.spec.profiles import POLICIES, PROFILE_SOURCES, difference_table
 
 SEED_CONFIG = Config(4096, 64, 16, "m1")   # the seed's animation
 
 
 def report_configs(everything: bool = False) -> list[Config]:
-    """Every legal SEW x LMUL at VLEN=128 and the seed's configuration; or all 220 (ELEN=64)."""
+    """Every legal SEW x LMUL at VLEN=128 (ELEN=64), the seed's configuration and the smallest
+    machines VLEN=ELEN=32 and VLEN=ELEN=64 (where the small-machine properties arise); or every
+    legal configuration (422)."""
     if everything:
-        return legal_configs(64)
-    return legal_configs(64, [128]) + [SEED_CONFIG]
+        return every_config()
+    return legal_configs(64, [128]) + [SEED_CONFIG] + legal_configs(32, [32]) + legal_configs(64, [64])
+
+
+def configuration_space() -> list[dict]:
+    """Per ELEN: its VLENs, its SEW x LMUL pairs and how many configurations they make."""
+    space = []
+    for elen in ELENS:
+        vlens = machine_vlens(elen)
+        pairs = [(c.sew, c.lmul) for c in legal_configs(elen, [vlens[-1]])]
+        space.append({"elen": elen, "vlens": [vlens[0], vlens[-1]],
+                      "pairs": [f"SEW={sew} LMUL={lmul}" for sew, lmul in pairs],
+                      "configurations": len(every_config((elen,)))})
+    return space
 
 
 def _config_json(cfg: Config) -> dict:
@@ -110,6 +124,7 @@ def collect(configs=None, timeout_s: float = 60, progress=None, claims=CLAIMS, t
         "generated_by": "vredmax report",
         "solvers": {name: version for name, version in versions().items() if name in used},
         "configurations": [_config_json(c) for c in configs],
+        "configuration_space": configuration_space(),
         "bounds": {str(c): bounds_text(c) for c in configs},
         "summary": {
             "proved": verdicts.count(Verdict.PROVED.value),
@@ -214,8 +229,16 @@ def markdown(doc: dict) -> str:
         "`defined` = not reserved or illegal anyway, `spec_allows` = the spec relation "
         "(spec/relation.py) holds; `<=` and `>=` are signed, `ULT`/`UGE` unsigned.", "",
         "## Configurations", "",
-        f"Each property is proved for each of these {len(doc['configurations'])} configurations "
-        "(ELEN=64). Bounds of every PROVED at a configuration:", ""]
+        "Every legal configuration (`vredmax prove --all` proves every property at each; ELEN=32 is "
+        "the Zve32x profile's, from VLEN=32; ELEN=64 from VLEN=64 as in Zve64x, VLEN >= 128 for the V "
+        "extension itself):", "",
+        "| ELEN | VLEN | SEW x LMUL | configurations |", "|---|---|---|---|"]
+    space = doc["configuration_space"]
+    lines += [f"| {e['elen']} | {e['vlens'][0]} .. {e['vlens'][1]} | {', '.join(e['pairs'])} | "
+              f"{e['configurations']} |" for e in space]
+    lines += ["", f"{sum(e['configurations'] for e in space)} in all. This document shows the verdicts "
+              f"for these {len(doc['configurations'])} (`vredmax report --all` for every one). Bounds of "
+              "every PROVED at a configuration:", ""]
     lines += [f"- {doc['bounds'][name]}" for name in doc["bounds"]]
     lines += ["", "## Properties", ""]
     for prop in doc["properties"]:

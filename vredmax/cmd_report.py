@@ -26,7 +26,7 @@ def add_parser(subparsers) -> None:
     parser.add_argument("--check", action="store_true",
                         help="write nothing; exit 1 if regenerating would change the files")
     parser.add_argument("--all", action="store_true",
-                        help="every legal configuration (220), not the representative set")
+                        help="every legal configuration (422, ELEN 32 and 64), not the representative set")
     parser.add_argument("--timeout", type=float, default=60, metavar="SECONDS",
                         help="time limit per query (default: 60)")
     parser.add_argument("--timings", metavar="FILE",
