@@ -1,15 +1,23 @@
-"""Run a user's implementation in child processes: its crashes, exits, loops and prints stay there.
+"""Run a user's implementation in a child process: its crashes, exits, loops and prints stay there.
 
-A worker is a fresh interpreter (multiprocessing "spawn") that loads MODULE:FUNCTION itself,
-so nothing of the user's code runs in the parent. Its file descriptors 1 and 2 go to a file,
-so whatever the user's code prints is captured and handed back with each result (shown apart
-from the report, never mixed into --json). The worker ignores SIGINT: Ctrl-C reaches the
-parent, which kills its workers.
+    level, output = probe(target)                  # load it once in a child: its level, its prints
+    job = Job(portable_target(target), os.getcwd(), level, cfg, user_limit_s, options)
+    result = check_job(job)                        # check_impl.check_config in a child: a ConfigResult
 
-The parent enforces real wall-clock limits: the worker says when it enters and leaves the
-user's code (proofs/check_impl.py USER_CALL_HOOK); a call that runs longer than the limit
-(--timeout) is killed and reported as an ERROR, and so is a worker that dies (os._exit, a
-segfault). A whole configuration that runs past TASK_LIMIT_FACTOR x the limit is UNKNOWN.
+`check_job` is a module-level function of one picklable argument: vredmax/cluster.py runs it in
+this process, in local worker processes or on Dask workers, and `Jobs` gives check_impl's pool
+interface (submit, results, cancel_all) over such workers. Wherever it runs, it starts a fresh
+interpreter (subprocess, so a daemonic worker process may start it too) that loads
+MODULE:FUNCTION itself from its path (a file, made absolute here; a Dask worker needs it at the
+same path) or by module name, in the caller's working directory when that exists there. The
+child's file descriptors 1 and 2 go to a file, so whatever the user's code prints is handed back
+with the result (shown apart from the report, never mixed into --json). The child ignores SIGINT
+and, on Linux, dies with the process that started it.
+
+The process running `check_job` enforces real wall-clock limits: the child says when it enters
+and leaves the user's code (proofs/check_impl.py USER_CALL_HOOK); a call that runs longer than
+the limit (--timeout) is killed and reported as an ERROR, and so is a child that dies (os._exit,
+a segfault). A whole configuration that runs past TASK_LIMIT_FACTOR x the limit is UNKNOWN.
 """
 
 from __future__ import annotations
@@ -17,10 +25,13 @@ from __future__ import annotations
 import multiprocessing
 import os
 import signal
+import subprocess
 import sys
 import tempfile
+import threading
 import time
-from multiprocessing.connection import wait
+from dataclasses import dataclass
+from multiprocessing.connection import Connection
 
 from vredmax.proofs.verdict import Verdict
 from vredmax.spec.config import Config
@@ -28,31 +39,213 @@ from vredmax.spec.config import Config
 TASK_LIMIT_FACTOR = 20
 OUTPUT_LIMIT = 20_000      # characters of captured output kept per configuration
 LOAD_LIMIT_S = 60.0
+POLL_S = 0.2
+# The child drops the '' that -c puts first on sys.path: a file of the working directory named
+# like a module the checker imports (z3.py) must not replace it. check_impl.load adds the user's
+# folder and the working directory itself, as before.
+CHILD_CODE = "import sys; del sys.path[0]; from vredmax.proofs.isolation import _child_main; _child_main()"
 
 
 class LoadFailed(Exception):
-    """The worker could not load MODULE:FUNCTION; the message says why."""
+    """The child could not load MODULE:FUNCTION; the message says why."""
 
 
-def _ignore_interrupts() -> None:
-    """Ctrl-C reaches the whole process group: the parent alone handles it and kills the
-    workers. On Linux the kernel also ends a worker whose parent dies."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    if sys.platform.startswith("linux"):
+@dataclass(frozen=True)
+class Job:
+    """One configuration to check: everything a worker on another machine needs."""
+
+    target: str             # MODULE:FUNCTION, MODULE an absolute file path or a module name
+    cwd: str                # the caller's working directory (used where it exists)
+    level: str
+    cfg: Config
+    user_limit_s: float     # wall-clock limit per call of the user's code
+    options: tuple          # check_impl.check_config's keyword arguments, as (name, value) pairs
+
+
+def portable_target(target: str) -> str:
+    """MODULE:FUNCTION with a file MODULE made absolute (a worker's working directory differs)."""
+    module, _, function = target.rpartition(":")
+    if module.endswith(".py") or os.sep in module:
+        module = os.path.abspath(module)
+    return f"{module}:{function}"
+
+
+def probe(target: str, cwd: str | None = None) -> tuple[str | None, str]:
+    """Load MODULE:FUNCTION in a child: (the level its parameters tell, what it printed)."""
+    child = _Child(target, cwd or os.getcwd(), ())
+    try:
+        return child.loaded()
+    finally:
+        child.kill()
+
+
+def check_job(job: Job):
+    """check_impl.check_config(job...) in a fresh child, under the wall-clock limits."""
+    previous = _reap_children_on_sigterm()
+    child = _Child(job.target, job.cwd, job.options)
+    try:
+        child.loaded()
+        return child.check(job.level, job.cfg, job.user_limit_s)
+    finally:
+        child.kill()
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+
+
+_LIVE: set = set()     # the children this process has started and not yet reaped
+
+
+def _reap_children_on_sigterm():
+    """A local worker process is ended by SIGTERM (vredmax/cluster.py, on Ctrl-C): it kills
+    and reaps its child first. (The child would die with it anyway, but as an orphan it stays
+    a zombie wherever PID 1 does not reap, as in many containers.) Only the main thread may set
+    a handler (a Dask worker runs jobs in other threads); the previous handler, or None."""
+    if threading.current_thread() is not threading.main_thread():
+        return None
+    previous = signal.getsignal(signal.SIGTERM)
+
+    def on_sigterm(signum, frame):
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)   # the pool may send it twice: once is enough
+        for child in list(_LIVE):
+            try:     # not through Popen: the interrupted code may hold its lock
+                os.kill(child.process.pid, signal.SIGKILL)
+                os.waitpid(child.process.pid, 0)
+            except (ProcessLookupError, ChildProcessError):
+                pass
+        if callable(previous):
+            signal.signal(signal.SIGTERM, previous)
+            previous(signum, frame)
+        else:
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)
+            os.kill(os.getpid(), signal.SIGTERM)
+    signal.signal(signal.SIGTERM, on_sigterm)
+    return previous
+
+
+class Jobs:
+    """check_impl's pool interface over vredmax/cluster.py's workers (an entered Workers):
+    submit(cfg), results() (ConfigResults in completion order), cancel_all(). Each submitted
+    configuration becomes a Job, handed out as workers take work."""
+
+    def __init__(self, workers, job_for):
+        self.workers, self.job_for = workers, job_for
+        self.queue: list[Config] = []
+
+    def submit(self, cfg: Config) -> None:
+        self.queue.append(cfg)
+
+    def cancel_all(self) -> None:
+        """Nothing more is started (jobs already running on a worker finish there, unread)."""
+        self.queue.clear()
+
+    def results(self):
+        def jobs():
+            while self.queue:
+                yield self.job_for(self.queue.pop(0))
+        mapped = self.workers.map_unordered(check_job, jobs())
         try:
-            import ctypes
-            ctypes.CDLL(None).prctl(1, signal.SIGTERM)   # PR_SET_PDEATHSIG
-        except (OSError, AttributeError):
-            pass
+            for _, result in mapped:
+                yield result
+        finally:
+            mapped.close()     # pending jobs are cancelled now, not when this is collected
 
 
-def _worker_main(conn, target: str, options: dict) -> None:
-    _ignore_interrupts()
-    capture = tempfile.TemporaryFile(mode="w+b")
-    sys.stdout.flush()
-    sys.stderr.flush()
-    os.dup2(capture.fileno(), 1)
-    os.dup2(capture.fileno(), 2)
+# The child process -------------------------------------------------------------------------------
+
+class _Child:
+    def __init__(self, target: str, cwd: str, options: tuple):
+        self.target = target
+        self.output = tempfile.TemporaryFile()       # the child's stdout and stderr
+        self.conn, child_end = multiprocessing.Pipe()
+        self.process = subprocess.Popen(
+            [sys.executable, "-c", CHILD_CODE, str(child_end.fileno()), str(os.getpid())],
+            pass_fds=(child_end.fileno(),), stdin=subprocess.DEVNULL, stdout=self.output,
+            stderr=self.output, cwd=cwd if os.path.isdir(cwd) else None)
+        child_end.close()
+        _LIVE.add(self)
+        self.conn.send((target, dict(options)))
+
+    def loaded(self) -> tuple[str | None, str]:
+        """(level, output while loading) once the child has loaded the user's code."""
+        if not self.conn.poll(LOAD_LIMIT_S):
+            raise LoadFailed(f"loading {self.target} took more than {LOAD_LIMIT_S:g} s")
+        try:
+            kind, value, output = self.conn.recv()
+        except (EOFError, OSError):
+            code = self._exit_code()
+            last = self.leftover_output().strip().split("\n")[-1]
+            raise LoadFailed(f"loading {self.target} ended the process (exit code {code})"
+                             + (f": {last}" if last else "")) from None
+        if kind == "load-error":
+            raise LoadFailed(value)
+        return value, output
+
+    def check(self, level: str, cfg: Config, user_limit_s: float):
+        self.conn.send((level, cfg))
+        task_since = user_since = time.perf_counter()
+        in_user = False
+        while True:
+            try:
+                while self.conn.poll(POLL_S):
+                    message = self.conn.recv()
+                    if message[0] == "result":
+                        return message[1]
+                    in_user, user_since = message[1], time.perf_counter()
+            except (EOFError, OSError):
+                return self._lost(level, cfg, Verdict.ERROR,
+                                  f"the process running the implementation ended (exit code {self._exit_code()}): "
+                                  "os._exit, a crash, or a signal")
+            now = time.perf_counter()
+            if in_user and now - user_since > user_limit_s:
+                return self._lost(level, cfg, Verdict.ERROR,
+                                  f"the implementation did not return within {user_limit_s:g} s "
+                                  "(--timeout): stopped (an endless loop?)")
+            if now - task_since > TASK_LIMIT_FACTOR * user_limit_s:
+                return self._lost(level, cfg, Verdict.UNKNOWN,
+                                  f"the check did not finish within {TASK_LIMIT_FACTOR * user_limit_s:g} s")
+
+    def _lost(self, level: str, cfg: Config, verdict: Verdict, detail: str):
+        """The child is killed; its configuration gets `verdict` with `detail`, and whatever
+        the user's code printed."""
+        from vredmax.proofs import check_impl
+        self.kill()
+        result = check_impl.ConfigResult(cfg, check_impl.method_for(level, cfg) or "none")
+        result.checks.append(check_impl.Check(cfg, check_impl.ANY_TAIL, result.method, verdict, 0.0, detail))
+        result.output = _limited(self.leftover_output())
+        return result
+
+    def _exit_code(self):
+        try:
+            return self.process.wait(1)
+        except subprocess.TimeoutExpired:
+            return None
+
+    def leftover_output(self) -> str:
+        """What the child wrote that it did not hand back (read once it has ended)."""
+        self.output.seek(0)
+        return self.output.read().decode("utf-8", "replace")
+
+    def kill(self) -> None:
+        if self.process.poll() is None:
+            self.process.kill()
+        self.process.wait()
+        self.conn.close()
+        _LIVE.discard(self)
+
+
+def _limited(text: str) -> str:
+    return text if len(text) <= OUTPUT_LIMIT else text[:OUTPUT_LIMIT] + f"\n... ({len(text)} characters)"
+
+
+def _child_main() -> None:
+    """The child: load MODULE:FUNCTION, then check the one configuration it is sent."""
+    fd, parent = int(sys.argv[1]), int(sys.argv[2])
+    from vredmax.interrupts import ignore_in_worker
+    ignore_in_worker()          # SIGINT ignored (the parent stops it), die with the parent
+    if os.getppid() != parent:  # the parent died before that was asked
+        os._exit(1)
+    conn = Connection(fd)
+    capture = open(1, "r+b", buffering=0, closefd=False)   # the parent's file: stdout and stderr
 
     def captured() -> str:
         for stream in (sys.stdout, sys.stderr):
@@ -64,181 +257,30 @@ def _worker_main(conn, target: str, options: dict) -> None:
         data = capture.read()
         capture.seek(0)
         capture.truncate()
-        text = data.decode("utf-8", "replace")
-        return text if len(text) <= OUTPUT_LIMIT else text[:OUTPUT_LIMIT] + f"\n... ({len(text)} characters)"
+        return _limited(data.decode("utf-8", "replace"))
 
+    target, options = conn.recv()
     from vredmax.proofs import check_impl
     try:
         function = check_impl.load(target)
     except check_impl.LoadError as error:
         conn.send(("load-error", str(error), captured()))
-        return
+        os._exit(0)
     conn.send(("loaded", check_impl.detect_level(function), captured()))
     check_impl.USER_CALL_HOOK = lambda entering: conn.send(("user", entering))
-    while True:
+    try:
         task = conn.recv()
-        if task is None:
-            return
-        level, cfg = task
-        try:
-            result = check_impl.check_config(function, level, cfg, **options)
-        except BaseException as error:   # a fault of the checker itself: report it, keep going
-            import traceback
-            result = check_impl.ConfigResult(cfg, check_impl.method_for(level, cfg) or "none")
-            result.checks.append(check_impl.Check(
-                cfg, check_impl.ANY_TAIL, result.method, Verdict.ERROR, 0.0,
-                f"checker fault: {type(error).__name__}: {error}\n{traceback.format_exc(limit=-3)}"))
-        result.output = captured()
-        conn.send(("result", result))
-
-
-class _Worker:
-    def __init__(self, context, target: str, options: dict):
-        self.conn, child = context.Pipe()
-        self.process = context.Process(target=_worker_main, args=(child, target, options), daemon=True)
-        self.process.start()
-        child.close()
-        self.task = None
-        self.task_since = self.user_since = 0.0
-        self.in_user = False
-
-    def kill(self) -> None:
-        if self.process.is_alive():
-            self.process.kill()
-        self.process.join(5)
-        self.conn.close()
-
-
-class ProcessPool:
-    """check_impl.check_config for each submitted configuration, in up to `jobs` workers.
-
-    The interface of check_impl.InProcess: submit(cfg), results() (an iterator of
-    ConfigResult, in completion order), cancel_all(); close() kills the workers."""
-
-    def __init__(self, target: str, jobs: int, user_limit_s: float, options: dict):
-        self.target, self.jobs, self.options = target, max(1, jobs), options
-        self.user_limit_s = user_limit_s
-        self.context = multiprocessing.get_context("spawn")
-        self.queue: list = []
-        self.workers: list[_Worker] = []
-        self.level = None
-        self.load_output = ""
-
-    # starting ---------------------------------------------------------------------------------
-
-    def _start_worker(self) -> _Worker:
-        worker = _Worker(self.context, self.target, self.options)
-        if not worker.conn.poll(LOAD_LIMIT_S):
-            worker.kill()
-            raise LoadFailed(f"loading {self.target} took more than {LOAD_LIMIT_S:g} s")
-        try:
-            kind, value, output = worker.conn.recv()
-        except EOFError:
-            code = worker.process.exitcode
-            worker.kill()
-            raise LoadFailed(f"loading {self.target} ended the process (exit code {code})") from None
-        if kind == "load-error":
-            worker.kill()
-            raise LoadFailed(value)
-        self.level = value
-        self.load_output = self.load_output or output
-        return worker
-
-    def start(self) -> str | None:
-        """Start the first worker (it loads the user's module); the level it detected."""
-        if not self.workers:
-            self.workers.append(self._start_worker())
-        return self.level
-
-    # the pool interface -----------------------------------------------------------------------
-
-    def submit(self, cfg: Config) -> None:
-        self.queue.append(cfg)
-
-    def cancel_all(self) -> None:
-        self.queue.clear()
-        for worker in self.workers:
-            if worker.task is not None:
-                worker.kill()
-        self.workers = [w for w in self.workers if w.task is None]
-
-    def close(self) -> None:
-        for worker in self.workers:
-            if worker.process.is_alive():
-                try:
-                    worker.conn.send(None)
-                except (OSError, BrokenPipeError):
-                    pass
-            worker.kill()
-        self.workers = []
-
-    def results(self):
-        while self.queue or any(w.task is not None for w in self.workers):
-            self._assign()
-            busy = [w for w in self.workers if w.task is not None]
-            ready = wait([w.conn for w in busy], timeout=0.2)
-            now = time.perf_counter()
-            for worker in busy:
-                if worker.conn in ready:
-                    result = self._receive(worker)
-                    if result is not None:
-                        yield result
-                        continue
-                if worker.task is None:
-                    continue
-                if worker.in_user and now - worker.user_since > self.user_limit_s:
-                    yield self._lost(worker, Verdict.ERROR,
-                                     f"the implementation did not return within {self.user_limit_s:g} s "
-                                     "(--timeout): stopped (an endless loop?)")
-                elif now - worker.task_since > TASK_LIMIT_FACTOR * self.user_limit_s:
-                    yield self._lost(worker, Verdict.UNKNOWN,
-                                     f"the check did not finish within {TASK_LIMIT_FACTOR * self.user_limit_s:g} s")
-
-    def _assign(self) -> None:
-        for worker in self.workers:
-            if worker.task is None and self.queue:
-                self._give(worker, self.queue.pop(0))
-        while self.queue and len(self.workers) < self.jobs:
-            try:
-                worker = self._start_worker()
-            except LoadFailed:
-                if self.workers:       # it loaded before: go on with the workers there are
-                    return
-                raise
-            self.workers.append(worker)
-            self._give(worker, self.queue.pop(0))
-
-    def _give(self, worker: _Worker, cfg: Config) -> None:
-        worker.task = cfg
-        worker.task_since = time.perf_counter()
-        worker.in_user = False
-        worker.conn.send((self.level, cfg))
-
-    def _receive(self, worker: _Worker):
-        try:
-            while worker.conn.poll():
-                message = worker.conn.recv()
-                if message[0] == "user":
-                    worker.in_user = message[1]
-                    worker.user_since = time.perf_counter()
-                elif message[0] == "result":
-                    worker.task = None
-                    return message[1]
-        except (EOFError, OSError):
-            code = worker.process.exitcode if not worker.process.is_alive() else None
-            worker.process.join(1)
-            code = worker.process.exitcode if code is None else code
-            return self._lost(worker, Verdict.ERROR,
-                              f"the process running the implementation ended (exit code {code}): "
-                              "os._exit, a crash, or a signal")
-        return None
-
-    def _lost(self, worker: _Worker, verdict: Verdict, detail: str):
-        """The worker is killed; its configuration gets `verdict` with `detail`."""
-        from vredmax.proofs import check_impl
-        cfg = worker.task
-        worker.kill()
-        self.workers.remove(worker)
-        result = check_impl.ConfigResult(cfg, check_impl.method_for(self.level, cfg) or "none")
-        result.checks.append(check_impl.Check(cfg, check_impl.ANY_TAIL, result.method, verdict, 0.0, detail))
-        return result
+    except EOFError:
+        os._exit(0)
+    level, cfg = task
+    try:
+        result = check_impl.check_config(function, level, cfg, **options)
+    except BaseException as error:   # a fault of the checker itself: reported as an ERROR
+        import traceback
+        result = check_impl.ConfigResult(cfg, check_impl.method_for(level, cfg) or "none")
+        result.checks.append(check_impl.Check(
+            cfg, check_impl.ANY_TAIL, result.method, Verdict.ERROR, 0.0,
+            f"checker fault: {type(error).__name__}: {error}\n{traceback.format_exc(limit=-3)}"))
+    result.output = captured()
+    conn.send(("result", result))
+    os._exit(0)     # no interpreter teardown (freeing deep Z3 terms can take long)

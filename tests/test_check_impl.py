@@ -443,3 +443,35 @@ def test_a_truth_test_at_scale_is_an_error_not_unknown(tmp_path):
         report = check_implementation(InProcess(load(f"{path}:{name}"), level, random_states=0), level, [cfg])
         assert report.verdict == Verdict.ERROR, report.detail
         assert f"branches on a symbolic value at {path}:{line}" in report.detail
+
+
+def test_a_counterexample_does_not_wait_for_the_configurations_still_running(tmp_path):
+    """--jobs 2: VLMAX 2 sleeps, VLMAX 4 fails at once; the run ends at the counterexample and
+    the child still sleeping is gone."""
+    import os
+    import subprocess
+    import sys
+    import time
+    marker = tmp_path / "sleeping"
+    path = tmp_path / "slow_then_wrong.py"
+    path.write_text("import os, time\n\n"
+                    "def reduce(ops, seed, elements, active):\n"
+                    "    if len(elements) == 2:\n"
+                    f"        open({str(marker)!r}, 'a').write(str(os.getpid()) + chr(10))\n"
+                    "        time.sleep(60)\n"
+                    "    acc = seed\n"
+                    "    for x, a in zip(elements, active):\n"
+                    "        acc = ops.ite(a, ops.smax(acc, x), acc)\n"
+                    "    if len(elements) == 4:\n"
+                    "        acc = ops.ite(active[0], elements[0], acc)\n"
+                    "    return acc\n")
+    start = time.monotonic()
+    done = subprocess.run([sys.executable, "-m", "vredmax", "check-impl", f"{path}:reduce", "--jobs", "2",
+                           "--vlen", "128", "--sew", "8", "--lmul", "mf8,mf4", "--timeout", "120"],
+                          capture_output=True, text=True, timeout=100)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "COUNTEREXAMPLE: VLEN=128 ELEN=64 SEW=8 LMUL=mf4" in done.stdout
+    assert time.monotonic() - start < 30
+    for pid in [int(line) for line in marker.read_text().split()]:
+        with pytest.raises(ProcessLookupError):
+            os.kill(pid, 0)

@@ -79,3 +79,66 @@ def test_conform_on_the_cluster_gives_the_local_results(scheduler):
     assert here["cases"] == 600 and here["counts"]["agree"] > 300
     keys = ("counts", "details", "mismatches", "agreed")
     assert [{k: d[k] for k in keys} for d in (local, remote)] == [{k: here[k] for k in keys}] * 2
+
+
+# check-impl: each configuration a job, the user's code in a child process on the worker ----------
+
+CHECK_IMPL = ["check-impl", "--vlen", "128", "--sew", "8", "--random", "20", "--json"]
+THREE = ["--lmul", "mf8,mf4,mf2"]    # VLMAX 2 and 4: monolithic; 8: cut points
+# Right at VLMAX 2 and 8, wrong at VLMAX 4 only (a Python test of the length is no symbolic branch):
+# whichever configurations finish first, the counterexample is the one at LMUL=mf4.
+WRONG_AT_VLMAX_4 = """
+def reduce(ops, seed, elements, active):
+    acc = seed
+    for x, a in zip(elements, active):
+        acc = ops.ite(a, ops.smax(acc, x), acc)
+    if len(elements) == 4:
+        acc = ops.ite(active[0], elements[0], acc)
+    return acc
+"""
+
+
+def _check_impl(argv, cwd=None) -> tuple[int, dict]:
+    done = subprocess.run([str(VREDMAX), *CHECK_IMPL, *argv], capture_output=True, text=True, timeout=300,
+                          cwd=cwd)
+    assert done.returncode in (0, 1, 4), done.stderr
+    return done.returncode, json.loads(done.stdout)
+
+
+def _per_config(document) -> dict:
+    return {json.dumps(r["config"], sort_keys=True): (r["verdict"], r["method"], r["random_states"],
+                                                    [(c["tail"], c["verdict"], c["detail"]) for c in r["checks"]])
+            for r in document["configurations"]}
+
+
+def test_check_impl_on_the_cluster_gives_the_local_verdicts(scheduler):
+    runs = [_check_impl(["examples/my_reduction.py:reduce", *THREE, *way], cwd=Path(__file__).parent.parent)
+            for way in (["--jobs", "1"], ["--jobs", "2"], ["--scheduler", scheduler])]
+    for code, document in runs:
+        assert code == 0 and document["verdict"] == "PROVED", document["detail"]
+        assert _per_config(document) == _per_config(runs[0][1])
+        assert (document["coverage"], document["summary"]) == (runs[0][1]["coverage"], runs[0][1]["summary"])
+    assert runs[0][1]["summary"]["PROVED"] == 3
+
+
+def test_check_impl_counterexample_on_the_cluster_is_the_local_one(scheduler, tmp_path):
+    """A relative file path, from a directory that is not the workers' working directory."""
+    (tmp_path / "wrong.py").write_text(WRONG_AT_VLMAX_4)
+    runs = [_check_impl(["wrong.py:reduce", *THREE, *way], cwd=tmp_path)
+            for way in (["--jobs", "1"], ["--jobs", "2"], ["--scheduler", scheduler])]
+    reference = runs[0][1]
+    assert reference["counterexample"]["config"]["lmul"] == "mf4", reference["counterexample"]
+    for code, document in runs:
+        assert code == 1 and document["verdict"] == "COUNTEREXAMPLE"
+        assert document["counterexample"] == reference["counterexample"]
+        mine, theirs = _per_config(document), _per_config(reference)
+        assert {k: mine[k] for k in mine.keys() & theirs.keys()} == {k: theirs[k] for k in mine.keys() & theirs.keys()}
+
+
+def test_check_impl_limits_the_users_code_on_a_dask_worker(scheduler, tmp_path):
+    """The wall-clock limit holds where the code runs (a Dask worker, itself a daemon process)."""
+    (tmp_path / "loops.py").write_text("def reduce(ops, seed, elements, active):\n    while True:\n        pass\n")
+    code, document = _check_impl([f"{tmp_path / 'loops.py'}:reduce", "--lmul", "mf8", "--timeout", "2",
+                                  "--scheduler", scheduler])
+    assert code == 4 and document["verdict"] == "ERROR"
+    assert "did not return within 2 s (--timeout)" in document["detail"]

@@ -14,7 +14,9 @@
   (`pool.in_process` is then true: a caller may pass callbacks that cannot cross processes).
 - `jobs>1`: a pool of local processes. Workers ignore SIGINT and die with their parent; on
   Ctrl-C or any exception in the loop, every worker is terminated at once and nothing more
-  is started. A crashed worker raises `WorkerLost`.
+  is started. A crashed worker raises `WorkerLost`. A `map_unordered` left before its end
+  (a `break`) cancels the calls not started; those already running are not waited for at the
+  end of the `with` block: the workers are then terminated.
 - `scheduler="tcp://HOST:PORT"`: the calls run on that dask.distributed cluster (the `dask`
   extra). The workers must import the same vredmax version (and any file a job names must be
   at the same path on them). On Ctrl-C the pending calls are cancelled (a call already running
@@ -67,6 +69,7 @@ class Workers:
         self.jobs, self.scheduler, self.connect_timeout_s = jobs, scheduler, connect_timeout_s
         self._executor = None
         self._client = None
+        self._abandoned = False     # calls still running that nobody will read
 
     @property
     def in_process(self) -> bool:
@@ -94,7 +97,7 @@ class Workers:
 
     def __exit__(self, kind, error, trace) -> None:
         if self._executor is not None:
-            if kind is None:
+            if kind is None and not self._abandoned:
                 self._executor.shutdown(wait=True)
             else:
                 _terminate(self._executor)
@@ -137,7 +140,8 @@ class Workers:
                     yield index_of.pop(future), _result(future)
         finally:
             for future in pending:
-                future.cancel()
+                if not future.cancel() and not future.done():
+                    self._abandoned = True
 
     def _dask(self, function, items, in_flight: int):
         from dask.distributed import as_completed

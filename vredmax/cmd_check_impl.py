@@ -1,7 +1,9 @@
 """`vredmax check-impl MODULE:FUNCTION`: prove a user's implementation against the spec.
 
 The user's code runs in child processes (proofs/isolation.py): nothing it does (print, exit,
-loop, crash) reaches this process's output or exit code except as a reported ERROR.
+loop, crash) reaches this process's output or exit code except as a reported ERROR. The
+configurations are spread by vredmax/cluster.py (--jobs local processes, or --scheduler: a Dask
+cluster); each one starts its own child wherever it runs.
 """
 
 from __future__ import annotations
@@ -9,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 
+from vredmax.cluster import add_arguments as add_worker_arguments, workers_from_args
 from vredmax.errors import EXIT_ERROR, EXIT_FAILED, EXIT_OK, EXIT_UNKNOWN, UsageError
 from vredmax.proofs.check_impl import (DEFAULT_RANDOM, DEFAULT_TIMEOUT_MS, INSTRUCTION, INSTRUCTION_MAX_VLEN,
                                        LEVELS, UNIT, all_configs, check_implementation,
@@ -34,8 +37,11 @@ def add_parser(subparsers) -> None:
                     "reduce(ops, seed, elements, active) or a whole instruction "
                     "step(m, pre, insn, cfg, tail) -> (traps, post); MODULE is a file path or a "
                     "module name. Default: every SEW x LMUL at VLEN=128 and one configuration at each "
-                    "VLEN up to 65536 (a whole instruction: up to 4096). Exit 0 only when every "
-                    "configuration is PROVED; 1 counterexample, 3 unknown, 4 error.")
+                    "VLEN up to 65536 (a whole instruction: up to 4096). With --scheduler the configurations "
+                    "run on Dask workers, each in a child process there: a file MODULE must be at the "
+                    "same absolute path on every worker (a module name importable there), with the same "
+                    "vredmax installed. Exit 0 only when every configuration is PROVED; 1 counterexample, "
+                    "3 unknown, 4 error.")
     parser.add_argument("target", metavar="MODULE:FUNCTION")
     parser.add_argument("--level", choices=LEVELS, help="the plug-in level (default: from the parameters)")
     parser.add_argument("--all", action="store_true",
@@ -52,8 +58,9 @@ def add_parser(subparsers) -> None:
     parser.add_argument("--random", default=str(DEFAULT_RANDOM), metavar="N",
                         help=f"random concrete states per configuration after a PROVED (default {DEFAULT_RANDOM})")
     parser.add_argument("--seed", default="0", metavar="N", help="seed of the random states (default 0)")
-    parser.add_argument("--jobs", default=str(DEFAULT_JOBS), metavar="N",
-                        help=f"configurations checked in parallel, each in a process of its own (default {DEFAULT_JOBS})")
+    add_worker_arguments(parser, f"configurations checked in parallel on this machine (default {DEFAULT_JOBS}); "
+                                 "each configuration runs your code in a fresh child process; with --scheduler, ignored")
+    parser.set_defaults(jobs=str(DEFAULT_JOBS))
     parser.add_argument("--case-out", metavar="FILE",
                         help="write the counterexample's case (the `vredmax exec` format) to FILE")
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
@@ -107,7 +114,7 @@ def configs_for(args, level: str) -> list:
 
 
 def run(args) -> int:
-    from vredmax.proofs.isolation import LoadFailed, ProcessPool
+    from vredmax.proofs.isolation import Job, Jobs, LoadFailed, portable_target, probe
     try:
         timeout = float(args.timeout)
     except ValueError:
@@ -118,51 +125,49 @@ def run(args) -> int:
         raise UsageError(f"solver: {args.solver} is not installed")
     random_states = _int(args.random, "random")
     seed = _int(args.seed, "seed")
-    jobs = _int(args.jobs, "jobs", 1)
+    workers = workers_from_args(args)
     if ":" not in args.target or args.target.startswith(":") or args.target.endswith(":"):
         raise UsageError(f"impl: expected MODULE:FUNCTION (a file path or a module name), got {args.target!r}")
     configs_for(args, args.level or UNIT)    # bad filters are reported before any loading
     if args.case_out:
         check_writable_file(args.case_out, "case-out")
-    options = {"timeout_ms": int(timeout * 1000), "solver": args.solver,
-               "random_states": random_states, "seed": seed}
-    pool = ProcessPool(args.target, jobs, timeout, options)
-    report = None
+    options = (("timeout_ms", int(timeout * 1000)), ("solver", args.solver),
+               ("random_states", random_states), ("seed", seed))
+    target, cwd = portable_target(args.target), os.getcwd()
     try:
-        try:
-            detected = pool.start()
-        except LoadFailed as error:
-            raise UsageError(f"impl: {error}") from None
-        level = args.level or detected
-        if level is None:
-            raise UsageError(f"level: cannot tell the plug-in level of {args.target} from its parameters; "
-                             "pass --level unit or --level instruction")
-        pool.level = level
-        configs = configs_for(args, level)
-        from vredmax.proofs.check_impl import Report
-        report = Report(level)
-        report.output = pool.load_output
-        if not args.json:
-            terminal.say(f"check-impl {args.target}: {LEVEL_TEXT[level]}; {len(configs)} configurations")
-        with terminal.progress(len(configs), "check-impl", quiet=args.json) as bar:
+        detected, load_output = probe(target, cwd)     # here, before any worker: fail fast
+    except LoadFailed as error:
+        raise UsageError(f"impl: {error}") from None
+    level = args.level or detected
+    if level is None:
+        raise UsageError(f"level: cannot tell the plug-in level of {args.target} from its parameters; "
+                         "pass --level unit or --level instruction")
+    configs = configs_for(args, level)
+    from vredmax.proofs.check_impl import Report
+    report = Report(level)
+    report.output = load_output
+    if not args.json:
+        terminal.say(f"check-impl {args.target}: {LEVEL_TEXT[level]}; {len(configs)} configurations"
+                     + ("" if workers.in_process else f" on {workers.where}"))
+    try:
+        with workers as pool, terminal.progress(len(configs), "check-impl", quiet=args.json) as bar:
             def on_result(result):
                 report.results.append(result)
                 if not args.json:
                     bar.log_verdict(result.verdict.value, result_line(result))
                 bar.advance()
+            jobs = Jobs(pool, lambda cfg: Job(target, cwd, level, cfg, timeout, options))
             try:
-                final = check_implementation(pool, level, configs, on_result=on_result)
-            except LoadFailed as error:   # a worker started later could not load it
+                final = check_implementation(jobs, level, configs, on_result=on_result)
+            except LoadFailed as error:   # a worker could not load it (on a Dask worker: no such file?)
                 raise UsageError(f"impl: {error}") from None
-        final.output = pool.load_output
+        final.output = load_output
         report = final
     except KeyboardInterrupt:
-        if report is not None and not args.json:
+        if not args.json:
             terminal.say(f"INTERRUPTED after {len(report.results)} configurations: no verdict "
                          f"({report.count(Verdict.PROVED)} proved so far)")
         raise
-    finally:
-        pool.close()
     if args.case_out and report.counterexample is not None:
         write_json(args.case_out, cx_case(report.counterexample), "case-out")
     if args.json:
