@@ -142,3 +142,24 @@ def test_check_impl_limits_the_users_code_on_a_dask_worker(scheduler, tmp_path):
                                   "--scheduler", scheduler])
     assert code == 4 and document["verdict"] == "ERROR"
     assert "did not return within 2 s (--timeout)" in document["detail"]
+
+
+def test_check_impl_ctrl_c_with_a_scheduler_is_interrupted_and_130(scheduler, tmp_path):
+    import signal
+    import time
+    marker = tmp_path / "started"
+    (tmp_path / "slow.py").write_text("import time\n\n"
+                                      "def reduce(ops, seed, elements, active):\n"
+                                      f"    open({str(marker)!r}, 'a').write('x')\n"
+                                      "    time.sleep(4)\n"
+                                      "    return seed\n")
+    process = subprocess.Popen([str(VREDMAX), "check-impl", f"{tmp_path / 'slow.py'}:reduce", "--vlen", "128",
+                                "--sew", "64", "--scheduler", scheduler],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 60
+    while not marker.exists() and time.time() < deadline:
+        time.sleep(0.1)
+    process.send_signal(signal.SIGINT)
+    out, err = process.communicate(timeout=30)
+    assert process.returncode == 130, out + err
+    assert "INTERRUPTED after 0 configurations" in out and "Summary" not in out

@@ -146,21 +146,22 @@ def run(args) -> int:
     from vredmax.proofs.check_impl import Report
     report = Report(level)
     report.output = load_output
-    if not args.json:
-        terminal.say(f"check-impl {args.target}: {LEVEL_TEXT[level]}; {len(configs)} configurations"
-                     + ("" if workers.in_process else f" on {workers.where}"))
     try:
-        with workers as pool, terminal.progress(len(configs), "check-impl", quiet=args.json) as bar:
-            def on_result(result):
-                report.results.append(result)
-                if not args.json:
-                    bar.log_verdict(result.verdict.value, result_line(result))
-                bar.advance()
-            jobs = Jobs(pool, lambda cfg: Job(target, cwd, level, cfg, timeout, options))
-            try:
-                final = check_implementation(jobs, level, configs, on_result=on_result)
-            except LoadFailed as error:   # a worker could not load it (on a Dask worker: no such file?)
-                raise UsageError(f"impl: {error}") from None
+        with workers as pool:     # connected before the first line: a bad --scheduler is one line
+            if not args.json:
+                terminal.say(f"check-impl {args.target}: {LEVEL_TEXT[level]}; {len(configs)} configurations"
+                             + ("" if workers.in_process else f" on {workers.where}"))
+            with terminal.progress(len(configs), "check-impl", quiet=args.json) as bar:
+                def on_result(result):
+                    report.results.append(result)
+                    if not args.json:
+                        bar.log_verdict(result.verdict.value, result_line(result))
+                    bar.advance()
+                jobs = Jobs(pool, lambda cfg: Job(target, cwd, level, cfg, timeout, options))
+                try:
+                    final = check_implementation(jobs, level, configs, on_result=on_result)
+                except LoadFailed as error:   # a worker could not load it (a Dask worker: no such file?)
+                    raise UsageError(f"impl: {error}") from None
         final.output = load_output
         report = final
     except KeyboardInterrupt:
