@@ -40,10 +40,12 @@ TASK_LIMIT_FACTOR = 20
 OUTPUT_LIMIT = 20_000      # characters of captured output kept per configuration
 LOAD_LIMIT_S = 60.0
 POLL_S = 0.2
-# The child drops the '' that -c puts first on sys.path: a file of the working directory named
-# like a module the checker imports (z3.py) must not replace it. check_impl.load adds the user's
-# folder and the working directory itself, as before.
-CHILD_CODE = "import sys; del sys.path[0]; from vredmax.proofs.isolation import _child_main; _child_main()"
+# The child moves the working directory ('' that -c puts first on sys.path) to the end: a file
+# there named like a module the checker imports (z3.py) must not replace it, yet a MODULE given
+# by name may be a package of the working directory (check_impl.load puts a file's own folder
+# first).
+CHILD_CODE = ("import os, sys; del sys.path[0]; sys.path.append(os.getcwd()); "
+              "from vredmax.proofs.isolation import _child_main; _child_main()")
 
 
 class LoadFailed(Exception):

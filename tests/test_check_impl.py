@@ -475,3 +475,10 @@ def test_a_counterexample_does_not_wait_for_the_configurations_still_running(tmp
     for pid in [int(line) for line in marker.read_text().split()]:
         with pytest.raises(ProcessLookupError):
             os.kill(pid, 0)
+
+
+def test_cli_a_module_name_of_the_working_directory(capsys):
+    """The child that runs the user's code finds packages of the caller's working directory."""
+    code, out, err = run(capsys, "check-impl", "examples.my_reduction:reduce", *FAST, "--jobs", "1")
+    assert code == 0, out + err
+    assert "Summary: 1 proved, 0 counterexamples, 0 unknown, 0 errors" in out
