@@ -915,7 +915,7 @@ class Report:
 
 class InProcess:
     """Runs each configuration's check in this process, one after the other (tests, and code
-    the user trusts). proofs/isolation.py has the same interface with child processes."""
+    the user trusts). proofs/isolation.Jobs has the same interface: child processes on vredmax/cluster.py workers."""
 
     def __init__(self, function, level: str, **options):
         self.function, self.level, self.options = function, level, options
