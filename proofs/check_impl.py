@@ -915,7 +915,8 @@ class Report:
 
 class InProcess:
     """Runs each configuration's check in this process, one after the other (tests, and code
-    the user trusts). proofs/isolation.Jobs has the same interface: child processes on vredmax/cluster.py workers."""
+    the user trusts). proofs/isolation.Jobs has the same interface: a child process per
+    configuration, on vredmax/cluster.py's workers."""
 
     def __init__(self, function, level: str, **options):
         self.function, self.level, self.options = function, level, options
