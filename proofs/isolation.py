@@ -90,20 +90,21 @@ def check_job(job: Job):
         return child.check(job.level, job.cfg, job.user_limit_s)
     finally:
         child.kill()
-        if previous is not None:
-            signal.signal(signal.SIGTERM, previous)
+        if previous is not _UNCHANGED:
+            signal.signal(signal.SIGTERM, signal.SIG_DFL if previous is None else previous)
 
 
 _LIVE: set = set()     # the children this process has started and not yet reaped
+_UNCHANGED = object()
 
 
 def _reap_children_on_sigterm():
     """A local worker process is ended by SIGTERM (vredmax/cluster.py, on Ctrl-C): it kills
     and reaps its child first. (The child would die with it anyway, but as an orphan it stays
     a zombie wherever PID 1 does not reap, as in many containers.) Only the main thread may set
-    a handler (a Dask worker runs jobs in other threads); the previous handler, or None."""
+    a handler (a Dask worker runs jobs in other threads); the previous handler, or _UNCHANGED."""
     if threading.current_thread() is not threading.main_thread():
-        return None
+        return _UNCHANGED
     previous = signal.getsignal(signal.SIGTERM)
 
     def on_sigterm(signum, frame):
@@ -137,7 +138,8 @@ class Jobs:
         self.queue.append(cfg)
 
     def cancel_all(self) -> None:
-        """Nothing more is started (jobs already running on a worker finish there, unread)."""
+        """Nothing more is started (a job already running finishes unread on a Dask worker; local
+        workers are terminated when the `with` block of Workers ends)."""
         self.queue.clear()
 
     def results(self):
