@@ -75,6 +75,7 @@ def select_configs(args):
 
 def run(args) -> int:
     from vredmax.outputs import check_writable_file, write_text
+    from vredmax.terminal import progress
     from vredmax.proofs import ask
     from vredmax.proofs.claim_language import ClaimError, check
     try:
@@ -93,14 +94,15 @@ def run(args) -> int:
     if args.emit_test:
         check_writable_file(args.emit_test, "emit-test")
 
-    def progress(decision):
-        if not args.json:
-            print(decision_line(decision), flush=True)
-
     decided = []
     try:
-        asked = ask.ask(args.claim, configs, args.profile, int(timeout * 1000),
-                        on_decision=lambda d: (decided.append(d), progress(d)))
+        with progress(len(configs), "ask", quiet=args.json) as bar:
+            def decision_made(decision):
+                decided.append(decision)
+                if not args.json:
+                    bar.log(decision_line(decision))
+                bar.advance(str(decision.cfg))
+            asked = ask.ask(args.claim, configs, args.profile, int(timeout * 1000), on_decision=decision_made)
     except ClaimError as error:
         raise UsageError(f"claim: {error}") from None
     except KeyboardInterrupt:
