@@ -3,19 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import sys
 
-from vredmax import cmd_asm, cmd_conform, cmd_exec
-from vredmax import cmd_prove
-from vredmax import cmd_check_impl, cmd_refute, cmd_report
-from vredmax import cmd_check_rtl
-from vredmax import cmd_judge
-from vredmax import cmd_explain
-from vredmax import cmd_ask
-from vredmax import cmd_testgen
 from vredmax import __version__
-from vredmax.outputs import guarded
+from vredmax.outputs import EXIT_INTERRUPTED, guarded
 
 # Each command module has add_parser(subparsers), which sets `run` (args -> exit code).
 EXIT_CODES = """exit codes:
@@ -25,7 +18,10 @@ EXIT_CODES = """exit codes:
   3    unknown: a solver gave up or timed out (nothing failed)
   4    error: e.g. vacuous assumptions, a checker fault
   130  interrupted (Ctrl-C): partial results are marked INTERRUPTED"""
-COMMANDS = (cmd_exec, cmd_asm, cmd_conform, cmd_prove, cmd_refute, cmd_check_impl, cmd_check_rtl, cmd_report, cmd_judge, cmd_explain, cmd_ask, cmd_testgen)
+# Imported when the parser is built (inside `entry`'s Ctrl-C handling: the solvers take a
+# second or more to load).
+COMMANDS = ("cmd_exec", "cmd_asm", "cmd_conform", "cmd_prove", "cmd_refute", "cmd_check_impl", "cmd_check_rtl",
+            "cmd_report", "cmd_judge", "cmd_explain", "cmd_ask", "cmd_testgen")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -35,8 +31,8 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=EXIT_CODES, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--version", action="version", version=f"vredmax {__version__}")
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for module in COMMANDS:
-        module.add_parser(subparsers)
+    for name in COMMANDS:
+        importlib.import_module(f"vredmax.{name}").add_parser(subparsers)
     for command in subparsers.choices.values():   # every --help ends with the exit codes
         command.epilog = f"{command.epilog}\n\n{EXIT_CODES}" if command.epilog else EXIT_CODES
         if command.formatter_class is argparse.HelpFormatter:
@@ -47,7 +43,11 @@ def build_parser() -> argparse.ArgumentParser:
 def entry() -> None:
     """The console script: `main`, then exit without tearing the heap down. After a big proof
     the process holds millions of Z3 terms, and freeing them one by one took 6 s."""
-    code = main()
+    try:
+        code = main()
+    except KeyboardInterrupt:   # before the guard is in place (loading the commands)
+        print("vredmax: interrupted", file=sys.stderr)
+        code = EXIT_INTERRUPTED
     try:
         sys.stdout.flush()
         sys.stderr.flush()

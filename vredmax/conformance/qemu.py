@@ -138,6 +138,11 @@ class Harness:
         try:
             size = response_size(self.vlenb)
             return [unpack_response(self._read(size), self.vlenb) for _ in requests]
+        except BaseException:
+            # Ctrl-C (or a failure) while reading: the writer may be blocked on a full pipe
+            # that the harness no longer drains; ending the harness lets it return.
+            self._stop()
+            raise
         finally:
             writer.join()
 
