@@ -99,8 +99,9 @@ def test_qemu_agrees_on_hypothesis_cases(harnesses, vlen, tail):
 
 @pytest.mark.parametrize("vlen", VLENS)
 def test_qemu_agrees_on_the_shared_strategy(harnesses, vlen):
-    """A second, independent generator (tests/strategies.py). Its vill states keep the raw
-    vtype; here that raw vtype goes to vsetvl, which leaves vtype = 1 << 63 and vl = 0."""
+    """The tests' Hypothesis strategy (tests/strategies.py: the same random-state space as
+    conform's, spec/random_state.py, drawn by Hypothesis so that it shrinks). Its vill states keep
+    the raw vtype; here that raw vtype goes to vsetvl, which leaves vtype = 1 << 63 and vl = 0."""
 
     @settings(max_examples=EXAMPLES // 2, deadline=None, suppress_health_check=[HealthCheck.too_slow])
     @given(shared_cases(vlens=(vlen,), elen=64, vs_states=("initial", "clean", "dirty")))
