@@ -32,6 +32,7 @@ from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 
 from vredmax.errors import UsageError
+from vredmax.options import positive_int
 from vredmax.outputs import ignore_interrupts_in_worker
 
 CONNECT_TIMEOUT_S = 10
@@ -49,13 +50,7 @@ def add_arguments(parser, jobs_help: str = "worker processes (default 1)") -> No
 
 
 def parse_jobs(text) -> int:
-    try:
-        value = int(text)
-    except (TypeError, ValueError):
-        raise UsageError(f"--jobs: expected a positive integer, got {text!r}") from None
-    if value < 1:
-        raise UsageError(f"--jobs: expected a positive integer, got {text!r}")
-    return value
+    return positive_int(text, "--jobs")
 
 
 def workers_from_args(args) -> "Workers":

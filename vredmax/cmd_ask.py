@@ -13,6 +13,7 @@ import json
 
 from vredmax.proofs.claim_language import NAMES_HELP
 from vredmax.errors import EXIT_ERROR, EXIT_FAILED, EXIT_OK, EXIT_UNKNOWN, UsageError
+from vredmax.options import comma_values
 from vredmax.schema import tagged
 from vredmax.spec.config import ELENS, LMUL_NAMES, MAX_VLEN, MIN_VLEN, SEWS
 
@@ -46,10 +47,6 @@ def add_parser(subparsers) -> None:
     parser.set_defaults(run=run)
 
 
-def _values(options) -> list[str]:
-    return [v.strip() for option in options or [] for v in option.split(",") if v.strip()]
-
-
 def _number(text: str, field: str, allowed) -> int:
     if not text.isdigit() or int(text) not in allowed:
         raise UsageError(f"{field}: must be one of {', '.join(map(str, allowed))}, got {text!r}")
@@ -59,9 +56,9 @@ def _number(text: str, field: str, allowed) -> int:
 def select_configs(args):
     from vredmax.proofs.ask import configurations
     vlens = [_number(v, "--vlen", [1 << k for k in range(MIN_VLEN.bit_length() - 1, MAX_VLEN.bit_length())])
-             for v in _values(args.vlen)]
-    sews = [_number(v, "--sew", SEWS) for v in _values(args.sew)]
-    lmuls = _values(args.lmul)
+             for v in comma_values(args.vlen)]
+    sews = [_number(v, "--sew", SEWS) for v in comma_values(args.sew)]
+    lmuls = comma_values(args.lmul)
     for lmul in lmuls:
         if lmul not in LMUL_NAMES:
             raise UsageError(f"--lmul: must be one of {', '.join(LMUL_NAMES)}, got {lmul!r}")

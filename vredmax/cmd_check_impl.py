@@ -13,6 +13,7 @@ import os
 
 from vredmax.cluster import add_arguments as add_worker_arguments, workers_from_args
 from vredmax.errors import EXIT_ERROR, EXIT_FAILED, EXIT_OK, EXIT_UNKNOWN, UsageError
+from vredmax.options import comma_values
 from vredmax.proofs.check_impl import (DEFAULT_RANDOM, DEFAULT_TIMEOUT_MS, INSTRUCTION, INSTRUCTION_MAX_VLEN,
                                        LEVELS, UNIT, all_configs, check_implementation,
                                        default_configs, order)
@@ -77,15 +78,11 @@ def _int(text: str, field: str, minimum: int = 0) -> int:
     return value
 
 
-def _values(options) -> list[str]:
-    return [v.strip() for option in options or [] for v in option.split(",") if v.strip()]
-
-
 def configs_for(args, level: str) -> list:
     elen = _int(args.elen, "elen")
     if elen not in ELENS:
         raise UsageError(f"elen: must be 32 or 64, got {elen}")
-    vlens = [_int(v, "vlen") for v in _values(args.vlen)]
+    vlens = [_int(v, "vlen") for v in comma_values(args.vlen)]
     for vlen in vlens:
         try:
             check_machine(vlen, elen)     # 32 and 64 too (with ELEN=32: the embedded profiles)
@@ -94,11 +91,11 @@ def configs_for(args, level: str) -> list:
         if level == INSTRUCTION and vlen > INSTRUCTION_MAX_VLEN:
             raise UsageError(f"vlen: a whole instruction is checked up to VLEN={INSTRUCTION_MAX_VLEN}, got {vlen}")
     sews = []
-    for text in _values(args.sew):
+    for text in comma_values(args.sew):
         if not text.isdigit() or int(text) not in SEWS:
             raise UsageError(f"sew: must be one of {', '.join(map(str, SEWS))}, got {text!r}")
         sews.append(int(text))
-    lmuls = _values(args.lmul)
+    lmuls = comma_values(args.lmul)
     for lmul in lmuls:
         if lmul not in LMUL_NAMES:
             raise UsageError(f"lmul: must be one of {' '.join(LMUL_NAMES)}, got {lmul!r}")

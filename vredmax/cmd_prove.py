@@ -15,6 +15,7 @@ import json
 import time
 
 from vredmax.cluster import add_arguments as add_worker_arguments, workers_from_args
+from vredmax.options import comma_values, positive_int
 from vredmax.outputs import check_writable
 from vredmax.schema import tagged
 from vredmax.terminal import print_verdict, progress, say
@@ -65,36 +66,22 @@ def add_parser(subparsers) -> None:
     parser.set_defaults(run=run)
 
 
-def _positive_int(text: str, field: str) -> int:
-    try:
-        value = int(text)
-    except (TypeError, ValueError):
-        raise UsageError(f"{field}: expected a positive integer, got {text!r}") from None
-    if value < 1:
-        raise UsageError(f"{field}: expected a positive integer, got {text!r}")
-    return value
-
-
-def _values(options, field: str) -> list[str]:
-    return [v.strip() for option in options or [] for v in option.split(",") if v.strip()]
-
-
 def select_configs(args) -> list[Config]:
-    vlens = [_positive_int(v, "--vlen") for v in _values(args.vlen, "--vlen")]
+    vlens = [positive_int(v, "--vlen") for v in comma_values(args.vlen)]
     for vlen in vlens:
         if vlen & (vlen - 1) or not MIN_VLEN <= vlen <= MAX_VLEN:
             raise UsageError(f"--vlen: must be a power of two from {MIN_VLEN} to {MAX_VLEN}, got {vlen}")
     elens = []
-    for text in _values(args.elen, "--elen"):
+    for text in comma_values(args.elen):
         if not text.isdigit() or int(text) not in ELENS:
             raise UsageError(f"--elen: must be 32 or 64, got {text!r}")
         elens.append(int(text))
     sews = []
-    for text in _values(args.sew, "--sew"):
+    for text in comma_values(args.sew):
         if not text.isdigit() or int(text) not in SEWS:
             raise UsageError(f"--sew: must be one of {', '.join(map(str, SEWS))}, got {text!r}")
         sews.append(int(text))
-    lmuls = _values(args.lmul, "--lmul")
+    lmuls = comma_values(args.lmul)
     for lmul in lmuls:
         if lmul not in LMUL_NAMES:
             raise UsageError(f"--lmul: must be one of {', '.join(LMUL_NAMES)}, got {lmul!r}")
@@ -126,7 +113,7 @@ def run(args) -> int:
         raise UsageError(f"--timeout: expected seconds, got {args.timeout!r}") from None
     if not timeout > 0:
         raise UsageError(f"--timeout: expected a positive number of seconds, got {args.timeout!r}")
-    monolithic_max = _positive_int(args.monolithic_max, "--monolithic-max")
+    monolithic_max = positive_int(args.monolithic_max, "--monolithic-max")
     if not any(catalogue.obligations(args.pattern, cfg) for cfg in configs):
         raise UsageError(f"-k: no obligation matches {args.pattern!r} (see vredmax prove --list)")
     if args.smt2_out:
