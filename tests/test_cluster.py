@@ -163,3 +163,32 @@ def test_check_impl_ctrl_c_with_a_scheduler_is_interrupted_and_130(scheduler, tm
     out, err = process.communicate(timeout=30)
     assert process.returncode == 130, out + err
     assert "INTERRUPTED after 0 configurations" in out and "Summary" not in out
+
+
+# local processes: leaving a map early -----------------------------------------------------------
+
+def _nap(seconds: float) -> float:
+    import time
+    time.sleep(seconds)
+    return seconds
+
+
+def test_leaving_a_local_map_early_stops_the_workers_without_an_error_in_a_thread(monkeypatch):
+    """Calls queued behind running ones, the loop left at the first result, then a worker dies
+    (as one does when Ctrl-C reaches its QEMU): the executor's own thread must raise nothing.
+    It raised InvalidStateError when the queued calls had been cancelled and the broken pool
+    then failed them."""
+    import os
+    import signal
+    import threading
+    import time
+    errors = []
+    monkeypatch.setattr(threading, "excepthook", lambda hook: errors.append(hook.exc_value))
+    started = time.monotonic()
+    with Workers(2) as pool:
+        for _index, _seconds in pool.map_unordered(_nap, [0.0] + [3.0] * 40, in_flight=40):
+            break
+        os.kill(next(iter(pool._executor._processes)), signal.SIGKILL)
+        time.sleep(1)
+    assert time.monotonic() - started < 3
+    assert errors == []

@@ -15,8 +15,8 @@
 - `jobs>1`: a pool of local processes. Workers ignore SIGINT and die with their parent; on
   Ctrl-C or any exception in the loop, every worker is terminated at once and nothing more
   is started. A crashed worker raises `WorkerLost`. A `map_unordered` left before its end
-  (a `break`) cancels the calls not started; those already running are not waited for at the
-  end of the `with` block: the workers are then terminated.
+  (a `break`) drops the calls not finished: they are not waited for, and the workers are
+  terminated at the end of the `with` block.
 - `scheduler="tcp://HOST:PORT"`: the calls run on that dask.distributed cluster (the `dask`
   extra). The workers must import the same vredmax version (and any file a job names must be
   at the same path on them). On Ctrl-C the pending calls are cancelled (a call already running
@@ -134,9 +134,11 @@ class Workers:
                 for future in done:
                     yield index_of.pop(future), _result(future)
         finally:
-            for future in pending:
-                if not future.cancel() and not future.done():
-                    self._abandoned = True
+            # Left early (break, Ctrl-C, an error): the workers are terminated at the end of
+            # the `with` block. Nothing is cancelled here: a cancelled future that the broken
+            # pool then fails raises InvalidStateError in the executor's thread (Python 3.11).
+            if any(not future.done() for future in pending):
+                self._abandoned = True
 
     def _dask(self, function, items, in_flight: int):
         from dask.distributed import as_completed
@@ -192,7 +194,7 @@ def _terminate(executor: ProcessPoolExecutor) -> None:
     for process in processes:
         if process.is_alive():
             process.terminate()
-    executor.shutdown(wait=False, cancel_futures=True)
+    executor.shutdown(wait=False)   # no cancel_futures: see the end of Workers._local
     for process in processes:
         process.join(timeout=2)
         if process.is_alive():
