@@ -19,7 +19,7 @@ from vredmax.schema import load_schema  # noqa: E402
 
 TREE, CHUNKED = "examples/rtl/tree_reduce.v", "examples/rtl/chunked_reduce.v"
 BUGGY_COMBINATIONAL = ["comb_pad_zero", "comb_unsigned", "comb_inverted_mask", "comb_odd_lane_dropped",
-                       "comb_seed_ignored"]
+                       "comb_seed_ignored", "comb_undriven_bug"]
 BUGGY_MULTI_CYCLE = ["seq_acc_not_seeded", "seq_stale_after_rst", "seq_counter_overflow", "seq_done_early"]
 
 
@@ -99,6 +99,20 @@ def test_correct_pipelined_unit(capsys):
     assert "busy or waiting and valid_q = 1: smax(chunk_q, acc) = running max of seed+lanes 0,1,2,3 fed since start" \
         in invariants
     assert "busy or waiting and valid_q = 0: acc = running max of seed+lanes 0,1,2,3 fed since start" in invariants
+
+
+def test_unread_register_bit_is_accepted(capsys):
+    """Yosys leaves the unread bit of `d` undriven; the functional backend refused that (exit 2)."""
+    code, data = run_json(capsys, "check-rtl", "tests/rtl/seq_unread_bit_ok.v", "--top", "seq_unread_bit_ok",
+                          "--sew", "8")
+    assert code == 0, data["detail"]
+
+
+def test_undriven_net_is_a_free_input(capsys):
+    code, data = run_json(capsys, "check-rtl", "tests/rtl/comb_undriven_bug.v", "--top", "comb_undriven_bug",
+                          "--sew", "8")
+    assert code == 1 and "undriven nets, taken as inputs free in every cycle: junk" in data["notes"]
+    assert data["counterexample"]["ports"]["seed"] == "0x5a" and "junk" in data["counterexample"]["ports"]
 
 
 def test_valid_bit_tree_by_guarded_cut_points(capsys):

@@ -10,7 +10,8 @@ port and per register, so the rest of the tool sees plain bit-vector terms.
 Flip-flops: `async2sync` and `formalff -clk2ff` turn every clocked flip-flop into a
 global-clock one (one step of the function = one clock cycle), and `memory` maps small
 memories to flip-flops. The initial state is not used: the checks start from any state and
-a reset.
+a reset. Undriven nets (the functional backend refuses them; often a register bit nobody
+reads) become extra inputs, free in every cycle: sound whether or not the logic reads them.
 """
 
 from __future__ import annotations
@@ -129,6 +130,11 @@ class Design:
     next_state: dict[str, z3.ExprRef] = field(default_factory=dict)   # register -> term
 
     @property
+    def undriven(self) -> list[str]:
+        """Undriven nets the elaboration made into inputs (not ports of the unit)."""
+        return [name for name in self.inputs if name not in self.ports]
+
+    @property
     def sequential(self) -> bool:
         return bool(self.state)
 
@@ -141,8 +147,8 @@ def elaborate(files, top: str, params: dict[str, int]) -> Design:
     setting = " ".join(f"-set {name} {value}" for name, value in params.items())
     commands = ([f"chparam {setting} {_escape(top)}"] if params else []) + [
         f"prep -flatten -top {_escape(top)}", f"rename -top {DUT}", "memory", "opt_clean",
-        "async2sync", "formalff -clk2ff -setundef -hierarchy", "rename -wire",
-        "write_functional_smt2 design.smt2", "write_json design.json"]
+        "async2sync", "formalff -clk2ff -setundef -hierarchy", "rename -wire", "write_json design.json",
+        "splitnets -driver", "setundef -undriven -expose", "write_functional_smt2 design.smt2"]
     found = run(files, commands, ["design.smt2", "design.json"])
     if "design.smt2" not in found or "design.json" not in found:
         raise RtlInputError("verilog", "Yosys wrote no design (is the top module empty?)")
