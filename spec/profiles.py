@@ -19,7 +19,9 @@ named values; "any" is what the architecture allows (the relation of spec/relati
   plain reading, v0 both the mask and SEW data, and traps a misaligned vs2 group as illegal
   (Spike, QEMU); "any" allows every outcome and every post-state.
 - frac_sew: "vill" reads a vtype with SEW > LMUL*ELEN at fractional LMUL as vill (illegal
-  instruction); "supported" executes it with VLMAX = LMUL*VLEN/SEW; "any" allows both.
+  instruction); "supported" executes it with VLMAX = LMUL*VLEN/SEW; "any" allows both at
+  vl = 0, and only the supported reading at vl > 0 (a vill vtype has vl = 0, so a nonzero vl
+  shows an implementation that supports it: it must execute).
 - vs_dirty: "on-write" sets mstatus.VS Dirty only when vd is written (vl > 0); "always"
   whenever the instruction retires (vl = 0 too); "any" allows Dirty from Initial or Clean
   whenever the instruction does not write vd, at a trap too. Writing vd always requires Dirty;
@@ -406,10 +408,10 @@ def _anything(pre: ArchState, rule: str, reason: str) -> Option:
 
 
 def _options(pre: ArchState, insn: Insn, profile: Profile) -> list[Option]:
-    options = []
-    for vt in readings(pre, profile.frac_sew):
-        options.append(_option(pre, insn, vt, profile))
-    return options
+    # A vill reading needs vl = 0 (vsetvl gives no more): at vl > 0 the pre-state shows the
+    # implementation supports this vtype, so only the supported reading remains.
+    every = readings(pre, profile.frac_sew)
+    return [_option(pre, insn, vt, profile) for vt in [v for v in every if not (v.vill and pre.vl)] or every]
 
 
 def _option(pre: ArchState, insn: Insn, vt: VType, profile: Profile) -> Option:
@@ -568,30 +570,44 @@ def _rules(pre: ArchState, insn: Insn, option: Option, observed: Observed) -> tu
                        for f in ("vl", "vstart", "vtype"))
     vs_wrong = observed.vs is not None and observed.vs not in option.vs
     if option.kind == ILLEGAL:
-        trap = TRAP_PROPERTIES.get(option.rule)
-        trap_names = [trap] if trap else []
-        if option.rule == "vstart_nonzero" and pre.vl == 0:
-            trap_names.append("vstart_nonzero_traps_at_vl0")
+        trap_names = _trap_properties(pre, option)
         if observed.outcome != ILLEGAL or changed_regs or csrs_changed or vs_wrong:
             names += trap_names
         if any(r != insn.vd for r in changed_regs):
             names.append("frame")
         if vs_wrong:
             names.append("vs_kept_or_dirty")
-    elif option.kind == RETIRED and observed.outcome != RETIRED:
-        names.append("legal_retires")
-    elif option.kind == RETIRED and pre.vl == 0:
-        if insn.vd in changed_regs:
+    elif option.kind == RETIRED and (pre.vl == 0 or observed.outcome != RETIRED):
+        # Legal, and vl = 0 or a trap: each property whose hypothesis holds and whose goal fails
+        # (vl0_changes_nothing requires retiring too; success_resets_vstart holds at vl = 0).
+        trapped = observed.outcome != RETIRED
+        if trapped:
+            names.append("legal_retires")
+        if pre.vl == 0 and insn.vd in changed_regs:
             names.append("vl0_preserves_vd")
         if any(r != insn.vd for r in changed_regs):
             names.append("frame")
-        if changed_regs or csrs_changed or vs_wrong:
+        if pre.vl == 0 and (trapped or changed_regs or csrs_changed or vs_wrong):
             names.append("vl0_changes_nothing")
-        if vs_wrong:
+        if csrs_changed:
+            names.append("success_resets_vstart")
+        if pre.vl == 0 and vs_wrong:
             names.append("vs_kept_or_dirty")
     elif option.kind == RETIRED:
         names += _write_rules(pre, insn, option, observed)
     return tuple(_property_id(pre, n) for n in dict.fromkeys(names))
+
+
+def _trap_properties(pre: ArchState, option: Option) -> list[str]:
+    """Every trap property whose condition holds, not only the first rule that fired: a trap
+    that changes state breaks each of them (VS Off with vstart != 0 breaks both)."""
+    vt, wide = _decoded(pre.vtype, pre.elen)
+    fired = {"vs_off": pre.vs == VS_OFF, "vill": option.rule == "vill" or (vt.vill and wide is None),
+             "vstart_nonzero": pre.vstart != 0}
+    names = [TRAP_PROPERTIES[rule] for rule in TRAP_PROPERTIES if fired[rule]]
+    if fired["vstart_nonzero"] and pre.vl == 0:
+        names.append("vstart_nonzero_traps_at_vl0")
+    return names
 
 
 def _write_rules(pre: ArchState, insn: Insn, option: Option, observed: Observed) -> list[str]:

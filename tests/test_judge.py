@@ -131,6 +131,21 @@ def test_a_trap_that_writes_vd(capsys, change, rule):
     assert code == 1 and rule in rule_names(verdict)
 
 
+def test_every_property_whose_hypothesis_holds_is_named(capsys):
+    """The ids are `vredmax prove`'s: at a legal vl=0, trapping breaks legal_retires and
+    vl0_changes_nothing (it requires retiring); a nonzero vstart left behind breaks
+    success_resets_vstart (hypothesis: legal, vl=0 too); a trap that changes v9 breaks frame."""
+    vl0 = {**SEED_CASE, "vl": 0}
+    code, verdicts = judge_lines(capsys, [
+        line(vl0, outcome="illegal-instruction"),
+        line(vl0, outcome="retired", vstart=1),
+        line(outcome="illegal-instruction", vregs={"v9": "0x1"})])
+    assert code == 1
+    assert [rule_names(v) for v in verdicts] == [{"legal_retires", "vl0_changes_nothing"},
+                                                 {"vl0_changes_nothing", "success_resets_vstart"},
+                                                 {"legal_retires", "frame"}]
+
+
 def test_vstart_left_nonzero_after_retiring(capsys):
     code, [verdict] = judge_lines(capsys, [line(**{**RETIRED_OK, "vstart": 3})])
     assert code == 1 and rule_names(verdict) == {"success_resets_vstart"}
@@ -262,6 +277,8 @@ def test_a_bad_line_gives_an_error_line_and_the_batch_goes_on(capsys):
     assert verdicts[0]["error"].startswith("line 1: case: malformed JSON")
     assert verdicts[2]["error"] == "line 3: observed: missing"
     assert verdicts[3]["error"].startswith("line 4: observed.outcome:")
+    code, [verdict] = judge_lines(capsys, [line(**{**RETIRED_OK, "reason": 5})])
+    assert code == 2 and verdict["error"].startswith("line 1: observed.reason: expected a string")
 
 
 def test_elen_option(capsys):
@@ -274,15 +291,39 @@ def test_elen_option(capsys):
 
 
 def test_frac_sew_is_a_policy(capsys):
-    # SEW=64 at LMUL=1/2 with ELEN=64: optional. vl=1 needs the supported reading.
-    case = {**SEED_CASE, "vtype": {"sew": 64, "lmul": "mf2"}, "vl": 1}
+    # SEW=64 at LMUL=1/2 with ELEN=64: optional. At vl=0 either reading; vl=1 needs the supported one.
+    case = {**SEED_CASE, "vtype": {"sew": 64, "lmul": "mf2"}, "vl": 0}
     trapped = line(case, outcome="illegal-instruction")
-    executed = line(case, outcome="retired", vregs={"v8": "0x03028001"})   # max(0xfe, 0x03028001)
-    assert judge_lines(capsys, [trapped, executed])[0] == 0
+    kept = line(case, outcome="retired", vregs={"v8": SEED_CASE["vregs"]["v8"]})
+    assert judge_lines(capsys, [trapped, kept])[0] == 0
     code, [verdict] = judge_lines(capsys, [trapped], "--profile", "spike")
     assert code == 1 and verdict["rules"] == ["policy.frac_sew"]
+    code, [verdict] = judge_lines(capsys, [kept], "--profile", "qemu")
+    assert code == 1 and verdict["rules"] == ["policy.frac_sew"]
+    case = {**case, "vl": 1}
+    executed = line(case, outcome="retired", vregs={"v8": "0x03028001"})   # max(0xfe, 0x03028001)
+    assert judge_lines(capsys, [executed])[0] == 0
     code, [verdict] = judge_lines(capsys, [executed], "--profile", "qemu")
     assert code == 2 and "vl" in verdict["error"]     # QEMU's reading: vill, so vl must be 0
+
+
+def test_a_trap_at_a_nonzero_vl_of_an_optional_vtype_is_a_violation(capsys):
+    # vl=1 with SEW=64 LMUL=1/2 (ELEN=64): a vill vtype has vl=0, so this implementation supports
+    # the vtype and must execute (the relation of that configuration, tests/test_profiles.py).
+    case = {**SEED_CASE, "vtype": {"sew": 64, "lmul": "mf2"}, "vl": 1}
+    code, [verdict] = judge_lines(capsys, [line(case, outcome="illegal-instruction")])
+    assert code == 1 and rule_names(verdict) == {"legal_retires"}
+
+
+def test_a_trap_that_changes_state_breaks_every_trap_property_that_applies(capsys):
+    case = {**SEED_CASE, "vs": "off", "vstart": 1, "vl": 0}
+    code, [verdict] = judge_lines(capsys, [line(case, outcome="illegal-instruction", vregs={"v8": "0x3"})])
+    assert code == 1
+    assert rule_names(verdict) == {"vs_off_traps", "vstart_nonzero_traps", "vstart_nonzero_traps_at_vl0"}
+    case = {**SEED_CASE, "vtype": 1 << 63, "vl": 0, "vstart": 2}
+    code, [verdict] = judge_lines(capsys, [line(case, outcome="illegal-instruction", vregs={"v9": "0x3"})])
+    assert code == 1
+    assert rule_names(verdict) == {"vill_traps", "vstart_nonzero_traps", "vstart_nonzero_traps_at_vl0", "frame"}
 
 
 def test_output_matches_the_schema(capsys):

@@ -121,13 +121,28 @@ def test_frac_sew_readings():
     pre = state(vtype, 1, [0] * 4 + [7] + [0] * 27)
     assert [v.vill for v in readings(pre, "any")] == [True, False]
     assert [v.vill for v in readings(pre, "vill")] == [True]
-    assert allowed(pre, Insn(8, 2, 4), "any").kinds == {ILLEGAL, RETIRED}
+    assert allowed(pre.with_(vl=0), Insn(8, 2, 4), "any").kinds == {ILLEGAL, RETIRED}
+    # vl=1: a vill vtype has vl=0, so the implementation supports this one and must execute
+    assert allowed(pre, Insn(8, 2, 4), "any").kinds == {RETIRED}
     assert allowed(pre, Insn(8, 2, 4), "sail").unique().post.regs[8] == 7
     assert readings(state(encode_vtype(64, "m1"), 0, elen=64), "any")[0].vill is False
     assert len(readings(state(encode_vtype(64, "mf2"), 0, elen=32, vlen=128), "any")) == 1   # SEW > ELEN
 
 
 # The decision procedure against the relation ------------------------------------------------------
+
+def test_an_optional_vtype_at_a_nonzero_vl_must_execute_as_the_relation_says():
+    """SEW=64, LMUL=1/2, ELEN=64, vl=1: the relation of that configuration (vill bit clear)
+    rejects a trap; the judge agrees (it allowed the vill reading's trap at any vl)."""
+    cfg = Config(VLEN, 64, 64, "mf2")
+    pre = state(encode_vtype(64, "mf2"), 1, [0] * 4 + [7] + [0] * 27)
+    insn = Insn(8, 2, 4)
+
+    class Run:
+        outcome, state = ILLEGAL, pre
+    assert not relation_allows(cfg, pre, insn, Run())
+    assert not allowed(pre, insn, "any").judge(Observed.of(ILLEGAL, pre)).allowed
+
 
 def _mutations(rng, pre, insn, cfg, result):
     """The executable model's outcome and variations of it: some allowed, some not."""

@@ -54,6 +54,8 @@ def parse_observed(value, vlen: int) -> Observed:
     if outcome not in (RETIRED, ILLEGAL):
         raise CaseError(f"observed.outcome: must be {RETIRED} or {ILLEGAL} (what an implementation did), "
                         f"got {json.dumps(outcome)}")
+    if "reason" in value and not isinstance(value["reason"], str):   # not judged, but text
+        raise CaseError(f"observed.reason: expected a string, got {json.dumps(value['reason'])}")
     fields = {}
     for name, limit in (("vl", 1 << 64), ("vstart", 1 << 64), ("vtype", 1 << 64)):
         if name in value:
