@@ -115,6 +115,35 @@ def test_undriven_net_is_a_free_input(capsys):
     assert data["counterexample"]["ports"]["seed"] == "0x5a" and "junk" in data["counterexample"]["ports"]
 
 
+def test_active_low_reset_mapped_with_a_bang(capsys):
+    argv = ["check-rtl", "tests/rtl/seq_active_low_ok.v", "--top", "seq_active_low_ok", "--sew", "8"]
+    code, data = run_json(capsys, *argv, "--port", "rst=!rst_n")
+    assert code == 0, data["detail"]
+    assert "rst is active low: high in these lines means port rst_n = 0" in data["results"][0]["assumptions"]
+    code, data = run_json(capsys, *argv, "--port", "rst=rst_n")     # taken as active high: never resets
+    assert code == 1
+
+
+def test_active_low_reset_counterexample_replays_at_port_levels(capsys, tmp_path):
+    top = "seq_active_low_bug"
+    code, data = run_json(capsys, "check-rtl", f"tests/rtl/{top}.v", "--top", top, "--sew", "8",
+                          "--port", "rst=!rst_n", "--vcd", str(tmp_path / "t.vcd"))
+    assert code == 1 and data["counterexample"]["problem"].endswith("done without a finished reduction")
+    d = design(f"tests/rtl/{top}.v", top, 8)
+    program = Program({**{f"out:{n}": t for n, t in d.outputs.items()},
+                       **{f"next:{n}": t for n, t in d.next_state.items()}})
+    cycles = data["counterexample"]["cycles"]
+    assert int(cycles[0]["rst_n"], 16) == 0      # the reset of cycle 0, at the port's level
+    state = {n: int(cycles[0][f"reg.{n.removesuffix('$ff')}"], 16) for n in d.state}
+    for cycle in cycles:
+        values = {f"st_{n}": v for n, v in state.items()}
+        values.update({f"in_{n}": int(cycle[n], 16) for n in d.inputs if n in cycle})
+        got = program.run(values)
+        assert got["out:done"] == int(cycle["done"], 16)
+        state = {n: got[f"next:{n}"] for n in d.state}
+    assert int(cycles[-1]["done"], 16) == 1
+
+
 def test_valid_bit_tree_by_guarded_cut_points(capsys):
     code, data = run_json(capsys, "check-rtl", "tests/rtl/comb_valid_tree_ok.v", "--top", "comb_valid_tree_ok",
                           "--param", "LANES=32", "--sew", "64")
@@ -228,6 +257,9 @@ def test_text_counterexample_has_the_lane_table(capsys):
     ([TREE, "--top", "tree_reduce", "--port", "result=node"], "port: module tree_reduce has no port 'node'"),
     ([TREE, "--top", "tree_reduce", "--accumulator", "acc"], "accumulator: only for multi-cycle units"),
     ([CHUNKED, "--top", "chunked_reduce", "--sew", "8", "--accumulator", "nope"], "accumulator: no register 'nope'"),
+    ([CHUNKED, "--top", "chunked_reduce", "--sew", "8", "--port", "clk=clock"],
+     "port: module chunked_reduce has no port 'clock' for clk"),
+    ([CHUNKED, "--top", "chunked_reduce", "--port", "done=!done"], "port: done: only rst, start, in_valid, last"),
 ])
 def test_bad_input(capsys, argv, message):
     code, out, err = run(capsys, "check-rtl", *argv)

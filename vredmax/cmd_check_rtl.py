@@ -6,7 +6,7 @@ import json
 
 from vredmax.errors import EXIT_ERROR, EXIT_FAILED, EXIT_OK, EXIT_UNKNOWN, UsageError
 from vredmax.proofs.rtl.check import DEFAULT_SEWS, check_rtl
-from vredmax.proofs.rtl.ports import parse_mapping
+from vredmax.proofs.rtl.ports import active_low, parse_mapping
 from vredmax.proofs.rtl.yosys import RtlInputError
 from vredmax.proofs.verdict import Verdict
 from vredmax.schema import tagged
@@ -29,7 +29,8 @@ def add_parser(subparsers) -> None:
                         help="set a parameter (repeatable); SEW is set by --sew")
     parser.add_argument("--port", action="append", default=[], metavar="ROLE=NAME",
                         help="the port playing a role, when not named after it (repeatable): "
-                             "seed elements active result clk rst start in_valid last done")
+                             "seed elements active result clk rst start in_valid last done; "
+                             "ROLE=!NAME for an active-low rst, start, in_valid or last")
     parser.add_argument("--sew", action="append", default=[], metavar="SEW",
                         help="the SEW values to check (repeatable or comma-separated; default 8,16,32,64)")
     parser.add_argument("--elen", type=int, default=64, choices=(32, 64),
@@ -99,7 +100,7 @@ def run(args) -> int:
         if not args.json:
             print(f"check-rtl {' '.join(args.files)} --top {args.top}", flush=True)
         report = check_rtl(args.files, args.top, params, mapping, sews, int(args.timeout * 1000),
-                           args.latency, args.accumulator, args.vcd, explicit, progress)
+                           args.latency, args.accumulator, args.vcd, explicit, progress, active_low(args.port))
     except RtlInputError as error:
         raise UsageError(str(error)) from None
     if args.json:

@@ -59,7 +59,7 @@ class RtlReport:
 
 def check_rtl(files, top: str, params: dict[str, int], mapping: dict[str, str], sews=None,
               timeout_ms: int = 60_000, latency: int | None = None, accumulator: str | None = None,
-              vcd_path: str | None = None, explicit_roles=(), on_result=None) -> RtlReport:
+              vcd_path: str | None = None, explicit_roles=(), on_result=None, inverted=frozenset()) -> RtlReport:
     """Check the unit at each SEW (default: 8, 16, 32, 64 when it has a SEW parameter, else
     the width of its seed port); stop at the first SEW that is not proved."""
     available = yosys.module_parameters(files, top)
@@ -79,7 +79,7 @@ def check_rtl(files, top: str, params: dict[str, int], mapping: dict[str, str], 
         if sew is not None:
             setting[SEW_PARAM] = sew
         design = yosys.elaborate(files, top, setting)
-        iface = interface(design, mapping, explicit_roles)
+        iface = interface(design, mapping, explicit_roles, inverted)
         if sew is None and sews and iface.sew not in sews:
             raise yosys.RtlInputError("sew", f"the unit's SEW is fixed at {iface.sew} (no SEW parameter)")
         if LANES_PARAM not in available:

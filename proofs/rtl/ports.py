@@ -18,6 +18,8 @@ CONTROL_ROLES = ("clk", "rst", "start", "in_valid", "last", "done")
 ROLES = DATA_ROLES + CONTROL_ROLES
 OUTPUT_ROLES = ("result", "done")
 SEW_PARAM, LANES_PARAM = "SEW", "LANES"
+INVERTIBLE_ROLES = ("rst", "start", "in_valid", "last")
+ACTIVE_LOW = ("!", "~")
 
 
 def parse_mapping(items) -> dict[str, str]:
@@ -29,8 +31,21 @@ def parse_mapping(items) -> dict[str, str]:
             raise RtlInputError("port", f"expected ROLE=NAME, got {item!r}")
         if role not in ROLES:
             raise RtlInputError("port", f"unknown role {role!r} (roles: {', '.join(ROLES)})")
+        if name.startswith(ACTIVE_LOW):
+            if role not in INVERTIBLE_ROLES:
+                raise RtlInputError("port", f"{role}: only {', '.join(INVERTIBLE_ROLES)} may be active low "
+                                            f"(!NAME), got {item!r}")
+            name = name[1:]
+            if not name:
+                raise RtlInputError("port", f"expected ROLE=NAME, got {item!r}")
         mapping[role] = name
     return mapping
+
+
+def active_low(items) -> frozenset:
+    """The roles mapped as `ROLE=!NAME`: their port is 0 when the role is asserted."""
+    return frozenset(role for role, _, name in (item.partition("=") for item in items or ())
+                     if role in INVERTIBLE_ROLES and name.startswith(ACTIVE_LOW))
 
 
 @dataclass(frozen=True)
@@ -41,12 +56,17 @@ class Interface:
     sew: int
     lanes: int
     sequential: bool
+    inverted: frozenset = frozenset()      # roles whose port is active low
+
+    def level(self, role: str, asserted) -> int:
+        """The port's value when the role is (not) asserted."""
+        return int(asserted) ^ (role in self.inverted)
 
     def var(self, design: Design, role: str):
         return design.inputs[self.names[role]]
 
 
-def interface(design: Design, mapping: dict[str, str], explicit=()) -> Interface:
+def interface(design: Design, mapping: dict[str, str], explicit=(), inverted=frozenset()) -> Interface:
     """Check the ports of the design against the conventions (existence, direction, width)."""
     sequential = design.sequential
     needed = DATA_ROLES + (("rst", "start", "in_valid", "last", "done") if sequential else ())
@@ -66,9 +86,9 @@ def interface(design: Design, mapping: dict[str, str], explicit=()) -> Interface
             raise RtlInputError("port", f"the ports give {param}={value} but the parameter {param} "
                                         f"is {design.params[param]}")
     for role in explicit:
-        if role not in needed and role != "clk":
+        if role not in needed:
             _require(design, role, mapping[role])
-    return Interface(dict(mapping), sew, lanes, sequential)
+    return Interface(dict(mapping), sew, lanes, sequential, frozenset(inverted))
 
 
 def _named(role: str, mapping) -> str:

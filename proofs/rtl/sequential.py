@@ -194,6 +194,8 @@ class SeqUnit:
                 value = sum(v << (i * self.sew) for i, v in enumerate(value))
             elif role == "active":
                 value = sum(1 << i for i, a in enumerate(value) if a)
+            elif role in self.iface.inverted:
+                value = self.iface.level(role, value)
             values[self.design.inputs[self.names[role]].decl().name()] = int(value)
         for name, var in self.extra.items():
             values[var.decl().name()] = inp.get("extra", {}).get(name, 0)
@@ -281,7 +283,7 @@ def random_inputs(rng: random.Random, unit: SeqUnit, g: Ghost, p_last: float, fi
 
 def cycle_record(unit: SeqUnit, state, inp, result, done, g) -> dict:
     names = unit.names
-    record = {names[r]: int(inp[r]) for r in ("rst", "start", "in_valid", "last")}
+    record = {names[r]: unit.iface.level(r, inp[r]) for r in ("rst", "start", "in_valid", "last")}   # port levels
     record[names["seed"]] = inp["seed"]
     record[names["elements"]] = sum(v << (i * unit.sew) for i, v in enumerate(inp["elements"]))
     record[names["active"]] = sum(1 << i for i, a in enumerate(inp["active"]) if a)
@@ -356,8 +358,10 @@ class Symbolic:
     def _roles(self, port):
         unit, sew = self.unit, self.unit.sew
         elements, active = port("elements"), port("active")
-        return {"rst": port("rst") == 1, "start": port("start") == 1, "in_valid": port("in_valid") == 1,
-                "last": port("last") == 1, "seed": port("seed"),
+        def on(role):
+            return port(role) == unit.iface.level(role, True)
+        return {"rst": on("rst"), "start": on("start"), "in_valid": on("in_valid"),
+                "last": on("last"), "seed": port("seed"),
                 "elements": [z3.Extract(i * sew + sew - 1, i * sew, elements) for i in range(unit.lanes)],
                 "active": [z3.Extract(i, i, active) == 1 for i in range(unit.lanes)]}
 
@@ -721,7 +725,9 @@ ENVIRONMENT = [
 def check_sequential(design: Design, iface: Interface, timeout_ms: int, latency: int | None = None,
                      accumulator: str | None = None, depth: int | None = None) -> SeqOutcome:
     unit = SeqUnit(design, iface)
-    out = SeqOutcome(Verdict.UNKNOWN, assumptions=list(ENVIRONMENT))
+    out = SeqOutcome(Verdict.UNKNOWN, assumptions=list(ENVIRONMENT) + [
+        f"{role} is active low: high in these lines means port {iface.names[role]} = 0"
+        for role in sorted(iface.inverted)])
     if accumulator is not None and accumulator not in {_reg(r) for r in unit.registers}:
         from vredmax.proofs.rtl.yosys import RtlInputError
         raise RtlInputError("accumulator", f"no register {accumulator!r} (registers: "

@@ -87,10 +87,10 @@ class RtlCounterexample:
             lines += ["  " + row for row in lane_table(r.seed, r.elements, None, r.active, sew)]
             lines += ["", "Spec:", f"  result = {value_text(r.spec_result(), sew)}"]
             unit = "?" if self.unit_result is None else value_text(self.unit_result, sew)
-            mark = "" if self.unit_result == r.spec_result() else "    <- differs"
+            mark = "" if self.unit_result is None or self.unit_result == r.spec_result() else "    <- differs"
             lines += ["Unit:", f"  result = {unit}{mark}"]
         if self.cycles:
-            lines += ["", "  cycle  " + "  ".join(f"{name:>8}" for name in self.CYCLE_COLUMNS)]
+            lines += ["", "  cycle  " + "  ".join(f"{self.column_names.get(name, name):>8}" for name in self.CYCLE_COLUMNS)]
             for t, cycle in enumerate(self.cycles[-self.MAX_CYCLE_ROWS:], max(0, len(self.cycles) - self.MAX_CYCLE_ROWS)):
                 values = [cycle.get(self.column_names.get(name, name), 0) for name in self.CYCLE_COLUMNS]
                 lines.append(f"  {t:>5}  " + "  ".join(f"{v:>8}" if name != "result" else f"{v:>#8x}"
