@@ -351,6 +351,35 @@ def test_judging_exec_output_round_trip(capsys, tmp_path):
     assert code == 0 and {v["verdict"] for v in verdicts} == {"allowed"}
 
 
+def test_exec_json_output_is_an_observation_as_printed(capsys, tmp_path):
+    """`exec --profile NAME --json` prints "schema" and "profile" too: pasted whole as
+    "observed" it is judged (it was an unknown-field error), allowed by its profile and by
+    the architecture; exec-allowed output (profile any) is not an outcome."""
+    rng = random.Random(7)
+    cases = []
+    for _ in range(12):
+        _, pre, insn = _random_case(rng, 128)
+        case = case_json(pre, insn)
+        cases.append({**case, "vstart": rng.choice([0, 0, 1]), "vs": rng.choice(["off", "initial", "dirty"])})
+    cases.append({**SEED_CASE, "insn": "vredmax.vs v8, v0, v4, v0.t"})          # reserved
+    path = tmp_path / "cases.jsonl"
+    path.write_text("".join(json.dumps(case) + "\n" for case in cases))
+    for name in ("sail", "spike", "qemu"):
+        assert main(["exec", "--jsonl", str(path), "--profile", name]) == 0
+        printed = [json.loads(text) for text in capsys.readouterr().out.splitlines()]
+        assert {p["schema"] for p in printed} == {"vredmax/exec-result/1"}
+        lines = [{**case, "observed": seen} for case, seen in zip(cases, printed)]
+        for options in (["--profile", name], []):
+            code, verdicts = judge_lines(capsys, lines, *options)
+            assert code == 0 and {v["verdict"] for v in verdicts} == {"allowed"}, (name, verdicts)
+    assert main(["exec", "--jsonl", str(path), "--profile", "any"]) == 0
+    every = json.loads(capsys.readouterr().out.splitlines()[0])
+    code, [verdict] = judge_lines(capsys, [{**cases[0], "observed": every}])
+    assert code == 2 and verdict["error"].startswith("line 1: observed.schema: must be vredmax/exec-result/1")
+    code, [verdict] = judge_lines(capsys, [line(**{**RETIRED_OK, "profile": 1})])
+    assert code == 2 and verdict["error"].startswith("line 1: observed.profile: expected a string")
+
+
 def test_conform_decides_through_the_judge():
     """vredmax conform's compare: agreement is the judge's (a trap may dirty nothing it can
     see; a wrong result names the properties)."""

@@ -16,10 +16,13 @@ from vredmax.spec.state import VS_NAMES
 from vredmax.case import REGISTER_NUMBERS, CaseError, _integer, parse_case, parse_vregs, register_hex
 from vredmax.cmd_exec import _load, _open
 from vredmax.errors import EXIT_FAILED, EXIT_OK, EXIT_USAGE
-from vredmax.schema import tagged
+from vredmax.schema import schema_id, tagged
 
 KIND = "judge-verdict"
-OBSERVED_FIELDS = ("outcome", "reason", "vl", "vstart", "vtype", "vs", "vregs")
+OBSERVED_FIELDS = ("schema", "profile", "outcome", "reason", "vl", "vstart", "vtype", "vs", "vregs")
+# `exec --json` (and `exec --profile NAME --json`) output is an observation as printed: its
+# "schema" must say so, "reason" and "profile" are text and not judged.
+EXEC_RESULT = schema_id("exec-result")
 
 
 def add_parser(subparsers) -> None:
@@ -45,6 +48,8 @@ def parse_observed(value, vlen: int) -> Observed:
     """The `observed` object: `outcome` required, every other field optional (not observed)."""
     if not isinstance(value, dict):
         raise CaseError("observed: expected a JSON object such as {\"outcome\": \"retired\", ...}")
+    if "schema" in value and value["schema"] != EXEC_RESULT:   # first: exec-allowed is not an outcome
+        raise CaseError(f"observed.schema: must be {EXEC_RESULT} (exec --json output), got {json.dumps(value['schema'])}")
     for key in value:
         if key not in OBSERVED_FIELDS:
             raise CaseError(f"observed.{key}: unknown field (expected {', '.join(OBSERVED_FIELDS)})")
@@ -54,8 +59,9 @@ def parse_observed(value, vlen: int) -> Observed:
     if outcome not in (RETIRED, ILLEGAL):
         raise CaseError(f"observed.outcome: must be {RETIRED} or {ILLEGAL} (what an implementation did), "
                         f"got {json.dumps(outcome)}")
-    if "reason" in value and not isinstance(value["reason"], str):   # not judged, but text
-        raise CaseError(f"observed.reason: expected a string, got {json.dumps(value['reason'])}")
+    for name in ("reason", "profile"):
+        if name in value and not isinstance(value[name], str):
+            raise CaseError(f"observed.{name}: expected a string, got {json.dumps(value[name])}")
     fields = {}
     for name, limit in (("vl", 1 << 64), ("vstart", 1 << 64), ("vtype", 1 << 64)):
         if name in value:
