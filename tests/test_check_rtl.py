@@ -144,6 +144,14 @@ def test_active_low_reset_counterexample_replays_at_port_levels(capsys, tmp_path
     assert int(cycles[-1]["done"], 16) == 1
 
 
+def test_variable_latency_needs_a_guard_on_the_done_path(capsys):
+    code, data = run_json(capsys, "check-rtl", "tests/rtl/seq_variable_latency_ok.v", "--top",
+                          "seq_variable_latency_ok", "--sew", "8")
+    assert code == 0, data["detail"]
+    assert data["results"][0]["latency"] == 2
+    assert "waiting with 0 cycles waited and d1 = 0: d2a = 0x1" in data["results"][0]["invariants"]
+
+
 def test_valid_bit_tree_by_guarded_cut_points(capsys):
     code, data = run_json(capsys, "check-rtl", "tests/rtl/comb_valid_tree_ok.v", "--top", "comb_valid_tree_ok",
                           "--param", "LANES=32", "--sew", "64")

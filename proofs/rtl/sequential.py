@@ -24,7 +24,7 @@ The proof: (1) random simulation (a violation is a counterexample at once; it al
 L); (2) a bounded check of the first cycles from reset (BMC); (3) candidate invariants mined
 from the simulated states (a register, or the smax of two, equals the running maximum of
 some lanes, with or without the seed, under a guard: a phase, the first cycles of waiting,
-or a phase with a 1-bit register's value; a register is constant under a guard; a 1-bit
+or a phase or one of those cycles with a 1-bit register's value; a register is constant under a guard; a 1-bit
 register is 1 exactly in a phase) are filtered Houdini-style: kept only if they hold right
 after reset and are preserved by every step the environment allows; (4) the invariants
 imply the property in every state (one query): then it holds in every cycle, whatever the
@@ -409,6 +409,16 @@ def _guards(limit: int, bits=()):
                 guards.append((f"{name} and {_reg(bit)} = {value}",
                                lambda st, g, p=phase[name], bit=bit, value=value: _and(p(g), _eq(st[bit], value)),
                                parents))
+    # a cycle of waiting with a 1-bit register's value: which of several done paths is
+    # running, when the latency depends on the data
+    for k in range(min(limit, 8)):
+        for bit in bits:
+            for value in (1, 0):
+                parents = ("always", "busy or waiting", "waiting", f"waiting with {k} cycles waited",
+                           f"busy or waiting and {_reg(bit)} = {value}", f"waiting and {_reg(bit)} = {value}")
+                guards.append((f"waiting with {k} cycles waited and {_reg(bit)} = {value}",
+                               lambda st, g, k=k, bit=bit, value=value:
+                                   _and(_and(g.waiting, _eq(g.wait, k)), _eq(st[bit], value)), parents))
     return guards
 
 
