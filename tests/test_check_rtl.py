@@ -284,6 +284,15 @@ def test_wrong_port_width(capsys, tmp_path):
     assert err == "vredmax: error: port: elements is 16 bits wide, expected LANES*SEW = 4*8\n"
 
 
+def test_empty_module_is_found_not_a_blackbox(capsys, tmp_path):
+    """Yosys takes an empty module for a blackbox and `ls` hides it: it was 'no module'."""
+    path = tmp_path / "stub.v"
+    path.write_text("module stub(input [7:0] seed, input [31:0] elements, input [3:0] active, input [7:0] result);\n"
+                    "endmodule\n")
+    code, _, err = run(capsys, "check-rtl", str(path), "--top", "stub")
+    assert code == 2 and err == "vredmax: error: port: result must be an output (result), it is an input\n"
+
+
 def test_syntax_error_is_one_line_with_file_and_line(capsys, tmp_path):
     path = tmp_path / "broken.v"
     path.write_text("module broken(input a, output b);\n  assign b = a +;\nendmodule\n")

