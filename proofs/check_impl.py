@@ -152,6 +152,9 @@ def load(target: str):
     module_name, sep, function_name = target.rpartition(":")
     if not sep or not module_name or not function_name:
         raise LoadError(f"expected MODULE:FUNCTION (a file path or a module name), got {target!r}")
+    if ":" in module_name and not os.path.isfile(module_name):
+        raise LoadError(f"expected MODULE:FUNCTION with one ':' (a file path or a module name, then the "
+                        f"function's name), got {target!r}")
     try:
         if module_name.endswith(".py") or os.sep in module_name:
             if not os.path.isfile(module_name):
@@ -173,8 +176,12 @@ def load(target: str):
     except LoadError:
         raise
     except BaseException as error:  # the user's module may raise anything while importing
-        frames = traceback.extract_tb(error.__traceback__)
-        where = f" (at {frames[-1].filename}:{frames[-1].lineno})" if frames else ""
+        # the innermost frame outside importlib's machinery (a SyntaxError names its own place)
+        frames = [f for f in traceback.extract_tb(error.__traceback__)
+                  if not f.filename.startswith("<frozen") and "importlib" not in f.filename
+                  and os.path.abspath(f.filename) != os.path.abspath(__file__)]
+        where = (f" (at {frames[-1].filename}:{frames[-1].lineno})"
+                 if frames and not isinstance(error, SyntaxError) else "")
         raise LoadError(f"cannot load {module_name}: {type(error).__name__}: {error}{where}") from None
     function = getattr(module, function_name, None)
     if not callable(function):
@@ -237,6 +244,10 @@ def call_user(function, args, backend: str, name: str | None = None):
             raise
         if type(error).__name__ == "SymbolicUse":   # the cut-point tracer's refusal (proofs/trace.py)
             raise ImplementationError(f"{name} branches on a symbolic value at {error}") from None
+        if isinstance(error, TypeError) and len(traceback.extract_tb(error.__traceback__)) == 1:
+            # the call itself failed: the function does not take these parameters
+            raise ImplementationError(f"{name} cannot be called with the {len(args)} arguments of its "
+                                      f"plug-in level: {error}") from None
         raise ImplementationError(f"{name} raised {type(error).__name__} on {backend}: {error}"
                                   + _user_frames(error, _user_file(function))) from None
     finally:
@@ -255,7 +266,8 @@ def checked_unit(unit):
 
     def run(ops, seed, elements, active):
         result = call_user(unit, (ops, seed, elements, active),
-                           "Z3 terms" if ops.symbolic else "a concrete case", name)
+                           ("Z3 terms" if isinstance(ops, Z3Elements) else "symbolic values (cut points)")
+                           if ops.symbolic else "a concrete case", name)
         width = ops.width
         if result is None:
             raise ImplementationError(f"{name} returned None, not an element value (a missing return?)")
@@ -831,12 +843,22 @@ def check_config(function, level: str, cfg: Config, timeout_ms: int = DEFAULT_TI
         else:
             result.random_states = done
             if cx is not None:
+                # The concrete run is what the code does: a counterexample, whatever the proof
+                # said. The proof saw other behaviour: the code takes another path on Python ints
+                # than on symbolic values (isinstance, a caught exception), or a checker fault.
+                try:
+                    pre, insn = minimise_concretely(instruction, cfg, cx.pre, cx.insn, cx.tail)
+                    cx = replay(instruction, cfg, pre, insn, cx.tail) if (pre, insn) != (cx.pre, cx.insn) else cx
+                except ImplementationError:
+                    pass
                 result.counterexample = cx
                 result.checks.append(Check(
-                    cfg, cx.tail, "random", Verdict.ERROR, 0.0,
-                    f"checker fault: proved, yet a random concrete state shows the implementation "
-                    f"and the executable spec disagreeing on {', '.join(cx.differing)}: "
-                    f"{case_text(cx.pre, cx.insn, cx.tail)}"))
+                    cfg, cx.tail, "random", Verdict.COUNTEREXAMPLE, 0.0,
+                    f"a random concrete state shows the implementation and the executable spec "
+                    f"disagreeing on {', '.join(cx.differing)}, although the proof found no "
+                    "counterexample: the code behaves differently on Python ints than on symbolic "
+                    "values (isinstance, a caught exception, state kept between calls?), or the "
+                    "checker is at fault (please report it)"))
     result.seconds = time.perf_counter() - start
     return result
 

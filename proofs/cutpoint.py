@@ -58,10 +58,12 @@ from vredmax.spec.state import VS_DIRTY, ArchState
 METHOD = "cut points"
 CONE_LIMIT = 48          # nodes of one local cone; past it the unit is not analysed further
 CUT_LIMIT = 8            # value cut points of one cone
+DEEPER = 4               # retries of a cone that is no guarded max, cut one level deeper each
 BOOL_CUT_LIMIT = 5       # structural Boolean cut points of one cone (its table has 2^m rows)
 PROBES = 40              # random checks of a guessed guarded join before the solver's proof
 CHUNK = 4096             # root conditions per solver call
 SEED_ATOM = "seed"
+VALUE_LEAVES = ("seed", "elem", "input")   # input: a whole instruction's operand (proofs/cutstep.py)
 
 
 def element_atom(i: int):
@@ -133,7 +135,9 @@ def _probe(key, sew: int, rng: random.Random) -> Shape:
     the value itself, then as the value xor a constant (an accumulator kept with flipped sign
     bits, say, whose maximum is taken unsigned): the encodings of its cut points, the sign bit."""
     ops = ConcreteElements(sew)
-    encodings = [0] + sorted({r[2] for r in _refs(key) if r[0] == "x" and r[2]} | {1 << (sew - 1)})
+    # the complement (xor all ones) too: an accumulator kept as ~max, a min over complemented values
+    encodings = [0] + sorted({r[2] for r in _refs(key) if r[0] == "x" and r[2]}
+                             | {1 << (sew - 1), ops.mask})
     first = None
     for encoding in encodings:
         shape = _probe_encoded(key, sew, rng, ops, encoding)
@@ -265,6 +269,7 @@ class Denoter:
         self.conds: dict = {}
         self.rng = random.Random(0)
         self.analysis = Analysis()
+        self.valued: dict = {}     # id(node) -> whether an input value (not only flags and constants) is under it
 
     # structural conditions as Z3 Booleans over the flags
     def condition(self, node: Term):
@@ -305,6 +310,8 @@ class Denoter:
         a = self.analysis
         order = post_order(root)
         a.nodes = len(order)
+        for node in order:   # children first: which nodes depend on an input value at all
+            self.valued[id(node)] = node.op in VALUE_LEAVES or any(self.valued[id(x)] for x in node.args)
         for node in order:
             if node.width != self.sew:
                 continue
@@ -337,7 +344,9 @@ class Denoter:
             return L.ite(self.condition(node.args[0]), args[1][0], args[2][0]), args[1][1]
         return self.denote_cone(node, is_root)
 
-    def cone(self, node: Term) -> Cone:
+    def cone(self, node: Term, inline=frozenset()) -> Cone:
+        """The node's cone, cut at its nearest denoted descendants except those in `inline`
+        (ids), which are taken apart like the others."""
         steps, index, xs, bs = [], {}, [], []
         den, sew = self.den, self.sew
         variables: dict = {}    # one cut variable per semilattice term: x and x xor s share it
@@ -349,7 +358,7 @@ class Denoter:
             op = n.op
             if op == "const" or op == "bool":
                 ref = ("c", op, n.param, n.width)
-            elif n is not node and n.width == sew and den.get(id(n)) is not None:
+            elif n is not node and n.width == sew and den.get(id(n)) is not None and id(n) not in inline:
                 term, encoding = den[id(n)]
                 if id(term) not in variables:
                     variables[id(term)] = len(xs)
@@ -380,13 +389,7 @@ class Denoter:
         self.analysis.cone_nodes += 1
         if len(cone.xs) > CUT_LIMIT or len(cone.bs) > BOOL_CUT_LIMIT:
             return None     # too many inputs to tabulate: opaque, inlined into its parents
-        shape = _SHAPES.get(cone.key)
-        if shape is None:
-            shape = _probe(cone.key, self.sew, self.rng)
-            if shape.table is not None:
-                shape = _prove_shape(cone.key, shape, self.sew, self.timeout_ms)
-            if shape.verdict != Verdict.UNKNOWN:      # a timeout may go through another time
-                _SHAPES[cone.key] = shape
+        cone, shape = self.deeper_if_needed(node, cone)
         self.analysis.shapes[cone.key] = shape
         if shape.table is None:
             # name the first node that selects (a compare-and-select, a max), not an xor feeding one
@@ -397,6 +400,42 @@ class Denoter:
                 self.analysis.failure = Failure(node, shape.detail, Verdict.UNKNOWN)
             return None
         return self.guarded_join(shape, cone)
+
+    def deeper_if_needed(self, node: Term, cone: Cone):
+        """(cone, shape). When the cone is no guarded max, the same cone cut deeper (up to
+        DEEPER times): its cut points that are no inputs taken apart too. A cut point may take
+        any value, so it forgets what its value is made of: a mask 0 or -1 chosen by a flag,
+        `band(x, mask)` which is x or 0. Each deeper cone is a cone of its own, proved or
+        refuted as any other (sound either way); the first one's answer stands when no deeper
+        one is a guarded max."""
+        shape = self.shape_of(cone)
+        if shape.table is not None:
+            return cone, shape
+        inline, current = set(), cone
+        for _ in range(DEEPER):
+            inline |= {id(x) for x in current.xs if x.op not in VALUE_LEAVES}
+            try:
+                deeper = self.cone(node, frozenset(inline))
+            except ConeTooLarge:
+                break
+            if deeper.key == current.key or len(deeper.xs) > CUT_LIMIT or len(deeper.bs) > BOOL_CUT_LIMIT:
+                break
+            deeper_shape = self.shape_of(deeper)
+            if deeper_shape.table is not None:
+                return deeper, deeper_shape
+            current = deeper
+        return cone, shape
+
+    def shape_of(self, cone: Cone) -> Shape:
+        """The cone's shape: probed, then proved by the solver; once per shape and SEW."""
+        shape = _SHAPES.get(cone.key)
+        if shape is None:
+            shape = _probe(cone.key, self.sew, self.rng)
+            if shape.table is not None:
+                shape = _prove_shape(cone.key, shape, self.sew, self.timeout_ms)
+            if shape.verdict != Verdict.UNKNOWN:      # a timeout may go through another time
+                _SHAPES[cone.key] = shape
+        return shape
 
     def guarded_join(self, shape: Shape, cone: Cone):
         """The semilattice term of a cone node from its shape's table: the join of each cut

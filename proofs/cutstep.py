@@ -222,15 +222,18 @@ def prove_step_at_scale(step_fn, cfg: Config, tail: str, timeout_ms: int) -> cp.
     pairs += [(fast.or_(*got[i]) if got[i] else false, activity[i]) for i in range(len(elements))]
     pairs += [(c, false) for c in constants]
     residue = [(label, a, b) for label, (a, b) in zip(labels, pairs) if not fast.same(a, b)]
+    # Only where vd[0] is written does r matter (part 1 holds for every r elsewhere: the
+    # spec relation asks nothing of the result when it traps, is reserved or vl = 0).
+    written = wf + [spec.retires_with_elements(cfg, pre, insn)]
     for k in range(0, len(residue), cp.CHUNK):
         chunk = residue[k:k + cp.CHUNK]
-        answer = prove(wf, fast.and_(*[a == b for _, a, b in chunk]), timeout_ms)
+        answer = prove(written, fast.and_(*[a == b for _, a, b in chunk]), timeout_ms)
         solvers.add(answer.solver)
         if answer.verdict == Verdict.COUNTEREXAMPLE:
             wrong = [label for label, a, b in chunk if answer.model is not None
                      and not z3.is_true(answer.model.eval(a == b, model_completion=True))]
             case = (_targeted(step_fn, cfg, tail, wrong[0] if wrong else None)
-                    or _replayed_model(step_fn, cfg, tail, answer.model, pre, insn)
+                    or _replayed_model(step_fn, cfg, tail, answer.model, pre, insn, wrong[0] if wrong else None)
                     or _search(step_fn, cfg, tail, start + max(5.0, timeout_ms / 1000)))
             what = ("an operand" if not wrong else "the seed" if wrong[0] == "seed" else
                     "a constant" if wrong[0] == "constant" else f"vs2[{wrong[0]}]")
@@ -306,7 +309,10 @@ def _targeted(step_fn, cfg: Config, tail: str, label):
     return None
 
 
-def _replayed_model(step_fn, cfg, tail, model, pre, insn):
+def _replayed_model(step_fn, cfg, tail, model, pre, insn, label=None):
+    """The solver's case, as it is, then with the operand whose condition is wrong made the
+    strictly largest (the model fixes vl, the mask and the registers, not the values that make
+    the wrong condition show: a bug at vl = VLMAX alone is found here, not by small cases)."""
     if model is None:
         return None
     from vredmax.proofs.counterexample import concrete_case
@@ -314,9 +320,30 @@ def _replayed_model(step_fn, cfg, tail, model, pre, insn):
         concrete_pre, concrete_insn = concrete_case(model, cfg, pre, insn)
     except Exception:
         return None
-    if differs(step_fn, concrete_pre, concrete_insn, cfg, tail):
-        return concrete_pre, concrete_insn
+    for candidate in [concrete_pre] + _emphasised(cfg, concrete_pre, concrete_insn, label):
+        if differs(step_fn, candidate, concrete_insn, cfg, tail):
+            return candidate, concrete_insn
     return None
+
+
+def _emphasised(cfg: Config, pre: ArchState, insn, label) -> list:
+    """The case with `label` (the seed or element i) the largest value and every other
+    operand the signed minimum (or 0): a wrong condition of it changes vd[0]."""
+    if label is None or label == "constant":
+        return []
+    smin, top, sew, per = 1 << (cfg.sew - 1), (1 << (cfg.sew - 1)) - 1, cfg.sew, cfg.elements_per_register
+    cases = []
+    for low in (smin, 0):
+        regs = list(pre.regs)
+        for i in range(cfg.vlmax):
+            register = (insn.vs2 + i // per) % 32
+            shift = (i % per) * sew
+            value = top if label == i else low
+            regs[register] = regs[register] & ~(((1 << sew) - 1) << shift) | value << shift
+        seed = top if label == "seed" else low
+        regs[insn.vs1] = regs[insn.vs1] & ~((1 << sew) - 1) | seed
+        cases.append(pre.with_(regs=tuple(regs)))
+    return cases
 
 
 def _search(step_fn, cfg: Config, tail: str, deadline: float):

@@ -43,8 +43,13 @@ def user_location() -> str:
 
 def _refuse(what: str, instead: str):
     def refuse(self, *args):
-        raise SymbolicUse(f"{user_location()}: {what} of a symbolic value ({self.describe()}); "
-                          f"its value is not known while proving, so Python cannot decide it: {instead}")
+        error = SymbolicUse(f"{user_location()}: {what} of a symbolic value ({self.describe()}); "
+                            f"its value is not known while proving, so Python cannot decide it: {instead}")
+        # recorded, so that code catching it (`except Exception:`) cannot take a path of
+        # its own while proving (proofs/truth_guard.py: the caller checks the refusals)
+        from vredmax.proofs.truth_guard import record_refusal
+        record_refusal(error)
+        raise error
     return refuse
 
 

@@ -91,6 +91,12 @@ def _guarded_bool(self) -> bool:
     raise refusal
 
 
+def record_refusal(refusal: Exception) -> None:
+    """Record another backend's refusal (proofs/trace.py's SymbolicUse) on the active guards."""
+    for active in _ACTIVE:
+        active.refusals.append(refusal)
+
+
 DEFAULT_HINT = ("use ops.ite(cond, a, b) to choose between values (m.ite in a whole instruction), "
                 "ops.and_/or_/not_ for conditions")
 

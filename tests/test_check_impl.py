@@ -482,3 +482,50 @@ def test_cli_a_module_name_of_the_working_directory(capsys):
     code, out, err = run(capsys, "check-impl", "examples.my_reduction:reduce", *FAST, "--jobs", "1")
     assert code == 0, out + err
     assert "Summary: 1 proved, 0 counterexamples, 0 unknown, 0 errors" in out
+
+
+# Code whose concrete path is not its symbolic path (tests/buggy/divergent.py) -------------------------
+
+def test_a_unit_wrong_only_on_python_ints_is_a_counterexample():
+    """The proof (of the symbolic path) goes through; the random concrete states show what the
+    code does: a counterexample, minimised, not a checker fault."""
+    from tests.buggy.divergent import isinstance_shortcut
+    report = check_implementation(InProcess(isinstance_shortcut, UNIT, random_states=20), UNIT,
+                                  [Config(1024, 64, 8, "m8")])
+    assert report.verdict == Verdict.COUNTEREXAMPLE, report.detail
+    cx = report.counterexample
+    assert cx.differing and "behaves differently on Python ints" in report.detail
+    assert replay(as_instruction(isinstance_shortcut), cx.cfg, cx.pre, cx.insn, cx.tail).differing
+
+
+def test_a_caught_truth_test_at_cut_points_is_an_error_naming_the_line():
+    from tests.buggy.divergent import caught_truth_test
+    report = check_implementation(InProcess(caught_truth_test, UNIT, random_states=20), UNIT,
+                                  [Config(1024, 64, 8, "m8")])
+    assert report.verdict == Verdict.ERROR
+    assert "caught inside the implementation" in report.detail and "divergent.py:" in report.detail
+
+
+def test_a_function_of_the_wrong_arity_is_an_error_saying_so(capsys):
+    code, out, err = run(capsys, "check-impl", f"{EXAMPLE}:reduce", "--level", "instruction", *FAST)
+    assert code == 4 and "cannot be called with the 5 arguments of its plug-in level" in out
+    assert "check_impl.py" not in out
+
+
+@pytest.mark.parametrize("argv, message", [
+    ([f"{EXAMPLE}:reduce", "--timeout", "inf"], "timeout: must be positive and at most"),
+    ([f"{EXAMPLE}:reduce:extra"], "impl: expected MODULE:FUNCTION with one ':'"),
+])
+def test_cli_more_usage_errors(capsys, argv, message):
+    code, out, err = run(capsys, "check-impl", *argv)
+    assert code == 2 and "Traceback" not in out + err
+    assert err.startswith(f"vredmax: error: {message}") and err.count("\n") == 1
+
+
+def test_a_syntax_error_names_the_file_not_importlib(tmp_path):
+    path = tmp_path / "broken.py"
+    path.write_text("def reduce(ops, seed, elements, active)\n    return seed\n")
+    with pytest.raises(LoadError) as error:
+        load(f"{path}:reduce")
+    assert "SyntaxError" in str(error.value) and "broken.py, line 1" in str(error.value)
+    assert "frozen" not in str(error.value)

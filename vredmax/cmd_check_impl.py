@@ -25,6 +25,7 @@ from vredmax import terminal
 from vredmax.outputs import check_writable_file, write_json
 
 DEFAULT_JOBS = min(2, os.cpu_count() or 1)
+MAX_TIMEOUT_S = 1_000_000     # solvers take milliseconds as a 32-bit number
 EXIT_CODES = {Verdict.PROVED: EXIT_OK, Verdict.COUNTEREXAMPLE: EXIT_FAILED,
               Verdict.UNKNOWN: EXIT_UNKNOWN, Verdict.ERROR: EXIT_ERROR}
 LEVEL_TEXT = {UNIT: "reduction unit reduce(ops, seed, elements, active), run inside impl.execute.step",
@@ -116,8 +117,8 @@ def run(args) -> int:
         timeout = float(args.timeout)
     except ValueError:
         raise UsageError(f"timeout: expected seconds, got {args.timeout!r}") from None
-    if not timeout > 0:
-        raise UsageError(f"timeout: must be positive, got {args.timeout}")
+    if not 0 < timeout <= MAX_TIMEOUT_S:     # also nan and inf
+        raise UsageError(f"timeout: must be positive and at most {MAX_TIMEOUT_S} seconds, got {args.timeout}")
     if args.solver and not available(args.solver):
         raise UsageError(f"solver: {args.solver} is not installed")
     random_states = _int(args.random, "random")

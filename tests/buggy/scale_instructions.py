@@ -144,7 +144,18 @@ def vs_off_reported_reserved(m, pre, insn, cfg, tail):
                        active_flags(m, pre, insn, cfg), traps)
 
 
+@lives_at(128, 8, "m2")
+def full_vl_ignores_last_mask_bit(m, pre, insn, cfg, tail):
+    """With vl = VLMAX the last element's mask bit is not looked at (an epilogue's bug): only a
+    full vl with that bit clear shows it, a case the small concrete searches do not make."""
+    active = active_flags(m, pre, insn, cfg)
+    full = m.eq(pre.vl, m.const(cfg.vlmax, XLEN))
+    active[-1] = m.ite(full, m.true, active[-1])
+    return reduce_with(m, pre, insn, cfg, tail, group_elements(m, pre.regs, insn, cfg), active)
+
+
 BUGGY_SCALE_INSTRUCTIONS = (seed_read_after_partial_write, tail_ones_whatever_vta, agnostic_tail_zeroed,
                             vs_left_clean, vl_set_to_active_count, vill_not_checked, mask_bit_off_by_one,
                             last_group_register_skipped, fractional_group_in_upper_half,
-                            seed_from_element_one, writes_then_traps_on_vstart, vs_off_reported_reserved)
+                            seed_from_element_one, writes_then_traps_on_vstart, vs_off_reported_reserved,
+                            full_vl_ignores_last_mask_bit)

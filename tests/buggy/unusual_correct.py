@@ -113,6 +113,50 @@ def seed_last_five_lanes(ops, seed, elements, active):
     return ops.ite(ops.sge(seed, result), seed, result)
 
 
+@lives_at(1024, 8, "m8")
+def negated_accumulator(ops, seed, elements, active):
+    """Keeps the complement of the maximum: the minimum of the complemented values (each
+    intermediate is a maximum xor all ones; the cut points need that encoding)."""
+    low = ops.bnot(seed)
+    for x, a in zip(elements, active):
+        flipped = ops.bnot(x)
+        low = ops.ite(ops.and_(a, ops.slt(flipped, low)), flipped, low)
+    return ops.bnot(low)
+
+
+@lives_at(1024, 8, "m8")
+def mask_as_value(ops, seed, elements, active):
+    """The flag as a value 0 or -1, the element kept by `x & m | smin & ~m` (a cut at the
+    mask or at `x & m` forgets that they are 0 or -1, x or 0: the cone is cut deeper)."""
+    ones, zero, smin = ops.const(-1), ops.const(0), ops.smin()
+    acc = seed
+    for x, a in zip(elements, active):
+        mask = ops.ite(a, ones, zero)
+        acc = ops.smax(acc, ops.bor(ops.band(x, mask), ops.band(smin, ops.bnot(mask))))
+    return acc
+
+
+@lives_at(128, 8, "m2")
+def step_unmasked_when_v0_is_a_source(m, pre, insn, cfg, tail):
+    """Reports the reserved encodings, and reduces as if unmasked when v0 is also a source
+    (reserved: anything is allowed), so its flags differ from the spec's only there."""
+    traps = trap_conditions(m, pre, insn, m.bit(pre.vtype, VTYPE_VILL_BIT), cfg.lmul)
+    nothing = m.any_(m.eq(pre.vl, 0), *(cond for _, cond in traps))
+    seed, elements, _ = operands(m, pre, insn, cfg)
+    v0_source = m.any_(m.eq(insn.vs1, 0), m.eq(insn.vs2, 0))
+    mask = m.bits(m.read(pre.regs, 0), cfg.vlmax)
+    active = [m.all_(m.ult(m.const(i, XLEN), pre.vl), m.any_(m.eq(insn.vm, 1), v0_source, mask[i]))
+              for i in range(cfg.vlmax)]
+    ops = m.elements(cfg.sew)
+    result = seed
+    for x, a in zip(elements, active):
+        result = ops.ite(a, ops.smax(result, x), result)
+    vd = written_vd(m, m.read(pre.regs, insn.vd), result, m.bit(pre.vtype, VTYPE_VTA_BIT), cfg, tail)
+    return traps, pre.with_(regs=m.ite(nothing, pre.regs, m.write(pre.regs, insn.vd, vd)),
+                            vstart=m.ite(nothing, pre.vstart, m.const(0, XLEN)),
+                            vs=m.ite(nothing, pre.vs, m.const(VS_DIRTY, 2)))
+
+
 @lives_at(128, 64, "m2")
 def step_rebuilding_vd(m, pre, insn, cfg, tail):
     """A whole instruction that checks VS first and rebuilds vd element by element."""
@@ -130,5 +174,6 @@ def step_rebuilding_vd(m, pre, insn, cfg, tail):
 
 
 CORRECT_UNITS = (compare_select, guarded_compare_select, less_than_select, non_strict_select, reverse_order,
-                 seed_as_tree_leaf, three_lanes, sign_flip_unsigned, pairs_then_fold, seed_last_five_lanes)
-CORRECT_INSTRUCTIONS = (step_rebuilding_vd,)
+                 seed_as_tree_leaf, three_lanes, sign_flip_unsigned, pairs_then_fold, seed_last_five_lanes,
+                 negated_accumulator, mask_as_value)
+CORRECT_INSTRUCTIONS = (step_rebuilding_vd, step_unmasked_when_v0_is_a_source)
