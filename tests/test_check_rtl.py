@@ -20,7 +20,8 @@ from vredmax.schema import load_schema  # noqa: E402
 TREE, CHUNKED = "examples/rtl/tree_reduce.v", "examples/rtl/chunked_reduce.v"
 BUGGY_COMBINATIONAL = ["comb_pad_zero", "comb_unsigned", "comb_inverted_mask", "comb_odd_lane_dropped",
                        "comb_seed_ignored", "comb_undriven_bug"]
-BUGGY_MULTI_CYCLE = ["seq_acc_not_seeded", "seq_stale_after_rst", "seq_counter_overflow", "seq_done_early"]
+BUGGY_MULTI_CYCLE = ["seq_acc_not_seeded", "seq_stale_after_rst", "seq_counter_overflow", "seq_done_early",
+                     "seq_counter_wrap"]
 
 
 def run(capsys, *argv):
@@ -211,6 +212,16 @@ def test_counter_overflow_needs_nine_chunks(capsys, tmp_path):
     code, data = run_json(capsys, "check-rtl", "tests/rtl/seq_counter_overflow.v", "--top", "seq_counter_overflow",
                           "--sew", "8", "--vcd", str(tmp_path / "overflow.vcd"))
     assert code == 1 and len(data["counterexample"]["chunks"]) == 9
+
+
+def test_counter_wrap_after_1024_chunks_is_a_counterexample_not_unknown(capsys, tmp_path):
+    code, data = run_json(capsys, "check-rtl", "tests/rtl/seq_counter_wrap.v", "--top", "seq_counter_wrap",
+                          "--sew", "8", "--vcd", str(tmp_path / "wrap.vcd"))
+    assert code == 1, data["detail"]
+    assert len(data["counterexample"]["chunks"]) == 1025
+    code, out, _ = run(capsys, "check-rtl", "tests/rtl/seq_counter_wrap.v", "--top", "seq_counter_wrap",
+                       "--sew", "8", "--vcd", str(tmp_path / "wrap.vcd"))
+    assert "... 1009 chunks more ..." in out and len(out.splitlines()) < 200
 
 
 def test_a_bug_simulation_misses_is_found_by_the_solver(capsys, tmp_path):

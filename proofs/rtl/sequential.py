@@ -28,7 +28,8 @@ or a phase or one of those cycles with a 1-bit register's value; a register is c
 register is 1 exactly in a phase) are filtered Houdini-style: kept only if they hold right
 after reset and are preserved by every step the environment allows; (4) the invariants
 imply the property in every state (one query): then it holds in every cycle, whatever the
-number of chunks. Results are taken
+number of chunks. When they do not, before saying UNKNOWN: reductions of 2^k + 1 chunks (a
+counter of k bits wrapping) and a deeper bounded check look for a real counterexample. Results are taken
 from the running maximum, which satisfies the spec's `result_ok` by the semilattice lemmas;
 the simulation checks every result at `done` with `result_ok` itself.
 """
@@ -663,6 +664,25 @@ def replay(unit: SeqUnit, inputs: list[dict], limit: int, state=None):
     return None
 
 
+def long_reduction(unit: SeqUnit, chunks: int, limit: int, rng: random.Random) -> list[dict]:
+    """Inputs for one reduction of `chunks` chunks whose first chunk holds the maximum (every
+    lane the signed maximum, the others below it): a counter that wraps, or a chunk that is
+    lost, after that many chunks changes the result."""
+    sew, lanes = unit.sew, unit.lanes
+    top, smin = (1 << (sew - 1)) - 1, 1 << (sew - 1)
+    idle = {"rst": False, "start": False, "in_valid": False, "last": False, "seed": 0,
+            "elements": [0] * lanes, "active": [False] * lanes, "extra": {name: 0 for name in unit.extra}}
+    inputs = [dict(idle, rst=True), dict(idle, start=True, seed=smin)]
+    for k in range(chunks):
+        values = [top] * lanes if k == 0 else [rng.randrange(smin, smin + (1 << sew) - 1) & ((1 << sew) - 1)
+                                               for _ in range(lanes)]
+        inputs.append(dict(idle, in_valid=True, last=(k == chunks - 1), elements=values, active=[True] * lanes))
+    return inputs + [dict(idle) for _ in range(limit + 1)]
+
+
+LONG_REDUCTIONS = tuple(2 ** k + 1 for k in range(8, 13))   # counters of 8 to 12 bits wrapping
+
+
 def shrink(unit: SeqUnit, cycles: list, at: int, problem: str, limit: int):
     """A shorter, simpler trace with the same problem: cycles deleted while it still fails
     (and keeps to the protocol), then unused data zeroed and active lanes switched off."""
@@ -802,7 +822,18 @@ def check_sequential(design: Design, iface: Interface, timeout_ms: int, latency:
     if final.verdict == Verdict.PROVED:
         out.verdict = Verdict.PROVED
         return out
-    # Not inductive: look deeper for a real counterexample before saying UNKNOWN.
+    # Not inductive: look for a real counterexample before saying UNKNOWN: long reductions
+    # (beyond the bounded check's reach), then a deeper bounded check.
+    t0 = time.perf_counter()
+    rng = random.Random(5)
+    for chunks in LONG_REDUCTIONS:
+        found = replay(unit, long_reduction(unit, chunks, latency, rng), latency)
+        if found is not None:
+            out.methods.append(MethodResult("simulation", Verdict.COUNTEREXAMPLE, time.perf_counter() - t0,
+                                            f"a reduction of {chunks} chunks"))
+            return _refuted(out, unit, *found, "found by simulating a long reduction", latency)
+    out.methods.append(MethodResult("simulation", Verdict.PROVED, time.perf_counter() - t0,
+                                    f"reductions of {', '.join(map(str, LONG_REDUCTIONS))} chunks"))
     deeper = min(MAX_BMC_DEPTH, max(bound * 2, 2 ** 4 + 4))
     if deeper > bound:
         t0 = time.perf_counter()

@@ -61,6 +61,7 @@ class RtlCounterexample:
 
     CYCLE_COLUMNS = ("rst", "start", "in_valid", "last", "done", "result")
     MAX_CYCLE_ROWS = 40
+    MAX_CHUNK_ROWS = 16
 
     @property
     def spec_result(self) -> int | None:
@@ -79,6 +80,10 @@ class RtlCounterexample:
             lines.append(f"  port {name} = {value:#x}")
         if self.chunks:
             for k, (values, flags, last) in enumerate(self.chunks):
+                if self.MAX_CHUNK_ROWS // 2 <= k < len(self.chunks) - self.MAX_CHUNK_ROWS // 2:
+                    if k == self.MAX_CHUNK_ROWS // 2:   # a long reduction: its middle is in the JSON and VCD
+                        lines.append(f"  ... {len(self.chunks) - self.MAX_CHUNK_ROWS} chunks more ...")
+                    continue
                 text = " ".join(f"{v:#0{sew // 4 + 2}x}{'' if a else '(off)'}" for v, a in zip(values, flags))
                 lines.append(f"  chunk {k}: {text}{'  last' if last else ''}")
         if r is not None:
