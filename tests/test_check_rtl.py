@@ -19,7 +19,7 @@ from vredmax.schema import load_schema  # noqa: E402
 
 TREE, CHUNKED = "examples/rtl/tree_reduce.v", "examples/rtl/chunked_reduce.v"
 BUGGY_COMBINATIONAL = ["comb_pad_zero", "comb_unsigned", "comb_inverted_mask", "comb_odd_lane_dropped",
-                       "comb_seed_ignored", "comb_undriven_bug"]
+                       "comb_seed_ignored", "comb_undriven_bug", "comb_x_result_bug"]
 BUGGY_MULTI_CYCLE = ["seq_acc_not_seeded", "seq_stale_after_rst", "seq_counter_overflow", "seq_done_early",
                      "seq_counter_wrap"]
 
@@ -112,12 +112,13 @@ def test_unread_register_bit_is_accepted(capsys):
 def test_undriven_net_is_a_free_input(capsys):
     code, data = run_json(capsys, "check-rtl", "tests/rtl/comb_undriven_bug.v", "--top", "comb_undriven_bug",
                           "--sew", "8")
-    assert code == 1 and "undriven nets, taken as inputs free in every cycle: junk" in data["notes"]
+    assert code == 1 and "undriven nets and 'x' values, taken as inputs free in every cycle: junk" in data["notes"]
     assert data["counterexample"]["ports"]["seed"] == "0x5a" and "junk" in data["counterexample"]["ports"]
 
 
-def test_active_low_reset_mapped_with_a_bang(capsys):
-    argv = ["check-rtl", "tests/rtl/seq_active_low_ok.v", "--top", "seq_active_low_ok", "--sew", "8"]
+def test_active_low_reset_mapped_with_a_bang(capsys, tmp_path):
+    argv = ["check-rtl", "tests/rtl/seq_active_low_ok.v", "--top", "seq_active_low_ok", "--sew", "8",
+            "--vcd", str(tmp_path / "t.vcd")]
     code, data = run_json(capsys, *argv, "--port", "rst=!rst_n")
     assert code == 0, data["detail"]
     assert "rst is active low: high in these lines means port rst_n = 0" in data["results"][0]["assumptions"]
@@ -151,6 +152,17 @@ def test_variable_latency_needs_a_guard_on_the_done_path(capsys):
     assert code == 0, data["detail"]
     assert data["results"][0]["latency"] == 2
     assert "waiting with 0 cycles waited and d1 = 0: d2a = 0x1" in data["results"][0]["invariants"]
+
+
+def test_x_values_are_free_inputs(capsys):
+    """Read as 0 by the functional backend, the 'bx of comb_x_result_bug was PROVED (0 is right there)."""
+    code, data = run_json(capsys, "check-rtl", "tests/rtl/comb_x_result_bug.v", "--top", "comb_x_result_bug",
+                          "--sew", "8")
+    assert code == 1 and data["counterexample"]["ports"]["seed"] == "0x0"
+    assert data["counterexample"]["ports"]["x_value0"] != "0x0"
+    code, data = run_json(capsys, "check-rtl", "tests/rtl/seq_fsm_x_default_ok.v", "--top", "seq_fsm_x_default_ok",
+                          "--sew", "8")
+    assert code == 0, data["detail"]
 
 
 def test_valid_bit_tree_by_guarded_cut_points(capsys):

@@ -89,7 +89,8 @@ def check_rtl(files, top: str, params: dict[str, int], mapping: dict[str, str], 
         if extra:
             report.notes.append(f"inputs outside the conventions, left free (any value): {', '.join(extra)}")
         if design.undriven:
-            report.notes.append(f"undriven nets, taken as inputs free in every cycle: {', '.join(design.undriven)}")
+            report.notes.append(f"undriven nets and 'x' values, taken as inputs free in every cycle: "
+                                f"{', '.join(design.undriven)}")
         start = time.perf_counter()
         if iface.sequential:
             report.kind = "multi-cycle"

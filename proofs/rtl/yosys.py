@@ -12,6 +12,8 @@ global-clock one (one step of the function = one clock cycle), and `memory` maps
 memories to flip-flops. The initial state is not used: the checks start from any state and
 a reset. Undriven nets (the functional backend refuses them; often a register bit nobody
 reads) become extra inputs, free in every cycle: sound whether or not the logic reads them.
+So do `'bx` values (the backend would read them as 0; synthesis may pick any value): each
+becomes an input `x_valueN`, so a unit proved is right whatever the x turn out to be.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from dataclasses import dataclass, field
 import z3
 
 DUT = "dut"
+X_VALUE = "x_value"          # the inputs standing for 'bx values
 HEADER_SUFFIXES = (".vh", ".svh", ".v", ".sv", ".inc")
 YOSYS_TIMEOUT_S = 600   # the first call compiles the WebAssembly module (1-2 minutes)
 
@@ -148,6 +151,7 @@ def elaborate(files, top: str, params: dict[str, int]) -> Design:
     commands = ([f"chparam {setting} {_escape(top)}"] if params else []) + [
         f"prep -flatten -top {_escape(top)}", f"rename -top {DUT}", "memory", "opt_clean",
         "async2sync", "formalff -clk2ff -setundef -hierarchy", "rename -wire", "write_json design.json",
+        "setundef -anyseq", f"rename -enumerate -pattern {X_VALUE}% w:*Anyseq*", "delete t:$anyseq",
         "splitnets -driver", "setundef -undriven -expose", "write_functional_smt2 design.smt2"]
     found = run(files, commands, ["design.smt2", "design.json"])
     if "design.smt2" not in found or "design.json" not in found:
