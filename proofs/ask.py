@@ -194,9 +194,10 @@ class Problem:
 def build(text: str, cfg: Config, profile=None) -> Problem:
     s = Setting(cfg, tag="_ask")
     run = s.free_run
-    world = _world(cfg, s)
+    world = _world(cfg, s, defined_folds=True)
     claim = Translator(text, world).claim()
-    parts = Translator(text, _world(cfg, s)).top_parts()
+    parts_world = _world(cfg, s, defined_folds=True)
+    parts = Translator(text, parts_world).top_parts()
     hypothesis = parts[0] if parts else None
     read = sorted(i for i in world.mentioned_elements if i < cfg.vlmax)
     whole = len(read) == cfg.vlmax
@@ -234,14 +235,19 @@ def build(text: str, cfg: Config, profile=None) -> Problem:
                      if k not in tail_read)
         old, new = z3.Select(s.pre.regs, s.insn.vd), z3.Select(run.post.regs, s.insn.vd)
         narrowings = [n + [rest_of_tail, (old ^ new) & z3.BitVecVal(unread, cfg.vlen) == 0] for n in narrowings]
-    return Problem(cfg, s, run, world, claim, hypothesis, s.wf, abstract, real if is_abstract else lambda: abstract,
-                   narrowings, is_abstract, _compared(text, cfg, s), profile, parts is not None and parts[2])
+    compared_world = _world(cfg, s, defined_folds=True)
+    compared = _compared(text, cfg, s, compared_world)
+    # the folds' definitions (claim_language._defined_fold): the same constants in every world
+    definitions = world.fold_definitions + parts_world.fold_definitions + compared_world.fold_definitions
+    return Problem(cfg, s, run, world, claim, hypothesis, s.wf + definitions, abstract,
+                   real if is_abstract else lambda: abstract, narrowings, is_abstract, compared, profile,
+                   parts is not None and parts[2])
 
 
-def _compared(text: str, cfg: Config, s: Setting) -> dict:
+def _compared(text: str, cfg: Config, s: Setting, world: World) -> dict:
     """The claim's stated values (claim_language.compared_values) paired with the spec's."""
     try:
-        claimed = compared_values(text, _world(cfg, s))
+        claimed = compared_values(text, world)
     except ClaimError:
         return {}
     run = s.free_run
@@ -396,10 +402,13 @@ def counterexample(text: str, p: Problem, model, method: str, minimise: bool, ti
                              not replay["holds"], freedoms(cfg, pre, insn, p.profile), hypothesis, notes)
 
 
-def _world(cfg, s: Setting) -> World:
+def _world(cfg, s: Setting, defined_folds: bool = False) -> World:
+    """The claim's world; `defined_folds` for the solver (folds as defined constants), not
+    for concrete evaluation (which needs the folds to simplify to values)."""
     run = s.free_run
     elements, activity = s.__dict__.get("_operand_views") or s.__dict__.setdefault("_operand_views", operand_views(s))
-    return World(cfg, s.pre, s.insn, run.post, run.outcome, s.seed, elements, activity, s.illegal, s.reserved)
+    return World(cfg, s.pre, s.insn, run.post, run.outcome, s.seed, elements, activity, s.illegal, s.reserved,
+                 fold_definitions=[] if defined_folds else None)
 
 
 def _value(term):

@@ -11,8 +11,10 @@ Types: `bool` (conditions and flags), `int` (vl, vstart, vtype, register numbers
 configuration constants, literals; exact integers), `element` (a SEW-bit value: seed,
 vs2[i], vd[k]; compared signed with < <= > >=, unsigned with ult ule ugt uge), `register`
 (a whole VLEN-bit register: pre.vd, post.vd, pre.v[r]) and `vs` (mstatus.VS: OFF, INITIAL,
-CLEAN, DIRTY). An integer literal takes the type of what it is compared with (an element,
-a register, a flag as 0/1).
+CLEAN, DIRTY). An integer literal, or a constant integer (`2**SEW - 1`, VLMAX, a bound
+variable), takes the type of what it is compared with (an element, a register, a flag as
+0/1) and must fit it: in the signed range for a signed order (< <= > >= smax smin), the
+unsigned range for an unsigned one (ult ... umax umin), either for == != and + -.
 
 Names: `pre.F`, `post.F` (F: vl vstart vtype vs vta vma vill vd, and v[r] for register r);
 `insn.vd`, `insn.vs2`, `insn.vs1` (register numbers), `insn.vm` (true: unmasked); `seed`
@@ -77,6 +79,9 @@ class ClaimError(ValueError):
         super().__init__(f"column {column}: {message}")
 
 
+MAX_DEPTH = 100         # nesting of the claim's syntax tree: the checker and translator recurse
+
+
 def parse(text: str) -> ast.Expression:
     if not isinstance(text, str) or not text.strip():
         raise ClaimError(1, "the claim is empty")
@@ -84,7 +89,23 @@ def parse(text: str) -> ast.Expression:
         tree = ast.parse(text.strip(), mode="eval")
     except SyntaxError as error:
         raise ClaimError(error.offset or 1, f"syntax error: {error.msg}") from None
+    except ValueError as error:     # a NUL character
+        raise ClaimError(1, f"syntax error: {error}") from None
+    except (RecursionError, MemoryError):
+        raise ClaimError(1, f"the claim is nested too deeply (at most {MAX_DEPTH} levels)") from None
+    _check_depth(tree)
     return tree
+
+
+def _check_depth(tree) -> None:
+    """Reject a claim nested deeper than MAX_DEPTH (walked without recursion), so that the
+    recursive passes below cannot exhaust Python's stack."""
+    stack = [(tree.body, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            raise ClaimError(node, f"the claim is nested too deeply (at most {MAX_DEPTH} levels)")
+        stack.extend((child, depth + 1) for child in ast.iter_child_nodes(node))
 
 
 # The static checker --------------------------------------------------------------------
@@ -242,8 +263,9 @@ class _Checker:
                              "(+ and - are; * needs a constant operand; / // % ** constants only)")
         if op in ("Add", "Sub") and ELEM in (left.type, right.type) and {left.type, right.type} <= {ELEM, INT}:
             other = right if left.type == ELEM else left
-            if other.type == INT and not other.literal:
-                raise ClaimError(node, "type error: an element plus an integer needs an integer literal")
+            if other.type == INT and not other.const:
+                raise ClaimError(node, "type error: an element plus an integer needs a constant integer "
+                                 "(a literal, or of VLMAX SEW VLEN LMUL ELEN and bound variables)")
             return Typed(ELEM)
         raise ClaimError(node, f"type error: {_OPS.get(op, op)} of {_kind(left)} and {_kind(right)}")
 
@@ -287,7 +309,7 @@ class _Checker:
             element_type = BOOL if name in ("all", "any") else INT if name in ("min", "max") else ELEM
             items = self._items(node, env, name)
             for item, typed in items:
-                if element_type == ELEM and typed.type == INT and typed.literal:
+                if element_type == ELEM and typed.type == INT and typed.const:
                     continue
                 if typed.type != element_type:
                     hint = " (for elements use smax, smin, umax or umin)" if typed.type == ELEM else ""
@@ -364,7 +386,9 @@ def _unify(a: Typed, b: Typed) -> Typed | None:
     if a.type == b.type:
         return Typed(a.type, a.const and b.const, a.literal and b.literal)
     for x, y in ((a, b), (b, a)):
-        if x.literal and y.type in (ELEM, REG, BOOL):
+        # a constant integer (2**SEW - 1, VLMAX, a bound i) stands for a literal: it has a value at
+        # each configuration, checked there to fit (claim_language._as_bits)
+        if x.type == INT and x.const and y.type in (ELEM, REG, BOOL):
             return Typed(y.type, y.const)
     return None
 
@@ -403,6 +427,7 @@ class World:
     mentioned_elements: set = field(default_factory=set)  # vs2/active indices read
     mentioned_vd: set = field(default_factory=set)        # post.vd elements read
     whole_post_vd: bool = False
+    fold_definitions: list | None = None                  # if a list: folds as defined constants (_defined_fold)
     shown: dict = field(default_factory=dict)             # display name -> (type, term)
 
 
@@ -669,7 +694,7 @@ class Translator:
             self.guards.pop()
             return z3.Implies(hypothesis, conclusion)
         if name in UNSIGNED:
-            a, b = _coerce_pair(node, self.visit(node.args[0], env), self.visit(node.args[1], env))
+            a, b = _coerce_pair(node, self.visit(node.args[0], env), self.visit(node.args[1], env), False)
             if isinstance(a, (Fraction, _Int)):
                 a, b = _as_int(node, a), _as_int(node, b)
                 return {"ult": a.term < b.term, "ule": a.term <= b.term, "ugt": a.term > b.term,
@@ -684,7 +709,30 @@ class Translator:
             return z3.Or(*[v if g is None else z3.And(g, v) for g, v in items])
         if name in ("min", "max"):
             return _int_fold(node, name, [v for _, v in items])
-        return _element_fold(node, name, items)
+        if self.w.fold_definitions is None:
+            return _element_fold(node, name, items)
+        return self._defined_fold(node, env, name, items)
+
+    def _defined_fold(self, node, env, name, items):
+        """The fold as a constant defined by what it is (at least every item taken, and one
+        of them or the identity), for the solver: the chain of Ifs of _element_fold makes it
+        case-split on every order of the items (`post.vd[0] == smax(seed, smax(...))` took
+        minutes at VLMAX=16). The definition has exactly one solution, so a claim is valid
+        under it iff it is valid with the fold. Named by the fold's place and the bound
+        variables, so every translation of one claim in one Setting defines the same constant."""
+        chain = _element_fold(node, name, items)    # checks the items, gives the width
+        width = chain.size()
+        place = "_".join(f"{k}{v}" for k, v in sorted(env.items()))
+        fold = z3.BitVec(f"ask_{name}_{node.lineno}_{node.col_offset}_{place}", width)
+        at_least = {"smax": lambda x: fold >= x, "smin": lambda x: fold <= x,
+                    "umax": lambda x: z3.UGE(fold, x), "umin": lambda x: z3.ULE(fold, x)}[name]
+        values = [(g, _as_bits(node, v, width, name in ("smax", "smin"))) for g, v in items]
+        identity = {"smax": 1 << (width - 1), "smin": (1 << (width - 1)) - 1, "umax": 0,
+                    "umin": (1 << width) - 1}[name]
+        bounds = [at_least(v) if g is None else z3.Implies(g, at_least(v)) for g, v in values]
+        choices = [fold == identity] + [fold == v if g is None else z3.And(g, fold == v) for g, v in values]
+        self.w.fold_definitions.append(z3.And(*bounds, z3.Or(*choices)))
+        return fold
 
     def _fold_items(self, node, env):
         args = node.args
@@ -794,23 +842,33 @@ def _as_int(node, value) -> _Int:
     raise ClaimError(node, "type error: expected an integer")
 
 
-def _as_bits(node, value, width: int):
-    """An element or register operand; an integer literal becomes one (two's complement)."""
+def _as_bits(node, value, width: int, signed: bool | None = None):
+    """An element or register operand; an integer literal becomes one (two's complement).
+    An order must not change the literal's value: a signed one (< smax ...) takes literals
+    in the signed range, an unsigned one (ult umax ...) those in the unsigned range; else
+    `seed <= 255` at SEW=8 would silently mean `seed <= -1`."""
     if isinstance(value, Fraction):
-        if value.denominator != 1 or not -(1 << (width - 1)) <= value < 1 << width:
-            raise ClaimError(node, f"the literal {value} does not fit in {width} bits")
+        low = 0 if signed is False else -(1 << (width - 1))
+        high = 1 << (width - 1) if signed else 1 << width
+        if value.denominator != 1 or not low <= value < high:
+            which = {True: " as a signed value (an order compares signed: use ult ule ugt uge or "
+                           "umax umin for unsigned)",
+                     False: " as an unsigned value (ult ule ugt uge umax umin compare unsigned; write "
+                            "2**SEW - 1 for all ones)"}.get(signed, "")
+            raise ClaimError(node, f"the literal {value} does not fit in {width} bits{which}")
         return z3.BitVecVal(int(value) % (1 << width), width)
     return value
 
 
-def _coerce_pair(node, a, b):
-    """Bring two operands of one comparison (already type-checked) to one representation."""
+def _coerce_pair(node, a, b, signed: bool | None = None):
+    """Bring two operands of one comparison (already type-checked) to one representation
+    (`signed`: the comparison's order, for the range of a literal; see _as_bits)."""
     if isinstance(a, (Fraction, _Int)) and isinstance(b, (Fraction, _Int)):
         return a, b
     if isinstance(a, z3.BoolRef) or isinstance(b, z3.BoolRef):
         return tuple(_as_bool(node, v) for v in (a, b))
     width = (a if _is_element(a) else b).size()
-    return _as_bits(node, a, width), _as_bits(node, b, width)
+    return _as_bits(node, a, width, signed), _as_bits(node, b, width, signed)
 
 
 def _as_bool(node, value):
@@ -824,7 +882,7 @@ def _as_bool(node, value):
 def _compare(node, op: str, a, b):
     if isinstance(a, (Fraction, _Int)) and isinstance(b, (Fraction, _Int)):
         return _compare_ints(node, op, a, b)
-    a, b = _coerce_pair(node, a, b)
+    a, b = _coerce_pair(node, a, b, None if op in ("Eq", "NotEq") else True)
     return {"Eq": lambda: a == b, "NotEq": lambda: a != b, "Lt": lambda: a < b, "LtE": lambda: a <= b,
             "Gt": lambda: a > b, "GtE": lambda: a >= b}[op]()
 
@@ -872,7 +930,7 @@ def _element_fold(node, name, items):
               "umax": lambda x, acc: z3.UGT(x, acc), "umin": lambda x, acc: z3.ULT(x, acc)}[name]
     acc = z3.BitVecVal(identity, width)
     for guard, value in items:
-        value = _as_bits(node, value, width)
+        value = _as_bits(node, value, width, name in ("smax", "smin"))
         take = better(value, acc)
         acc = z3.If(take if guard is None else z3.And(guard, take), value, acc)
     return acc
@@ -923,7 +981,9 @@ def _collect(translator, node, env, found) -> bool:
                     and isinstance(side.value.value, ast.Name) and side.value.value.id == "post" \
                     and side.value.attr == "vd":
                 index = translator.visit(side.slice, env)
-                if not isinstance(index, Fraction):
+                # an index past vd's elements is a partial operation (World.wd), not a value
+                if not isinstance(index, Fraction) or index.denominator != 1 or \
+                        not 0 <= index < translator.w.cfg.elements_per_register:
                     return False
                 value = translator.visit(other, env)
                 found[f"vd[{int(index)}]"] = _as_bits(node, value, translator.w.cfg.sew)

@@ -409,3 +409,47 @@ def test_emit_test_of_a_claim_proved_under_a_profile(tmp_path, capsys):
     assert done.returncode == 0 and "1 passed" in done.stdout, done.stdout + done.stderr
     path.write_text(path.read_text().replace("PROFILE = 'qemu'", "PROFILE = 'any'"))
     assert _run_pytest(path, tmp_path).returncode == 1   # the all-ones tail breaks it under "any"
+
+
+# Found by asking many claims as a user would ------------------------------------------------
+
+def test_vd_index_past_the_register_in_a_stated_value_is_bad_input():
+    """`post.vd[1] == ...` at VLEN=SEW (one element): the out-of-range index is named (it was
+    a Z3 'invalid extract' traceback, from the stated values of the conclusion)."""
+    with pytest.raises(ClaimError, match="column 47: post.vd\\[1\\].*out of range"):
+        decide("implies(legal and pre.vl > 0 and not pre.vta, post.vd[1] == pre.vd[1])", Config(64, 64, 64, "m1"))
+
+
+@pytest.mark.parametrize("text", ["not " * 300 + "legal", "not " * 3000 + "legal",
+                                  "seed" + " + seed" * 3000 + " == seed", "seed\x00 == 1"])
+def test_deep_or_malformed_claims_are_bad_input(text):
+    """Python's recursion limit (in ast.parse or in the checker) and a NUL were tracebacks."""
+    with pytest.raises(ClaimError) as caught:
+        check(text)
+    assert str(caught.value).startswith("column ")
+
+
+@pytest.mark.parametrize("text, message", [
+    ("seed <= 255", "the literal 255 does not fit in 8 bits as a signed value"),      # it meant seed <= -1
+    ("smax(seed, 200) == seed", "the literal 200 does not fit in 8 bits as a signed value"),
+    ("ule(seed, -1)", "the literal -1 does not fit in 8 bits as an unsigned value"),
+])
+def test_a_literal_outside_the_order_range_is_bad_input(text, message):
+    with pytest.raises(ClaimError, match=message):
+        decide(text, M1)
+
+
+@pytest.mark.parametrize("text", ["implies(SEW == 8, seed <= 127 and seed >= -128)", "ule(seed, 2**SEW - 1) and seed <= 2**(SEW-1) - 1",
+                                  "all(vs2[i] + i - i == vs2[i] for i in range(VLMAX))"])
+def test_constant_integers_stand_for_literals(text):
+    assert ask(text, [M1, M2]).verdict == Verdict.PROVED
+
+
+def test_result_is_the_signed_max_at_vlmax_16():
+    """The folds are defined constants for the solver: with a chain of Ifs this was UNKNOWN
+    after 60 s at VLMAX=16."""
+    claim = "implies(legal and pre.vl > 0, post.vd[0] == smax(seed, smax(vs2[i] for i in range(VLMAX) if active[i])))"
+    assert ask(claim, [M1], timeout_ms=30_000).verdict == Verdict.PROVED
+    wrong = claim.replace("if active[i]", "if i < pre.vl")
+    cx = ask(wrong, [M1], timeout_ms=30_000).counterexample
+    assert cx is not None and not claim_holds(wrong, cx.pre, cx.insn, cx.post, cx.trapped, cx.illegal_trap)
