@@ -206,6 +206,35 @@ def _alive(pid: int) -> bool:
         return False
 
 
+def _descendants(pid: int) -> list[int]:
+    found = _children(pid)
+    for child in list(found):
+        found += _descendants(child)
+    return found
+
+
+def _command_name(pid: int) -> str:
+    try:
+        with open(f"/proc/{pid}/comm") as comm:
+            return comm.read().strip()
+    except OSError:
+        return ""
+
+
+def _cpu_seconds(pid: int) -> float:
+    with open(f"/proc/{pid}/stat") as stat:
+        fields = stat.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _wait_until(condition, what: str, timeout_s: float = 180) -> None:
+    """Readiness, not a fixed sleep: on a loaded machine start-up takes longer."""
+    deadline = time.monotonic() + timeout_s
+    while not condition():
+        assert time.monotonic() < deadline, f"not {what} after {timeout_s} s"
+        time.sleep(0.1)
+
+
 def _interrupt(argv, after_line: str, wait_s: float = 0.0):
     """Start vredmax, wait for a line containing `after_line` on stdout, send SIGINT."""
     process = subprocess.Popen([str(VREDMAX), *argv], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -243,7 +272,7 @@ def test_ctrl_c_during_report_writes_no_file(tmp_path):
     out = tmp_path / "docs"
     process = subprocess.Popen([str(VREDMAX), "report", "--out-dir", str(out), "--timings", str(tmp_path / "t.json")],
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    time.sleep(5)   # proving by then (the report takes minutes)
+    _wait_until(lambda: _cpu_seconds(process.pid) > 4, "proving")   # past start-up (the report takes minutes)
     sent = time.monotonic()
     process.send_signal(signal.SIGINT)
     stdout, stderr = process.communicate(timeout=60)
@@ -259,7 +288,8 @@ def test_ctrl_c_during_report_writes_no_file(tmp_path):
 def test_ctrl_c_stops_conform(jobs):
     process = subprocess.Popen([str(VREDMAX), "conform", "--cases", "1000000", "--seed", "1", "--jobs", jobs],
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    time.sleep(4)   # running cases by then (a million take minutes)
+    _wait_until(lambda: "qemu-riscv64" in map(_command_name, _descendants(process.pid)), "running cases")
+    time.sleep(1)   # a million cases take minutes
     workers = _children(process.pid)
     sent = time.monotonic()
     process.send_signal(signal.SIGINT)
@@ -270,3 +300,67 @@ def test_ctrl_c_stops_conform(jobs):
     assert "Traceback" not in error, error
     time.sleep(0.5)
     assert not [w for w in workers if _alive(w)]
+
+
+# A KeyboardInterrupt that Python would drop (raised inside a finalizer or a callback) -------------
+
+DROPPED_INTERRUPT = """
+import signal, sys, time, weakref
+from vredmax import interrupts
+interrupts.install()
+
+def deep():
+    signal.raise_signal(signal.SIGINT)   # arrives below {where}
+    for _ in range(100000):
+        pass
+
+class Finalized:
+    def __del__(self):
+        deep()
+
+class Referenced:
+    pass
+
+def {where}():
+    if "{where}" == "finalizer":
+        Finalized()                       # dropped at once: __del__ runs here
+    else:
+        target = Referenced()
+        reference = weakref.ref(target, lambda _: deep())
+        del target                        # the weakref callback runs here
+        assert reference() is None
+
+try:
+    with interrupts.cut_short():
+        {where}()
+        for _ in range(300):
+            time.sleep(0.01)
+    print("lost")
+except KeyboardInterrupt:
+    print("raised")
+"""
+
+
+@pytest.mark.parametrize("where", ["finalizer", "weakref_callback"])
+def test_an_interrupt_inside_a_finalizer_or_callback_is_not_lost(where):
+    """z3's Solver.__del__ once took a Ctrl-C: the report went on for minutes."""
+    done = subprocess.run([sys.executable, "-c", DROPPED_INTERRUPT.format(where=where)],
+                          capture_output=True, text=True, timeout=60)
+    assert done.stdout.strip() == "raised", done.stdout + done.stderr
+    assert "Traceback" not in done.stderr and "Exception ignored" not in done.stderr, done.stderr
+
+
+def test_an_exception_after_ctrl_c_is_the_interrupt():
+    """A solver call cut short by Ctrl-C ends in its own exception (Z3's "canceled"): inside
+    cut_short() it leaves as KeyboardInterrupt, so the command marks its result INTERRUPTED."""
+    from vredmax import interrupts
+    with pytest.raises(ValueError):
+        with interrupts.cut_short():
+            raise ValueError("not interrupted: an ordinary error")
+    interrupts.note_interrupt()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            with interrupts.cut_short():
+                raise RuntimeError("canceled")
+    finally:
+        interrupts._STATE["interrupted"] = interrupts._STATE["raised"] = False

@@ -20,6 +20,7 @@ from vredmax.conformance.compare import AGREE, MISMATCH, RESERVED_EXECUTED, RESE
 from vredmax.conformance.report import VS_NOTE, mismatch_lines, summary_line, tally_lines
 from vredmax.conformance.run import conform, conform_on
 from vredmax.errors import EXIT_FAILED, EXIT_OK, UsageError
+from vredmax.outputs import cut_short
 
 MIN_VLEN = 128  # QEMU's minimum VLEN (whatever ELEN)
 
@@ -92,7 +93,7 @@ def run(args) -> int:
         harness.close()         # (closed before the workers fork, or they would hold its input open)
     last = {}
     try:
-        with workers as pool, progress(args.cases, "conform", quiet=args.json) as bar:
+        with cut_short(), workers as pool, progress(args.cases, "conform", quiet=args.json) as bar:
             def show(done: int, total: int, tally) -> None:
                 last["tally"] = tally
                 bar.advance(f"{tally.kinds['mismatch']} mismatches, {tally.rate:.0f} cases/s", n=done - bar.done)

@@ -16,7 +16,7 @@ import time
 
 from vredmax.cluster import add_arguments as add_worker_arguments, workers_from_args
 from vredmax.options import comma_values, positive_int
-from vredmax.outputs import check_writable
+from vredmax.outputs import check_writable, cut_short
 from vredmax.schema import tagged
 from vredmax.terminal import print_verdict, progress, say
 
@@ -128,7 +128,7 @@ def run(args) -> int:
     start = time.perf_counter()
     records = []
     try:
-        with workers as pool, progress(len(work), "prove", quiet=args.quiet or args.json) as bar:
+        with cut_short(), workers as pool, progress(len(work), "prove", quiet=args.quiet or args.json) as bar:
             function = prove_unit
             if pool.in_process:   # this process proves: the bar can name each obligation
                 function = functools.partial(prove_unit, on_obligation=lambda cfg, name: bar.describe(f"{cfg} {name}"))

@@ -8,7 +8,7 @@ from vredmax.proofs.claims import select
 from vredmax.proofs.refute import (DEFAULT_TIMEOUT_MS, ERROR, NOT_REFUTED, REFUTED, UNKNOWN, Refutation,
                            refute, summary_line)
 from vredmax.errors import EXIT_ERROR, EXIT_FAILED, EXIT_OK, EXIT_UNKNOWN, UsageError
-from vredmax.outputs import check_writable_file
+from vredmax.outputs import check_writable_file, cut_short
 from vredmax.schema import tagged
 from vredmax.terminal import print_verdict, progress, say
 
@@ -61,7 +61,7 @@ def run(args) -> int:
         return EXIT_OK
     results = []
     try:
-        with progress(len(claims), "refute", quiet=args.json) as bar:
+        with cut_short(), progress(len(claims), "refute", quiet=args.json) as bar:
             for claim in claims:
                 bar.describe(claim.id)
                 result = refute(claim, int(args.timeout * 1000), configs=configs)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import os
 
-from vredmax.outputs import check_writable, check_writable_file, write_text
+from vredmax.outputs import check_writable, check_writable_file, cut_short, write_text
 from vredmax.schema import tagged
 from vredmax.terminal import print_verdict, progress
 from vredmax.proofs import manual
@@ -51,7 +51,7 @@ def run(args) -> int:
     timings = [] if args.timings else None
     try:
         configs = report_configs(args.all)
-        with progress(_proof_count(configs), "report") as bar:
+        with cut_short(), progress(_proof_count(configs), "report") as bar:
             doc = collect(configs, args.timeout, lambda identifier, subject, config, verdict:
                           bar.advance(f"{identifier} {subject} {config}"), timings=timings)
     except KeyboardInterrupt:

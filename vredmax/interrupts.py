@@ -13,6 +13,10 @@ Python raises KeyboardInterrupt only between bytecodes, and the solvers swallow 
   callback would be printed and ignored), `stop_requested()` then answers True, the query ends
   at once, and leaving `deferred()` raises KeyboardInterrupt.
 - cvc5 has no way to stop a query from outside: Ctrl-C waits for its time limit.
+- A KeyboardInterrupt raised where Python prints and drops exceptions (a finalizer such as
+  z3's `Solver.__del__`, a callback from C) would be lost: the handler does not raise when
+  such a frame is on the stack, and `sys.unraisablehook` catches one that got through
+  anyway and raises it again in the main thread.
 
 API:
     install()              # main thread of the tool's process: SIGINT records the interrupt and
@@ -22,6 +26,9 @@ API:
     note_interrupt()       # record one; check_interrupt(): raise KeyboardInterrupt if recorded
     with deferred():       # around a query of a solver that calls back (see above)
         solver.configure_terminator(stop_requested)   # only if installed()
+    with cut_short():      # around a command's work: an exception raised once SIGINT has been
+        ...                # received (Z3's "canceled" from a call the watcher cancelled) leaves
+                           # as KeyboardInterrupt, so the command marks its result INTERRUPTED
     ignore_in_worker()     # initializer of worker processes: ignore SIGINT (the parent stops
                            # them), Z3 not to catch it either, die with the parent
 """
@@ -37,7 +44,7 @@ import threading
 import time
 from contextlib import contextmanager
 
-_STATE = {"interrupted": False, "raised": False, "deferred": False, "watcher": None}
+_STATE = {"interrupted": False, "raised": False, "deferred": False, "watcher": None, "unraisable_hook": None}
 REARM_S = 0.05   # how often the watcher re-raises a SIGINT that Python code has not yet acted on
 
 
@@ -61,15 +68,44 @@ def check_interrupt() -> None:
 
 
 # Python functions where an exception is printed and lost: called back from C, finalizers.
-_CALLBACKS = ("z3_error_handler", "__del__")
+_CALLBACKS = ("z3_error_handler", "__del__", "_on_unraisable")
+
+
+def _inside_callback(frame) -> bool:
+    while frame is not None:
+        if frame.f_code.co_name in _CALLBACKS:
+            return True
+        frame = frame.f_back
+    return False
 
 
 def _on_sigint(signum, frame):
     note_interrupt()
-    if _STATE["deferred"] or (frame is not None and frame.f_code.co_name in _CALLBACKS):
+    if _STATE["deferred"] or _inside_callback(frame):
         return   # the watcher raises it again shortly (or leaving `deferred` does)
     _STATE["raised"] = True
     raise KeyboardInterrupt
+
+
+def _on_unraisable(unraisable) -> None:
+    """A KeyboardInterrupt dropped by a finalizer or a callback: raise it again, unprinted."""
+    if isinstance(unraisable.exc_value, KeyboardInterrupt) and _STATE["interrupted"]:
+        _STATE["raised"] = False
+        signal.raise_signal(signal.SIGINT)   # wakes the watcher, which raises it in the main thread
+        return
+    _STATE["unraisable_hook"](unraisable)
+
+
+@contextmanager
+def cut_short():
+    """See the module docstring."""
+    try:
+        yield
+    except Exception:
+        if not _STATE["interrupted"]:
+            raise
+        _STATE["raised"] = True
+        raise KeyboardInterrupt from None
 
 
 def installed() -> bool:
@@ -98,6 +134,8 @@ def install() -> None:
     except ValueError:   # not the main thread
         return
     if _STATE["watcher"] is None:
+        _STATE["unraisable_hook"] = sys.unraisablehook
+        sys.unraisablehook = _on_unraisable
         _start_z3_watcher()
 
 

@@ -29,6 +29,7 @@ Interrupts and output errors (used by vredmax/cli.py around every command):
     interrupted() -> bool                 # has SIGINT been received in this process?
     note_interrupt()                      # record one (a solver that swallowed SIGINT)
     check_interrupt()                     # raise KeyboardInterrupt if one was received
+    with cut_short(): ...                 # an exception after Ctrl-C leaves as KeyboardInterrupt
     ignore_interrupts_in_worker()         # initializer for worker processes: the parent
                                           # alone handles Ctrl-C and terminates its workers
     (these come from vredmax/interrupts.py, which also makes Ctrl-C stop a solver query)
@@ -63,6 +64,7 @@ install_interrupt_handler = interrupts.install
 ignore_interrupts_in_worker = interrupts.ignore_in_worker
 interrupted, note_interrupt, check_interrupt = (interrupts.interrupted, interrupts.note_interrupt,
                                                 interrupts.check_interrupt)
+cut_short = interrupts.cut_short
 
 
 # The wrapper -----------------------------------------------------------------------------------
