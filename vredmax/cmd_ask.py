@@ -71,7 +71,7 @@ def select_configs(args):
 
 
 def run(args) -> int:
-    from vredmax.outputs import check_writable_file, write_text
+    from vredmax.outputs import check_writable_file, cut_short, write_text
     from vredmax.terminal import progress
     from vredmax.proofs import ask
     from vredmax.proofs.claim_language import ClaimError, check
@@ -93,7 +93,7 @@ def run(args) -> int:
 
     decided = []
     try:
-        with progress(len(configs), "ask", quiet=args.json) as bar:
+        with cut_short(), progress(len(configs), "ask", quiet=args.json) as bar:
             def decision_made(decision):
                 decided.append(decision)
                 if not args.json:

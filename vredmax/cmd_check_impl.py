@@ -22,7 +22,7 @@ from vredmax.proofs.verdict import Verdict
 from vredmax.schema import tagged
 from vredmax.spec.config import ELENS, LMUL_NAMES, SEWS, check_machine, legal_configs
 from vredmax import terminal
-from vredmax.outputs import check_writable_file, write_json
+from vredmax.outputs import check_writable_file, cut_short, write_json
 
 DEFAULT_JOBS = min(2, os.cpu_count() or 1)
 MAX_TIMEOUT_S = 1_000_000     # solvers take milliseconds as a 32-bit number
@@ -145,7 +145,7 @@ def run(args) -> int:
     report = Report(level)
     report.output = load_output
     try:
-        with workers as pool:     # connected before the first line: a bad --scheduler is one line
+        with cut_short(), workers as pool:   # connected before the first line: a bad --scheduler is one line
             if not args.json:
                 terminal.say(f"check-impl {args.target}: {LEVEL_TEXT[level]}; {len(configs)} configurations"
                              + ("" if workers.in_process else f" on {workers.where}"))
