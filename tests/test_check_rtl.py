@@ -316,6 +316,16 @@ def test_empty_module_is_found_not_a_blackbox(capsys, tmp_path):
     assert code == 2 and err == "vredmax: error: port: result must be an output (result), it is an input\n"
 
 
+def test_combinational_unit_with_a_latch(capsys, tmp_path):
+    """It was 'no port rst for rst', as if the unit were meant to be multi-cycle."""
+    path = tmp_path / "latch.v"
+    path.write_text("module latch(input [7:0] seed, input [31:0] elements, input [3:0] active, output reg [7:0] result);\n"
+                    "  always @* if (active[0]) result = seed;\nendmodule\n")
+    code, _, err = run(capsys, "check-rtl", str(path), "--top", "latch")
+    assert code == 2 and err.startswith("vredmax: error: port: module latch holds state but has none of "
+                                        "the multi-cycle ports") and err.count("\n") == 1
+
+
 def test_syntax_error_is_one_line_with_file_and_line(capsys, tmp_path):
     path = tmp_path / "broken.v"
     path.write_text("module broken(input a, output b);\n  assign b = a +;\nendmodule\n")

@@ -69,7 +69,14 @@ class Interface:
 def interface(design: Design, mapping: dict[str, str], explicit=(), inverted=frozenset()) -> Interface:
     """Check the ports of the design against the conventions (existence, direction, width)."""
     sequential = design.sequential
-    needed = DATA_ROLES + (("rst", "start", "in_valid", "last", "done") if sequential else ())
+    controls = ("rst", "start", "in_valid", "last", "done")
+    if sequential and not any(mapping[role] in design.ports for role in controls):
+        named = sorted(name.removesuffix("$ff") for name in design.state if not name.startswith("$"))
+        held = f" ({', '.join(named)})" if named else ""
+        raise RtlInputError("port", f"module {design.top} holds state{held} but has none of the multi-cycle "
+                                    f"ports ({', '.join(controls)}): a latch from an always @* that does not "
+                                    "assign on every path?")
+    needed = DATA_ROLES + (controls if sequential else ())
     for role in needed:
         _require(design, role, mapping[role])
     sew, lanes = design.width(mapping["seed"]), design.width(mapping["active"])
