@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import itertools
 import time
+from dataclasses import dataclass
 
 import z3
 
@@ -37,6 +38,7 @@ from vredmax.spec.bv import Concrete
 from vredmax.spec.config import Config
 from vredmax.spec.legality import RETIRED
 from vredmax.proofs.setting import impl_outcome
+from vredmax.proofs.solvers import available
 from vredmax.spec.state import ArchState
 
 METHOD = "cut at the reduction"
@@ -145,9 +147,18 @@ def prove_step_at_scale(step_fn, cfg: Config, tail: str, timeout_ms: int) -> cp.
     except Exception as error:
         return result(Verdict.UNKNOWN, f"the step could not be run with its reduction cut out "
                       f"({type(error).__name__}: {error}); use the monolithic proof")
+    several = len(machine.cuts) > 1 and all(root.width == cfg.sew for root, _ in machine.cuts)
+    if several:
+        answer = _several_reductions(machine, traps, post, pre, insn, wf, cfg, timeout_ms)
+        if answer.verdict == Verdict.PROVED:
+            return result(Verdict.PROVED, answer.detail, solver=", ".join(sorted(
+                cp._solver_text() if s == "z3" else s for s in answer.solvers)))
     if len(machine.cuts) != 1:
         why = (f"{len(machine.cuts)} values computed with the element ops reach the machine ops (the cut "
                "needs exactly one: the reduction's result)")
+        if several:
+            why = (f"{len(machine.cuts)} reductions reach the machine ops, and vd[0] is not shown to be one "
+                   f"that meets the spec ({answer.detail})")
         case = _search(step_fn, cfg, tail, start + max(5.0, timeout_ms / 1000))
         if case is not None:
             return result(Verdict.COUNTEREXAMPLE, f"{why}; a concrete case shows the step is wrong", case)
@@ -190,37 +201,14 @@ def prove_step_at_scale(step_fn, cfg: Config, tail: str, timeout_ms: int) -> cp.
                           "a concrete case confirms it", case)
         return result(Verdict.UNKNOWN, f"the reduction inside the step: ops.{analysis.failure.node.op} at "
                       f"{analysis.failure.node.where()}: {why}; no concrete counterexample found")
-    conds = cp.inclusion(analysis.root) if analysis.root is not cp.EMPTY else {}
-    seed, elements, activity = spec.seed(cfg, pre, insn), spec.elements(cfg, pre, insn), spec.activity(cfg, pre, insn)
-    by_term = {seed.get_id(): "seed"}
-    by_term.update({e.get_id(): i for i, e in enumerate(elements)})
-    false = z3.BoolVal(False)
-    got = {"seed": [], **{i: [] for i in range(len(elements))}}
-    constants = []
-    simplified: dict = {}
-    for label, cond in conds.items():
-        if label[0] == "input":
-            term = machine.tracer.inputs[label[1]]
-            which = by_term.get(term.get_id())
-            if which is None:
-                if not simplified:   # both sides simplified, once, only when needed
-                    simplified.update({z3.simplify(seed).get_id(): "seed"})
-                    simplified.update({z3.simplify(e).get_id(): i for i, e in enumerate(elements)})
-                which = simplified.get(z3.simplify(term).get_id())
-            if which is None:
-                case = _search(step_fn, cfg, tail, start + max(5.0, timeout_ms / 1000))
-                if case is not None:
-                    return result(Verdict.COUNTEREXAMPLE, "the reduction joins a value that is not one of the "
-                                  "spec's operands; a concrete case confirms the step is wrong", case)
-                return result(Verdict.UNKNOWN, f"a value the reduction joins ({_short(term)}) is not, as a "
-                              "term, the spec's seed or one of its elements; no concrete case found")
-            got[which].append(cond)
-        else:
-            constants.append(cond)
-    labels = ["seed"] + list(range(len(elements))) + ["constant"] * len(constants)
-    pairs = [(fast.or_(*got["seed"]) if got["seed"] else false, z3.BoolVal(True))]
-    pairs += [(fast.or_(*got[i]) if got[i] else false, activity[i]) for i in range(len(elements))]
-    pairs += [(c, false) for c in constants]
+    labels, pairs, stranger = inclusion_pairs(machine, analysis, cfg, pre, insn)
+    if stranger is not None:
+        case = _search(step_fn, cfg, tail, start + max(5.0, timeout_ms / 1000))
+        if case is not None:
+            return result(Verdict.COUNTEREXAMPLE, "the reduction joins a value that is not one of the "
+                          "spec's operands; a concrete case confirms the step is wrong", case)
+        return result(Verdict.UNKNOWN, f"a value the reduction joins ({_short(stranger)}) is not, as a "
+                      "term, the spec's seed or one of its elements; no concrete case found")
     residue = [(label, a, b) for label, (a, b) in zip(labels, pairs) if not fast.same(a, b)]
     # Only where vd[0] is written does r matter (part 1 holds for every r elsewhere: the
     # spec relation asks nothing of the result when it traps, is reserved or vl = 0).
@@ -257,6 +245,87 @@ def prove_step_at_scale(step_fn, cfg: Config, tail: str, timeout_ms: int) -> cp.
                   f"{len(analysis.shapes)} cone shapes, {len(pairs)} inclusion conditions against the spec's "
                   f"({len(pairs) - len(residue)} identical as terms); {len(comp.ALGEBRA)} algebra lemmas; "
                   f"tail {tail}", solver=text)
+
+
+@dataclass
+class SeveralAnswer:
+    verdict: Verdict
+    detail: str
+    solvers: set
+
+
+def _several_reductions(machine, traps, post, pre, insn, wf, cfg: Config, timeout_ms: int) -> SeveralAnswer:
+    """Several reductions reach the machine ops (an emulator's masked and unmasked loops chosen
+    by vm, say), each cut at its own r_k. Each is taken apart by cut points: E_k, a condition
+    on the pre-state, says its inclusion conditions are the spec's (then r_k is the spec's
+    result). The instruction is proved for every r_1..r_n with the result required to be some
+    r_k whose E_k holds. Sound: with r_k the reductions' real values, vd[0] is one whose
+    conditions are the spec's, i.e. the signed max of the seed and the active elements (the
+    algebra lemmas). PROVED, or why not (the caller then searches for a concrete case)."""
+    from vredmax.proofs import compositional as comp
+    guards, solvers, nodes = [], set(), 0
+    for root, _ in machine.cuts:
+        analysis = StepDenoter(cfg.sew, list(machine.tracer.conditions), timeout_ms).run(root)
+        if analysis.failure is not None:
+            return SeveralAnswer(Verdict.UNKNOWN, f"a reduction is no signed max: {analysis.failure.reason}", solvers)
+        _, pairs, stranger = inclusion_pairs(machine, analysis, cfg, pre, insn)
+        if stranger is not None:
+            return SeveralAnswer(Verdict.UNKNOWN, f"a reduction joins {_short(stranger)}, none of the spec's "
+                                 "operands", solvers)
+        guards.append(fast.and_(*[a == b for a, b in pairs if not fast.same(a, b)]))
+        nodes += analysis.nodes
+    cut_values = [r for _, r in machine.cuts]
+    solver = "bitwuzla" if cfg.vlen >= comp.BIG_VLEN and available("bitwuzla") else "z3"
+    try:
+        cases = spec.relation_cases(cfg, pre, insn, impl_outcome(traps), post, lambda value: fast.or_(
+            *[z3.And(value == r, guard) for r, guard in zip(cut_values, guards)]))
+    except Exception as error:
+        return SeveralAnswer(Verdict.ERROR, f"the post-state does not fit the spec: {error}", solvers)
+    answer = comp.check(comp.Cases(wf, [(n, w, z3.simplify(g)) for n, w, g in cases], solver), timeout_ms)
+    solvers.add(answer.solver)
+    if answer.verdict != Verdict.PROVED:
+        return SeveralAnswer(answer.verdict, f"the instruction with the reductions cut out: {answer.verdict.value} "
+                             f"{answer.detail}".strip(), solvers)
+    for name in comp.ALGEBRA:
+        lemma = comp.check(comp.lemma_part(cfg.sew, name).build(), timeout_ms)
+        if lemma.verdict != Verdict.PROVED:
+            return SeveralAnswer(lemma.verdict, f"lemma {name}: {lemma.detail}", solvers)
+    return SeveralAnswer(Verdict.PROVED, f"instruction with {len(cut_values)} reductions cut out, vd[0] one whose "
+                         f"inclusion conditions are the spec's: {len(cases)} cases of the spec relation ({solver}); "
+                         f"reductions by cut points: {nodes} nodes; {len(comp.ALGEBRA)} algebra lemmas", solvers)
+
+
+def inclusion_pairs(machine, analysis, cfg: Config, pre, insn):
+    """(labels, pairs, None): for the seed, each element and each constant the reduction joins,
+    (the condition under which it reaches the result, the spec's); or (None, None, term) when a
+    joined value is, as a term, none of the spec's operands."""
+    conds = cp.inclusion(analysis.root) if analysis.root is not cp.EMPTY else {}
+    seed, elements, activity = spec.seed(cfg, pre, insn), spec.elements(cfg, pre, insn), spec.activity(cfg, pre, insn)
+    by_term = {seed.get_id(): "seed"}
+    by_term.update({e.get_id(): i for i, e in enumerate(elements)})
+    false = z3.BoolVal(False)
+    got = {"seed": [], **{i: [] for i in range(len(elements))}}
+    constants = []
+    simplified: dict = {}
+    for label, cond in conds.items():
+        if label[0] == "input":
+            term = machine.tracer.inputs[label[1]]
+            which = by_term.get(term.get_id())
+            if which is None:
+                if not simplified:   # both sides simplified, once, only when needed
+                    simplified.update({z3.simplify(seed).get_id(): "seed"})
+                    simplified.update({z3.simplify(e).get_id(): i for i, e in enumerate(elements)})
+                which = simplified.get(z3.simplify(term).get_id())
+            if which is None:
+                return None, None, term
+            got[which].append(cond)
+        else:
+            constants.append(cond)
+    labels = ["seed"] + list(range(len(elements))) + ["constant"] * len(constants)
+    pairs = [(fast.or_(*got["seed"]) if got["seed"] else false, z3.BoolVal(True))]
+    pairs += [(fast.or_(*got[i]) if got[i] else false, activity[i]) for i in range(len(elements))]
+    pairs += [(c, false) for c in constants]
+    return labels, pairs, None
 
 
 class StepDenoter(cp.Denoter):

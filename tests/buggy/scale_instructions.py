@@ -154,8 +154,23 @@ def full_vl_ignores_last_mask_bit(m, pre, insn, cfg, tail):
     return reduce_with(m, pre, insn, cfg, tail, group_elements(m, pre.regs, insn, cfg), active)
 
 
+@lives_at(128, 8, "m4")
+def two_loops_masked_one_inverted(m, pre, insn, cfg, tail):
+    """An emulator's unmasked and masked loops chosen by vm; the masked one takes the elements
+    whose mask bit is clear."""
+    ops = m.elements(cfg.sew)
+    seed, elements = seed_of(m, pre.regs, insn, cfg), group_elements(m, pre.regs, insn, cfg)
+    mask = m.bits(m.read(pre.regs, 0), cfg.vlmax)
+    in_vl = [m.ult(m.const(i, XLEN), pre.vl) for i in range(cfg.vlmax)]
+    unmasked = reduce_sequential(ops, seed, elements, in_vl)
+    masked = reduce_sequential(ops, seed, elements, [m.all_(v, m.not_(b)) for v, b in zip(in_vl, mask)])
+    old = m.read(pre.regs, insn.vd)
+    vd = m.ite(m.eq(insn.vm, 1), with_result(m, old, unmasked, pre, cfg, tail), with_result(m, old, masked, pre, cfg, tail))
+    return finish(m, pre, insn, traps_of(m, pre, insn, cfg), vd, m.eq(pre.vl, 0))
+
+
 BUGGY_SCALE_INSTRUCTIONS = (seed_read_after_partial_write, tail_ones_whatever_vta, agnostic_tail_zeroed,
                             vs_left_clean, vl_set_to_active_count, vill_not_checked, mask_bit_off_by_one,
                             last_group_register_skipped, fractional_group_in_upper_half,
                             seed_from_element_one, writes_then_traps_on_vstart, vs_off_reported_reserved,
-                            full_vl_ignores_last_mask_bit)
+                            full_vl_ignores_last_mask_bit, two_loops_masked_one_inverted)

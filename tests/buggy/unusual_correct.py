@@ -157,6 +157,27 @@ def step_unmasked_when_v0_is_a_source(m, pre, insn, cfg, tail):
                             vs=m.ite(nothing, pre.vs, m.const(VS_DIRTY, 2)))
 
 
+@lives_at(128, 8, "m4")
+def step_two_loops_by_vm(m, pre, insn, cfg, tail):
+    """An emulator's two loops, one unmasked and one masked, the written vd chosen by vm (two
+    reductions reach the machine ops: each is cut apart)."""
+    traps = trap_conditions(m, pre, insn, m.bit(pre.vtype, VTYPE_VILL_BIT), cfg.lmul)
+    nothing = m.any_(m.eq(pre.vl, 0), *(cond for _, cond in traps))
+    seed, elements, _ = operands(m, pre, insn, cfg)
+    ops = m.elements(cfg.sew)
+    mask = m.bits(m.read(pre.regs, 0), cfg.vlmax)
+    unmasked, masked = seed, seed
+    for i, x in enumerate(elements):
+        in_vl = m.ult(m.const(i, XLEN), pre.vl)
+        unmasked = ops.ite(in_vl, ops.smax(unmasked, x), unmasked)
+        masked = ops.ite(m.all_(in_vl, mask[i]), ops.smax(masked, x), masked)
+    old, vta = m.read(pre.regs, insn.vd), m.bit(pre.vtype, VTYPE_VTA_BIT)
+    vd = m.ite(m.eq(insn.vm, 1), written_vd(m, old, unmasked, vta, cfg, tail), written_vd(m, old, masked, vta, cfg, tail))
+    return traps, pre.with_(regs=m.ite(nothing, pre.regs, m.write(pre.regs, insn.vd, vd)),
+                            vstart=m.ite(nothing, pre.vstart, m.const(0, XLEN)),
+                            vs=m.ite(nothing, pre.vs, m.const(VS_DIRTY, 2)))
+
+
 @lives_at(128, 64, "m2")
 def step_rebuilding_vd(m, pre, insn, cfg, tail):
     """A whole instruction that checks VS first and rebuilds vd element by element."""
@@ -176,4 +197,4 @@ def step_rebuilding_vd(m, pre, insn, cfg, tail):
 CORRECT_UNITS = (compare_select, guarded_compare_select, less_than_select, non_strict_select, reverse_order,
                  seed_as_tree_leaf, three_lanes, sign_flip_unsigned, pairs_then_fold, seed_last_five_lanes,
                  negated_accumulator, mask_as_value)
-CORRECT_INSTRUCTIONS = (step_rebuilding_vd, step_unmasked_when_v0_is_a_source)
+CORRECT_INSTRUCTIONS = (step_rebuilding_vd, step_unmasked_when_v0_is_a_source, step_two_loops_by_vm)
