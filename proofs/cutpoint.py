@@ -269,7 +269,6 @@ class Denoter:
         self.conds: dict = {}
         self.rng = random.Random(0)
         self.analysis = Analysis()
-        self.valued: dict = {}     # id(node) -> whether an input value (not only flags and constants) is under it
 
     # structural conditions as Z3 Booleans over the flags
     def condition(self, node: Term):
@@ -310,8 +309,6 @@ class Denoter:
         a = self.analysis
         order = post_order(root)
         a.nodes = len(order)
-        for node in order:   # children first: which nodes depend on an input value at all
-            self.valued[id(node)] = node.op in VALUE_LEAVES or any(self.valued[id(x)] for x in node.args)
         for node in order:
             if node.width != self.sew:
                 continue
