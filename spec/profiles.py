@@ -411,7 +411,8 @@ def _options(pre: ArchState, insn: Insn, profile: Profile) -> list[Option]:
     # A vill reading needs vl = 0 (vsetvl gives no more): at vl > 0 the pre-state shows the
     # implementation supports this vtype, so only the supported reading remains.
     every = readings(pre, profile.frac_sew)
-    return [_option(pre, insn, vt, profile) for vt in [v for v in every if not (v.vill and pre.vl)] or every]
+    possible = [vt for vt in every if not (vt.vill and pre.vl)] or every
+    return [_option(pre, insn, vt, profile) for vt in possible]
 
 
 def _option(pre: ArchState, insn: Insn, vt: VType, profile: Profile) -> Option:

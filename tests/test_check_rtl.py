@@ -13,7 +13,7 @@ from vredmax.cli import main  # noqa: E402
 from vredmax.proofs.rtl import yosys  # noqa: E402
 from vredmax.proofs.rtl.combinational import CombUnit, denotations, sew_nets, SEED_LANE  # noqa: E402
 from vredmax.proofs.rtl.evaluate import Program  # noqa: E402
-from vredmax.proofs.rtl.ports import interface, parse_mapping  # noqa: E402
+from vredmax.proofs.rtl.ports import interface, parse_mapping, parse_ports  # noqa: E402
 from vredmax.proofs.rtl.trace import Reduction  # noqa: E402
 from vredmax.schema import load_schema  # noqa: E402
 
@@ -353,3 +353,10 @@ def test_denotations_of_the_tree_nets():
     found = denotations(unit, sew_nets(unit.result, 8))
     assert found.padded[unit.result.get_id()] == frozenset({0, 1, 2, 3, SEED_LANE})
     assert frozenset({0, 1}) in found.padded.values() and frozenset({2}) in found.padded.values()
+
+
+def test_port_mapping_and_active_low_come_from_one_parse():
+    """A later --port for a role wins for its name and its level alike."""
+    assert parse_ports(["rst=!rst_n"]) == ({**parse_mapping([]), "rst": "rst_n"}, frozenset({"rst"}))
+    assert parse_ports(["rst=!rst_n", "rst=reset"]) == ({**parse_mapping([]), "rst": "reset"}, frozenset())
+    assert parse_ports(["last=~eof", "start=go"])[1] == frozenset({"last"})

@@ -6,7 +6,7 @@ import json
 
 from vredmax.errors import EXIT_ERROR, EXIT_FAILED, EXIT_OK, EXIT_UNKNOWN, UsageError
 from vredmax.proofs.rtl.check import DEFAULT_SEWS, check_rtl
-from vredmax.proofs.rtl.ports import active_low, parse_mapping
+from vredmax.proofs.rtl.ports import parse_ports
 from vredmax.proofs.rtl.yosys import RtlInputError
 from vredmax.proofs.verdict import Verdict
 from vredmax.schema import tagged
@@ -96,11 +96,11 @@ def run(args) -> int:
                   f"{result.seconds:6.1f} s", flush=True)
 
     try:
-        mapping = parse_mapping(args.port)
+        mapping, inverted = parse_ports(args.port)
         if not args.json:
             print(f"check-rtl {' '.join(args.files)} --top {args.top}", flush=True)
         report = check_rtl(args.files, args.top, params, mapping, sews, int(args.timeout * 1000),
-                           args.latency, args.accumulator, args.vcd, explicit, progress, active_low(args.port))
+                           args.latency, args.accumulator, args.vcd, explicit, progress, inverted)
     except RtlInputError as error:
         raise UsageError(str(error)) from None
     if args.json:

@@ -22,15 +22,18 @@ INVERTIBLE_ROLES = ("rst", "start", "in_valid", "last")
 ACTIVE_LOW = ("!", "~")
 
 
-def parse_mapping(items) -> dict[str, str]:
-    """{role: port name} from `ROLE=NAME` strings; each role defaults to its own name."""
+def parse_ports(items) -> tuple[dict[str, str], frozenset]:
+    """({role: port name}, the roles mapped active low) from `ROLE=NAME` and `ROLE=!NAME`
+    strings; each role defaults to its own name, active high; a later item for a role wins."""
     mapping = {role: role for role in ROLES}
+    inverted = set()
     for item in items or ():
         role, sep, name = item.partition("=")
         if not sep or not name:
             raise RtlInputError("port", f"expected ROLE=NAME, got {item!r}")
         if role not in ROLES:
             raise RtlInputError("port", f"unknown role {role!r} (roles: {', '.join(ROLES)})")
+        inverted.discard(role)
         if name.startswith(ACTIVE_LOW):
             if role not in INVERTIBLE_ROLES:
                 raise RtlInputError("port", f"{role}: only {', '.join(INVERTIBLE_ROLES)} may be active low "
@@ -38,14 +41,14 @@ def parse_mapping(items) -> dict[str, str]:
             name = name[1:]
             if not name:
                 raise RtlInputError("port", f"expected ROLE=NAME, got {item!r}")
+            inverted.add(role)
         mapping[role] = name
-    return mapping
+    return mapping, frozenset(inverted)
 
 
-def active_low(items) -> frozenset:
-    """The roles mapped as `ROLE=!NAME`: their port is 0 when the role is asserted."""
-    return frozenset(role for role, _, name in (item.partition("=") for item in items or ())
-                     if role in INVERTIBLE_ROLES and name.startswith(ACTIVE_LOW))
+def parse_mapping(items) -> dict[str, str]:
+    """{role: port name} alone (parse_ports)."""
+    return parse_ports(items)[0]
 
 
 @dataclass(frozen=True)
