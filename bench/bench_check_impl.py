@@ -49,13 +49,13 @@ def comparator_ignoring_past_4096(ops, seed, elements, active):
 
 
 def load(target: str):
-    from vredmax.proofs.check_impl import load as load_function
+    from vredmax.proofs.python.check_impl import load as load_function
     return load_function(target)
 
 
 def one(target: str, cfg: Config, timeout_ms: int) -> str:
     """Prove one configuration in this process; one line of figures."""
-    from vredmax.proofs.cutpoint import prove_unit_at_scale
+    from vredmax.proofs.python.cutpoint import prove_unit_at_scale
     start = time.perf_counter()
     result = prove_unit_at_scale(load(target), cfg, timeout_ms)
     seconds = time.perf_counter() - start
@@ -75,7 +75,7 @@ def fresh_process(target: str, cfg: Config, timeout_ms: int) -> str:
 
 
 def sweep(title: str, target: str, configs, timeout_ms: int) -> None:
-    from vredmax.proofs.cutpoint import prove_unit_at_scale
+    from vredmax.proofs.python.cutpoint import prove_unit_at_scale
     unit = load(target)
     print(f"\n{title}: {len(configs)} configurations, {target}", flush=True)
     counts: dict = {}
@@ -94,7 +94,7 @@ def sweep(title: str, target: str, configs, timeout_ms: int) -> None:
 
 
 def step_sweep(target: str, configs, timeout_ms: int) -> None:
-    from vredmax.proofs.cutpoint import prove_step_at_scale
+    from vredmax.proofs.python.cutpoint import prove_step_at_scale
     step_fn = load(target)
     print(f"\nA whole instruction, cut at its reduction: {len(configs)} configurations x 2 tail policies, "
           f"{target}", flush=True)
@@ -128,7 +128,7 @@ def main() -> None:
         vlen, elen, sew, lmul = args.config.split(",")
         print(one(args.one, Config(int(vlen), int(elen), int(sew), lmul), timeout_ms))
         return
-    from vredmax.proofs.check_impl import UNIT, all_configs, default_configs
+    from vredmax.proofs.python.check_impl import UNIT, all_configs, default_configs
     print(f"bench_check_impl: cut-point proofs of a reduction unit (timeout {args.timeout} s per query); "
           f"the machine is shared, figures vary", flush=True)
     if not args.skip_largest:

@@ -25,7 +25,7 @@ from vredmax.impl.execute import execute
 from vredmax.spec.config import encode_vtype, legal_configs
 from vredmax.spec.encoding import Insn
 from vredmax.spec.state import ArchState
-from vredmax.case import case_json
+from vredmax.impl.case import case_json
 
 REDUCTION_TARGET = 0.5
 BATCH_TARGET = 5.0

@@ -29,7 +29,7 @@ from vredmax.impl.execute import execute
 from vredmax.spec.config import encode_vtype, legal_configs
 from vredmax.spec.encoding import Insn
 from vredmax.spec.state import ArchState
-from vredmax.case import case_json, result_json
+from vredmax.impl.case import case_json, result_json
 
 TARGET_SECONDS = 60.0
 VLEN = 1024
@@ -78,8 +78,8 @@ def time_cli(path: Path) -> tuple[float, float, int, dict]:
 
 
 def profile_in_process(path: Path, lines: int = 5000) -> str:
-    from vredmax.cmd_exec import _load
-    from vredmax.cmd_judge import judge_object
+    from vredmax.cli.cmd_exec import _load
+    from vredmax.cli.cmd_judge import judge_object
     from vredmax.spec.profiles import PROFILES
     texts = path.read_text().splitlines()[:lines]
     profiler = cProfile.Profile()

@@ -22,8 +22,8 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from vredmax.proofs import obligations as catalogue  # noqa: E402
-from vredmax.proofs.verdict import Verdict  # noqa: E402
+from vredmax.proofs.obligations import catalogue
+from vredmax.proofs.engine.verdict import Verdict  # noqa: E402
 from vredmax.spec.config import legal_configs  # noqa: E402
 
 SUBJECT = "tree/undisturbed"

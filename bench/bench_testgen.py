@@ -17,8 +17,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from vredmax.testgen.build import build
-from vredmax.testgen.suite import make_suite, write_suite
+from vredmax.platforms.testgen.build import build
+from vredmax.platforms.testgen.suite import make_suite, write_suite
 
 TARGET = 10.0
 

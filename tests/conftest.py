@@ -42,7 +42,7 @@ def gnu_tools() -> None:
 def harness_binary():
     """The built riscv64 harness (needs the cross compiler and QEMU)."""
     require_tools(*HARNESS_TOOLS)
-    from vredmax.conformance.build import build_harness
+    from vredmax.platforms.conformance.build import build_harness
     return build_harness()
 
 
@@ -50,7 +50,7 @@ def harness_binary():
 def harnesses(harness_binary):
     """`harnesses(vlen, tail[, elen])`: one QEMU process per VLEN, tail policy and ELEN, kept
     for the session."""
-    from vredmax.conformance.qemu import Harness
+    from vredmax.platforms.conformance.qemu import Harness
     running = {}
 
     def get(vlen: int, tail: str, elen: int = 64) -> Harness:

@@ -11,10 +11,10 @@ import sys
 import jsonschema
 import pytest
 
-from vredmax.cli import main
-from vredmax.proofs.ask import ask, claim_holds, configurations, decide
-from vredmax.proofs.claim_language import ClaimError, check
-from vredmax.proofs.verdict import Verdict
+from vredmax.cli.main import main
+from vredmax.proofs.claims.ask import ask, claim_holds, configurations, decide
+from vredmax.proofs.claims.claim_language import ClaimError, check
+from vredmax.proofs.engine.verdict import Verdict
 from vredmax.schema import load_schema
 from vredmax.spec.config import Config
 from vredmax.spec.encoding import Insn
@@ -353,7 +353,7 @@ def test_every_configuration():
 def _allows(profile, pre, insn, post, trapped, illegal_trap) -> bool:
     """Whether relation + profile constraints accept one concrete execution (asked of Z3)."""
     import z3
-    from vredmax.proofs.ask import _state_pairs, build
+    from vredmax.proofs.claims.ask import _state_pairs, build
     p = build("legal or not legal", M2, profile)
     pairs = (_state_pairs(p.s.pre, pre) + _state_pairs(p.run.post, post)
              + [(getattr(p.s.insn, f), z3.BitVecVal(getattr(insn, f), 5 if f != "vm" else 1))

@@ -14,10 +14,10 @@ import shutil
 
 import pytest
 
-from vredmax.proofs import manual
-from vredmax.proofs.claims import CLAIMS_BY_ID
-from vredmax.proofs.manual import animation, content
-from vredmax.proofs.report import collect
+from vredmax.presentation.documents import manual
+from vredmax.proofs.claims.claims import CLAIMS_BY_ID
+from vredmax.presentation.documents.manual import animation, content
+from vredmax.presentation.documents.report import collect
 from vredmax.spec.config import Config
 from tests.conftest import in_ci
 

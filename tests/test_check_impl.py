@@ -4,12 +4,12 @@ import json
 
 import pytest
 
-from vredmax.cli import main
-from vredmax.proofs.check_impl import (INSTRUCTION, MONOLITHIC, SCALE, UNIT, ImplementationError, InProcess,
+from vredmax.cli.main import main
+from vredmax.proofs.python.check_impl import (INSTRUCTION, MONOLITHIC, SCALE, UNIT, ImplementationError, InProcess,
                                        LoadError, all_configs, as_instruction, check_implementation,
                                        check_monolithic, default_configs, detect_level, load, method_for,
                                        model_case, random_cross_check, replay)
-from vredmax.proofs.verdict import Verdict
+from vredmax.proofs.engine.verdict import Verdict
 from vredmax.spec.bv import Concrete
 from vredmax.spec.config import Config, legal_configs
 from vredmax.spec.encoding import Insn
@@ -244,7 +244,7 @@ def test_the_smallest_failing_vlen_is_reported():
 
 
 def test_code_the_cut_cannot_take_apart_gets_the_monolithic_query(monkeypatch):
-    from vredmax.proofs import check_impl
+    from vredmax.proofs.python import check_impl
     unknown = lambda function, level, cfg, tail, timeout_ms: (
         check_impl.Check(cfg, tail, SCALE, Verdict.UNKNOWN, 0.0, "a cone too large"), None)
     monkeypatch.setattr(check_impl, "check_at_scale", unknown)
@@ -281,7 +281,7 @@ def test_cli_counterexample_json_validates(capsys):
     cx = data["counterexample"]
     assert cx["vl"] == 1 and cx["differing"] == ["vd[0]"] and cx["active_lanes"] == 1
     assert cx["implementation"]["vd[0]"]["unsigned"] != cx["spec"]["vd[0]"]["unsigned"]
-    from vredmax.case import parse_case
+    from vredmax.impl.case import parse_case
     from vredmax.impl.execute import execute
     pre, insn, tail = parse_case(cx["case"])          # a ready `vredmax exec` case
     assert execute(pre, insn, "sequential", tail).state.regs[insn.vd] & 0xff == cx["spec"]["vd[0]"]["unsigned"]
@@ -296,7 +296,7 @@ def test_cli_counterexample_text(capsys):
 
 
 def test_cli_case_out_writes_a_replayable_case(capsys, tmp_path):
-    from vredmax.case import parse_case
+    from vredmax.impl.case import parse_case
     target = tmp_path / "case.json"
     code, out, _ = run(capsys, "check-impl", "tests/buggy/units.py:unsigned_compare", *FAST,
                        "--case-out", str(target))
@@ -371,7 +371,7 @@ def test_cli_usage_errors(capsys, argv, message):
 
 def test_the_guard_decides_constants_and_refuses_the_rest():
     import z3
-    from vredmax.proofs.truth_guard import SymbolicBranch, no_truth_tests
+    from vredmax.proofs.engine.truth_guard import SymbolicBranch, no_truth_tests
     x, y = z3.BitVecs("x y", 8)
     with no_truth_tests() as guard:
         assert bool(x == x) and not bool(z3.BitVecVal(1, 8) == 2)
@@ -383,8 +383,8 @@ def test_the_guard_decides_constants_and_refuses_the_rest():
 
 
 def test_the_projects_own_proofs_refuse_truth_tests():
-    from vredmax.proofs.setting import Setting
-    from vredmax.proofs.truth_guard import SymbolicBranch
+    from vredmax.proofs.engine.setting import Setting
+    from vredmax.proofs.engine.truth_guard import SymbolicBranch
 
     def branching(ops, seed, elements, active):
         return seed if active[0] else elements[0]

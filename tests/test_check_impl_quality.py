@@ -7,11 +7,11 @@ A test here passes when the bug is found. Large configurations: -m check_impl_sc
 
 import pytest
 
-from vredmax.case import case_json, parse_case
+from vredmax.impl.case import case_json, parse_case
 from vredmax.impl import ALGORITHMS
-from vredmax.proofs.check_impl import (INSTRUCTION, UNIT, InProcess, as_instruction, check_implementation,
+from vredmax.proofs.python.check_impl import (INSTRUCTION, UNIT, InProcess, as_instruction, check_implementation,
                                        default_configs, replay)
-from vredmax.proofs.verdict import Verdict
+from vredmax.proofs.engine.verdict import Verdict
 from vredmax.spec.config import Config
 from tests.buggy.instructions import BUGGY_INSTRUCTIONS
 from tests.buggy.scale_instructions import BUGGY_SCALE_INSTRUCTIONS

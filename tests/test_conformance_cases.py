@@ -14,10 +14,10 @@ from vredmax.spec.config import (LMUL_NAMES, SEWS, decode_vtype, encode_vtype, g
 from vredmax.spec.encoding import Insn
 from vredmax.spec.legality import ILLEGAL, RESERVED, RETIRED
 from vredmax.spec.state import ArchState
-from vredmax.conformance.cases import VILL_VTYPE, Case, case_strategy, configure, random_cases
-from vredmax.conformance.compare import (AGREE, MISMATCH, RESERVED_EXECUTED, RESERVED_TRAPPED, compare,
+from vredmax.platforms.conformance.cases import VILL_VTYPE, Case, case_strategy, configure, random_cases
+from vredmax.platforms.conformance.compare import (AGREE, MISMATCH, RESERVED_EXECUTED, RESERVED_TRAPPED, compare,
                                          fired_rule, plain_reading)
-from vredmax.conformance.protocol import RESPONSE, Observation, pack_request, unpack_response
+from vredmax.platforms.conformance.protocol import RESPONSE, Observation, pack_request, unpack_response
 
 VLEN = 128
 

@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from vredmax.cli import main
+from vredmax.cli.main import main
 
 
 def run_cli(*args):

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from vredmax.spec.encoding import Insn, decode, encode, format_asm, parse_asm
-from vredmax.conformance.gnu import all_insns, check_encodings, normalize
+from vredmax.platforms.conformance.gnu import all_insns, check_encodings, normalize
 
 
 def test_all_insns_are_distinct_and_complete():

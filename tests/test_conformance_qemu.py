@@ -19,9 +19,9 @@ from vredmax.spec.encoding import parse_asm
 from vredmax.spec.legality import ILLEGAL
 from vredmax.spec.state import ArchState
 from tests.strategies import cases as shared_cases
-from vredmax.conformance.cases import Case, case_strategy, configure
-from vredmax.conformance.compare import AGREE, MISMATCH, RESERVED_EXECUTED, RESERVED_TRAPPED, compare
-from vredmax.conformance.run import check_case, conform
+from vredmax.platforms.conformance.cases import Case, case_strategy, configure
+from vredmax.platforms.conformance.compare import AGREE, MISMATCH, RESERVED_EXECUTED, RESERVED_TRAPPED, compare
+from vredmax.platforms.conformance.run import check_case, conform
 
 VLENS = (128, 256, 512, 1024)
 TAILS = ("undisturbed", "ones")

@@ -14,9 +14,9 @@ from tests.buggy.units import BUGGY_UNITS
 from tests.buggy.unusual_correct import CORRECT_UNITS
 from vredmax.impl import ALGORITHMS
 from vredmax.impl.execute import execute
-from vredmax.proofs.cutpoint import ScaleResult, prove_step_at_scale, prove_unit_at_scale
-from vredmax.proofs.trace import SymbolicUse, TraceElements, Tracer
-from vredmax.proofs.verdict import Verdict
+from vredmax.proofs.python.cutpoint import ScaleResult, prove_step_at_scale, prove_unit_at_scale
+from vredmax.proofs.python.trace import SymbolicUse, TraceElements, Tracer
+from vredmax.proofs.engine.verdict import Verdict
 from vredmax.spec.bv import ConcreteElements, Z3Elements
 from vredmax.spec.config import Config
 
@@ -368,7 +368,7 @@ def test_largest_configuration_refuted(unit):
 from examples.my_reduction import step as my_step  # noqa: E402
 from tests.buggy.instructions import BUGGY_INSTRUCTIONS  # noqa: E402
 from tests.buggy.unusual_correct import CORRECT_INSTRUCTIONS  # noqa: E402
-from vredmax.proofs.cutstep import differs  # noqa: E402
+from vredmax.proofs.python.cutstep import differs  # noqa: E402
 
 STEP_CFG = Config(256, 64, 8, "m2")     # VLMAX 64, register groups
 

@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from vredmax.spec.encoding import (REDUCTIONS, EncodingError, Insn, decode, describe_fields, encode,
                            format_asm, parse_asm)
-from vredmax.case import CaseError, parse_insn
+from vredmax.impl.case import CaseError, parse_insn
 
 ALL_FIELDS = list(itertools.product((0, 1), range(32), range(32), range(32)))
 

@@ -3,11 +3,11 @@
 import pytest
 import z3
 
-from vredmax.proofs import compositional
-from vredmax.proofs import obligations as catalogue
-from vredmax.proofs.folding import Folding, Lazy, term
-from vredmax.proofs.setting import SPEC, Setting
-from vredmax.proofs.verdict import Verdict, prove
+from vredmax.proofs.engine import compositional
+from vredmax.proofs.obligations import catalogue
+from vredmax.proofs.engine.folding import Folding, Lazy, term
+from vredmax.proofs.engine.setting import SPEC, Setting
+from vredmax.proofs.engine.verdict import Verdict, prove
 from vredmax.spec import z3fast as fast
 from vredmax.spec.config import Config
 

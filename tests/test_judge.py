@@ -10,8 +10,8 @@ import jsonschema
 import pytest
 from hypothesis import given, settings
 
-from vredmax.case import case_json, result_json
-from vredmax.cli import main
+from vredmax.impl.case import case_json, result_json
+from vredmax.cli.main import main
 from vredmax.impl.execute import execute
 from vredmax.schema import load_schema
 from vredmax.spec.config import encode_vtype, legal_configs
@@ -383,9 +383,9 @@ def test_exec_json_output_is_an_observation_as_printed(capsys, tmp_path):
 def test_conform_decides_through_the_judge():
     """vredmax conform's compare: agreement is the judge's (a trap may dirty nothing it can
     see; a wrong result names the properties)."""
-    from vredmax.conformance.cases import Case
-    from vredmax.conformance.compare import AGREE, MISMATCH, compare
-    from vredmax.conformance.protocol import Observation
+    from vredmax.platforms.conformance.cases import Case
+    from vredmax.platforms.conformance.compare import AGREE, MISMATCH, compare
+    from vredmax.platforms.conformance.protocol import Observation
     pre = ArchState(VLEN, 64, tuple([0] * 4 + [0xFE] + [0] * 7 + [0x03028001] + [0] * 19), 0, 4, 0, 1)
     case = Case(pre, Insn(8, 12, 4), pre.vtype, 4)
     spec = execute(pre, case.insn)

@@ -12,17 +12,18 @@ import re
 import pytest
 from hypothesis import given, settings
 
-from vredmax import cmd_report
-from vredmax.case import parse_case
-from vredmax.cli import main
+from vredmax.cli import cmd_report
+from vredmax.impl.case import parse_case
+from vredmax.cli.main import main
 from vredmax.impl.execute import execute
 from vredmax.impl.trace import trace
-from vredmax.proofs import manual, obligations
-from vredmax.proofs.claims import CLAIMS_BY_ID
-from vredmax.proofs.manual import animation, content
-from vredmax.proofs.manual.blocks import inline_html, parse_markdown, Heading, Items, Table
-from vredmax.proofs.manual.formulas import human
-from vredmax.proofs.report import collect
+from vredmax.presentation.documents import manual
+from vredmax.proofs.obligations import catalogue as obligations
+from vredmax.proofs.claims.claims import CLAIMS_BY_ID
+from vredmax.presentation.documents.manual import animation, content
+from vredmax.presentation.documents.manual.blocks import inline_html, parse_markdown, Heading, Items, Table
+from vredmax.presentation.documents.manual.formulas import human
+from vredmax.presentation.documents.report import collect
 from vredmax.spec.bv import Concrete
 from vredmax.spec.config import Config
 from vredmax.spec.legality import RULES

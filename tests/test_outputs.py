@@ -15,8 +15,9 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from vredmax import __version__, outputs
-from vredmax.cli import build_parser, main
+from vredmax import __version__
+from vredmax.runtime import outputs
+from vredmax.cli.main import build_parser, main
 from vredmax.schema import load_schema
 
 VREDMAX = Path(sys.executable).parent / "vredmax"
@@ -101,9 +102,9 @@ def test_prove_json_validates_and_a_wrong_document_does_not():
 
 def test_report_files_validate(tmp_path, monkeypatch):
     """The semantics document and --timings, from a tiny report (one configuration, one claim)."""
-    from vredmax import cmd_report
-    from vredmax.proofs.claims import CLAIMS_BY_ID
-    from vredmax.proofs.report import collect
+    from vredmax.cli import cmd_report
+    from vredmax.proofs.claims.claims import CLAIMS_BY_ID
+    from vredmax.presentation.documents.report import collect
     from vredmax.spec.config import Config
     recorded = []
     tiny = collect([Config(128, 64, 64, "m1")], claims=[CLAIMS_BY_ID["vredmax.wrong.unsigned_same"]],
@@ -306,7 +307,7 @@ def test_ctrl_c_stops_conform(jobs):
 
 DROPPED_INTERRUPT = """
 import signal, sys, time, weakref
-from vredmax import interrupts
+from vredmax.runtime import interrupts
 interrupts.install()
 
 def deep():
@@ -353,7 +354,7 @@ def test_an_interrupt_inside_a_finalizer_or_callback_is_not_lost(where):
 def test_an_exception_after_ctrl_c_is_the_interrupt():
     """A solver call cut short by Ctrl-C ends in its own exception (Z3's "canceled"): inside
     cut_short() it leaves as KeyboardInterrupt, so the command marks its result INTERRUPTED."""
-    from vredmax import interrupts
+    from vredmax.runtime import interrupts
     with pytest.raises(ValueError):
         with interrupts.cut_short():
             raise ValueError("not interrupted: an ordinary error")

@@ -8,8 +8,8 @@ import random
 import jsonschema
 import pytest
 
-from vredmax.case import case_json
-from vredmax.cli import main
+from vredmax.impl.case import case_json
+from vredmax.cli.main import main
 from vredmax.impl.execute import execute
 from vredmax.schema import load_schema
 from vredmax.spec.config import Config, decode_vtype, encode_vtype, legal_configs
@@ -257,8 +257,8 @@ FREEDOMS = ("vl0_may_dirty_vs", "trap_may_dirty_vs", "tail_agnostic_any_mix")
 
 def test_the_freedoms_are_proved_and_a_stricter_relation_fails_them(monkeypatch):
     import z3
-    from vredmax.proofs import obligations
-    from vredmax.proofs.verdict import Verdict
+    from vredmax.proofs.obligations import catalogue as obligations
+    from vredmax.proofs.engine.verdict import Verdict
     from vredmax.spec import relation
     cfg = Config(128, 64, 8, "m1")
     for name in FREEDOMS:

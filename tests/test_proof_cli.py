@@ -9,8 +9,8 @@ import sys
 
 import pytest
 
-from vredmax.cli import main
-from vredmax.errors import EXIT_OK, EXIT_USAGE
+from vredmax.cli.main import main
+from vredmax.runtime.errors import EXIT_OK, EXIT_USAGE
 
 SMALL = ["--vlen", "128", "--sew", "32", "--lmul", "m1"]
 
@@ -128,7 +128,7 @@ def test_console_script_exit_code_on_a_counterexample(tmp_path):
         "        acc = ops.ite(a, ops.smax(acc, v), acc)\n"
         "    return acc\n"
         "vredmax.impl.ALGORITHMS['lanes'] = forgets\n"
-        "from vredmax.cli import main\n"
+        "from vredmax.cli.main import main\n"
         "sys.exit(main(['prove', '--vlen', '128', '--sew', '64', '--lmul', 'm1', '-k', 'refines_spec']))\n")
     done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, cwd=str(tmp_path.parent))
     assert done.returncode == 1, done.stdout + done.stderr

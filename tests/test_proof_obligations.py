@@ -10,12 +10,13 @@ import z3
 import vredmax.impl.execute
 from vredmax.impl import ALGORITHMS
 from vredmax.impl.tree import fold_tree
-from vredmax.proofs import compositional, lemmas
-from vredmax.proofs import obligations as catalogue
-from vredmax.proofs.compositional import Part, Query
-from vredmax.proofs.obligations import Obligation
-from vredmax.proofs.setting import SPEC, Setting
-from vredmax.proofs.verdict import Verdict
+from vredmax.proofs.engine import compositional
+from vredmax.proofs.engine import lemmas
+from vredmax.proofs.obligations import catalogue
+from vredmax.proofs.engine.compositional import Part, Query
+from vredmax.proofs.obligations.catalogue import Obligation
+from vredmax.proofs.engine.setting import SPEC, Setting
+from vredmax.proofs.engine.verdict import Verdict
 from vredmax.spec.config import Config
 
 SMALL = [Config(128, 64, 8, "m1"), Config(128, 64, 16, "m2"), Config(128, 64, 64, "m8"),

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from vredmax.impl import ALGORITHMS
 from vredmax.impl.lanes import make_reduce_lanes
-from vredmax.proofs.semilattice import NotExpressible, SemilatticeElements, atom, inclusion
+from vredmax.proofs.engine.semilattice import NotExpressible, SemilatticeElements, atom, inclusion
 from vredmax.spec.bv import ConcreteElements
 
 UNITS = dict(ALGORITHMS, lanes3=make_reduce_lanes(3), lanes1=make_reduce_lanes(1))

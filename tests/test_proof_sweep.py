@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from vredmax.spec.config import every_config, legal_configs
-from vredmax.cli import main
+from vredmax.cli.main import main
 
 pytestmark = pytest.mark.sweep
 

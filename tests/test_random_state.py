@@ -7,7 +7,7 @@ from collections import Counter
 
 from hypothesis import HealthCheck, given, settings
 
-from vredmax.conformance.compare import fired_rule
+from vredmax.platforms.conformance.compare import fired_rule
 from vredmax.impl.execute import execute
 from vredmax.spec.config import LMUL_NAMES, SEWS, decode_vtype, group_registers, sew_lmul_supported
 from vredmax.spec.legality import RETIRED

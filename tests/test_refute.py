@@ -9,13 +9,14 @@ import sys
 
 import pytest
 
-from vredmax.proofs.claims import CLAIMS, CLAIMS_BY_ID, M1, Claim, View, select
-from vredmax.proofs.claim_language import check
-from vredmax.proofs.emit_test import refute_file
-from vredmax.proofs.refute import ERROR, NOT_REFUTED, REFUTED, refute, summary_line
-from vredmax.proofs.verdict import Verdict
+from vredmax.presentation.counterexamples import counterexample_lines
+from vredmax.proofs.claims.claims import CLAIMS, CLAIMS_BY_ID, M1, Claim, View, select
+from vredmax.proofs.claims.claim_language import check
+from vredmax.proofs.claims.emit_test import refute_file
+from vredmax.proofs.claims.refute import ERROR, NOT_REFUTED, REFUTED, refute, summary_line
+from vredmax.proofs.engine.verdict import Verdict
 from vredmax.impl.sequential import reduce_sequential
-from vredmax.cli import main
+from vredmax.cli.main import main
 
 REQUIRED = ("masked_count_as_zero", "vl0_writes_seed", "all_masked_same_as_vl0", "result_broadcast",
             "vs1_elementwise", "seed_dropped_when_active", "unsigned_same", "restart_from_vstart",
@@ -82,7 +83,7 @@ def test_counterexamples_are_deterministic(results):
 
 
 def test_counterexample_text_is_alive2_style(results):
-    text = "\n".join(results["vredmax.wrong.unsigned_same"].counterexample.text())
+    text = "\n".join(counterexample_lines(results["vredmax.wrong.unsigned_same"].counterexample))
     assert "seed vs1[0] = v4[0] = #x00 (0, 0)" in text
     assert "lane  vs2[i]" in text and "running max" in text
     assert "Spec:\n  vd[0] = v8[0] = #x00 (0, 0)" in text
@@ -158,7 +159,7 @@ def test_cli_refute_bad_pattern(capsys):
 
 
 def test_cli_refute_exit_code_when_a_claim_survives(monkeypatch, capsys):
-    import vredmax.cmd_refute as cmd
+    import vredmax.cli.cmd_refute as cmd
     monkeypatch.setattr(cmd, "select", lambda pattern: [_true_claim()])
     assert main(["refute"]) == 1
     out = capsys.readouterr().out

@@ -10,12 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from vredmax.proofs import obligations
-from vredmax.proofs.claims import CLAIMS, CLAIMS_BY_ID
-from vredmax.proofs.report import collect, markdown, report_configs
+from vredmax.proofs.obligations import catalogue as obligations
+from vredmax.proofs.claims.claims import CLAIMS, CLAIMS_BY_ID
+from vredmax.presentation.documents.report import collect, markdown, report_configs
 from vredmax.spec.config import Config
-from vredmax import cmd_report
-from vredmax.cli import main
+from vredmax.cli import cmd_report
+from vredmax.cli.main import main
 
 DOCS = Path(__file__).resolve().parent.parent / "docs"
 TINY = [Config(128, 64, 64, "m1")]

@@ -11,11 +11,11 @@ from __future__ import annotations
 import pytest
 import z3
 
-from vredmax.proofs import obligations as catalogue
-from vredmax.proofs.compositional import Query
-from vredmax.proofs.export import scripts
-from vredmax.proofs.setting import Setting
-from vredmax.proofs.solvers import check_text
+from vredmax.proofs.obligations import catalogue
+from vredmax.proofs.engine.compositional import Query
+from vredmax.proofs.engine.export import scripts
+from vredmax.proofs.engine.setting import Setting
+from vredmax.proofs.engine.solvers import check_text
 from vredmax.spec.config import Config
 
 SOLVERS = ("cvc5", "bitwuzla")

@@ -10,10 +10,10 @@ from __future__ import annotations
 import pytest
 import z3
 
-from vredmax.proofs import obligations as catalogue
-from vredmax.proofs.compositional import check
-from vredmax.proofs.setting import Setting
-from vredmax.proofs.verdict import Verdict
+from vredmax.proofs.obligations import catalogue
+from vredmax.proofs.engine.compositional import check
+from vredmax.proofs.engine.setting import Setting
+from vredmax.proofs.engine.verdict import Verdict
 from vredmax.spec.bv import Concrete, Symbolic
 from vredmax.spec.config import (Config, decode_vtype, every_config, legal_configs, machine_vlens,
                                  vill_rules, vlmax)
@@ -101,8 +101,8 @@ def test_an_empty_group_would_need_an_unsupported_sew():
 
 EXPORT = """
 import sys
-from vredmax.proofs import obligations as catalogue
-from vredmax.proofs.export import Exporter
+from vredmax.proofs.obligations import catalogue
+from vredmax.proofs.engine.export import Exporter
 from vredmax.spec.config import Config
 cfg, exporter = Config(64, int(sys.argv[1]), 8, "m1"), Exporter(sys.argv[2])
 for obligation in catalogue.obligations(None, cfg):

@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, assume, given, settings
 
 from vredmax.impl import ALGORITHMS
 from vredmax.impl.execute import execute, step
-from vredmax.proofs.verdict import Verdict, prove
+from vredmax.proofs.engine.verdict import Verdict, prove
 from vredmax.spec import relation as spec
 from vredmax.spec.bv import Symbolic
 from vredmax.spec.config import Config, decode_vtype, encode_vtype

@@ -7,17 +7,17 @@ import json
 import jsonschema
 import pytest
 
-from vredmax.case import parse_case
-from vredmax.cli import main
-from vredmax.cmd_judge import judge_object
+from vredmax.impl.case import parse_case
+from vredmax.cli.main import main
+from vredmax.cli.cmd_judge import judge_object
 from vredmax.impl.execute import execute
 from vredmax.schema import load_schema
 from vredmax.spec.encoding import REDUCTIONS, decode, encode
 from vredmax.spec.legality import RESERVED
 from vredmax.spec.profiles import Observed, get_profile
-from vredmax.testgen.asm import REPEAT, descriptor_words, instruction_word
-from vredmax.testgen.cases import coverage, directed_cases, random_suite, required_coverpoints
-from vredmax.testgen.suite import JSONL_KEY, exec_case, jsonl_line, make_suite
+from vredmax.platforms.testgen.asm import REPEAT, descriptor_words, instruction_word
+from vredmax.platforms.testgen.cases import coverage, directed_cases, random_suite, required_coverpoints
+from vredmax.platforms.testgen.suite import JSONL_KEY, exec_case, jsonl_line, make_suite
 
 
 def undescribe(words: list[int], vlen: int) -> int:

@@ -16,9 +16,9 @@ import pytest
 
 from tests.conftest import require_tools
 from vredmax.spec.profiles import get_profile
-from vredmax.testgen.build import build
-from vredmax.testgen.run import FIELD_CODES, run_baremetal, run_linux
-from vredmax.testgen.suite import make_suite, write_suite
+from vredmax.platforms.testgen.build import build
+from vredmax.platforms.testgen.run import FIELD_CODES, run_baremetal, run_linux
+from vredmax.platforms.testgen.suite import make_suite, write_suite
 
 VLENS = (128, 256, 512, 1024)
 TAILS = ("undisturbed", "ones")
@@ -214,7 +214,7 @@ def test_command_runs_and_summarises(tmp_path, capsys, qemu_user, qemu_system):
 
     import jsonschema
 
-    from vredmax.cli import main
+    from vredmax.cli.main import main
     from vredmax.schema import load_schema
     require_tools(*BINUTILS)
     code = main(["testgen", "--vlen", "256", "--random", "5", "-o", str(tmp_path / "ok"), "--run",

@@ -17,9 +17,9 @@ SWEEP = r"""
 import json
 from vredmax.spec import z3fast
 from vredmax.spec.config import Config
-from vredmax.proofs import obligations as catalogue
-from vredmax.proofs.claims import CLAIMS
-from vredmax.proofs.refute import refute
+from vredmax.proofs.obligations import catalogue
+from vredmax.proofs.claims.claims import CLAIMS
+from vredmax.proofs.claims.refute import refute
 cfg = Config(128, 64, 8, "mf2")
 verdicts = {}
 for ob in catalogue.obligations(None, cfg):

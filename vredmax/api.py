@@ -13,17 +13,17 @@ from vredmax.spec.encoding import Insn
 from vredmax.spec.legality import ILLEGAL, RESERVED, RETIRED, TrapRule, trap_conditions
 from vredmax.spec.state import ArchState
 # Cases, the spec's decision procedure, and claims (`vredmax ask` / `refute --emit-test` files use these)
-from vredmax.case import case_json, parse_case
-from vredmax.proofs.ask import claim_holds
-from vredmax.proofs.claim_language import ClaimError, check as check_claim
-from vredmax.proofs.refute import claimed_values
+from vredmax.impl.case import case_json, parse_case
+from vredmax.proofs.claims.ask import claim_holds
+from vredmax.proofs.claims.claim_language import ClaimError, check as check_claim
+from vredmax.proofs.claims.refute import claimed_values
 from vredmax.spec.profiles import (PROFILES, Allowed, Judgement, Observed, Profile, allowed, difference_table,
                                    get_profile)
 # The step-by-step trace of one case (`vredmax explain`)
 from vredmax.impl.trace import Trace, trace
 # Test suites (`vredmax testgen`): cases with their allowed outcomes, the files, the build
-from vredmax.testgen.build import build as build_suite
-from vredmax.testgen.suite import make_suite, write_suite
+from vredmax.platforms.testgen.build import build as build_suite
+from vredmax.platforms.testgen.suite import make_suite, write_suite
 
 __all__ = [
     "__version__", "ArchState", "Concrete", "ConcreteElements", "Config", "ILLEGAL", "Insn",

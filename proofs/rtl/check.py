@@ -11,7 +11,7 @@ from vredmax.proofs.rtl.combinational import check_combinational
 from vredmax.proofs.rtl.ports import LANES_PARAM, SEW_PARAM, interface
 from vredmax.proofs.rtl.sequential import check_sequential
 from vredmax.proofs.rtl.vcd import write_vcd
-from vredmax.proofs.verdict import Verdict
+from vredmax.proofs.engine.verdict import Verdict
 
 DEFAULT_SEWS = (8, 16, 32, 64)
 RANK = {Verdict.PROVED: 0, Verdict.UNKNOWN: 1, Verdict.ERROR: 2, Verdict.COUNTEREXAMPLE: 3}

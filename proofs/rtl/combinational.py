@@ -34,12 +34,12 @@ from dataclasses import dataclass, field
 
 import z3
 
-from vredmax.proofs import lemmas
+from vredmax.proofs.engine import lemmas
 from vredmax.proofs.rtl.evaluate import Program
 from vredmax.proofs.rtl.ports import Interface
 from vredmax.proofs.rtl.trace import Reduction, RtlCounterexample
 from vredmax.proofs.rtl.yosys import Design
-from vredmax.proofs.verdict import Verdict, prove
+from vredmax.proofs.engine.verdict import Verdict, prove
 from vredmax.spec import relation as spec
 from vredmax.spec.bv import Z3Elements
 

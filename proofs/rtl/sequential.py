@@ -47,8 +47,8 @@ from vredmax.proofs.rtl.evaluate import Program
 from vredmax.proofs.rtl.ports import Interface
 from vredmax.proofs.rtl.trace import Reduction, RtlCounterexample
 from vredmax.proofs.rtl.yosys import Design
-from vredmax.proofs import solvers
-from vredmax.proofs.verdict import Verdict, prove
+from vredmax.proofs.engine import solvers
+from vredmax.proofs.engine.verdict import Verdict, prove
 from vredmax.spec import relation as spec
 from vredmax.spec.bv import ConcreteElements, Z3Elements
 

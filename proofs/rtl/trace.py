@@ -14,10 +14,9 @@ from dataclasses import dataclass, field
 import z3
 
 from vredmax.impl.sequential import reduce_sequential
-from vredmax.proofs.counterexample import json_value
+from vredmax.proofs.engine.counterexample import json_value
 from vredmax.spec import relation as spec
 from vredmax.spec.bv import ConcreteElements
-from vredmax.view import lane_table, value_text
 
 
 @dataclass
@@ -66,44 +65,6 @@ class RtlCounterexample:
     @property
     def spec_result(self) -> int | None:
         return self.reduction.spec_result() if self.reduction else None
-
-    def text(self) -> list[str]:
-        sew = self.sew
-        r = self.reduction
-        active = sum(map(bool, r.active)) if r else 0
-        head = f"SEW={sew}, LANES={self.lanes}"
-        if self.cycles:
-            head += f", {len(self.cycles)} cycles, {len(self.chunks)} chunk{'s' * (len(self.chunks) != 1)}"
-        lines = [f"Counterexample ({head}, {active} active element{'s' * (active != 1)}):",
-                 f"  {self.problem}"]
-        for name, value in self.ports.items():
-            lines.append(f"  port {name} = {value:#x}")
-        if self.chunks:
-            for k, (values, flags, last) in enumerate(self.chunks):
-                if self.MAX_CHUNK_ROWS // 2 <= k < len(self.chunks) - self.MAX_CHUNK_ROWS // 2:
-                    if k == self.MAX_CHUNK_ROWS // 2:   # a long reduction: its middle is in the JSON and VCD
-                        lines.append(f"  ... {len(self.chunks) - self.MAX_CHUNK_ROWS} chunks more ...")
-                    continue
-                text = " ".join(f"{v:#0{sew // 4 + 2}x}{'' if a else '(off)'}" for v, a in zip(values, flags))
-                lines.append(f"  chunk {k}: {text}{'  last' if last else ''}")
-        if r is not None:
-            lines.append(f"  seed = {value_text(r.seed, sew)}")
-            lines.append("")
-            lines += ["  " + row for row in lane_table(r.seed, r.elements, None, r.active, sew)]
-            lines += ["", "Spec:", f"  result = {value_text(r.spec_result(), sew)}"]
-            unit = "?" if self.unit_result is None else value_text(self.unit_result, sew)
-            mark = "" if self.unit_result is None or self.unit_result == r.spec_result() else "    <- differs"
-            lines += ["Unit:", f"  result = {unit}{mark}"]
-        if self.cycles:
-            lines += ["", "  cycle  " + "  ".join(f"{self.column_names.get(name, name):>8}" for name in self.CYCLE_COLUMNS)]
-            for t, cycle in enumerate(self.cycles[-self.MAX_CYCLE_ROWS:], max(0, len(self.cycles) - self.MAX_CYCLE_ROWS)):
-                values = [cycle.get(self.column_names.get(name, name), 0) for name in self.CYCLE_COLUMNS]
-                lines.append(f"  {t:>5}  " + "  ".join(f"{v:>8}" if name != "result" else f"{v:>#8x}"
-                                                      for name, v in zip(self.CYCLE_COLUMNS, values)))
-        if self.vcd_path:
-            lines.append(f"waveform: {self.vcd_path}")
-        lines += [f"note: {note}" for note in self.notes]
-        return lines
 
     def to_json(self) -> dict:
         r, sew = self.reduction, self.sew

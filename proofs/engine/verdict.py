@@ -1,0 +1,134 @@
+"""Solver verdicts a user can trust: PROVED only from an unsat on satisfiable assumptions."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from enum import Enum
+
+import z3
+
+from vredmax.proofs.engine import solvers
+
+
+class Verdict(str, Enum):
+    PROVED = "PROVED"
+    COUNTEREXAMPLE = "COUNTEREXAMPLE"
+    UNKNOWN = "UNKNOWN"  # timeout or the solver gave up: never reported as proved
+    ERROR = "ERROR"      # e.g. vacuous: the assumptions are unsatisfiable
+
+
+@dataclass
+class Answer:
+    verdict: Verdict
+    seconds: float
+    detail: str = ""
+    model: z3.ModelRef | None = field(default=None, repr=False)
+    solver: str = "z3"
+
+
+VACUOUS = "vacuous: the assumptions are unsatisfiable"
+
+
+AUTO_Z3_MS = 2_000   # "auto": Z3 gets this long first, then bitwuzla the whole timeout
+
+
+def prove(assumptions, goal, timeout_ms: int = 60_000, solver: str = "z3") -> Answer:
+    """Prove `assumptions => goal`, after checking that the assumptions can hold at all.
+
+    `solver` is "z3" (in-process, with a model for a counterexample), "bitwuzla"/"cvc5"
+    (through SMT-LIB2; a counterexample's model is then asked of Z3, within the timeout), or
+    "auto": Z3 for up to AUTO_Z3_MS, then bitwuzla if Z3 had not decided (each is much
+    faster than the other on some of the big-register queries).
+    """
+    if solver == "auto":
+        first = prove(assumptions, goal, min(timeout_ms, AUTO_Z3_MS), "z3")
+        if first.verdict != Verdict.UNKNOWN or not solvers.available("bitwuzla"):
+            return first
+        second = _prove_elsewhere(assumptions, goal, timeout_ms, "bitwuzla")
+        second.seconds += first.seconds
+        return second
+    if solver != "z3":
+        return _prove_elsewhere(assumptions, goal, timeout_ms, solver)
+    start = time.perf_counter()
+    engine, context = _engine(assumptions, timeout_ms)
+    vacuity = engine.check()
+    if vacuity != z3.sat:
+        return _unsatisfiable(engine, vacuity, start)
+    engine.add(z3.Not(goal).translate(context))
+    result = engine.check()
+    seconds = time.perf_counter() - start
+    if result == z3.unsat:
+        return Answer(Verdict.PROVED, seconds)
+    if result == z3.sat:
+        return Answer(Verdict.COUNTEREXAMPLE, seconds, model=engine.model().translate(z3.main_ctx()))
+    return Answer(Verdict.UNKNOWN, seconds, engine.reason_unknown())
+
+
+def satisfiable(assumptions, timeout_ms: int = 60_000) -> Answer:
+    """Can the assumptions hold? PROVED (with a model of them, in the main context) when they
+    can, ERROR (vacuous) when they cannot, UNKNOWN when Z3 does not decide in time."""
+    start = time.perf_counter()
+    engine, _ = _engine(assumptions, timeout_ms)
+    result = engine.check()
+    if result != z3.sat:
+        return _unsatisfiable(engine, result, start)
+    return Answer(Verdict.PROVED, time.perf_counter() - start, model=engine.model().translate(z3.main_ctx()))
+
+
+_SOLVING: list = []   # the context the solvers work in, made on first use
+
+
+def _engine(assumptions, timeout_ms: int):
+    """A Z3 solver holding the assumptions, translated into a context of the solvers' own:
+    Z3's solvers size some tables by the number of terms in their context, so in the main
+    one (millions of live terms at VLEN=65536) even a trivial query took 0.5-1.5 s. In this
+    one only the current query's terms are alive (a fresh context per query costs more than
+    the small queries themselves)."""
+    if not _SOLVING:
+        _SOLVING.append(z3.Context())
+    context = _SOLVING[0]
+    engine = z3.Solver(ctx=context)
+    engine.set(timeout=timeout_ms)
+    engine.add(_translated(assumptions, context))
+    return engine, context
+
+
+def _unsatisfiable(engine, result, start) -> Answer:
+    """The answer when the assumptions alone are not satisfiable (or not known to be)."""
+    seconds = time.perf_counter() - start
+    if result == z3.unsat:
+        return Answer(Verdict.ERROR, seconds, VACUOUS)
+    return Answer(Verdict.UNKNOWN, seconds, f"satisfiability of the assumptions: {engine.reason_unknown()}")
+
+
+def _translated(terms, context):
+    """The conjunction of the terms, in `context` (one translation, so shared parts once)."""
+    terms = list(terms)
+    if not terms:
+        return z3.BoolVal(True, context)
+    return (terms[0] if len(terms) == 1 else z3.And(*terms)).translate(context)
+
+
+def _prove_elsewhere(assumptions, goal, timeout_ms: int, solver: str) -> Answer:
+    start = time.perf_counter()
+    checked = solvers.check_text(solver, solvers.smt2_script(assumptions, goal), timeout_ms)
+    seconds = time.perf_counter() - start
+    if checked.assumptions == "unsat":
+        return Answer(Verdict.ERROR, seconds, VACUOUS, solver=solver)
+    if checked.assumptions != "sat":
+        return Answer(Verdict.UNKNOWN, seconds, f"satisfiability of the assumptions: {checked.reason}",
+                      solver=solver)
+    if checked.negated_goal == "unsat":
+        return Answer(Verdict.PROVED, seconds, solver=solver)
+    if checked.negated_goal == "sat":
+        model = _z3_model(assumptions, goal, timeout_ms)
+        return Answer(Verdict.COUNTEREXAMPLE, time.perf_counter() - start,
+                      "" if model is not None else f"found by {solver}; Z3 gave no model in time",
+                      model=model, solver=solver)
+    return Answer(Verdict.UNKNOWN, seconds, checked.reason, solver=solver)
+
+
+def _z3_model(assumptions, goal, timeout_ms: int):
+    engine, _ = _engine(list(assumptions) + [z3.Not(goal)], timeout_ms)
+    return engine.model().translate(z3.main_ctx()) if engine.check() == z3.sat else None

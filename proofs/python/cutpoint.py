@@ -1,0 +1,881 @@
+"""Prove or refute a reduction unit built from any element ops, at any VLMAX, by cut points.
+
+The unit is run once on the tracing backend (proofs/trace.py): a DAG of element ops over
+the seed, the elements, the active flags and constants. Each element-wide node gets, where
+it is one, a *denotation*: the signed max of a guarded set of leaves, written as a term of
+the free semilattice (proofs/semilattice.py: joins, the empty join, and choices whose
+conditions are Booleans over the active flags alone). Bottom-up:
+
+- a leaf denotes itself (the signed minimum: the empty join);
+- `smax(a, b)` of denoted nodes denotes the join of theirs; `ite(c, a, b)` with a
+  *structural* condition (built from flags only) the choice between theirs;
+- any other node (a compare-and-select, a sign flip with xor before an unsigned compare,
+  ...) is checked locally: its *cone* (the node and its non-denoted descendants, cut at the
+  nearest denoted descendants and at the structural conditions) must equal, for all values
+  of fresh variables x_j standing for the cut nodes and b_k for the conditions, a guarded
+  join `smax over j of (phi_j(b) ? x_j : smin)` (plus a constant when it appears). The
+  guards phi_j are found by concrete probes and then proved by the solver, once per cone
+  shape (the cone up to renaming of its cut points) and SEW; every other node of that shape
+  reuses the proof. Nodes that are not guarded joins (xor, add, ...) have no denotation and
+  are inlined into their parents' cones; a dead one costs nothing.
+
+Soundness: by induction over the DAG, a denoted node's value is the signed max of its
+leaves whose guard holds: for leaves, joins and structural choices by the semilattice laws
+of signed max (the algebra lemmas of proofs/lemmas.py, proved per SEW), for a cone node by
+its local proof (which holds for all values of the cut variables, in particular the cut
+nodes' real values; the Booleans likewise). Then `inclusion` gives each leaf's condition
+at the root; the unit meets the spec's result exactly when the seed's is true, element i's
+is its active flag, and every constant's is false (the lemmas of the compositional method
+carry this to the spec's result predicate). The instruction around the unit is proved by
+pieces 1 and 2 of proofs/compositional.py (the unit cut out, the operands it is handed).
+
+A difference in a condition becomes a concrete case (the wrongly included or excluded leaf
+made strictly largest), confirmed by running the unit and the executable spec on it; a local
+check that fails is not yet a bug (the cut forgot how the inputs are related), so a concrete
+case is searched for, and without one the verdict is UNKNOWN.
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+import time
+import traceback
+from dataclasses import dataclass, field
+
+import z3
+
+from vredmax.impl.execute import TAIL_POLICIES, execute
+from vredmax.proofs.engine.semilattice import EMPTY, SemilatticeElements, atom, inclusion
+from vredmax.proofs.python.trace import BOOL, SymbolicUse, Term, TraceElements, Tracer, apply_op, is_const
+from vredmax.proofs.engine.verdict import Verdict, prove
+from vredmax.spec import z3fast as fast
+from vredmax.spec.bv import ConcreteElements, Z3Elements
+from vredmax.spec.config import Config, encode_vtype
+from vredmax.spec.encoding import Insn
+from vredmax.spec.state import VS_DIRTY, ArchState
+
+METHOD = "cut points"
+CONE_LIMIT = 48          # nodes of one local cone; past it the unit is not analysed further
+CUT_LIMIT = 8            # value cut points of one cone
+DEEPER = 4               # retries of a cone that is no guarded max, cut one level deeper each
+BOOL_CUT_LIMIT = 5       # structural Boolean cut points of one cone (its table has 2^m rows)
+PROBES = 40              # random checks of a guessed guarded join before the solver's proof
+CHUNK = 4096             # root conditions per solver call
+SEED_ATOM = "seed"
+VALUE_LEAVES = ("seed", "elem", "input")   # input: a whole instruction's operand (proofs/cutstep.py)
+
+
+def element_atom(i: int):
+    return ("vs2", i)
+
+
+@dataclass
+class ScaleResult:
+    verdict: Verdict
+    detail: str
+    method: str
+    solver: str
+    seconds: float
+    case: tuple[ArchState, Insn] | None = None
+
+
+# Cones -----------------------------------------------------------------------------------
+
+class ConeTooLarge(Exception):
+    pass
+
+
+@dataclass
+class Cone:
+    """A node's local cone: its shape (canonical up to renaming of the cut points), and the
+    nodes its value cut points `xs` and Boolean cut points `bs` stand for."""
+
+    key: tuple
+    xs: list
+    bs: list
+
+
+def shape_value(ops, key, xvals, bvals):
+    """A cone shape's value on a backend, given its cut points' values."""
+    _, steps, _, _ = key
+    values = []
+
+    def ref(r):
+        kind = r[0]
+        if kind == "x":     # ("x", j, encoding): the cut node's value is its max xor encoding
+            return xvals[r[1]] if not r[2] else ops.xor(xvals[r[1]], ops.const(r[2]))
+        if kind == "b":
+            return bvals[r[1]]
+        if kind == "c":
+            return apply_op(ops, r[1], r[2], r[3], [])
+        return values[r[1]]
+
+    for op, param, width, args in steps:
+        values.append(apply_op(ops, op, param, width, [ref(a) for a in args]))
+    return values[-1]
+
+
+@dataclass
+class Shape:
+    """What is known of a cone shape at one SEW: `table` maps each assignment of the
+    Booleans to (the value cut points joined, a constant joined or None); None when the
+    shape is no guarded join (`witness` says where) or its proof did not go through."""
+
+    table: dict | None
+    verdict: Verdict
+    detail: str = ""
+    witness: tuple | None = None
+    recipe: list | None = None     # the table read as a guarded join (see Denoter.guarded_join)
+    encoding: int = 0              # the node is its guarded join xor this (0: the join itself)
+
+
+def _probe(key, sew: int, rng: random.Random) -> Shape:
+    """Guess the guarded join a shape is, from concrete values, and test the guess; first as
+    the value itself, then as the value xor a constant (an accumulator kept with flipped sign
+    bits, say, whose maximum is taken unsigned): the encodings of its cut points, the sign bit."""
+    ops = ConcreteElements(sew)
+    # the complement (xor all ones) too: an accumulator kept as ~max, a min over complemented values
+    encodings = [0] + sorted({r[2] for r in _refs(key) if r[0] == "x" and r[2]}
+                             | {1 << (sew - 1), ops.mask})
+    first = None
+    for encoding in encodings:
+        shape = _probe_encoded(key, sew, rng, ops, encoding)
+        if shape.table is not None:
+            return shape
+        first = first or shape
+    return first
+
+
+def _refs(key):
+    return [r for step in key[1] for r in step[3]]
+
+
+def _probe_encoded(key, sew, rng, ops, encoding) -> Shape:
+    _, _, k, m = key
+    smin, top = 1 << (sew - 1), (1 << (sew - 1)) - 1
+
+    def value(xvals, bits):
+        return shape_value(ops, key, xvals, bits) ^ encoding
+
+    table = {}
+    for bits in itertools.product((False, True), repeat=m):
+        base = value([smin] * k, bits)
+        constant = None if base == smin else base
+        joined = set()
+        for j in range(k):
+            lows = [(smin + 1 + t) & ops.mask for t in range(k)]
+            lows[j] = top
+            if value(lows, bits) == top:
+                joined.add(j)
+        table[bits] = (frozenset(joined), constant)
+    edges = [0, 1, 2, top, smin, smin + 1, ops.mask, top - 1]
+    for _ in range(PROBES):
+        bits = tuple(rng.random() < 0.5 for _ in range(m))
+        xvals = [rng.choice(edges) if rng.random() < 0.5 else rng.randrange(1 << sew) for _ in range(k)]
+        if value(xvals, bits) != _join_value(ops, table[bits], xvals):
+            return Shape(None, Verdict.COUNTEREXAMPLE, "not a guarded signed max", (xvals, bits))
+    return Shape(table, Verdict.UNKNOWN, encoding=encoding)
+
+
+def _join_value(ops, entry, xvals):
+    joined, constant = entry
+    value = ops.smin() if constant is None else ops.const(constant)
+    for j in sorted(joined):
+        value = ops.smax(value, xvals[j])
+    return value
+
+
+def _prove_shape(key, shape: Shape, sew: int, timeout_ms: int) -> Shape:
+    """The solver's proof that the shape equals its table's guarded join, for all values."""
+    _, _, k, m = key
+    ops = Z3Elements(sew)
+    xs = [z3.BitVec(f"cut_{j}", sew) for j in range(k)]
+    bs = [z3.Bool(f"cond_{j}") for j in range(m)]
+
+    def guarded(prefix):
+        if len(prefix) == m:
+            return _join_value(ops, shape.table[prefix], xs)
+        return z3.If(bs[len(prefix)], guarded(prefix + (True,)), guarded(prefix + (False,)))
+
+    claim = guarded(())
+    if shape.encoding:
+        claim = ops.xor(claim, ops.const(shape.encoding))
+    answer = prove([], shape_value(ops, key, xs, bs) == claim, timeout_ms)
+    if answer.verdict == Verdict.PROVED:
+        return Shape(shape.table, Verdict.PROVED, encoding=shape.encoding)
+    if answer.verdict == Verdict.COUNTEREXAMPLE:
+        return Shape(None, Verdict.COUNTEREXAMPLE, "not a guarded signed max (the solver's case)")
+    return Shape(None, answer.verdict, f"the local proof: {answer.verdict.value} {answer.detail}".strip())
+
+
+# The analysis ----------------------------------------------------------------------------
+
+@dataclass
+class Failure:
+    """A node whose value could not be given a denotation, and why."""
+
+    node: Term
+    reason: str
+    verdict: Verdict      # COUNTEREXAMPLE: the local check is refuted; UNKNOWN otherwise
+
+
+@dataclass
+class Analysis:
+    root: object = None                    # the root's semilattice term, when it has one
+    failure: Failure | None = None
+    nodes: int = 0
+    shapes: dict = field(default_factory=dict)
+    cone_nodes: int = 0
+    refuted: tuple | None = None   # the first node shown no guarded max: (node, cone, witness)
+
+
+_SHAPES: dict = {}     # (key) -> Shape, for the process: a shape is proved once per SEW
+
+
+def post_order(root: Term, done=None) -> list[Term]:
+    """The nodes under root, children before parents; not entering nodes in `done`."""
+    order, seen, stack = [], set(), [(root, False)]
+    while stack:
+        node, expanded = stack.pop()
+        if expanded:
+            order.append(node)
+            continue
+        if id(node) in seen or (done is not None and id(node) in done):
+            continue
+        seen.add(id(node))
+        stack.append((node, True))
+        stack.extend((a, False) for a in reversed(node.args) if id(a) not in seen)
+    return order
+
+
+def element_span(node: Term) -> tuple[int, int]:
+    """The lowest and highest element index a node depends on ((0, 0) for none)."""
+    indices = [n.param for n in post_order(node) if n.op == "elem"]
+    return (min(indices), max(indices)) if indices else (0, 0)
+
+
+class Denoter:
+    """Gives each element-wide node of a traced unit its denotation, children first (see the
+    module docstring): `run(root)` returns the Analysis. `flags` are the Z3 Booleans the
+    flag leaves stand for."""
+
+    def __init__(self, sew: int, flags: list, timeout_ms: int):
+        self.sew = sew
+        self.flags = flags
+        self.timeout_ms = timeout_ms
+        self.lattice = SemilatticeElements(sew)
+        self.den: dict = {}
+        self.conds: dict = {}
+        self.rng = random.Random(0)
+        self.analysis = Analysis()
+
+    # structural conditions as Z3 Booleans over the flags
+    def condition(self, node: Term):
+        found = self.conds.get(id(node))
+        if found is not None:
+            return found
+        if node.op == "flag":
+            found = self.conds[id(node)] = self.flags[node.param]
+            return found
+        for n in post_order(node, self.conds):
+            c = [self.conds[id(a)] for a in n.args]
+            if n.op == "flag":
+                term = self.flags[n.param]
+            elif n.op == "bool":
+                term = z3.BoolVal(n.param)
+            # z3's own constructors: a chain of conditions may be 65536 deep (`any active`),
+            # and such a chain made with spec/z3fast's takes minutes to free at exit (measured:
+            # 80 s at depth 16384, growing quadratically; z3's: under a second)
+            elif n.op == "and_":
+                term = z3.And(*c)
+            elif n.op == "or_":
+                term = z3.Or(*c)
+            elif n.op == "not_":
+                term = z3.Not(c[0])
+            else:   # ite of conditions
+                term = z3.If(*c)
+            self.conds[id(n)] = term
+        return self.conds[id(node)]
+
+    def leaf(self, node: Term):
+        if node.op == "seed":
+            return atom(SEED_ATOM)
+        if node.op == "elem":
+            return atom(element_atom(node.param))
+        return self.lattice.const(node.param)      # the empty join for smin; one atom per value
+
+    def run(self, root: Term) -> Analysis:
+        a = self.analysis
+        order = post_order(root)
+        a.nodes = len(order)
+        for node in order:
+            if node.width != self.sew:
+                continue
+            try:
+                self.den[id(node)] = self.denote(node, node is root)
+            except ConeTooLarge as error:
+                a.failure = Failure(node, str(error), Verdict.UNKNOWN)
+                return a
+            if a.failure is not None:
+                return a
+        denoted = self.den.get(id(root))
+        if denoted is not None and denoted[1] == 0:
+            a.root = denoted[0]
+        elif a.failure is None:
+            a.failure = Failure(root, "the result is not a guarded signed max of the inputs" + (
+                f" (it is one xor {denoted[1]:#x})" if denoted else ""), Verdict.COUNTEREXAMPLE)
+        return a
+
+    def denote(self, node: Term, is_root: bool):
+        """(semilattice term, encoding): the node's value is the term's max xor the encoding;
+        None when it is no such thing."""
+        L, den = self.lattice, self.den
+        if node.op in ("seed", "elem", "const"):
+            return self.leaf(node), 0
+        args = [den.get(id(x)) for x in node.args]
+        if node.op == "smax" and None not in args and args[0][1] == 0 and args[1][1] == 0:
+            return L.smax(args[0][0], args[1][0]), 0
+        if (node.op == "ite" and node.args[0].structural and args[1] is not None and args[2] is not None
+                and args[1][1] == args[2][1]):
+            return L.ite(self.condition(node.args[0]), args[1][0], args[2][0]), args[1][1]
+        return self.denote_cone(node, is_root)
+
+    def cone(self, node: Term, inline=frozenset()) -> Cone:
+        """The node's cone, cut at its nearest denoted descendants except those in `inline`
+        (ids), which are taken apart like the others."""
+        steps, index, xs, bs = [], {}, [], []
+        den, sew = self.den, self.sew
+        variables: dict = {}    # one cut variable per semilattice term: x and x xor s share it
+
+        def build(n):
+            ref = index.get(id(n))
+            if ref is not None:
+                return ref
+            op = n.op
+            if op == "const" or op == "bool":
+                ref = ("c", op, n.param, n.width)
+            elif n is not node and n.width == sew and den.get(id(n)) is not None and id(n) not in inline:
+                term, encoding = den[id(n)]
+                if id(term) not in variables:
+                    variables[id(term)] = len(xs)
+                    xs.append(n)
+                ref = ("x", variables[id(term)], encoding)
+            elif n.structural:
+                ref = ("b", len(bs))
+                bs.append(n)
+            elif not n.args:
+                raise ConeTooLarge(f"a {n.width}-bit input is used where only element values and "
+                                   "conditions are understood")
+            else:
+                args = tuple([build(a) for a in n.args])
+                if len(steps) >= CONE_LIMIT:
+                    raise ConeTooLarge(f"the values it depends on are no guarded maxima for more than "
+                                       f"{CONE_LIMIT} operations (the cut-point method needs each "
+                                       "intermediate result to be a maximum of some inputs)")
+                ref = ("n", len(steps))
+                steps.append((op, n.param, n.width, args))
+            index[id(n)] = ref
+            return ref
+
+        build(node)
+        return Cone((sew, tuple(steps), len(xs), len(bs)), xs, bs)
+
+    def denote_cone(self, node: Term, is_root: bool):
+        cone = self.cone(node)
+        self.analysis.cone_nodes += 1
+        if len(cone.xs) > CUT_LIMIT or len(cone.bs) > BOOL_CUT_LIMIT:
+            return None     # too many inputs to tabulate: opaque, inlined into its parents
+        cone, shape = self.deeper_if_needed(node, cone)
+        self.analysis.shapes[cone.key] = shape
+        if shape.table is None:
+            # name the first node that selects (a compare-and-select, a max), not an xor feeding one
+            selects = any(op in ("ite", "umax", "smax") for op, _, _, _ in cone.key[1])
+            if shape.witness is not None and selects and self.analysis.refuted is None:
+                self.analysis.refuted = (node, cone, shape.witness)
+            if shape.verdict == Verdict.UNKNOWN:
+                self.analysis.failure = Failure(node, shape.detail, Verdict.UNKNOWN)
+            return None
+        return self.guarded_join(shape, cone)
+
+    def deeper_if_needed(self, node: Term, cone: Cone):
+        """(cone, shape). When the cone is no guarded max, the same cone cut deeper (up to
+        DEEPER times): its cut points that are no inputs taken apart too. A cut point may take
+        any value, so it forgets what its value is made of: a mask 0 or -1 chosen by a flag,
+        `band(x, mask)` which is x or 0. Each deeper cone is a cone of its own, proved or
+        refuted as any other (sound either way); the first one's answer stands when no deeper
+        one is a guarded max."""
+        shape = self.shape_of(cone)
+        if shape.table is not None:
+            return cone, shape
+        inline, current = set(), cone
+        for _ in range(DEEPER):
+            inline |= {id(x) for x in current.xs if x.op not in VALUE_LEAVES}
+            try:
+                deeper = self.cone(node, frozenset(inline))
+            except ConeTooLarge:
+                break
+            if deeper.key == current.key or len(deeper.xs) > CUT_LIMIT or len(deeper.bs) > BOOL_CUT_LIMIT:
+                break
+            deeper_shape = self.shape_of(deeper)
+            if deeper_shape.table is not None:
+                return deeper, deeper_shape
+            current = deeper
+        return cone, shape
+
+    def shape_of(self, cone: Cone) -> Shape:
+        """The cone's shape: probed, then proved by the solver; once per shape and SEW."""
+        shape = _SHAPES.get(cone.key)
+        if shape is None:
+            shape = _probe(cone.key, self.sew, self.rng)
+            if shape.table is not None:
+                shape = _prove_shape(cone.key, shape, self.sew, self.timeout_ms)
+            if shape.verdict != Verdict.UNKNOWN:      # a timeout may go through another time
+                _SHAPES[cone.key] = shape
+        return shape
+
+    def guarded_join(self, shape: Shape, cone: Cone):
+        """The semilattice term of a cone node from its shape's table: the join of each cut
+        point (and constant) under the condition, over the Boolean cut points, where the
+        table has it joined. The table's reading is worked out once per shape (`recipe`)."""
+        L = self.lattice
+        if shape.recipe is None:
+            table = shape.table
+            members = [(("x", j), lambda entry, j=j: j in entry[0]) for j in range(cone.key[2])]
+            for constant in sorted({c for _, c in table.values() if c is not None}):
+                members.append((("c", constant), lambda entry, c=constant: entry[1] == c))
+            placeholders = list(range(cone.key[3]))
+            shape.recipe = [(which, _boolean_function({bits: member(entry) for bits, entry in table.items()},
+                                                      placeholders)) for which, member in members]
+        conds = None
+        result = EMPTY
+        for (kind, which), guard in shape.recipe:
+            if guard is False:
+                continue
+            value = self.den[id(cone.xs[which])][0] if kind == "x" else L.const(which)
+            if guard is not True:
+                if conds is None:
+                    conds = [self.condition(b) for b in cone.bs]
+                value = L.ite(_instantiate(guard, conds), value, EMPTY)
+            result = L.smax(result, value)
+        return result, shape.encoding
+
+
+def _instantiate(formula, conds):
+    """A formula of `_boolean_function` over placeholders (indices), with the conditions."""
+    if isinstance(formula, int) and not isinstance(formula, bool):
+        return conds[formula]
+    op, *args = formula
+    parts = [_instantiate(a, conds) for a in args]
+    return {"not": lambda: fast.not_(parts[0]), "and": lambda: fast.and_(*parts),
+            "or": lambda: fast.or_(*parts)}[op]()
+
+
+def _boolean_function(rows: dict, conds: list):
+    """A formula over `conds` true exactly on the rows (assignments) mapped to True, as
+    nested tuples ("and"/"or"/"not", ...) over the conds; Python True/False when constant.
+    Shannon expansion with the obvious simplifications."""
+    values = set(rows.values())
+    if values == {True}:
+        return True
+    if values == {False}:
+        return False
+    first = conds[0]
+    on = _boolean_function({b[1:]: v for b, v in rows.items() if b[0]}, conds[1:])
+    off = _boolean_function({b[1:]: v for b, v in rows.items() if not b[0]}, conds[1:])
+    negated = ("not", first)
+    if on is True and off is False:
+        return first
+    if on is False and off is True:
+        return negated
+    if off is False:
+        return first if on is True else ("and", first, on)
+    if on is False:
+        return ("and", negated, off)
+    if on is True:
+        return ("or", first, off)
+    if off is True:
+        return ("or", negated, on)
+    return ("or", ("and", first, on), ("and", negated, off))
+
+
+# The root against the spec --------------------------------------------------------------
+
+@dataclass
+class Mismatch:
+    """A leaf whose condition at the root is not the spec's."""
+
+    label: object
+    got: object           # its condition in the unit
+    want: object          # the spec's
+    model: object = None  # a model of `got != want` (flags), when the solver gave one
+
+
+def root_conditions(root, count: int, flags: list) -> list:
+    """(label, the unit's condition, the spec's) for every leaf that reaches the root or must."""
+    conds = inclusion(root) if root is not EMPTY else {}
+    false, true = z3.BoolVal(False), z3.BoolVal(True)
+    rows = [(SEED_ATOM, conds.get(SEED_ATOM, false), true)]
+    rows += [(element_atom(i), conds.get(element_atom(i), false), flags[i]) for i in range(count)]
+    expected = {SEED_ATOM} | {element_atom(i) for i in range(count)}
+    rows += [(label, cond, false) for label, cond in conds.items() if label not in expected]
+    return rows
+
+
+def compare_root(rows, timeout_ms: int):
+    """(verdict, detail, Mismatch or None): PROVED when every condition is the spec's."""
+    residue = [row for row in rows if not fast.same(row[1], row[2])]
+    for k in range(0, len(residue), CHUNK):
+        chunk = residue[k:k + CHUNK]
+        answer = prove([], z3.And(*[got == want for _, got, want in chunk]), timeout_ms)
+        if answer.verdict == Verdict.COUNTEREXAMPLE:
+            for label, got, want in chunk:
+                if not z3.is_true(answer.model.eval(got == want, model_completion=True)):
+                    return Verdict.COUNTEREXAMPLE, "", Mismatch(label, got, want, answer.model)
+        if answer.verdict != Verdict.PROVED:
+            return answer.verdict, f"comparing the inclusion conditions: {answer.detail}", None
+    return (Verdict.PROVED, f"{len(rows)} inclusion conditions, {len(rows) - len(residue)} identical "
+            "to the spec's as terms", None)
+
+
+def _variables(formula) -> dict:
+    """The Boolean variables of a formula, by name."""
+    found, seen, stack = {}, set(), [formula]
+    while stack:
+        t = stack.pop()
+        if t.get_id() in seen:
+            continue
+        seen.add(t.get_id())
+        if z3.is_const(t) and t.decl().kind() == z3.Z3_OP_UNINTERPRETED:
+            found[str(t)] = t
+        else:
+            stack.extend(t.children())
+    return found
+
+
+def mismatch_active_sets(m: Mismatch, flags: list, count: int):
+    """Sets of active elements that may show the leaf's wrong condition, fewest and lowest
+    first: the obvious candidates (each is tried concretely), then the solver's model of the
+    difference made smaller one flag at a time (checked on the formula)."""
+    candidates = [set()]
+    if isinstance(m.label, tuple) and m.label[0] == "vs2":
+        i = m.label[1]
+        candidates += [{i}, {0, i} if i else {0, 1}]
+    candidates += [{0}, {0, 1}, {count - 1}]
+    tried = []
+    for active in candidates:
+        if active not in tried and all(0 <= i < count for i in active):
+            tried.append(active)
+            yield active
+    if m.model is None:
+        return
+    differ = z3.Xor(m.got, m.want)
+    variables = _variables(differ)
+    name_to_index = {str(f): i for i, f in enumerate(flags)}
+    active = {name_to_index[name] for name, v in variables.items()
+              if name in name_to_index and z3.is_true(m.model.eval(v, model_completion=True))}
+    if not _holds(differ, variables, active):
+        return
+    for i in sorted(active, reverse=True)[:16]:
+        if _holds(differ, variables, active - {i}):
+            active = active - {i}
+    if active not in tried:
+        yield active
+
+
+def _holds(formula, variables: dict, active: set) -> bool:
+    """The formula's value when exactly the flags of `active` are true."""
+    names = {f"active_{i}" for i in active}
+    pairs = [(v, z3.BoolVal(name in names)) for name, v in variables.items()]
+    return z3.is_true(z3.simplify(z3.substitute(formula, *pairs) if pairs else formula))
+
+
+# Concrete cases ---------------------------------------------------------------------------
+
+VS2, VS1, VD = 8, 16, 24     # aligned for every LMUL, apart from each other and from v0
+
+
+def make_case(cfg: Config, seed: int, elements: list, active: set,
+              registers=(VD, VS2, VS1)) -> tuple[ArchState, Insn]:
+    """A legal pre-state and instruction handing the unit these operands: vl is one past the
+    last active element (at least 1), masked by v0 unless the active ones are a prefix.
+    `registers` (vd, vs2, vs1): vs2 aligned; vd may overlap a source (written last)."""
+    vd_reg, vs2_reg, vs1_reg = registers
+    sew, count = cfg.sew, cfg.vlmax
+    vl = max(active) + 1 if active else 1
+    vm = 1 if active == set(range(vl)) else 0
+    regs = [0] * 32
+    per = cfg.elements_per_register
+    nbytes = sew // 8
+    for k in range(cfg.group_registers):
+        chunk = elements[k * per:min((k + 1) * per, count)]
+        if chunk:
+            regs[vs2_reg + k] = int.from_bytes(b"".join(v.to_bytes(nbytes, "little") for v in chunk), "little")
+    regs[vs1_reg] = seed
+    if vm == 0:
+        regs[0] = sum(1 << i for i in active)
+    pre = ArchState(cfg.vlen, cfg.elen, tuple(regs), encode_vtype(sew, cfg.lmul), vl, 0, VS_DIRTY)
+    return pre, Insn(vd=vd_reg, vs2=vs2_reg, vs1=vs1_reg, vm=vm)
+
+
+def confirmed(unit, pre: ArchState, insn: Insn) -> bool:
+    """The unit, in the project's instruction, differs from the executable spec on the case
+    (for every tail policy the two runs are compared; vta is 0, so they coincide)."""
+    try:
+        for tail in TAIL_POLICIES:
+            got = execute(pre, insn, tail=tail, reduce=unit)
+            want = execute(pre, insn, "sequential", tail)
+            if got.outcome != want.outcome or got.state != want.state:
+                return True
+    except Exception:
+        return False
+    return False
+
+
+def _spec_result(ops, seed, elements, active):
+    result = seed
+    for i in active:
+        result = ops.smax(result, elements[i])
+    return result
+
+
+def _differs(unit, ops, seed, elements, active_set, count) -> bool:
+    flags = [False] * count
+    for i in active_set:
+        flags[i] = True
+    try:
+        got = unit(ops, seed, list(elements), flags)
+    except Exception:
+        return False
+    return got != _spec_result(ops, seed, elements, active_set)
+
+
+def case_for_mismatch(unit, cfg: Config, m: Mismatch, flags: list):
+    """A confirmed concrete case showing the leaf's wrong condition, or None."""
+    sew, count = cfg.sew, cfg.vlmax
+    ops = ConcreteElements(sew)
+    smin, top = 1 << (sew - 1), (1 << (sew - 1)) - 1
+    for active in mismatch_active_sets(m, flags, count):
+        for low in (0, smin, 1):
+            seed, elements = low, [smin] * count
+            for i in active:
+                elements[i] = low
+            label = m.label
+            if label == SEED_ATOM:
+                seed = top
+            elif label[0] == "vs2":
+                elements[label[1]] = top
+            else:           # a constant the unit joins in: everything else below it
+                seed = smin
+                for i in active:
+                    elements[i] = smin
+            if not _differs(unit, ops, seed, elements, active, count):
+                continue
+            pre, insn = make_case(cfg, seed, elements, active)
+            if confirmed(unit, pre, insn):
+                return pre, insn
+    return None
+
+
+def search_case(unit, cfg: Config, hints, deadline: float):
+    """Look for a concrete case where the unit differs from the spec: few active elements at
+    the indices the failed local check involves, values at the edges of the signed and
+    unsigned orders; the smallest vl first. A confirmed case, or None."""
+    sew, count = cfg.sew, cfg.vlmax
+    ops = ConcreteElements(sew)
+    smin, top, ones = 1 << (sew - 1), (1 << (sew - 1)) - 1, (1 << sew) - 1
+    edges = [0, 1, top, smin, ones, 2, smin + 1, top - 1]
+    sharp = [(1, smin), (smin, 1), (0, top), (top, 0), (ones, 1), (1, ones), (0, 1), (1, 0),
+             (smin, top), (top, smin), (smin + 1, smin)]
+    hints = sorted({h for h in hints if 0 <= h < count} | {0})[:8]
+    sets = [set()] + [{h} for h in hints] + [{a, b} for a, b in itertools.combinations(hints, 2)]
+    sets.sort(key=lambda s: (max(s, default=-1), len(s)))
+    rng = random.Random(1)
+
+    def patterns(size):
+        if size == 0:
+            return [(s, ()) for s in edges]
+        if size == 1:
+            return [(s, (e,)) for s, e in sharp] + [(s, (e,)) for s in edges for e in edges]
+        first = [(s, (e1, e2)) for s, e1, e2 in [(0, 1, smin), (0, smin, 1), (1, top, smin), (smin, 0, top),
+                                                 (smin, top, 0), (1, ones, 0), (1, 0, ones)]]
+        return first + [(rng.choice(edges), (rng.choice(edges), rng.choice(edges))) for _ in range(24)]
+
+    for level in (0, 1):
+        for active in sets:
+            order = sorted(active)
+            todo = patterns(len(order))
+            todo = todo[:len(sharp) if len(order) == 1 else 8] if level == 0 else todo
+            for seed, values in todo:
+                for inactive in (smin, top, 0):
+                    if time.perf_counter() > deadline:
+                        return None
+                    elements = [inactive] * count
+                    for i, v in zip(order, values):
+                        elements[i] = v
+                    if _differs(unit, ops, seed, elements, active, count):
+                        pre, insn = make_case(cfg, seed, elements, active)
+                        if confirmed(unit, pre, insn):
+                            return pre, insn
+    return None
+
+
+# The instruction around the unit ---------------------------------------------------------
+
+_INSTRUCTION: dict = {}    # Config -> (verdict, detail, solvers): the same fact for every unit
+
+
+def instruction_pieces(cfg: Config, timeout_ms: int):
+    """Pieces 1 and 2 of the compositional method and the algebra lemmas, for both tail
+    policies: (verdict, detail, solvers). They do not depend on the unit: proved once."""
+    if cfg in _INSTRUCTION:
+        return _INSTRUCTION[cfg]
+    from vredmax.proofs.engine import compositional as comp
+    from vredmax.proofs.engine.setting import Setting
+    s = Setting(cfg, "_cut")
+    parts = [part for tail in TAIL_POLICIES
+             for part in (comp.choice_part(s, tail), comp.instruction_part(s, tail), comp.operands_part(s, tail))]
+    parts += [comp.lemma_part(cfg.sew, name) for name in comp.ALGEBRA]
+    solvers = set()
+    for part in parts:
+        answer = comp.check(part.build(), timeout_ms)
+        solvers.add(answer.solver)
+        if answer.verdict != Verdict.PROVED:
+            outcome = (answer.verdict if answer.verdict != Verdict.COUNTEREXAMPLE else Verdict.UNKNOWN,
+                       f"{part.text}: {answer.verdict.value} {answer.detail}".strip(), solvers)
+            return outcome     # not kept: a timeout may go through another time
+    _INSTRUCTION[cfg] = (Verdict.PROVED, f"{len(parts)} instruction pieces and lemmas", solvers)
+    return _INSTRUCTION[cfg]
+
+
+# The entry points --------------------------------------------------------------------------
+
+def trace_unit(unit, cfg: Config):
+    """(tracer, root term) of the unit on the tracing backend; raises UnitError."""
+    tracer = Tracer(cfg.sew, cfg.vlmax)
+    try:
+        result = unit(TraceElements(tracer), tracer.seed, list(tracer.elements), list(tracer.flags))
+    except SymbolicUse:
+        raise
+    except RecursionError:
+        raise UnitError("the unit recursed too deeply") from None
+    except Exception as error:
+        raise UnitError(f"the unit raised {type(error).__name__}: {error}{_user_frame(error)}") from None
+    if not isinstance(result, Term) or result.width != cfg.sew:
+        what = (f"a {result.width}-bit value" if isinstance(result, Term) and result.width
+                else "a condition" if isinstance(result, Term) else f"{type(result).__name__} {result!r}"[:80])
+        raise UnitError(f"the unit must return a {cfg.sew}-bit element value (SEW={cfg.sew}), it returned {what}")
+    return tracer, result
+
+
+class UnitError(Exception):
+    pass
+
+
+def _user_frame(error) -> str:
+    frames = [f for f in traceback.extract_tb(error.__traceback__) if "/proofs/" not in f.filename
+              and "/vredmax/" not in f.filename]
+    return f" (at {frames[-1].filename}:{frames[-1].lineno})" if frames else ""
+
+
+def _solver_text() -> str:
+    return f"z3 {z3.get_version_string()}"
+
+
+def prove_unit_at_scale(unit, cfg: Config, timeout_ms: int) -> ScaleResult:
+    """Prove the reduction unit, in the project's instruction, at this configuration (both
+    tail policies), or refute it with a confirmed concrete case. Cost linear in VLMAX."""
+    start = time.perf_counter()
+
+    def result(verdict, detail, case=None, solver=None):
+        return ScaleResult(verdict, detail, METHOD, solver or _solver_text(), time.perf_counter() - start, case)
+
+    deadline = start + max(5.0, timeout_ms / 1000)
+    try:
+        tracer, root = trace_unit(unit, cfg)
+    except SymbolicUse as error:
+        return result(Verdict.ERROR, str(error))
+    except UnitError as error:
+        return result(Verdict.ERROR, str(error))
+    from vredmax.proofs.engine.compositional import active_flags
+    flags = active_flags(cfg.vlmax)
+    denoter = Denoter(cfg.sew, flags, timeout_ms)
+    analysis = denoter.run(root)
+    shapes = len(analysis.shapes)
+    if analysis.failure is not None:
+        node, why = analysis.failure.node, analysis.failure.reason
+        if analysis.refuted is not None:      # the first node that is no max, rather than its parents
+            node, cone, witness = analysis.refuted
+            why = _witness_text(cfg.sew, cone, witness)
+        span = element_span(node)
+        hints = set(span)
+        for x in node.args:
+            hints |= set(element_span(x))
+        case = search_case(unit, cfg, hints, deadline)
+        where = f"ops.{node.op} at {node.where()} (over vs2[{span[0]}..{span[1]}] and what they depend on)"
+        if case is not None:
+            return result(Verdict.COUNTEREXAMPLE, f"{where} is not a signed max of its inputs: {why}; "
+                          "a concrete case confirms the unit is wrong", case)
+        return result(Verdict.UNKNOWN, f"{where} is not a signed max of its inputs: {why}; no concrete "
+                      "counterexample was found, so the unit may still be right")
+    rows = root_conditions(analysis.root, cfg.vlmax, flags)
+    verdict, detail, mismatch = compare_root(rows, timeout_ms)
+    if verdict == Verdict.COUNTEREXAMPLE:
+        case = case_for_mismatch(unit, cfg, mismatch, flags) or search_case(unit, cfg, set(), deadline)
+        what = _label_text(mismatch.label)
+        if case is not None:
+            return result(Verdict.COUNTEREXAMPLE, f"{what} reaches the result under the wrong condition "
+                          f"(the unit: {_short(mismatch.got)}; the spec: {_short(mismatch.want)})", case)
+        return result(Verdict.UNKNOWN, f"{what} reaches the result under a condition other than the spec's, "
+                      "but no concrete case confirmed it (a checker fault?)")
+    if verdict != Verdict.PROVED:
+        return result(verdict, detail)
+    piece, piece_detail, solvers = instruction_pieces(cfg, timeout_ms)
+    solver = ", ".join(sorted({_solver_text()} | {s if s != "z3" else _solver_text() for s in solvers}))
+    if piece != Verdict.PROVED:
+        return result(piece, piece_detail, solver=solver)
+    return result(Verdict.PROVED, f"unit: {analysis.nodes} nodes, {analysis.cone_nodes} checked locally "
+                  f"against {shapes} cone shape{'s' * (shapes != 1)} (each proved once per SEW); {detail}; "
+                  f"{piece_detail}; both tail policies", solver=solver)
+
+
+def _witness_text(sew: int, cone: Cone, witness) -> str:
+    """The local case: the cut values and conditions, and what the node gives for them."""
+    xvals, bits = witness
+    ops = ConcreteElements(sew)
+    names = [_node_text(x) for x in cone.xs]
+    got = shape_value(ops, cone.key, xvals, bits)
+    inputs = ", ".join(f"{n} = {ops.to_signed(v)}" for n, v in zip(names, xvals))
+    conds = ", ".join(f"{_node_text(b)} = {bool(v)}" for b, v in zip(cone.bs, bits))
+    return (f"with {inputs}{'; ' + conds if conds else ''} it gives {ops.to_signed(got)}, "
+            "which is no signed max of a choice of them")
+
+
+def _node_text(node: Term) -> str:
+    if node.op == "seed":
+        return "the seed"
+    if node.op == "elem":
+        return f"vs2[{node.param}]"
+    if node.op == "flag":
+        return f"active[{node.param}]"
+    return f"(ops.{node.op} at {node.where()})"
+
+
+def _label_text(label) -> str:
+    if label == SEED_ATOM:
+        return "the seed vs1[0]"
+    if label[0] == "vs2":
+        return f"vs2[{label[1]}]"
+    return f"the constant {label[1]:#x}"
+
+
+def _short(term) -> str:
+    text = str(term).replace("\n", " ")
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def prove_step_at_scale(step_fn, cfg: Config, tail: str, timeout_ms: int) -> ScaleResult:
+    """A user's whole instruction at one configuration and tail policy, cut at its reduction
+    (proofs/cutstep.py); UNKNOWN with the reason when its structure does not allow that."""
+    from vredmax.proofs.python.cutstep import prove_step_at_scale as prove_step
+    return prove_step(step_fn, cfg, tail, timeout_ms)

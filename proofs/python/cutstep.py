@@ -1,0 +1,444 @@
+"""A user's whole instruction at configurations too big for one query: cut at its reduction.
+
+The step is run on the symbolic machine ops, except that `m.elements(sew)` hands it the
+tracing element ops (proofs/trace.py) on which z3 terms (the operands the step read) become
+leaves. What the reduction returns is a traced term; where the step hands it back to a
+machine op (to write vd) it is replaced by a fresh variable r: the cut point. Then:
+
+1. *instruction* (solver, case by case as the spec relation splits): the post-state the
+   step computes from r meets the spec with `vd[0] = r`, for every r;
+2. *reduction* (proofs/cutpoint.py): the traced reduction is a guarded signed max of its
+   leaves; each leaf is, as a term, the spec's seed or one of its elements (identical, or
+   identical after simplification), and the condition under which each reaches the result
+   is, under the configuration's assumptions, the spec's (seed: always, element i: active
+   i, constants: never), proved by the solver;
+3. the algebra lemmas of signed max for the SEW (as for a reduction unit).
+Together: the step's post-state is the one of 1 with r the max of the seed and the active
+elements, which meets the spec's result predicate. If the step's structure is not this
+(no reduction reaches a machine op, two do, a leaf is no operand of the spec), the answer
+is UNKNOWN with the reason: the monolithic proof is the one to use then.
+"""
+
+from __future__ import annotations
+
+import itertools
+import time
+from dataclasses import dataclass
+
+import z3
+
+from vredmax.impl.execute import execute
+from vredmax.proofs.python import cutpoint as cp
+from vredmax.proofs.engine.semilattice import atom
+from vredmax.proofs.python.trace import BOOL, SymbolicUse, Term, TraceElements, Tracer, user_location
+from vredmax.proofs.engine.verdict import Verdict, prove
+from vredmax.spec import relation as spec
+from vredmax.spec import z3fast as fast
+from vredmax.spec.bv import Concrete
+from vredmax.spec.config import Config
+from vredmax.spec.legality import RETIRED
+from vredmax.proofs.engine.setting import impl_outcome
+from vredmax.proofs.engine.solvers import available
+from vredmax.spec.state import ArchState
+
+METHOD = "cut at the reduction"
+
+
+class StepTracer(Tracer):
+    """A tracer whose leaves are also the z3 terms the step hands the element ops: values
+    ("input" leaves) and conditions ("flag" leaves, structural), numbered as first seen."""
+
+    def __init__(self, sew: int):
+        super().__init__(sew, 0)
+        self.inputs: list = []       # z3 value terms, by leaf index
+        self.conditions: list = []   # z3 Boolean terms, by leaf index
+        self._index: dict = {}
+
+    def leaf_for(self, term) -> Term:
+        if z3.is_bv_value(term):
+            return self.const(term.as_long(), term.size())
+        boolean = isinstance(term, z3.BoolRef)
+        key = (boolean, term.get_id())
+        if key not in self._index:
+            where = self.conditions if boolean else self.inputs
+            self._index[key] = len(where)
+            where.append(term)
+        if boolean:
+            return self.make("flag", (), self._index[key], BOOL)
+        return self.make("input", (), self._index[key], term.size())
+
+
+class StepElements(TraceElements):
+    """Tracing element ops that accept the step's z3 terms as leaves."""
+
+    def _value(self, x, width=None):
+        if isinstance(x, z3.BitVecRef):
+            x = self.tracer.leaf_for(x)
+        return super()._value(x, width)
+
+    def _cond(self, c):
+        if isinstance(c, z3.BoolRef):
+            if z3.is_true(c) or z3.is_false(c):
+                return self.tracer.boolean(z3.is_true(c))
+            c = self.tracer.leaf_for(c)
+        return super()._cond(c)
+
+
+class CutMachine:
+    """The symbolic machine ops, with `elements` tracing and each traced value that comes
+    back into a machine op replaced by the cut variable r (the same term, the same r)."""
+
+    def __init__(self, base, sew: int):
+        self.base = base
+        self.tracer = StepTracer(sew)
+        self.cuts: list = []          # (term, variable)
+        self.symbolic = True
+        self.true, self.false = base.true, base.false
+
+    def elements(self, width: int):
+        if width != self.tracer.sew:
+            raise SymbolicUse(f"{user_location()}: m.elements({width}) at SEW={self.tracer.sew}")
+        return StepElements(self.tracer, width)
+
+    def _cut(self, value):
+        if isinstance(value, Term) and value.op in ("const", "bool"):
+            return z3.BitVecVal(value.param, value.width) if value.width else z3.BoolVal(value.param)
+        if isinstance(value, Term):
+            for term, variable in self.cuts:
+                if term is value:
+                    return variable
+            if value.width == BOOL:
+                raise SymbolicUse(f"{user_location()}: a condition computed with the element ops "
+                                  "is used by a machine op; only the reduction's result may be")
+            variable = z3.BitVec(f"r_cut_{len(self.cuts)}", value.width)
+            self.cuts.append((value, variable))
+            return variable
+        if isinstance(value, (list, tuple)) and any(isinstance(v, Term) for v in value):
+            return type(value)(self._cut(v) for v in value)
+        return value
+
+    def __getattr__(self, name):
+        attribute = getattr(self.base, name)
+        if not callable(attribute):
+            return attribute
+
+        def call(*args, **kwargs):
+            return attribute(*[self._cut(a) for a in args], **{k: self._cut(v) for k, v in kwargs.items()})
+        return call
+
+
+def prove_step_at_scale(step_fn, cfg: Config, tail: str, timeout_ms: int) -> cp.ScaleResult:
+    start = time.perf_counter()
+
+    def result(verdict, detail, case=None, solver=None):
+        return cp.ScaleResult(verdict, detail, METHOD, solver or cp._solver_text(),
+                              time.perf_counter() - start, case)
+
+    pre, insn = spec.symbolic_state(cfg, "_cut"), spec.symbolic_insn("_cut")
+    wf = spec.in_configuration(cfg, pre)
+    machine = CutMachine(fast.FastSymbolic, cfg.sew)
+    try:
+        traps, post = step_fn(machine, pre, insn, cfg, tail)
+        traps = [(rule, machine._cut(cond)) for rule, cond in traps]
+        post = ArchState(post.vlen, post.elen, *[machine._cut(getattr(post, f))
+                                                 for f in ("regs", "vtype", "vl", "vstart", "vs")])
+    except SymbolicUse as error:
+        return result(Verdict.ERROR, str(error))
+    except Exception as error:
+        return result(Verdict.UNKNOWN, f"the step could not be run with its reduction cut out "
+                      f"({type(error).__name__}: {error}); use the monolithic proof")
+    several = len(machine.cuts) > 1 and all(root.width == cfg.sew for root, _ in machine.cuts)
+    if several:
+        answer = _several_reductions(machine, traps, post, pre, insn, wf, cfg, timeout_ms)
+        if answer.verdict == Verdict.PROVED:
+            return result(Verdict.PROVED, answer.detail, solver=", ".join(sorted(
+                cp._solver_text() if s == "z3" else s for s in answer.solvers)))
+    if len(machine.cuts) != 1:
+        why = (f"{len(machine.cuts)} values computed with the element ops reach the machine ops (the cut "
+               "needs exactly one: the reduction's result)")
+        if several:
+            why = (f"{len(machine.cuts)} reductions reach the machine ops, and vd[0] is not shown to be one "
+                   f"that meets the spec ({answer.detail})")
+        case = _search(step_fn, cfg, tail, start + max(5.0, timeout_ms / 1000))
+        if case is not None:
+            return result(Verdict.COUNTEREXAMPLE, f"{why}; a concrete case shows the step is wrong", case)
+        return result(Verdict.UNKNOWN, f"{why}; no concrete counterexample found either")
+    root, r = machine.cuts[0]
+    if root.width != cfg.sew:
+        return result(Verdict.UNKNOWN, f"the element-ops value written back has {root.width} bits, not SEW")
+    solvers = set()
+
+    # 1. the instruction around the cut
+    from vredmax.proofs.engine.compositional import BIG_VLEN, Cases, check
+    from vredmax.proofs.engine.solvers import available
+    solver = "bitwuzla" if cfg.vlen >= BIG_VLEN and available("bitwuzla") else "z3"
+    try:
+        outcome = impl_outcome(traps)
+        cases = spec.relation_cases(cfg, pre, insn, outcome, post, lambda value: value == r)
+    except Exception as error:
+        return result(Verdict.ERROR, f"the step's post-state does not fit the spec: {type(error).__name__}: {error}")
+    answer = check(Cases(wf, [(n, w, z3.simplify(g)) for n, w, g in cases], solver), timeout_ms)
+    solvers.add(answer.solver)
+    if answer.verdict == Verdict.COUNTEREXAMPLE:
+        case = (_replayed_model(step_fn, cfg, tail, answer.model, pre, insn)
+                or _search(step_fn, cfg, tail, start + max(5.0, timeout_ms / 1000)))
+        if case is not None:
+            return result(Verdict.COUNTEREXAMPLE, f"the instruction around the reduction: {answer.detail}", case)
+        return result(Verdict.UNKNOWN, "the instruction with the reduction's result as a free r does not meet "
+                      f"the spec ({answer.detail}), but no concrete case confirmed a bug")
+    if answer.verdict != Verdict.PROVED:
+        return result(answer.verdict, f"the instruction around the reduction: {answer.detail}")
+
+    # 2. the reduction
+    flags = list(machine.tracer.conditions)
+    denoter = StepDenoter(cfg.sew, flags, timeout_ms)
+    analysis = denoter.run(root)
+    if analysis.failure is not None:
+        case = _search(step_fn, cfg, tail, start + max(5.0, timeout_ms / 1000))
+        why = analysis.failure.reason
+        if case is not None:
+            return result(Verdict.COUNTEREXAMPLE, f"the reduction inside the step is not a signed max ({why}); "
+                          "a concrete case confirms it", case)
+        return result(Verdict.UNKNOWN, f"the reduction inside the step: ops.{analysis.failure.node.op} at "
+                      f"{analysis.failure.node.where()}: {why}; no concrete counterexample found")
+    labels, pairs, stranger = inclusion_pairs(machine, analysis, cfg, pre, insn)
+    if stranger is not None:
+        case = _search(step_fn, cfg, tail, start + max(5.0, timeout_ms / 1000))
+        if case is not None:
+            return result(Verdict.COUNTEREXAMPLE, "the reduction joins a value that is not one of the "
+                          "spec's operands; a concrete case confirms the step is wrong", case)
+        return result(Verdict.UNKNOWN, f"a value the reduction joins ({_short(stranger)}) is not, as a "
+                      "term, the spec's seed or one of its elements; no concrete case found")
+    residue = [(label, a, b) for label, (a, b) in zip(labels, pairs) if not fast.same(a, b)]
+    # Only where vd[0] is written does r matter (part 1 holds for every r elsewhere: the
+    # spec relation asks nothing of the result when it traps, is reserved or vl = 0).
+    written = wf + [spec.retires_with_elements(cfg, pre, insn)]
+    for k in range(0, len(residue), cp.CHUNK):
+        chunk = residue[k:k + cp.CHUNK]
+        answer = prove(written, fast.and_(*[a == b for _, a, b in chunk]), timeout_ms)
+        solvers.add(answer.solver)
+        if answer.verdict == Verdict.COUNTEREXAMPLE:
+            wrong = [label for label, a, b in chunk if answer.model is not None
+                     and not z3.is_true(answer.model.eval(a == b, model_completion=True))]
+            case = (_targeted(step_fn, cfg, tail, wrong[0] if wrong else None)
+                    or _replayed_model(step_fn, cfg, tail, answer.model, pre, insn, wrong[0] if wrong else None)
+                    or _search(step_fn, cfg, tail, start + max(5.0, timeout_ms / 1000)))
+            what = ("an operand" if not wrong else "the seed" if wrong[0] == "seed" else
+                    "a constant" if wrong[0] == "constant" else f"vs2[{wrong[0]}]")
+            if case is not None:
+                return result(Verdict.COUNTEREXAMPLE, f"{what} reaches the reduction's result under a "
+                              "condition other than the spec's", case)
+            return result(Verdict.UNKNOWN, "an operand reaches the reduction's result under a condition other "
+                          "than the spec's, but no concrete case confirmed it")
+        if answer.verdict != Verdict.PROVED:
+            return result(answer.verdict, f"comparing the reduction's conditions: {answer.detail}")
+
+    # 3. the algebra
+    from vredmax.proofs.engine import compositional as comp
+    for name in comp.ALGEBRA:
+        answer = comp.check(comp.lemma_part(cfg.sew, name).build(), timeout_ms)
+        if answer.verdict != Verdict.PROVED:
+            return result(answer.verdict, f"lemma {name}: {answer.detail}")
+    text = ", ".join(sorted(cp._solver_text() if s == "z3" else s for s in solvers))
+    return result(Verdict.PROVED, f"instruction with the reduction cut out: {len(cases)} cases of the spec "
+                  f"relation ({solver}); reduction by cut points: {analysis.nodes} nodes, "
+                  f"{len(analysis.shapes)} cone shapes, {len(pairs)} inclusion conditions against the spec's "
+                  f"({len(pairs) - len(residue)} identical as terms); {len(comp.ALGEBRA)} algebra lemmas; "
+                  f"tail {tail}", solver=text)
+
+
+@dataclass
+class SeveralAnswer:
+    verdict: Verdict
+    detail: str
+    solvers: set
+
+
+def _several_reductions(machine, traps, post, pre, insn, wf, cfg: Config, timeout_ms: int) -> SeveralAnswer:
+    """Several reductions reach the machine ops (an emulator's masked and unmasked loops chosen
+    by vm, say), each cut at its own r_k. Each is taken apart by cut points: E_k, a condition
+    on the pre-state, says its inclusion conditions are the spec's (then r_k is the spec's
+    result). The instruction is proved for every r_1..r_n with the result required to be some
+    r_k whose E_k holds. Sound: with r_k the reductions' real values, vd[0] is one whose
+    conditions are the spec's, i.e. the signed max of the seed and the active elements (the
+    algebra lemmas). PROVED, or why not (the caller then searches for a concrete case)."""
+    from vredmax.proofs.engine import compositional as comp
+    guards, solvers, nodes = [], set(), 0
+    for root, _ in machine.cuts:
+        analysis = StepDenoter(cfg.sew, list(machine.tracer.conditions), timeout_ms).run(root)
+        if analysis.failure is not None:
+            return SeveralAnswer(Verdict.UNKNOWN, f"a reduction is no signed max: {analysis.failure.reason}", solvers)
+        _, pairs, stranger = inclusion_pairs(machine, analysis, cfg, pre, insn)
+        if stranger is not None:
+            return SeveralAnswer(Verdict.UNKNOWN, f"a reduction joins {_short(stranger)}, none of the spec's "
+                                 "operands", solvers)
+        guards.append(fast.and_(*[a == b for a, b in pairs if not fast.same(a, b)]))
+        nodes += analysis.nodes
+    cut_values = [r for _, r in machine.cuts]
+    solver = "bitwuzla" if cfg.vlen >= comp.BIG_VLEN and available("bitwuzla") else "z3"
+    try:
+        cases = spec.relation_cases(cfg, pre, insn, impl_outcome(traps), post, lambda value: fast.or_(
+            *[z3.And(value == r, guard) for r, guard in zip(cut_values, guards)]))
+    except Exception as error:
+        return SeveralAnswer(Verdict.ERROR, f"the post-state does not fit the spec: {error}", solvers)
+    answer = comp.check(comp.Cases(wf, [(n, w, z3.simplify(g)) for n, w, g in cases], solver), timeout_ms)
+    solvers.add(answer.solver)
+    if answer.verdict != Verdict.PROVED:
+        return SeveralAnswer(answer.verdict, f"the instruction with the reductions cut out: {answer.verdict.value} "
+                             f"{answer.detail}".strip(), solvers)
+    for name in comp.ALGEBRA:
+        lemma = comp.check(comp.lemma_part(cfg.sew, name).build(), timeout_ms)
+        if lemma.verdict != Verdict.PROVED:
+            return SeveralAnswer(lemma.verdict, f"lemma {name}: {lemma.detail}", solvers)
+    return SeveralAnswer(Verdict.PROVED, f"instruction with {len(cut_values)} reductions cut out, vd[0] one whose "
+                         f"inclusion conditions are the spec's: {len(cases)} cases of the spec relation ({solver}); "
+                         f"reductions by cut points: {nodes} nodes; {len(comp.ALGEBRA)} algebra lemmas", solvers)
+
+
+def inclusion_pairs(machine, analysis, cfg: Config, pre, insn):
+    """(labels, pairs, None): for the seed, each element and each constant the reduction joins,
+    (the condition under which it reaches the result, the spec's); or (None, None, term) when a
+    joined value is, as a term, none of the spec's operands."""
+    conds = cp.inclusion(analysis.root) if analysis.root is not cp.EMPTY else {}
+    seed, elements, activity = spec.seed(cfg, pre, insn), spec.elements(cfg, pre, insn), spec.activity(cfg, pre, insn)
+    by_term = {seed.get_id(): "seed"}
+    by_term.update({e.get_id(): i for i, e in enumerate(elements)})
+    false = z3.BoolVal(False)
+    got = {"seed": [], **{i: [] for i in range(len(elements))}}
+    constants = []
+    simplified: dict = {}
+    for label, cond in conds.items():
+        if label[0] == "input":
+            term = machine.tracer.inputs[label[1]]
+            which = by_term.get(term.get_id())
+            if which is None:
+                if not simplified:   # both sides simplified, once, only when needed
+                    simplified.update({z3.simplify(seed).get_id(): "seed"})
+                    simplified.update({z3.simplify(e).get_id(): i for i, e in enumerate(elements)})
+                which = simplified.get(z3.simplify(term).get_id())
+            if which is None:
+                return None, None, term
+            got[which].append(cond)
+        else:
+            constants.append(cond)
+    labels = ["seed"] + list(range(len(elements))) + ["constant"] * len(constants)
+    pairs = [(fast.or_(*got["seed"]) if got["seed"] else false, z3.BoolVal(True))]
+    pairs += [(fast.or_(*got[i]) if got[i] else false, activity[i]) for i in range(len(elements))]
+    pairs += [(c, false) for c in constants]
+    return labels, pairs, None
+
+
+class StepDenoter(cp.Denoter):
+    """Leaves are the step's z3 terms: values become atoms, conditions are the step's own."""
+
+    def leaf(self, node):
+        if node.op == "input":
+            return atom(("input", node.param))
+        return super().leaf(node)
+
+    def denote(self, node, is_root):
+        if node.op == "input":
+            return self.leaf(node), 0
+        return super().denote(node, is_root)
+
+
+# Concrete confirmation ----------------------------------------------------------------------
+
+def differs(step_fn, pre: ArchState, insn, cfg: Config, tail: str) -> bool:
+    """The step, run concretely, does what the executable spec does not (by outcome kind and
+    post-state)."""
+    try:
+        traps, post = step_fn(Concrete, pre, insn, cfg, tail)
+        fired = [rule for rule, cond in traps if cond]
+    except Exception:
+        return False
+    want = execute(pre, insn, "sequential", tail)
+    kind = fired[0].outcome if fired else RETIRED
+    if kind != want.outcome:
+        return True
+    fields = ("regs", "vtype", "vl", "vstart", "vs")
+    return any(getattr(post, f) != getattr(want.state, f) for f in fields)
+
+
+def _targeted(step_fn, cfg: Config, tail: str, label):
+    """Small cases around the operand whose condition is wrong: it the largest value, the
+    fewest active elements first."""
+    if not isinstance(label, int):
+        return None
+    count, smin, top = cfg.vlmax, 1 << (cfg.sew - 1), (1 << (cfg.sew - 1)) - 1
+    for active in ({label}, set(), {0, label} if label else {0, 1}):
+        for low in (0, smin):
+            elements = [smin] * count
+            for i in active:
+                elements[i] = low
+            elements[label] = top
+            pre, insn = cp.make_case(cfg, low, elements, active)
+            if differs(step_fn, pre, insn, cfg, tail):
+                return pre, insn
+    return None
+
+
+def _replayed_model(step_fn, cfg, tail, model, pre, insn, label=None):
+    """The solver's case, as it is, then with the operand whose condition is wrong made the
+    strictly largest (the model fixes vl, the mask and the registers, not the values that make
+    the wrong condition show: a bug at vl = VLMAX alone is found here, not by small cases)."""
+    if model is None:
+        return None
+    from vredmax.proofs.engine.counterexample import concrete_case
+    try:
+        concrete_pre, concrete_insn = concrete_case(model, cfg, pre, insn)
+    except Exception:
+        return None
+    for candidate in [concrete_pre] + _emphasised(cfg, concrete_pre, concrete_insn, label):
+        if differs(step_fn, candidate, concrete_insn, cfg, tail):
+            return candidate, concrete_insn
+    return None
+
+
+def _emphasised(cfg: Config, pre: ArchState, insn, label) -> list:
+    """The case with `label` (the seed or element i) the largest value and every other
+    operand the signed minimum (or 0): a wrong condition of it changes vd[0]."""
+    if label is None or label == "constant":
+        return []
+    smin, top, sew, per = 1 << (cfg.sew - 1), (1 << (cfg.sew - 1)) - 1, cfg.sew, cfg.elements_per_register
+    cases = []
+    for low in (smin, 0):
+        regs = list(pre.regs)
+        for i in range(cfg.vlmax):
+            register = (insn.vs2 + i // per) % 32
+            shift = (i % per) * sew
+            value = top if label == i else low
+            regs[register] = regs[register] & ~(((1 << sew) - 1) << shift) | value << shift
+        seed = top if label == "seed" else low
+        regs[insn.vs1] = regs[insn.vs1] & ~((1 << sew) - 1) | seed
+        cases.append(pre.with_(regs=tuple(regs)))
+    return cases
+
+
+def _search(step_fn, cfg: Config, tail: str, deadline: float):
+    """Small concrete cases (the layout of cutpoint.make_case) until the deadline."""
+    count = cfg.vlmax
+    smin, top, ones = 1 << (cfg.sew - 1), (1 << (cfg.sew - 1)) - 1, (1 << cfg.sew) - 1
+    edges = [0, 1, top, smin, ones]
+    group = cfg.group_registers
+    layouts = [(cp.VD, cp.VS2, cp.VS1), (cp.VS2, cp.VS2, cp.VS1), (cp.VS1, cp.VS2, cp.VS1),
+               (cp.VS2 + group - 1, cp.VS2, cp.VS1)]
+    for registers in layouts:
+        for active in [set(), {0}, {1}, {0, 1}, {count - 1}]:
+            if any(i >= count for i in active):
+                continue
+            for seed, value, inactive in itertools.product(edges, edges, (smin, top)):
+                if time.perf_counter() > deadline:
+                    return None
+                elements = [inactive] * count
+                for i in active:
+                    elements[i] = value
+                pre, insn = cp.make_case(cfg, seed, elements, active, registers)
+                if differs(step_fn, pre, insn, cfg, tail):
+                    return pre, insn
+    return None
+
+
+def _short(term) -> str:
+    text = " ".join(str(term).split())
+    return text if len(text) <= 70 else text[:67] + "..."

@@ -1,0 +1,182 @@
+"""`vredmax ask "CLAIM"`: prove or refute your own claim about vredmax.vs against the spec.
+
+The claim is a Python expression in the claim language (proofs/claim_language.py), parsed
+and never run. Verdicts and exit codes as `vredmax prove`: PROVED (0) with its bounds,
+COUNTEREXAMPLE (1) minimised, shown Alive2-style and replayed on the executable model,
+UNKNOWN (3), ERROR (4, e.g. a hypothesis that never holds); a claim that cannot be read
+exits 2 with one line naming the column.
+"""
+
+from __future__ import annotations
+
+import json
+
+from vredmax.proofs.claims.claim_language import NAMES_HELP
+from vredmax.runtime.errors import EXIT_ERROR, EXIT_FAILED, EXIT_OK, EXIT_UNKNOWN, UsageError
+from vredmax.cli.options import comma_values
+from vredmax.schema import tagged
+from vredmax.spec.config import ELENS, LMUL_NAMES, MAX_VLEN, MIN_VLEN, SEWS
+
+EXIT_BY_VERDICT = {"PROVED": EXIT_OK, "COUNTEREXAMPLE": EXIT_FAILED, "UNKNOWN": EXIT_UNKNOWN, "ERROR": EXIT_ERROR}
+DEFAULT_TEXT = "default: every SEW x LMUL at VLEN=128"
+
+
+def add_parser(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "ask", help="prove or refute your own claim (a Python expression over pre, post, insn, ...)",
+        description="Decide a claim about vredmax.vs against the spec relation: for every pre-state of each "
+                    "configuration (all registers, operands and overlaps symbolic) and every post-state the "
+                    f"spec allows. Configurations: {DEFAULT_TEXT}; --all: every legal one for the ELEN "
+                    "(VLEN up to 65536). Example: vredmax ask \"implies(legal and pre.vl == 0, post.vd == pre.vd)\". "
+                    f"Names: {NAMES_HELP}. Forms: and or not, == != < <= > >= (signed on elements), ult ule ugt "
+                    "uge, implies(a, b), smax smin umax umin, all(... for i in range(...) if ...), any(...), "
+                    "x if c else y, + -, integer literals.")
+    parser.add_argument("claim", help="the claim, e.g. \"implies(legal and pre.vl > 0, post.vd[0] >= seed)\"")
+    parser.add_argument("--all", action="store_true", help="every legal configuration for the ELEN")
+    parser.add_argument("--vlen", action="append", metavar="N", help="only this VLEN (repeatable, or comma list)")
+    parser.add_argument("--sew", action="append", metavar="N", help="only this SEW: 8 16 32 64")
+    parser.add_argument("--lmul", action="append", metavar="L", help="only this LMUL: mf8 mf4 mf2 m1 m2 m4 m8")
+    parser.add_argument("--elen", default="64", metavar="N", help="ELEN: 32 or 64 (default 64)")
+    parser.add_argument("--profile", default="any", metavar="P",
+                        help="narrow the spec to a profile: any (the architecture, default), sail, spike, qemu")
+    parser.add_argument("--timeout", default="60", metavar="SECONDS", help="per solver query (default 60)")
+    parser.add_argument("--json", action="store_true", help="print the result as JSON")
+    parser.add_argument("--emit-test", metavar="FILE",
+                        help="write a pytest file (public API only) replaying the counterexample, or "
+                             "sampling executions of a proved claim")
+    parser.set_defaults(run=run)
+
+
+def _number(text: str, field: str, allowed) -> int:
+    if not text.isdigit() or int(text) not in allowed:
+        raise UsageError(f"{field}: must be one of {', '.join(map(str, allowed))}, got {text!r}")
+    return int(text)
+
+
+def select_configs(args):
+    from vredmax.proofs.claims.ask import configurations
+    vlens = [_number(v, "--vlen", [1 << k for k in range(MIN_VLEN.bit_length() - 1, MAX_VLEN.bit_length())])
+             for v in comma_values(args.vlen)]
+    sews = [_number(v, "--sew", SEWS) for v in comma_values(args.sew)]
+    lmuls = comma_values(args.lmul)
+    for lmul in lmuls:
+        if lmul not in LMUL_NAMES:
+            raise UsageError(f"--lmul: must be one of {', '.join(LMUL_NAMES)}, got {lmul!r}")
+    elen = _number(args.elen, "--elen", ELENS)
+    configs = configurations(vlens, sews, lmuls, elen, args.all)
+    if not configs:
+        raise UsageError("--lmul: no legal configuration matches the filters "
+                         "(VLEN >= ELEN, SEW <= ELEN and SEW <= LMUL*ELEN)")
+    return configs
+
+
+def run(args) -> int:
+    from vredmax.runtime.outputs import check_writable_file, cut_short, write_text
+    from vredmax.cli.terminal import progress
+    from vredmax.proofs.claims import ask
+    from vredmax.proofs.claims.claim_language import ClaimError, check
+    try:
+        check(args.claim)
+    except ClaimError as error:
+        raise UsageError(f"claim: {error}") from None
+    configs = select_configs(args)
+    if args.profile not in ask.PROFILE_NAMES:
+        raise UsageError(f"--profile: must be one of {', '.join(ask.PROFILE_NAMES)}, got {args.profile!r}")
+    try:
+        timeout = float(args.timeout)
+    except ValueError:
+        raise UsageError(f"--timeout: expected seconds, got {args.timeout!r}") from None
+    if not timeout > 0:
+        raise UsageError(f"--timeout: expected a positive number of seconds, got {args.timeout!r}")
+    if args.emit_test:
+        check_writable_file(args.emit_test, "emit-test")
+
+    decided = []
+    try:
+        with cut_short(), progress(len(configs), "ask", quiet=args.json) as bar:
+            def decision_made(decision):
+                decided.append(decision)
+                if not args.json:
+                    bar.log(decision_line(decision))
+                bar.advance(str(decision.cfg))
+            asked = ask.ask(args.claim, configs, args.profile, int(timeout * 1000), on_decision=decision_made)
+    except ClaimError as error:
+        raise UsageError(f"claim: {error}") from None
+    except KeyboardInterrupt:
+        print(f"INTERRUPTED after {len(decided)} of {len(configs)} configurations: no verdict", flush=True)
+        raise
+    if args.emit_test:
+        from vredmax.proofs.claims.emit_test import ask_file
+        write_text(args.emit_test, ask_file(asked), "emit-test")
+    if args.json:
+        print(json.dumps(result_json(asked, configs), indent=2))
+    else:
+        print("\n".join(summary_lines(asked, configs)))
+    return EXIT_BY_VERDICT[asked.verdict.value]
+
+
+def decision_line(decision) -> str:
+    verdict = decision.verdict.value + (" (vacuous)" if decision.vacuous else "")
+    text = f"{verdict:<22} {str(decision.cfg) + f' VLMAX={decision.cfg.vlmax}':<52} {decision.seconds:.2f}s"
+    if decision.verdict.value != "PROVED" and decision.detail:
+        text += f"\n    {decision.detail}"
+    return text
+
+
+def summary_lines(asked, configs) -> list[str]:
+    from vredmax.presentation.counterexamples import ask_counterexample_lines
+    lines = []
+    if asked.counterexample is not None:
+        lines += [""] + ask_counterexample_lines(asked.counterexample)
+        lines += ["", "Case for `vredmax exec` (save as case.json):",
+                  json.dumps(_case(asked.counterexample))]
+    done = len(asked.decisions)
+    counts = {v: sum(d.verdict.value == v for d in asked.decisions) for v in EXIT_BY_VERDICT}
+    lines += ["", f"Claim: {asked.claim}", f"Profile: {asked.profile}"]
+    verdict = asked.verdict.value
+    if verdict == "PROVED":
+        vacuous = sum(d.vacuous for d in asked.decisions)
+        lines.append(f"Bounds: {_bounds(configs)}; at each, vl 0..VLMAX and vd vs2 vs1 vm vta vma vill "
+                     "vstart VS and all 32 registers symbolic, every post-state the spec allows"
+                     + (f" ({vacuous} configurations vacuous: the hypothesis never holds there)" if vacuous else ""))
+    elif verdict != "COUNTEREXAMPLE" and asked.detail:
+        lines.append(f"Why: {asked.detail}")
+    if asked.stopped_early:
+        lines.append(f"(stopped at the first counterexample: {done} of {len(configs)} configurations decided)")
+    lines.append(f"Verdict: {verdict}  ({counts['PROVED']} proved, {counts['COUNTEREXAMPLE']} counterexample, "
+                 f"{counts['UNKNOWN']} unknown, {counts['ERROR']} errors of {done} configurations)")
+    return lines
+
+
+def _bounds(configs) -> str:
+    vlens = sorted({c.vlen for c in configs})
+    elens = sorted({c.elen for c in configs})
+    where = f"VLEN={vlens[0]}" if len(vlens) == 1 else f"VLEN {vlens[0]}..{vlens[-1]}"
+    sews = sorted({c.sew for c in configs})
+    lmuls = [name for name in LMUL_NAMES if any(c.lmul == name for c in configs)]
+    return (f"{len(configs)} configurations ({where}, ELEN={'/'.join(map(str, elens))}, "
+            f"SEW {'/'.join(map(str, sews))} x LMUL {'/'.join(lmuls)} where legal)")
+
+
+def _case(cx) -> dict:
+    from vredmax.impl.case import case_json
+    return case_json(cx.pre, cx.insn, cx.tail)
+
+
+def result_json(asked, configs) -> dict:
+    from vredmax.proofs.claims.ask import counterexample_json
+    cx = asked.counterexample
+    return tagged("ask-result", {
+        "claim": asked.claim,
+        "profile": asked.profile,
+        "verdict": asked.verdict.value,
+        "detail": asked.detail,
+        "exit_code": EXIT_BY_VERDICT[asked.verdict.value],
+        "configurations": len(configs),
+        "decided": len(asked.decisions),
+        "results": [{"config": {"vlen": d.cfg.vlen, "elen": d.cfg.elen, "sew": d.cfg.sew, "lmul": d.cfg.lmul,
+                                "vlmax": d.cfg.vlmax},
+                     "verdict": d.verdict.value, "vacuous": d.vacuous, "method": d.method, "detail": d.detail,
+                     "bounds": d.bounds, "seconds": round(d.seconds, 3)} for d in asked.decisions],
+        "counterexample": counterexample_json(cx) if cx is not None else None,
+    })

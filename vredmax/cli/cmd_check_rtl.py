@@ -1,0 +1,156 @@
+"""`vredmax check-rtl FILE.v ... --top MODULE`: prove an RTL reduction unit against the spec."""
+
+from __future__ import annotations
+
+import json
+
+from vredmax.presentation.counterexamples import rtl_counterexample_lines
+from vredmax.runtime.errors import EXIT_ERROR, EXIT_FAILED, EXIT_OK, EXIT_UNKNOWN, UsageError
+from vredmax.proofs.rtl.check import DEFAULT_SEWS, check_rtl
+from vredmax.proofs.rtl.ports import parse_ports
+from vredmax.proofs.rtl.yosys import RtlInputError
+from vredmax.proofs.engine.verdict import Verdict
+from vredmax.schema import tagged
+from vredmax.spec.config import SEWS
+
+EXIT_CODES = {Verdict.PROVED: EXIT_OK, Verdict.COUNTEREXAMPLE: EXIT_FAILED,
+              Verdict.UNKNOWN: EXIT_UNKNOWN, Verdict.ERROR: EXIT_ERROR}
+SCHEMA_KIND = "check-rtl"
+
+
+def add_parser(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "check-rtl", help="prove a Verilog reduction unit against the spec (through Yosys)",
+        description="Prove a combinational or multi-cycle vredmax reduction unit written in Verilog "
+                    "against the spec, or show a counterexample. Needs the rtl extra "
+                    "(pip install 'vredmax[rtl]'). Exit 0 proved, 1 counterexample, 3 unknown, 4 error.")
+    parser.add_argument("files", nargs="+", metavar="FILE.v")
+    parser.add_argument("--top", required=True, metavar="MODULE", help="the unit's module")
+    parser.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
+                        help="set a parameter (repeatable); SEW is set by --sew")
+    parser.add_argument("--port", action="append", default=[], metavar="ROLE=NAME",
+                        help="the port playing a role, when not named after it (repeatable): "
+                             "seed elements active result clk rst start in_valid last done; "
+                             "ROLE=!NAME for an active-low rst, start, in_valid or last")
+    parser.add_argument("--sew", action="append", default=[], metavar="SEW",
+                        help="the SEW values to check (repeatable or comma-separated; default 8,16,32,64)")
+    parser.add_argument("--elen", type=int, default=64, choices=(32, 64),
+                        help="ELEN: with 32, SEW=64 is not a legal element width (default 64)")
+    parser.add_argument("--accumulator", metavar="NAME",
+                        help="multi-cycle: the register holding the running maximum (default: found by the tool)")
+    parser.add_argument("--latency", type=int, metavar="N",
+                        help="multi-cycle: done must come at most N cycles after the last chunk "
+                             "(default: the latency measured by simulation)")
+    parser.add_argument("--vcd", metavar="PATH", help="where to write a counterexample's waveform "
+                                                      "(default: TOP.sewN.counterexample.vcd)")
+    parser.add_argument("--timeout", type=float, default=60.0, metavar="SECONDS", help="time limit per query")
+    parser.add_argument("--json", action="store_true", help="print the result as JSON")
+    parser.set_defaults(run=run)
+
+
+def parse_params(items) -> dict[str, int]:
+    params = {}
+    for item in items:
+        name, sep, value = item.partition("=")
+        if not sep or not name:
+            raise UsageError(f"param: expected NAME=VALUE, got {item!r}")
+        try:
+            params[name] = int(value.replace("_", ""), 0)
+        except ValueError:
+            raise UsageError(f"param: {name}: expected an integer, got {value!r}") from None
+        if name == "SEW":
+            raise UsageError("param: set SEW with --sew")
+    return params
+
+
+def parse_sews(items) -> list[int] | None:
+    if not items:
+        return None
+    found = []
+    for item in items:
+        for text in item.split(","):
+            try:
+                sew = int(text)
+            except ValueError:
+                raise UsageError(f"sew: expected 8, 16, 32 or 64, got {text!r}") from None
+            if sew not in SEWS:
+                raise UsageError(f"sew: must be one of {', '.join(map(str, SEWS))}, got {sew}")
+            found.append(sew)
+    return list(dict.fromkeys(found))
+
+
+def run(args) -> int:
+    if args.timeout <= 0:
+        raise UsageError(f"timeout: must be positive, got {args.timeout:g}")
+    if args.latency is not None and args.latency < 0:
+        raise UsageError(f"latency: must be at least 0, got {args.latency}")
+    params, sews = parse_params(args.param), parse_sews(args.sew)
+    if sews is not None and any(sew > args.elen for sew in sews):
+        raise UsageError(f"sew: {max(sews)} is wider than ELEN={args.elen}")
+    if sews is None and args.elen < max(DEFAULT_SEWS):
+        sews = [sew for sew in DEFAULT_SEWS if sew <= args.elen]
+    explicit = [item.partition("=")[0] for item in args.port]
+
+    def progress(result):
+        if not args.json:
+            print(f"  {result.verdict.value:<14} SEW={result.sew:<3} LANES={result.lanes:<3} {result.kind:<13} "
+                  f"{result.seconds:6.1f} s", flush=True)
+
+    try:
+        mapping, inverted = parse_ports(args.port)
+        if not args.json:
+            print(f"check-rtl {' '.join(args.files)} --top {args.top}", flush=True)
+        report = check_rtl(args.files, args.top, params, mapping, sews, int(args.timeout * 1000),
+                           args.latency, args.accumulator, args.vcd, explicit, progress, inverted)
+    except RtlInputError as error:
+        raise UsageError(str(error)) from None
+    if args.json:
+        print(json.dumps(report_json(report), indent=2))
+    else:
+        print("\n".join(report_lines(report)))
+    return EXIT_CODES[report.verdict]
+
+
+def report_lines(report) -> list[str]:
+    lines = [""]
+    cx = report.counterexample
+    if cx is not None:
+        lines += rtl_counterexample_lines(cx) + [""]
+    lines += [f"note: {note}" for note in report.notes]
+    proved = [r for r in report.results if r.verdict == Verdict.PROVED]
+    if report.verdict == Verdict.PROVED:
+        lines.append(f"PROVED: the {report.kind} unit {report.top} computes vredmax.vs's reduction, within these bounds:")
+    else:
+        lines.append(f"{report.verdict.value}: {report.detail}")
+        if proved:
+            lines.append("proved before that:")
+    lines += [f"  {r.bounds}" for r in proved]
+    last = report.results[-1] if report.results else None
+    if last is not None:
+        lines.append("methods:")
+        for m in last.outcome.methods:
+            lines.append(f"  SEW={last.sew} {m.method:<11} {m.verdict.value:<14} {m.seconds:6.2f} s  {m.detail}")
+        if last.kind == "multi-cycle" and last.verdict == Verdict.PROVED:
+            lines.append("the induction assumed (environment):")
+            lines += [f"  {a}" for a in last.outcome.assumptions]
+            lines.append("and proved these invariants (each holds after reset and is kept by every step):")
+            lines += [f"  {i}" for i in last.outcome.invariants]
+    return lines
+
+
+def report_json(report) -> dict:
+    cx = report.counterexample
+    return tagged(SCHEMA_KIND, {
+        "files": report.files, "top": report.top, "kind": report.kind, "verdict": report.verdict.value,
+        "detail": report.detail, "notes": report.notes,
+        "bounds": [r.bounds for r in report.results if r.verdict == Verdict.PROVED],
+        "results": [{
+            "sew": r.sew, "lanes": r.lanes, "verdict": r.verdict.value, "seconds": round(r.seconds, 3),
+            "methods": [{"method": m.method, "verdict": m.verdict.value, "seconds": round(m.seconds, 3),
+                         "detail": m.detail} for m in r.outcome.methods],
+            "latency": getattr(r.outcome, "latency", None),
+            "assumptions": getattr(r.outcome, "assumptions", []),
+            "invariants": getattr(r.outcome, "invariants", []),
+        } for r in report.results],
+        "counterexample": cx.to_json() if cx is not None else None,
+    })

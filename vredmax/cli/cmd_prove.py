@@ -1,0 +1,286 @@
+"""`vredmax prove`: prove the obligation catalogue over legal configurations.
+
+One line per configuration (its verdict over every obligation), every obligation that is not
+PROVED in full beneath it (its verdict per subject: the spec and each algorithm with each tail
+policy), then `Summary: N proved, N counterexamples, N unknown, N errors`; `-v` gives a line
+per obligation and configuration, `-q` only what failed and the Summary. A progress bar on a
+terminal. Exit 0 only when everything is proved; Ctrl-C ends with a line marked INTERRUPTED
+(no Summary) and exit 130. The work is spread by vredmax/cluster.py (--jobs, --scheduler).
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import time
+
+from vredmax.cli.cluster import add_arguments as add_worker_arguments, workers_from_args
+from vredmax.cli.options import comma_values, positive_int
+from vredmax.runtime.outputs import check_writable, cut_short
+from vredmax.schema import tagged
+from vredmax.cli.terminal import print_verdict, progress, say
+
+from vredmax.spec.config import ELENS, LMUL_NAMES, MAX_VLEN, MIN_VLEN, SEWS, Config, every_config, legal_configs
+from vredmax.runtime.errors import EXIT_ERROR, EXIT_FAILED, EXIT_OK, EXIT_UNKNOWN, UsageError
+
+DEFAULT_ELEN = 64
+SEED_CONFIG = Config(4096, DEFAULT_ELEN, 16, "m1")   # the seed document's configuration
+# The default run: every SEW x LMUL at VLEN=128, the seed's configuration, and the smallest
+# machines of the embedded profiles (Zve32x: VLEN=ELEN=32; Zve64x: VLEN=ELEN=64).
+DEFAULT_CONFIGS = (legal_configs(64, [128]) + [SEED_CONFIG] + legal_configs(32, [32])
+                   + legal_configs(64, [64]))
+VERDICT_ORDER = ("COUNTEREXAMPLE", "ERROR", "UNKNOWN", "PROVED")   # worst first
+
+
+def add_parser(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "prove", help="prove the obligations (default: a representative set, under a minute)",
+        description="Prove every obligation of the catalogue of the spec and of each algorithm, per "
+                    "configuration. Default: every SEW x LMUL at VLEN=128 and ELEN=64, VLEN=4096 SEW=16 "
+                    "LMUL=m1, and every SEW x LMUL of the smallest machines VLEN=ELEN=32 and VLEN=ELEN=64.")
+    parser.add_argument("--all", action="store_true",
+                        help="every legal configuration: ELEN=32 with VLEN 32..65536 and ELEN=64 with "
+                             "VLEN 64..65536 (422; narrow with --elen)")
+    parser.add_argument("--elen", action="append", metavar="N", help="only this ELEN: 32 or 64")
+    parser.add_argument("--vlen", action="append", metavar="N", help="only this VLEN (repeatable, or comma list)")
+    parser.add_argument("--sew", action="append", metavar="N", help="only this SEW: 8 16 32 64")
+    parser.add_argument("--lmul", action="append", metavar="L", help="only this LMUL: mf8 mf4 mf2 m1 m2 m4 m8")
+    parser.add_argument("-k", dest="pattern", metavar="PATTERN",
+                        help="only obligations whose name or ID contains PATTERN (or matches it as a glob)")
+    add_worker_arguments(parser, "worker processes (default 1); with --scheduler, ignored")
+    parser.add_argument("--timeout", default="60", metavar="SECONDS", help="per solver query (default 60)")
+    parser.add_argument("--method", default="compositional", choices=("compositional", "monolithic", "both"),
+                        help="compositional (default, any VLMAX), monolithic (one query per obligation; "
+                             "small VLMAX only) or both (monolithic as a cross-check where VLMAX <= "
+                             "--monolithic-max)")
+    parser.add_argument("--monolithic-max", default="8", metavar="N",
+                        help="with --method both: the largest VLMAX cross-checked monolithically (default 8)")
+    parser.add_argument("--json", action="store_true", help="print the results as JSON (schema prove-result)")
+    output = parser.add_mutually_exclusive_group()
+    output.add_argument("-q", "--quiet", action="store_true",
+                        help="print only what is not proved, and the Summary (no progress bar)")
+    output.add_argument("-v", "--verbose", action="store_true",
+                        help="a line per obligation and configuration (default: a line per configuration)")
+    parser.add_argument("--smt2-out", metavar="DIR", help="write every query as an SMT-LIB2 script into DIR")
+    parser.add_argument("--list", action="store_true", help="list the obligations and exit")
+    parser.set_defaults(run=run)
+
+
+def select_configs(args) -> list[Config]:
+    vlens = [positive_int(v, "--vlen") for v in comma_values(args.vlen)]
+    for vlen in vlens:
+        if vlen & (vlen - 1) or not MIN_VLEN <= vlen <= MAX_VLEN:
+            raise UsageError(f"--vlen: must be a power of two from {MIN_VLEN} to {MAX_VLEN}, got {vlen}")
+    elens = []
+    for text in comma_values(args.elen):
+        if not text.isdigit() or int(text) not in ELENS:
+            raise UsageError(f"--elen: must be 32 or 64, got {text!r}")
+        elens.append(int(text))
+    sews = []
+    for text in comma_values(args.sew):
+        if not text.isdigit() or int(text) not in SEWS:
+            raise UsageError(f"--sew: must be one of {', '.join(map(str, SEWS))}, got {text!r}")
+        sews.append(int(text))
+    lmuls = comma_values(args.lmul)
+    for lmul in lmuls:
+        if lmul not in LMUL_NAMES:
+            raise UsageError(f"--lmul: must be one of {', '.join(LMUL_NAMES)}, got {lmul!r}")
+    if args.all or vlens:
+        configs = every_config()
+    else:
+        configs = list(DEFAULT_CONFIGS)
+        if elens and not sews and not lmuls:   # --elen alone: that ELEN's default machines
+            configs = [c for c in every_config() if c.vlen in (128, c.elen)] + [SEED_CONFIG]
+    configs = [c for c in configs if (not vlens or c.vlen in vlens) and (not elens or c.elen in elens)
+               and (not sews or c.sew in sews) and (not lmuls or c.lmul in lmuls)]
+    if not configs:
+        raise UsageError("--lmul: no legal configuration matches the filters "
+                         "(VLEN >= ELEN, SEW <= ELEN and SEW <= LMUL*ELEN)")
+    return configs
+
+
+def run(args) -> int:
+    from vredmax.proofs.obligations import catalogue
+    if args.list:
+        for obligation in catalogue.OBLIGATIONS:
+            print(f"{obligation.name:<40} {obligation.kind:<12} {obligation.sentence}")
+        return EXIT_OK
+    configs = select_configs(args)
+    workers = workers_from_args(args)
+    try:
+        timeout = float(args.timeout)
+    except ValueError:
+        raise UsageError(f"--timeout: expected seconds, got {args.timeout!r}") from None
+    if not timeout > 0:
+        raise UsageError(f"--timeout: expected a positive number of seconds, got {args.timeout!r}")
+    monolithic_max = positive_int(args.monolithic_max, "--monolithic-max")
+    if not any(catalogue.obligations(args.pattern, cfg) for cfg in configs):
+        raise UsageError(f"-k: no obligation matches {args.pattern!r} (see vredmax prove --list)")
+    if args.smt2_out:
+        check_writable(args.smt2_out, "--smt2-out")
+
+    tasks = _tasks(configs, args.method, monolithic_max)
+    lemma_hosts = {}
+    for twins, method in tasks:
+        lemma_hosts.setdefault((twins[0].sew, method), twins[0])
+    work = [(twins, method, args.pattern, timeout, args.smt2_out, lemma_hosts[(twins[0].sew, method)] == twins[0])
+            for twins, method in tasks]
+    start = time.perf_counter()
+    records = []
+    try:
+        with cut_short(), workers as pool, progress(len(work), "prove", quiet=args.quiet or args.json) as bar:
+            function = prove_unit
+            if pool.in_process:   # this process proves: the bar can name each obligation
+                function = functools.partial(prove_unit, on_obligation=lambda cfg, name: bar.describe(f"{cfg} {name}"))
+            for _, batch in pool.map_unordered(function, work):
+                records += batch
+                if not args.json:
+                    for indent, verdict, text in report_lines(batch, args.quiet, args.verbose):
+                        bar.log_verdict(verdict, text, indent=indent)
+                bar.advance()
+    except KeyboardInterrupt:
+        _print_totals(args, configs, records, time.perf_counter() - start, interrupted=(len(records), len(work)))
+        raise
+    counts = _print_totals(args, configs, records, time.perf_counter() - start)
+    if counts["COUNTEREXAMPLE"]:
+        return EXIT_FAILED
+    if counts["ERROR"]:
+        return EXIT_ERROR
+    if counts["UNKNOWN"]:
+        return EXIT_UNKNOWN
+    return EXIT_OK
+
+
+def _tasks(configs, method, monolithic_max):
+    """(configurations, method) units of work, the biggest first (so the pool ends evenly).
+    The ELEN twins of one (VLEN, SEW, LMUL) are one unit, ELEN=64 first: their queries are the
+    same formula, proved once in that worker (proofs/obligations._answer_key)."""
+    twins: dict = {}
+    for cfg in configs:
+        twins.setdefault((cfg.vlen, cfg.sew, cfg.lmul), []).append(cfg)
+    tasks = []
+    for group in sorted(twins.values(), key=lambda g: -g[0].vlmax * g[0].vlen):
+        group = tuple(sorted(group, key=lambda c: -c.elen))
+        if method in ("compositional", "both"):
+            tasks.append((group, "compositional"))
+        if method == "monolithic" or (method == "both" and group[0].vlmax <= monolithic_max):
+            tasks.append((group, "monolithic"))
+    return tasks
+
+
+def _print_totals(args, configs, records, elapsed: float, interrupted=None) -> dict:
+    """The Summary (or, after Ctrl-C, a line marked INTERRUPTED: the counts so far, no Summary)."""
+    from vredmax.proofs.engine.solvers import versions
+    counts = {v: sum(1 for r in records if r["verdict"] == v) for v in VERDICT_ORDER}
+    tally = (f"{counts['PROVED']} proved, {counts['COUNTEREXAMPLE']} counterexamples, "
+             f"{counts['UNKNOWN']} unknown, {counts['ERROR']} errors")
+    if args.json:
+        say(json.dumps(tagged("prove-result", {
+            "interrupted": interrupted is not None, "summary": counts, "seconds": round(elapsed, 2),
+            "solvers": versions(), "configurations": len(configs), "results": records}), indent=2))
+    elif interrupted is not None:
+        print_verdict("INTERRUPTED", f"after {interrupted[0]} obligation lines: {tally} so far; the run is "
+                                     f"not complete", width=0)
+    else:
+        if not args.quiet:
+            say(f"{len(configs)} configurations, {len(records)} obligation lines, {elapsed:.1f} s "
+                f"({', '.join(f'{k} {v}' for k, v in versions().items())})")
+        say(f"Summary: {tally}")
+    return counts
+
+
+def report_lines(batch: list[dict], quiet: bool, verbose: bool):
+    """(indent, verdict, text) lines for one unit of work: per obligation with `verbose`; else
+    per configuration (not with `quiet`), and every obligation not proved in full under it."""
+    if verbose:
+        return [("", r["verdict"], line(r)[15:]) for r in batch]
+    lines = []
+    by_config: dict = {}
+    for record in batch:
+        by_config.setdefault((record["config"]["elen"], record["method"]), []).append(record)
+    for (_, method), group in by_config.items():
+        worst = min((r["verdict"] for r in group), key=VERDICT_ORDER.index)
+        if not quiet:
+            c = group[0]["config"]
+            seconds = sum(r["seconds"] for r in group)
+            proved = sum(1 for r in group if r["verdict"] == "PROVED")
+            where = f"VLEN={c['vlen']} ELEN={c['elen']} SEW={c['sew']} LMUL={c['lmul']} VLMAX={c['vlmax']}"
+            lines.append(("", worst, f"{where:<48} {proved} of {len(group)} obligations proved  {seconds:.2f}s"
+                                 + ("  (monolithic)" if method == "monolithic" else "")))
+        lines += [("  ", r["verdict"], line(r)[15:].replace("\n", "\n  ")) for r in group if r["verdict"] != "PROVED"]
+    return lines
+
+
+def prove_unit(item, on_obligation=None) -> list[dict]:
+    """One unit of work of `run` (a tuple of prove_twins' arguments): for vredmax/cluster.py."""
+    return prove_twins(*item, on_obligation=on_obligation)
+
+
+def prove_twins(twins, method: str, pattern, timeout: float, smt2_out, with_lemmas: bool,
+                on_obligation=None) -> list[dict]:
+    """`prove_config` for each ELEN twin of one (VLEN, SEW, LMUL); the lemmas with the first.
+    `on_obligation(cfg, name)`, if given, is told each obligation as it starts."""
+    records = []
+    for k, cfg in enumerate(twins):
+        told = None if on_obligation is None else (lambda name, cfg=cfg: on_obligation(cfg, name))
+        records += prove_config(cfg, method, pattern, timeout, smt2_out, with_lemmas and k == 0, told)
+    return records
+
+
+def prove_config(cfg: Config, method: str, pattern, timeout: float, smt2_out, with_lemmas: bool,
+                 on_obligation=None) -> list[dict]:
+    """Every matching obligation for one configuration: one record per obligation. The
+    lemmas depend on SEW only: they come with one configuration per SEW. `on_obligation`,
+    if given, is told the name of each obligation as it starts (for the progress line)."""
+    from vredmax.proofs.obligations import catalogue
+    from vredmax.proofs.engine.export import Exporter
+    exporter = Exporter(smt2_out) if smt2_out else None
+    records = []
+    with catalogue.collector_paused():
+        for obligation in catalogue.obligations(pattern, cfg):
+            if obligation.kind == "lemma" and not with_lemmas:
+                continue
+            if on_obligation is not None:
+                on_obligation(obligation.name)
+            results = [catalogue.run(obligation, cfg, subject, method, timeout, exporter=exporter)
+                       for subject in obligation.subjects]
+            records.append(record_of(obligation, cfg, method, results))
+            if exporter is not None:
+                for result in results:
+                    exporter.manifest({"id": result.id, "config": str(cfg), "subject": result.subject,
+                                       "method": method, "files": result.files})
+    return records
+
+
+def record_of(obligation, cfg: Config, method: str, results) -> dict:
+    worst = min((r.answer.verdict.value for r in results), key=VERDICT_ORDER.index)
+    first = results[0]
+    return {
+        "id": first.id, "name": obligation.name, "kind": obligation.kind, "sentence": obligation.sentence,
+        "verdict": worst, "method": method,
+        "config": {"vlen": cfg.vlen, "elen": cfg.elen, "sew": cfg.sew, "lmul": cfg.lmul, "vlmax": cfg.vlmax},
+        "bounds": first.bounds,
+        "seconds": round(sum(r.answer.seconds for r in results), 3),
+        "subjects": [{"subject": r.subject, "verdict": r.answer.verdict.value, "seconds": round(r.answer.seconds, 3),
+                      "solver": r.answer.solver, "detail": r.answer.detail,
+                      "parts": [{"part": text, "verdict": a.verdict.value, "solver": a.solver, "detail": a.detail}
+                                for text, a in r.parts]}
+                     for r in results],
+    }
+
+
+def line(record: dict) -> str:
+    c = record["config"]
+    where = f"VLEN={c['vlen']} ELEN={c['elen']} SEW={c['sew']} LMUL={c['lmul']} VLMAX={c['vlmax']}"
+    if record["kind"] == "lemma":
+        where = f"SEW={c['sew']} (all values)"
+    subjects = record["subjects"]
+    text = (f"{record['verdict']:<14} {record['id']:<48} {where:<48} "
+            f"{len(subjects)} subject{'s' if len(subjects) > 1 else ''}  {record['seconds']:.2f}s")
+    if record["method"] == "monolithic":
+        text += "  (monolithic)"
+    for subject in subjects:
+        if subject["verdict"] != "PROVED":
+            text += f"\n    {subject['verdict']} of {subject['subject']}: {subject['detail']}"
+    return text
+

@@ -1,0 +1,104 @@
+"""`vredmax report`: write docs/SEMANTICS.md, its JSON twin docs/SEMANTICS.json, and the manual page
+docs/vredmax.vs.md and docs/vredmax.vs.html (proofs/manual)."""
+
+from __future__ import annotations
+
+import json
+import os
+
+from vredmax.runtime.outputs import check_writable, check_writable_file, cut_short, write_text
+from vredmax.schema import tagged
+from vredmax.cli.terminal import print_verdict, progress
+from vredmax.presentation.documents import manual
+from vredmax.presentation.documents.report import collect, markdown, report_configs
+from vredmax.runtime.errors import EXIT_ERROR, EXIT_FAILED, EXIT_OK, EXIT_UNKNOWN, UsageError
+
+MARKDOWN, JSON = "SEMANTICS.md", "SEMANTICS.json"
+
+
+def add_parser(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "report", help="generate docs/SEMANTICS.md (and .json) and the manual page docs/vredmax.vs.md/.html",
+        description="Run every proof obligation and every refutation and write the semantics "
+                    "document. The output is deterministic (no timings), so it can be committed "
+                    "and checked.")
+    parser.add_argument("--out-dir", default="docs", metavar="DIR", help="where to write (default: docs)")
+    parser.add_argument("--check", action="store_true",
+                        help="write nothing; exit 1 if regenerating would change the files")
+    parser.add_argument("--all", action="store_true",
+                        help="every legal configuration (422, ELEN 32 and 64), not the representative set")
+    parser.add_argument("--timeout", type=float, default=60, metavar="SECONDS",
+                        help="time limit per query (default: 60)")
+    parser.add_argument("--timings", metavar="FILE",
+                        help="also write each proof's time and deciding solver to FILE (JSON; not "
+                             "deterministic, so kept out of the documents)")
+    parser.set_defaults(run=run)
+
+
+def render_files(doc: dict) -> dict[str, str]:
+    """Every generated file by name; `--check` compares each of them."""
+    return {JSON: json.dumps(tagged("semantics", doc), indent=1, ensure_ascii=False) + "\n", MARKDOWN: markdown(doc),
+            **manual.render(doc)}
+
+
+def run(args) -> int:
+    if args.timeout <= 0:
+        raise UsageError(f"timeout: must be positive, got {args.timeout:g}")
+    if not args.check:   # before any proving: where the files go must take them
+        check_writable(args.out_dir, "out-dir")
+    if args.timings:
+        check_writable_file(args.timings, "timings")
+    timings = [] if args.timings else None
+    try:
+        configs = report_configs(args.all)
+        with cut_short(), progress(_proof_count(configs), "report") as bar:
+            doc = collect(configs, args.timeout, lambda identifier, subject, config, verdict:
+                          bar.advance(f"{identifier} {subject} {config}"), timings=timings)
+    except KeyboardInterrupt:
+        print_verdict("INTERRUPTED", "no file written; the report is not complete", width=0)
+        raise
+    if args.timings:
+        write_text(args.timings, json.dumps(tagged("report-timings", {"timings": timings}), indent=1), "timings")
+    files = render_files(doc)
+    if args.check:
+        stale = [name for name, text in files.items() if _read(os.path.join(args.out_dir, name)) != text]
+        for name in stale:
+            print(f"{os.path.join(args.out_dir, name)}: out of date (run `vredmax report`)")
+        if stale:
+            return EXIT_FAILED
+        print(f"{', '.join(os.path.join(args.out_dir, name) for name in files)}: up to date")
+    else:
+        for name, text in files.items():   # each file whole or not at all
+            write_text(os.path.join(args.out_dir, name), text, "out-dir")
+        print(f"wrote {', '.join(os.path.join(args.out_dir, name) for name in files)}")
+    s = doc["summary"]
+    print(f"Summary: {s['proved']} proved, {s['counterexamples']} counterexamples, {s['unknown']} unknown, "
+          f"{s['errors']} errors; {s['claims_refuted']} of {s['claims']} wrong assumptions refuted")
+    if s["counterexamples"] or s["claims_refuted"] < s["claims"]:
+        return EXIT_FAILED
+    if s["errors"]:
+        return EXIT_ERROR
+    return EXIT_UNKNOWN if s["unknown"] else EXIT_OK
+
+
+def _read(path: str) -> str | None:
+    try:
+        with open(path, encoding="utf-8") as stream:
+            return stream.read()
+    except OSError:
+        return None
+
+
+def _proof_count(configs) -> int:
+    """How many proofs `collect` runs (for the progress bar): every subject of every
+    obligation per configuration, a lemma once per SEW."""
+    from vredmax.proofs.obligations import catalogue as obligations
+    lemmas, count = set(), 0
+    for cfg in configs:
+        for obligation in obligations.obligations(cfg=cfg):
+            if obligation.kind == "lemma":
+                if (obligation.name, cfg.sew) in lemmas:
+                    continue
+                lemmas.add((obligation.name, cfg.sew))
+            count += len(obligation.subjects)
+    return count

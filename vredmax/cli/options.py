@@ -1,0 +1,21 @@
+"""Parsing the command-line values that several commands share."""
+
+from __future__ import annotations
+
+from vredmax.runtime.errors import UsageError
+
+
+def comma_values(options) -> list[str]:
+    """The values of a repeatable option that also takes comma lists (`--vlen 128,256 --vlen 512`)."""
+    return [v.strip() for option in options or [] for v in option.split(",") if v.strip()]
+
+
+def positive_int(text, field: str) -> int:
+    """An integer >= 1, or a UsageError naming the option."""
+    try:
+        value = int(text)
+    except (TypeError, ValueError):
+        raise UsageError(f"{field}: expected a positive integer, got {text!r}") from None
+    if value < 1:
+        raise UsageError(f"{field}: expected a positive integer, got {text!r}")
+    return value
