@@ -1,4 +1,4 @@
-"""How long the cut-point method (proofs/cutpoint.py) takes to prove a reduction unit.
+"""How long the cut-point method (proofs/python/cutpoint.py) takes to prove a reduction unit.
 
     .venv/bin/python bench/bench_check_impl.py [--unit MODULE:FUNCTION] [--timeout 60]
                                                 [--skip-largest] [--skip-default] [--all]

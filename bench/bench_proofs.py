@@ -23,6 +23,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from vredmax.proofs.obligations import catalogue
+from vredmax.proofs.obligations import runner
 from vredmax.proofs.engine.verdict import Verdict  # noqa: E402
 from vredmax.spec.config import legal_configs  # noqa: E402
 
@@ -35,9 +36,9 @@ def config_with(vlmax: int, sew: int):
 
 
 def timed(obligation, cfg, method, timeout):
-    catalogue.clear_caches()
+    runner.clear_caches()
     start = time.perf_counter()
-    result = catalogue.run(obligation, cfg, SUBJECT, method, timeout)
+    result = runner.run(obligation, cfg, SUBJECT, method, timeout)
     seconds = time.perf_counter() - start
     if result.answer.verdict == Verdict.UNKNOWN:
         return "timeout", False
@@ -47,10 +48,10 @@ def timed(obligation, cfg, method, timeout):
 
 
 def all_obligations(cfg, timeout) -> str:
-    catalogue.clear_caches()
+    runner.clear_caches()
     start = time.perf_counter()
-    with catalogue.collector_paused():   # as `vredmax prove` runs a configuration
-        verdicts = [catalogue.run(o, cfg, s, "compositional", timeout).answer.verdict
+    with runner.collector_paused():   # as `vredmax prove` runs a configuration
+        verdicts = [runner.run(o, cfg, s, "compositional", timeout).answer.verdict
                     for o in catalogue.obligations(cfg=cfg) for s in o.subjects]
     proved = sum(v == Verdict.PROVED for v in verdicts)
     return f"{time.perf_counter() - start:.1f}s ({proved}/{len(verdicts)} proved)"
@@ -78,7 +79,7 @@ def main() -> int:
             comp, _ = timed(refines, cfg, "compositional", args.timeout)
             print(f"{sew:>3} {cfg.vlmax:>6}  {str(cfg):<34} {mono:>10} {comp:>13}  {all_obligations(cfg, args.timeout)}",
                   flush=True)
-    catalogue.clear_caches()   # give the memory back before the timed processes run
+    runner.clear_caches()   # give the memory back before the timed processes run
     gc.collect()
     print()
     command("largest configuration (target 30 s)", ["--vlen", "65536", "--sew", "8", "--lmul", "m8"])

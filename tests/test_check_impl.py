@@ -352,14 +352,14 @@ def test_cli_a_module_that_exits_while_loading(capsys, tmp_path):
 
 @pytest.mark.parametrize("argv, message", [
     (["nothing"], "impl: expected MODULE:FUNCTION"),
-    ([f"{EXAMPLE}:reduce", "--sew", "12"], "sew: must be one of 8, 16, 32, 64, got '12'"),
-    ([f"{EXAMPLE}:reduce", "--vlen", "100"], "vlen: must be a power of two"),
-    ([f"{EXAMPLE}:reduce", "--sew", "64", "--lmul", "mf8"], "lmul: no legal configuration matches"),
+    ([f"{EXAMPLE}:reduce", "--sew", "12"], "--sew: must be one of 8, 16, 32, 64, got '12'"),
+    ([f"{EXAMPLE}:reduce", "--vlen", "100"], "--vlen: must be a power of two"),
+    ([f"{EXAMPLE}:reduce", "--sew", "64", "--lmul", "mf8"], "--lmul: no legal configuration matches"),
     (["json:dumps"], "level: cannot tell the plug-in level"),
     ([f"{EXAMPLE}:reduce", "--timeout", "0"], "timeout: must be positive"),
     ([f"{EXAMPLE}:reduce", "--random", "-1"], "random: must be at least 0"),
-    ([f"{EXAMPLE}:reduce", "--elen", "16"], "elen: must be 32 or 64"),
-    ([f"{EXAMPLE}:step", "--vlen", "8192"], "vlen: a whole instruction is checked up to VLEN=4096"),
+    ([f"{EXAMPLE}:reduce", "--elen", "16"], "--elen: must be one of 32, 64"),
+    ([f"{EXAMPLE}:step", "--vlen", "8192"], "--vlen: a whole instruction is checked up to VLEN=4096"),
 ])
 def test_cli_usage_errors(capsys, argv, message):
     code, out, err = run(capsys, "check-impl", *argv)

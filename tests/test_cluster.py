@@ -1,4 +1,4 @@
-"""Sweeps on a Dask cluster (vredmax/cluster.py): a real dask.distributed LocalCluster on
+"""Sweeps on a Dask cluster (vredmax/cli/cluster.py): a real dask.distributed LocalCluster on
 loopback gives the same results as local processes and as this process."""
 
 from __future__ import annotations

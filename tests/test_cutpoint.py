@@ -1,4 +1,4 @@
-"""The cut-point method (proofs/cutpoint.py) and its tracing backend (proofs/trace.py).
+"""The cut-point method (proofs/python/cutpoint.py) and its tracing backend (proofs/python/trace.py).
 
 Fast tests at moderate VLMAX; the VLMAX=65536 ones are marked `cutpoint_scale` (-m cutpoint_scale).
 """
@@ -431,7 +431,7 @@ def test_a_step_branching_on_an_instruction_field_is_never_proved():
     def branches(m, pre, insn, cfg, tail):
         from vredmax.impl.execute import step
         from vredmax.impl.sequential import reduce_sequential
-        if insn.vm == 1:      # a z3 term: the guard of proofs/truth_guard.py or z3 decides
+        if insn.vm == 1:      # a z3 term: the guard of proofs/engine/truth_guard.py or z3 decides
             return step(m, pre, insn, cfg, reduce_sequential, tail)
         return step(m, pre, insn, cfg, reduce_sequential, tail)
     result = prove_step_at_scale(branches, STEP_CFG, "undisturbed", TIMEOUT)

@@ -1,4 +1,4 @@
-"""proofs/folding.py: the builder that decides feasibility conditions as it builds them."""
+"""proofs/engine/folding.py: the builder that decides feasibility conditions as it builds them."""
 
 import pytest
 import z3

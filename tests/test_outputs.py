@@ -1,5 +1,5 @@
 """Output that fails cleanly, Ctrl-C, --version, exit codes in --help, JSON Schemas of real
-outputs, duplicate JSON keys (vredmax/outputs.py, vredmax/interrupts.py, vredmax/cli.py)."""
+outputs, duplicate JSON keys (vredmax/runtime/outputs.py, vredmax/runtime/interrupts.py, vredmax/cli/main.py)."""
 
 from __future__ import annotations
 

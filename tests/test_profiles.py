@@ -258,11 +258,12 @@ FREEDOMS = ("vl0_may_dirty_vs", "trap_may_dirty_vs", "tail_agnostic_any_mix")
 def test_the_freedoms_are_proved_and_a_stricter_relation_fails_them(monkeypatch):
     import z3
     from vredmax.proofs.obligations import catalogue as obligations
+    from vredmax.proofs.obligations import runner
     from vredmax.proofs.engine.verdict import Verdict
     from vredmax.spec import relation
     cfg = Config(128, 64, 8, "m1")
     for name in FREEDOMS:
-        assert obligations.run(obligations.by_name(name), cfg, "spec").answer.verdict == Verdict.PROVED
+        assert runner.run(obligations.by_name(name), cfg, "spec").answer.verdict == Verdict.PROVED
     # The relation before the VS freedom (VS unchanged) and a tail kept whole or all ones:
     monkeypatch.setattr(relation, "vs_kept_or_dirty", lambda old, new: new == old)
     monkeypatch.setattr(relation, "each_tail_element_old_or_ones", lambda cfg, old, new: z3.Or(
@@ -270,7 +271,7 @@ def test_the_freedoms_are_proved_and_a_stricter_relation_fails_them(monkeypatch)
         z3.Extract(cfg.vlen - 1, cfg.sew, new) == -1))
     cfg = Config(128, 64, 8, "m2")      # another configuration: nothing kept from the first runs
     for name in FREEDOMS:
-        assert obligations.run(obligations.by_name(name), cfg, "spec").answer.verdict == Verdict.COUNTEREXAMPLE
+        assert runner.run(obligations.by_name(name), cfg, "spec").answer.verdict == Verdict.COUNTEREXAMPLE
 
 
 # check-impl accepts the VS freedom (it rejected a Spike-like step before) ---------------------------

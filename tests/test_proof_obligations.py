@@ -13,6 +13,7 @@ from vredmax.impl.tree import fold_tree
 from vredmax.proofs.engine import compositional
 from vredmax.proofs.engine import lemmas
 from vredmax.proofs.obligations import catalogue
+from vredmax.proofs.obligations import runner
 from vredmax.proofs.engine.compositional import Part, Query
 from vredmax.proofs.obligations.catalogue import Obligation
 from vredmax.proofs.engine.setting import SPEC, Setting
@@ -44,7 +45,7 @@ def test_catalogue_shape():
 def test_everything_is_proved_compositionally(cfg):
     for obligation in catalogue.obligations(cfg=cfg):
         for subject in obligation.subjects:
-            result = catalogue.run(obligation, cfg, subject)
+            result = runner.run(obligation, cfg, subject)
             assert result.answer.verdict == Verdict.PROVED, (result.id, subject, result.answer.detail)
             assert f"VLEN={cfg.vlen}" in result.bounds or obligation.kind == "lemma"
 
@@ -53,7 +54,7 @@ def test_monolithic_cross_check_at_vlmax_2():
     cfg = Config(128, 64, 64, "m1")
     for obligation in catalogue.obligations(cfg=cfg):
         for subject in obligation.subjects:
-            result = catalogue.run(obligation, cfg, subject, "monolithic")
+            result = runner.run(obligation, cfg, subject, "monolithic")
             assert result.answer.verdict == Verdict.PROVED, (result.id, subject, result.answer.detail)
 
 
@@ -62,7 +63,7 @@ def test_monolithic_cross_check_at_vlmax_4(name):
     cfg = Config(128, 64, 32, "m1")
     obligation = catalogue.by_name(name)
     for subject in obligation.subjects[:3]:
-        assert catalogue.run(obligation, cfg, subject, "monolithic").answer.verdict == Verdict.PROVED
+        assert runner.run(obligation, cfg, subject, "monolithic").answer.verdict == Verdict.PROVED
 
 
 # Broken algorithms, as users write them ---------------------------------------------------------
@@ -101,9 +102,9 @@ BROKEN = [tree_padding_with_zero, dropping_the_last_element, mask_inverted]
 def test_a_broken_unit_does_not_refine_the_spec(unit, method):
     cfg = Config(128, 64, 16, "m1")
     setting = Setting(cfg, units={"tree": unit})
-    result = catalogue.run(catalogue.by_name("refines_spec"), cfg, "tree/ones", method, setting=setting)
+    result = runner.run(catalogue.by_name("refines_spec"), cfg, "tree/ones", method, setting=setting)
     assert result.answer.verdict == Verdict.COUNTEREXAMPLE, result.answer.detail
-    agree = catalogue.run(catalogue.by_name("algorithms_agree"), cfg, "sequential=tree/ones", method,
+    agree = runner.run(catalogue.by_name("algorithms_agree"), cfg, "sequential=tree/ones", method,
                           setting=setting)
     assert agree.answer.verdict == Verdict.COUNTEREXAMPLE
 
@@ -112,8 +113,8 @@ def test_a_unit_that_compares_values_cannot_be_read_compositionally():
     cfg = Config(128, 64, 32, "m1")
     setting = Setting(cfg, units={"lanes": unsigned_compare})
     refines = catalogue.by_name("refines_spec")
-    assert catalogue.run(refines, cfg, "lanes/ones", setting=setting).answer.verdict == Verdict.ERROR
-    assert catalogue.run(refines, cfg, "lanes/ones", "monolithic",
+    assert runner.run(refines, cfg, "lanes/ones", setting=setting).answer.verdict == Verdict.ERROR
+    assert runner.run(refines, cfg, "lanes/ones", "monolithic",
                          setting=setting).answer.verdict == Verdict.COUNTEREXAMPLE
 
 
@@ -122,9 +123,9 @@ def test_a_derived_invariant_is_decided_directly_when_the_proof_does_not_go_thro
     compositional proof fails at the unit, and the monolithic query decides (small VLMAX)."""
     cfg = Config(128, 64, 16, "m1")
     setting = Setting(cfg, units={"tree": tree_padding_with_zero})
-    seed = catalogue.run(catalogue.by_name("seed_included"), cfg, "tree/undisturbed", setting=setting)
+    seed = runner.run(catalogue.by_name("seed_included"), cfg, "tree/undisturbed", setting=setting)
     assert seed.answer.verdict == Verdict.PROVED and "monolithic" in seed.answer.detail
-    bounds = catalogue.run(catalogue.by_name("result_is_candidate"), cfg, "tree/undisturbed", setting=setting)
+    bounds = runner.run(catalogue.by_name("result_is_candidate"), cfg, "tree/undisturbed", setting=setting)
     assert bounds.answer.verdict == Verdict.COUNTEREXAMPLE
 
 
@@ -140,7 +141,7 @@ def test_a_broken_tail_write_is_caught(monkeypatch):
     monkeypatch.setattr(vredmax.impl.execute, "written_vd", broadcast)
     setting = Setting(cfg)
     for name in ("tail_undisturbed", "refines_spec"):
-        result = catalogue.run(catalogue.by_name(name), cfg, "sequential/undisturbed", setting=setting)
+        result = runner.run(catalogue.by_name(name), cfg, "sequential/undisturbed", setting=setting)
         assert result.answer.verdict == Verdict.COUNTEREXAMPLE, name
     monkeypatch.setattr(vredmax.impl.execute, "written_vd", original)
 
@@ -155,20 +156,20 @@ def test_vacuous_assumptions_give_error():
                          lambda s, subject: [Part(("vacuous", cfg), "contradiction", lambda: build(s))],
                          subjects=(SPEC,))
     for method in ("compositional", "monolithic"):
-        answer = catalogue.run(vacuous, cfg, SPEC, method, setting=Setting(cfg)).answer
+        answer = runner.run(vacuous, cfg, SPEC, method, setting=Setting(cfg)).answer
         assert answer.verdict == Verdict.ERROR and "vacuous" in answer.detail
 
 
 def test_a_timeout_is_unknown_never_proved():
     cfg = Config(128, 64, 8, "m2")          # VLMAX = 32: far beyond a monolithic query's reach
-    result = catalogue.run(catalogue.by_name("algorithms_agree"), cfg, "sequential=tree/undisturbed",
+    result = runner.run(catalogue.by_name("algorithms_agree"), cfg, "sequential=tree/undisturbed",
                            "monolithic", timeout_s=0.5, setting=Setting(cfg))
     assert result.answer.verdict == Verdict.UNKNOWN
 
 
 def test_run_rejects_a_subject_the_obligation_is_not_about():
     with pytest.raises(ValueError, match="subject"):
-        catalogue.run(catalogue.by_name("refines_spec"), Config(128, 64, 8, "m1"), SPEC)
+        runner.run(catalogue.by_name("refines_spec"), Config(128, 64, 8, "m1"), SPEC)
 
 
 def test_the_documents_name_only_lemmas_that_exist():
@@ -198,7 +199,7 @@ def test_feasibility_parts_find_their_witness_by_evaluation():
     """The per-element feasibility checks are decided by evaluating a model (not by the
     fallback query), so they stay linear at large VLMAX."""
     cfg = Config(1024, 64, 8, "m2")
-    s = catalogue.setting_for(cfg)
+    s = runner.setting_for(cfg)
     for name in ("masked_ignored", "order_independent", "monotone", "all_masked_writes_seed"):
         parts = [p for p in catalogue.by_name(name).compositional(s, SPEC) if "feasible" in p.key]
         assert parts, name

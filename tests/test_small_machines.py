@@ -11,6 +11,7 @@ import pytest
 import z3
 
 from vredmax.proofs.obligations import catalogue
+from vredmax.proofs.obligations import runner
 from vredmax.proofs.engine.compositional import check
 from vredmax.proofs.engine.setting import Setting
 from vredmax.proofs.engine.verdict import Verdict
@@ -45,7 +46,7 @@ def test_vill_rules_are_the_same_concretely_and_symbolically(elen):
 def _prove(name: str, cfg: Config, subject: str = "spec", setting=None):
     obligation = catalogue.by_name(name)
     assert obligation.applies(cfg), (name, str(cfg))
-    return catalogue.run(obligation, cfg, subject, setting=setting).answer.verdict
+    return runner.run(obligation, cfg, subject, setting=setting).answer.verdict
 
 
 @pytest.mark.parametrize("cfg", [Config(32, 32, 32, "m1"), Config(32, 32, 8, "mf4"), Config(64, 64, 64, "m1"),
@@ -70,7 +71,7 @@ def test_no_tail_when_vlen_equals_sew(cfg):
 
 def test_with_a_tail_the_agnostic_vd_is_not_determined():
     """The same query one VLEN up (a tail element exists) has a counterexample: the query can fail."""
-    s = catalogue.setting_for(Config(64, 32, 32, "m1"))
+    s = runner.setting_for(Config(64, 32, 32, "m1"))
     assert check(catalogue._whole_vd_determined(s, "spec"), 60_000).verdict == Verdict.COUNTEREXAMPLE
 
 
@@ -102,13 +103,14 @@ def test_an_empty_group_would_need_an_unsupported_sew():
 EXPORT = """
 import sys
 from vredmax.proofs.obligations import catalogue
+from vredmax.proofs.obligations import runner
 from vredmax.proofs.engine.export import Exporter
 from vredmax.spec.config import Config
 cfg, exporter = Config(64, int(sys.argv[1]), 8, "m1"), Exporter(sys.argv[2])
 for obligation in catalogue.obligations(None, cfg):
     if obligation.kind != "vtype":
         for subject in obligation.subjects:
-            assert catalogue.run(obligation, cfg, subject, exporter=exporter).answer.verdict.value == "PROVED"
+            assert runner.run(obligation, cfg, subject, exporter=exporter).answer.verdict.value == "PROVED"
 """
 
 
@@ -123,7 +125,7 @@ def _queries(directory) -> dict:
 
 
 def test_elen_does_not_enter_the_queries(tmp_path):
-    """Why one answer serves both ELENs (obligations._answer_key): at the same VLEN, SEW and LMUL
+    """Why one answer serves both ELENs (runner._answer_key): at the same VLEN, SEW and LMUL
     every query but the vtype ones is the same formula at ELEN=32 and ELEN=64 (each exported by
     a fresh process, so that Z3 numbers the terms alike)."""
     import subprocess

@@ -18,16 +18,17 @@ import json
 from vredmax.spec import z3fast
 from vredmax.spec.config import Config
 from vredmax.proofs.obligations import catalogue
+from vredmax.proofs.obligations import runner
 from vredmax.proofs.claims.claims import CLAIMS
 from vredmax.proofs.claims.refute import refute
 cfg = Config(128, 64, 8, "mf2")
 verdicts = {}
 for ob in catalogue.obligations(None, cfg):
     for subject in ob.subjects:
-        verdicts[f"{ob.name}|{subject}"] = catalogue.run(ob, cfg, subject, "compositional", 30).answer.verdict.value
+        verdicts[f"{ob.name}|{subject}"] = runner.run(ob, cfg, subject, "compositional", 30).answer.verdict.value
 for name in ("vl0_preserves_vd", "frame", "seed_included"):
     ob = catalogue.by_name(name)
-    verdicts[f"{name}|spec|monolithic"] = catalogue.run(ob, cfg, "spec", "monolithic", 30).answer.verdict.value
+    verdicts[f"{name}|spec|monolithic"] = runner.run(ob, cfg, "spec", "monolithic", 30).answer.verdict.value
 for claim in CLAIMS[:3]:
     verdicts[f"claim|{claim.id}"] = refute(claim, 20_000, minimise=False).status
 print(json.dumps({"backend": z3fast.BACKEND, "verdicts": verdicts}))

@@ -67,7 +67,7 @@ def check_batch(item) -> list[Verdict]:
 
 def conform_on(workers, emulator: str, harness_path, vlen: int, harness_tail: str, elen: int, cases: int,
                seed: int, keep: int = 3, progress=None, tail=None) -> Tally:
-    """`conform` with the batches spread by vredmax/cluster.py (`workers`, entered): the same
+    """`conform` with the batches spread by vredmax/cli/cluster.py (`workers`, entered): the same
     cases from the same seed, the same tally (kept mismatches are the first ones in case
     order). Batches are made as workers take them and counted in order as they come back, so
     memory stays bounded. The emulator and the harness must be at the same paths on every

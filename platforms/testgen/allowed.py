@@ -24,7 +24,7 @@ class UncheckableOutcome(ValueError):
 
 @dataclass(frozen=True)
 class Check:
-    """What the runner checks for one case (see vredmax/testgen/env/runner.S)."""
+    """What the runner checks for one case (see platforms/testgen/env/runner.S)."""
 
     skip: bool                  # anything allowed: nothing to check
     may_retire: bool

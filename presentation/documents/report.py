@@ -3,7 +3,7 @@
 `collect()` runs the proofs and the refutations and returns the JSON twin (a plain dict);
 `markdown(doc)` renders docs/SEMANTICS.md from that dict alone. Nothing in either depends on
 timings or on the order the solver happened to search in (counterexamples are canonical,
-see proofs/refute.py), so regenerating them from the same code gives the same bytes.
+see proofs/claims/refute.py), so regenerating them from the same code gives the same bytes.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from collections import OrderedDict
 from vredmax.presentation.counterexamples import counterexample_lines
 from vredmax.proofs.engine import compositional
 from vredmax.proofs.obligations import catalogue as obligations
+from vredmax.proofs.obligations import runner
 from vredmax.proofs.claims.claims import CLAIMS
 from vredmax.presentation.documents.manual.formulas import human
 from vredmax.proofs.claims.refute import REFUTED, refute
@@ -77,7 +78,7 @@ def prove_all(configs, timeout_s: float = 60, progress=None, timings=None) -> Or
             details = {}
             for subject in obligation.subjects:
                 try:
-                    answer = obligations.run(obligation, cfg, subject, timeout_s=timeout_s).answer
+                    answer = runner.run(obligation, cfg, subject, timeout_s=timeout_s).answer
                     verdict, detail = answer.verdict.value, answer.detail
                     if timings is not None:
                         timings.append({"id": entry["id"], "config": str(cfg), "subject": subject,
@@ -93,7 +94,7 @@ def prove_all(configs, timeout_s: float = 60, progress=None, timings=None) -> Or
             if details:
                 entry["details"] = details
             results[obligation.name].append(entry)
-        obligations.clear_caches()
+        runner.clear_caches()
     return results
 
 

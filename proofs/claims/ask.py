@@ -1,4 +1,4 @@
-"""Decide a user's claim (proofs/claim_language.py) against the spec, configuration by configuration.
+"""Decide a user's claim (proofs/claims/claim_language.py) against the spec, configuration by configuration.
 
 The claim must hold for every pre-state of the configuration (all 32 registers, vd vs2 vs1
 vm, vl, vtype's vta vma vill, vstart, mstatus.VS symbolic: every overlap included) and
@@ -8,7 +8,7 @@ profile (`--profile`). Per configuration:
 1. Abstract first (cheap at any VLMAX). The spec's result predicate is kept only for the
    elements the claim reads (vs2[i], active[i]); all the others are two free Booleans
    ("every other active element is bounded", "the result is one of them"), as in the local
-   lemmas of proofs/lemmas.py; the agnostic tail is kept for the vd elements the claim reads
+   lemmas of proofs/engine/lemmas.py; the agnostic tail is kept for the vd elements the claim reads
    and one free Boolean for the rest. The real relation is an instance of the abstract one
    (each free Boolean set to what it stands for), so a proof of the claim under the abstract
    relation proves it under the real one.

@@ -35,8 +35,8 @@ M2 = Config(128, 64, 32, "m2")    # VLMAX = 8, four elements per register: a two
 class Claim:
     """One wrong assumption.
 
-    `text`: the claim in the claim language (proofs/claim_language.py), decided by the same
-    engine as `vredmax ask` (proofs/ask.py); the claims it cannot say have a model of their own:
+    `text`: the claim in the claim language (proofs/claims/claim_language.py), decided by the same
+    engine as `vredmax ask` (proofs/claims/ask.py); the claims it cannot say have a model of their own:
     `when(view)`: the states the claim speaks of (a list of conditions).
     `claimed(view)`: for a universal claim, the values it says the outcome has, by name.
     `witness(view)`: for an existential claim, the condition it says some state meets.

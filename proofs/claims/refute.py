@@ -1,4 +1,4 @@
-"""Refute the wrong assumptions of proofs/claims.py, with the smallest counterexamples.
+"""Refute the wrong assumptions of proofs/claims/claims.py, with the smallest counterexamples.
 
 A universal claim is refuted when the solver finds a legal pre-state and an allowed
 post-state where it is false (COUNTEREXAMPLE: good); if the solver proves it (PROVED) the
@@ -41,7 +41,7 @@ class Refutation:
     detail: str = ""
     seconds: float = 0.0
     bounds: list[str] = field(default_factory=list)
-    asked: object = None             # a claim-language claim's counterexample (proofs/ask.py)
+    asked: object = None             # a claim-language claim's counterexample (proofs/claims/ask.py)
 
     @property
     def ok(self) -> bool:

@@ -9,9 +9,9 @@ small or a batch of independent per-element facts:
    r" — no element comparison in it, small at any VLEN;
 2. the operand reads: what step hands the unit (seed, elements, active flags) is, term for
    term or by the solver, the spec's seed, elements and activity;
-3. the unit itself, run on the free semilattice (proofs/semilattice.py): for every input,
+3. the unit itself, run on the free semilattice (proofs/engine/semilattice.py): for every input,
    the condition under which it reaches the result is exactly "active" (the seed: always).
-Then lemmas proved once per SEW (proofs/lemmas.py) say that signed max is a semilattice
+Then lemmas proved once per SEW (proofs/engine/lemmas.py) say that signed max is a semilattice
 join with identity smin, and that a join of a finite set satisfies the spec's result
 characterisation. `soundness_argument()` writes down why the pieces add up to the claim.
 """
@@ -36,7 +36,7 @@ from vredmax.spec import z3fast as fast
 
 SEED_ATOM = "seed"
 BATCH = 4096        # per-element facts per solver call
-BIG_VLEN = 512      # from here on register-level queries about step go to bitwuzla (proofs/solvers.py)
+BIG_VLEN = 512      # from here on register-level queries about step go to bitwuzla (proofs/engine/solvers.py)
 
 
 def element_atom(i: int):
@@ -133,7 +133,7 @@ class Part:
 def register_solver(setting: Setting, about: str = "step") -> str:
     """The solver for a query over registers; `about` is "step" (step's post-state), "spec"
     (the relation with a free post-state) or a solver's name. Measured at VLEN=65536 (Z3 in
-    a fresh context each query, proofs/verdict.py): on step's post-state (If/Store/Concat
+    a fresh context each query, proofs/engine/verdict.py): on step's post-state (If/Store/Concat
     terms over whole registers) bitwuzla takes 0.01-1 s where Z3 takes up to 18 s; on the
     spec relation Z3 takes milliseconds where bitwuzla takes up to 15 s (array
     extensionality), though a few queries need bitwuzla (they name it). So at VLEN >=
@@ -584,7 +584,7 @@ witness conditions (e.g. the twin equal to the original, the two swapped positio
 and element 0 active, or vl = 1), and Z3's model evaluator computes every per-element
 condition in that model; only if all are true is the part proved (a model of all the
 assumptions is a proof that they can hold). The per-element conditions are built with a
-folding builder (`proofs/folding.py`) that decides, as it builds, the ones that hold in every
+folding builder (`proofs/engine/folding.py`) that decides, as it builds, the ones that hold in every
 model of the witness for a reason that needs no solver (an equality of a term with itself,
 numerals compared by value, a choice whose condition the witness decides, a disjunction
 with a true operand); each rule is a valid equivalence, so only the undecided rest is

@@ -10,7 +10,7 @@ constant other than the identity) cannot be expressed: comparisons raise NotExpr
 other constants become atoms of their own (so a tree padding with 0 shows the atom "0"
 reaching the result, a counterexample rather than a crash).
 
-Soundness: see proofs/compositional.py, `soundness_argument()`.
+Soundness: see proofs/engine/compositional.py, `soundness_argument()`.
 """
 
 from __future__ import annotations

@@ -147,7 +147,7 @@ class Setting:
         if key not in cache:
             name, tail = split_subject(subject)
             unit = reduce if reduce is not None else self.units[name]
-            with no_truth_tests():    # an algorithm may not branch on a term (proofs/truth_guard.py)
+            with no_truth_tests():    # an algorithm may not branch on a term (proofs/engine/truth_guard.py)
                 traps, post = step(FastSymbolic, self.pre, self.insn, self.cfg, unit, tail)
             cache[key] = Run(impl_outcome(traps), post)
         return cache[key]

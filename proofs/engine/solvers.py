@@ -91,7 +91,7 @@ def _bitwuzla(script: str, timeout_ms: int) -> Checked:
     parser = bw.Parser(tm, options)
     parser.parse(_without_checks(script), True, False)
     solver = parser.bitwuzla()
-    if interrupts.installed():   # Ctrl-C ends the query at once (vredmax/interrupts.py)
+    if interrupts.installed():   # Ctrl-C ends the query at once (vredmax/runtime/interrupts.py)
         solver.configure_terminator(interrupts.stop_requested)
     goal = next(t for t in parser.get_declared_funs() if t.symbol() == GOAL_NAME)
     names = {bw.Result.SAT: "sat", bw.Result.UNSAT: "unsat", bw.Result.UNKNOWN: "unknown"}

@@ -92,7 +92,7 @@ def _guarded_bool(self) -> bool:
 
 
 def record_refusal(refusal: Exception) -> None:
-    """Record another backend's refusal (proofs/trace.py's SymbolicUse) on the active guards."""
+    """Record another backend's refusal (proofs/python/trace.py's SymbolicUse) on the active guards."""
     for active in _ACTIVE:
         active.refusals.append(refusal)
 

@@ -1,4 +1,4 @@
-"""The catalogue of proof obligations, and running one.
+"""The catalogue of proof obligations (`runner.py` runs one).
 
 Each obligation has a stable name (its ID for a SEW is `vredmax.sew16.<name>`), one English
 sentence, and two ways to be proved of a subject ("spec", or an algorithm with a tail
@@ -6,21 +6,18 @@ policy such as "tree/ones") for a configuration:
 
 - `monolithic(setting, subject)`: one query over the whole instruction (every element's
   comparison in it): the independent cross-check, practical up to VLMAX of about 16;
-- `compositional(setting, subject)`: the parts of proofs/compositional.py, linear in VLMAX.
+- `compositional(setting, subject)`: the parts of proofs/engine/compositional.py, linear in VLMAX.
 
 API (stable, for the refutations and the report):
     OBLIGATIONS, by_name(name), obligations(pattern=None)
-    run(obligation, cfg, subject, method="compositional", timeout_s=60) -> Result
-    Result.answer is a proofs.verdict.Answer; Result.id, Result.bounds, Result.parts
+    runner.run(obligation, cfg, subject, method="compositional", timeout_s=60) -> runner.Result
+    Result.answer is a proofs.engine.verdict.Answer; Result.id, Result.bounds, Result.parts
 """
 
 from __future__ import annotations
 
 import fnmatch
-import gc
-import time
-from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Callable
 
 import z3
@@ -29,8 +26,7 @@ from vredmax.impl import ALGORITHMS
 from vredmax.proofs.engine import compositional as comp
 from vredmax.proofs.engine import lemmas
 from vredmax.proofs.engine.compositional import Batch, Cases, Part, Query
-from vredmax.proofs.engine.setting import IMPLEMENTATIONS, SPEC, SUBJECTS, Run, Setting, bounds_text, split_subject
-from vredmax.proofs.engine.verdict import Answer, Verdict
+from vredmax.proofs.engine.setting import IMPLEMENTATIONS, SPEC, SUBJECTS, Run, Setting, split_subject
 from vredmax.spec import relation as spec
 from vredmax.spec import z3fast as fast
 from vredmax.spec.bv import Symbolic
@@ -805,7 +801,7 @@ for _lemma in lemmas.LEMMAS:
     _add(_lemma_obligation(_lemma))
 
 
-# Looking up and running -----------------------------------------------------------------------
+# Looking up -----------------------------------------------------------------------
 
 def by_name(name: str) -> Obligation:
     for obligation in OBLIGATIONS:
@@ -826,150 +822,3 @@ def obligations(pattern: str | None = None, cfg: Config | None = None) -> list[O
                 continue
         chosen.append(obligation)
     return chosen
-
-
-@dataclass
-class Result:
-    obligation: Obligation
-    cfg: Config
-    subject: str
-    method: str
-    answer: Answer
-    parts: list = field(default_factory=list)   # (part text, Answer), in order
-    files: list = field(default_factory=list)   # SMT-LIB2 files written for it (with an exporter)
-
-    @property
-    def id(self) -> str:
-        return self.obligation.id(self.cfg.sew)
-
-    @property
-    def bounds(self) -> str:
-        if self.obligation.kind == "lemma":
-            return f"SEW={self.cfg.sew}, all bit patterns (any VLEN, LMUL, VLMAX)"
-        if self.obligation.kind == "vtype":
-            return f"VLEN={self.cfg.vlen} ELEN={self.cfg.elen}, every 64-bit vtype value"
-        return bounds_text(self.cfg)
-
-
-_SETTINGS: dict = {}
-_ANSWERS: dict = {}
-
-
-def _answer_key(obligation: Obligation, key: tuple) -> tuple:
-    """The key an answer is kept under. ELEN decides which configurations are legal and which
-    vtype values are vill, but no query about a configuration mentions it (the pre-state's vill
-    bit is free): the queries of (VLEN, 32, SEW, LMUL) and (VLEN, 64, SEW, LMUL) are the same
-    formula (tests/test_small_machines.py compares their SMT-LIB2 text), so one answer serves
-    both. The vtype obligations are about ELEN itself and keep it."""
-    if obligation.kind == "vtype":
-        return key
-
-    def without_elen(item):
-        if isinstance(item, Config):
-            return ("config", item.vlen, item.sew, item.lmul)
-        if isinstance(item, tuple):
-            return tuple(without_elen(x) for x in item)
-        return item
-    return without_elen(key)
-
-
-def setting_for(cfg: Config) -> Setting:
-    """One Setting per configuration, the last few kept (a big one holds large terms)."""
-    if cfg not in _SETTINGS:
-        if len(_SETTINGS) >= 2:
-            _SETTINGS.pop(next(iter(_SETTINGS)))
-            _forget_terms()
-        _SETTINGS[cfg] = Setting(cfg)
-    return _SETTINGS[cfg]
-
-
-def run(obligation: Obligation, cfg: Config, subject: str, method: str = "compositional",
-        timeout_s: float = 60, setting: Setting | None = None, exporter=None) -> Result:
-    """Prove one obligation of one subject for one configuration.
-
-    `setting` overrides the shared one (e.g. with a user's reduction unit: answers are then
-    not cached); `exporter` (proofs/export.py) writes each query as SMT-LIB2.
-    """
-    if method not in METHODS:
-        raise ValueError(f"method: must be one of {', '.join(METHODS)}, got {method!r}")
-    if subject not in obligation.subjects:
-        raise ValueError(f"subject: {obligation.name} is proved of {', '.join(obligation.subjects)}, not {subject!r}")
-    s = setting if setting is not None else setting_for(cfg)
-    timeout_ms = int(timeout_s * 1000)
-    start = time.perf_counter()
-    files: list = []
-    if method == "monolithic":
-        work = obligation.monolithic(s, subject)
-        if exporter is not None:
-            files += exporter.write(cfg, ("monolithic", obligation.name, subject), obligation.sentence, work)
-        answer = comp.check(work, timeout_ms)
-        answer.seconds = time.perf_counter() - start
-        result = Result(obligation, cfg, subject, method, answer, [("one query over the whole instruction", answer)])
-        result.files = files
-        return result
-    parts = []
-    verdict_answer = None
-    for part in obligation.compositional(s, subject):
-        answer = _ANSWERS.get(_answer_key(obligation, part.key)) if setting is None else None
-        work = None
-        if answer is None or (exporter is not None and not exporter.has(part.key)):
-            work = part.build()
-        if exporter is not None:
-            files += exporter.write(cfg, part.key, part.text, work)
-        if answer is None:
-            answer = comp.check(work, timeout_ms)
-            if setting is None and answer.verdict != Verdict.UNKNOWN:
-                _ANSWERS[_answer_key(obligation, part.key)] = answer
-        parts.append((part.text, answer))
-        if answer.verdict != Verdict.PROVED:
-            verdict_answer = _failed(obligation, cfg, subject, s, part, answer, timeout_s)
-            break
-    if verdict_answer is None:
-        solvers = sorted({a.solver for _, a in parts})
-        verdict_answer = Answer(Verdict.PROVED, 0.0, f"{len(parts)} parts", solver="+".join(solvers))
-    verdict_answer.seconds = time.perf_counter() - start
-    result = Result(obligation, cfg, subject, method, verdict_answer, parts)
-    result.files = files
-    return result
-
-
-def _failed(obligation, cfg, subject, s, part, answer, timeout_s) -> Answer:
-    """The obligation's verdict when one part of its compositional proof is not proved."""
-    where = f"{part.text}: {answer.detail}".rstrip(": ")
-    if answer.verdict != Verdict.COUNTEREXAMPLE or part.decisive:
-        return Answer(answer.verdict, 0.0, where, answer.model, answer.solver)
-    if cfg.vlmax <= MONOLITHIC_LIMIT and obligation.monolithic is not None:
-        direct = comp.check(obligation.monolithic(s, subject), int(timeout_s * 1000))
-        return Answer(direct.verdict, 0.0, f"decided by the monolithic query, since the compositional proof "
-                      f"does not go through ({where})", direct.model, direct.solver)
-    return Answer(Verdict.UNKNOWN, 0.0, f"the compositional proof does not go through: {where}",
-                  answer.model, answer.solver)
-
-
-@contextmanager
-def collector_paused():
-    """Pause Python's cycle collector while proving a configuration, and collect once after:
-    it would walk the millions of live Z3 references over and over (measured: a quarter of
-    the time at VLEN=65536, LMUL=8)."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
-        gc.collect()
-
-
-def _forget_terms() -> None:
-    """Drop the tables of terms kept across queries (a sweep would otherwise keep every
-    configuration's terms alive)."""
-    fast.clear_memo()
-    comp._INCLUSION.clear()
-    spec._TAILS.clear()
-
-
-def clear_caches() -> None:
-    _SETTINGS.clear()
-    _ANSWERS.clear()
-    _forget_terms()

@@ -14,16 +14,16 @@ One configuration (VLEN, ELEN, SEW, LMUL) is checked by `check_config`, per tail
 - at small VLMAX (MONOLITHIC_MAX_VLMAX): one query over the whole instruction on a fully
   symbolic pre-state (the spec relation of spec/relation.py must allow the outcome and the
   post-state); a counterexample is minimised by the solver (smallest vl, fewest active lanes);
-- beyond: the cut-point method of proofs/cutpoint.py (its cost is linear in VLMAX), whose
+- beyond: the cut-point method of proofs/python/cutpoint.py (its cost is linear in VLMAX), whose
   counterexample is minimised here on concrete values.
 A counterexample is always replayed: the user's code and the executable spec run on the
 concrete case, compared by outcome kind and field by field, the architecture's freedoms
 (agnostic tail, reserved encodings) allowed. After a PROVED, seeded random concrete states
 go through both as a cross-check of the checker itself.
 
-The user's code runs under proofs/truth_guard.py (a Python truth test of a symbolic value is
+The user's code runs under proofs/engine/truth_guard.py (a Python truth test of a symbolic value is
 an ERROR naming the user's line), and its errors are reported with the traceback trimmed to
-the user's file. proofs/isolation.py runs `check_config` in a child process.
+the user's file. proofs/python/isolation.py runs `check_config` in a child process.
 """
 
 from __future__ import annotations
@@ -87,7 +87,7 @@ def default_solver() -> str:
 
 def solver_text(solver: str) -> str:
     found = versions()
-    if solver == "auto":   # proofs/verdict.py: Z3 briefly, then bitwuzla
+    if solver == "auto":   # proofs/engine/verdict.py: Z3 briefly, then bitwuzla
         return f"auto: z3 {found['z3']}, then bitwuzla {found.get('bitwuzla', '(absent)')}"
     return f"{solver} {found.get(solver, '(absent)')}"
 
@@ -208,7 +208,7 @@ class ImplementationError(Exception):
     """The implementation failed to run or broke its contract; the message says how."""
 
 
-# Called with True before and False after each call into the user's code: proofs/isolation.py
+# Called with True before and False after each call into the user's code: proofs/python/isolation.py
 # sets it to tell the parent process, which enforces a wall-clock limit on the user's code.
 USER_CALL_HOOK = None
 
@@ -242,7 +242,7 @@ def call_user(function, args, backend: str, name: str | None = None):
     except BaseException as error:
         if isinstance(error, ImplementationError):
             raise
-        if type(error).__name__ == "SymbolicUse":   # the cut-point tracer's refusal (proofs/trace.py)
+        if type(error).__name__ == "SymbolicUse":   # the cut-point tracer's refusal (proofs/python/trace.py)
             raise ImplementationError(f"{name} branches on a symbolic value at {error}") from None
         if isinstance(error, TypeError) and len(traceback.extract_tb(error.__traceback__)) == 1:
             # the call itself failed: the function does not take these parameters
@@ -387,7 +387,7 @@ class ConfigResult:
     random_states: int = 0          # concrete states run after the proofs
     notes: list[str] = field(default_factory=list)
     seconds: float = 0.0
-    output: str = ""                # what the user's code printed (proofs/isolation.py)
+    output: str = ""                # what the user's code printed (proofs/python/isolation.py)
 
     @property
     def verdict(self) -> Verdict:
@@ -593,9 +593,9 @@ def element_notes(cfg: Config, pre: ArchState, insn: Insn, want: int, got: int) 
             f"the implementation's vd[0] is {which(got, False)}"]
 
 
-# The cut-point method (proofs/cutpoint.py) ---------------------------------------------------
+# The cut-point method (proofs/python/cutpoint.py) ---------------------------------------------------
 
-METHOD_MISSING = ("method not available: the cut-point method (proofs/cutpoint.py) for configurations "
+METHOD_MISSING = ("method not available: the cut-point method (proofs/python/cutpoint.py) for configurations "
                   "past the monolithic limit is not installed")
 
 
@@ -938,7 +938,7 @@ class Report:
 class InProcess:
     """Runs each configuration's check in this process, one after the other (tests, and code
     the user trusts). proofs/isolation.Jobs has the same interface: a child process per
-    configuration, on vredmax/cluster.py's workers."""
+    configuration, on vredmax/cli/cluster.py's workers."""
 
     def __init__(self, function, level: str, **options):
         self.function, self.level, self.options = function, level, options

@@ -1,9 +1,9 @@
 """Prove or refute a reduction unit built from any element ops, at any VLMAX, by cut points.
 
-The unit is run once on the tracing backend (proofs/trace.py): a DAG of element ops over
+The unit is run once on the tracing backend (proofs/python/trace.py): a DAG of element ops over
 the seed, the elements, the active flags and constants. Each element-wide node gets, where
 it is one, a *denotation*: the signed max of a guarded set of leaves, written as a term of
-the free semilattice (proofs/semilattice.py: joins, the empty join, and choices whose
+the free semilattice (proofs/engine/semilattice.py: joins, the empty join, and choices whose
 conditions are Booleans over the active flags alone). Bottom-up:
 
 - a leaf denotes itself (the signed minimum: the empty join);
@@ -21,13 +21,13 @@ conditions are Booleans over the active flags alone). Bottom-up:
 
 Soundness: by induction over the DAG, a denoted node's value is the signed max of its
 leaves whose guard holds: for leaves, joins and structural choices by the semilattice laws
-of signed max (the algebra lemmas of proofs/lemmas.py, proved per SEW), for a cone node by
+of signed max (the algebra lemmas of proofs/engine/lemmas.py, proved per SEW), for a cone node by
 its local proof (which holds for all values of the cut variables, in particular the cut
 nodes' real values; the Booleans likewise). Then `inclusion` gives each leaf's condition
 at the root; the unit meets the spec's result exactly when the seed's is true, element i's
 is its active flag, and every constant's is false (the lemmas of the compositional method
 carry this to the spec's result predicate). The instruction around the unit is proved by
-pieces 1 and 2 of proofs/compositional.py (the unit cut out, the operands it is handed).
+pieces 1 and 2 of proofs/engine/compositional.py (the unit cut out, the operands it is handed).
 
 A difference in a condition becomes a concrete case (the wrongly included or excluded leaf
 made strictly largest), confirmed by running the unit and the executable spec on it; a local
@@ -63,7 +63,7 @@ BOOL_CUT_LIMIT = 5       # structural Boolean cut points of one cone (its table 
 PROBES = 40              # random checks of a guessed guarded join before the solver's proof
 CHUNK = 4096             # root conditions per solver call
 SEED_ATOM = "seed"
-VALUE_LEAVES = ("seed", "elem", "input")   # input: a whole instruction's operand (proofs/cutstep.py)
+VALUE_LEAVES = ("seed", "elem", "input")   # input: a whole instruction's operand (proofs/python/cutstep.py)
 
 
 def element_atom(i: int):
@@ -876,6 +876,6 @@ def _short(term) -> str:
 
 def prove_step_at_scale(step_fn, cfg: Config, tail: str, timeout_ms: int) -> ScaleResult:
     """A user's whole instruction at one configuration and tail policy, cut at its reduction
-    (proofs/cutstep.py); UNKNOWN with the reason when its structure does not allow that."""
+    (proofs/python/cutstep.py); UNKNOWN with the reason when its structure does not allow that."""
     from vredmax.proofs.python.cutstep import prove_step_at_scale as prove_step
     return prove_step(step_fn, cfg, tail, timeout_ms)

@@ -1,13 +1,13 @@
 """A user's whole instruction at configurations too big for one query: cut at its reduction.
 
 The step is run on the symbolic machine ops, except that `m.elements(sew)` hands it the
-tracing element ops (proofs/trace.py) on which z3 terms (the operands the step read) become
+tracing element ops (proofs/python/trace.py) on which z3 terms (the operands the step read) become
 leaves. What the reduction returns is a traced term; where the step hands it back to a
 machine op (to write vd) it is replaced by a fresh variable r: the cut point. Then:
 
 1. *instruction* (solver, case by case as the spec relation splits): the post-state the
    step computes from r meets the spec with `vd[0] = r`, for every r;
-2. *reduction* (proofs/cutpoint.py): the traced reduction is a guarded signed max of its
+2. *reduction* (proofs/python/cutpoint.py): the traced reduction is a guarded signed max of its
    leaves; each leaf is, as a term, the spec's seed or one of its elements (identical, or
    identical after simplification), and the condition under which each reaches the result
    is, under the configuration's assumptions, the spec's (seed: always, element i: active

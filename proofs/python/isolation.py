@@ -4,7 +4,7 @@
     job = Job(portable_target(target), os.getcwd(), level, cfg, user_limit_s, options)
     result = check_job(job)                        # check_impl.check_config in a child: a ConfigResult
 
-`check_job` is a module-level function of one picklable argument: vredmax/cluster.py runs it in
+`check_job` is a module-level function of one picklable argument: vredmax/cli/cluster.py runs it in
 this process, in local worker processes or on Dask workers, and `Jobs` gives check_impl's pool
 interface (submit, results, cancel_all) over such workers. Wherever it runs, it starts a fresh
 interpreter (subprocess, so a daemonic worker process may start it too) that loads
@@ -15,7 +15,7 @@ with the result (shown apart from the report, never mixed into --json). The chil
 and, on Linux, dies with the process that started it.
 
 The process running `check_job` enforces real wall-clock limits: the child says when it enters
-and leaves the user's code (proofs/check_impl.py USER_CALL_HOOK); a call that runs longer than
+and leaves the user's code (proofs/python/check_impl.py USER_CALL_HOOK); a call that runs longer than
 the limit (--timeout) is killed and reported as an ERROR, and so is a child that dies (os._exit,
 a segfault). A whole configuration that runs past TASK_LIMIT_FACTOR x the limit is UNKNOWN.
 """
@@ -99,7 +99,7 @@ _UNCHANGED = object()
 
 
 def _reap_children_on_sigterm():
-    """A local worker process is ended by SIGTERM (vredmax/cluster.py, on Ctrl-C): it kills
+    """A local worker process is ended by SIGTERM (vredmax/cli/cluster.py, on Ctrl-C): it kills
     and reaps its child first. (The child would die with it anyway, but as an orphan it stays
     a zombie wherever PID 1 does not reap, as in many containers.) Only the main thread may set
     a handler (a Dask worker runs jobs in other threads); the previous handler, or _UNCHANGED."""
@@ -126,7 +126,7 @@ def _reap_children_on_sigterm():
 
 
 class Jobs:
-    """check_impl's pool interface over vredmax/cluster.py's workers (an entered Workers):
+    """check_impl's pool interface over vredmax/cli/cluster.py's workers (an entered Workers):
     submit(cfg), results() (ConfigResults in completion order), cancel_all(). Each submitted
     configuration becomes a Job, handed out as workers take work."""
 

@@ -46,7 +46,7 @@ def _refuse(what: str, instead: str):
         error = SymbolicUse(f"{user_location()}: {what} of a symbolic value ({self.describe()}); "
                             f"its value is not known while proving, so Python cannot decide it: {instead}")
         # recorded, so that code catching it (`except Exception:`) cannot take a path of
-        # its own while proving (proofs/truth_guard.py: the caller checks the refusals)
+        # its own while proving (proofs/engine/truth_guard.py: the caller checks the refusals)
         from vredmax.proofs.engine.truth_guard import record_refusal
         record_refusal(error)
         raise error

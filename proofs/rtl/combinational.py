@@ -12,7 +12,7 @@ Three steps at each SEW:
    those variables and of the inputs of S that they do not cover (inactive lanes as the
    identity). The variables being free, each query speaks of one node, not of the whole tree.
    Soundness: by induction over the nets in topological order, each cut point equals the
-   maximum of its set (the queries, plus the per-SEW semilattice lemmas of proofs/lemmas.py:
+   maximum of its set (the queries, plus the per-SEW semilattice lemmas of proofs/engine/lemmas.py:
    smax is associative, commutative, idempotent, with the signed minimum as identity, so the
    smax of maxima of covering subsets is the maximum of the union). The result port must be a
    cut point whose set is the seed and every lane, so it equals the seed joined with every

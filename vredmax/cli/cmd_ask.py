@@ -1,6 +1,6 @@
 """`vredmax ask "CLAIM"`: prove or refute your own claim about vredmax.vs against the spec.
 
-The claim is a Python expression in the claim language (proofs/claim_language.py), parsed
+The claim is a Python expression in the claim language (proofs/claims/claim_language.py), parsed
 and never run. Verdicts and exit codes as `vredmax prove`: PROVED (0) with its bounds,
 COUNTEREXAMPLE (1) minimised, shown Alive2-style and replayed on the executable model,
 UNKNOWN (3), ERROR (4, e.g. a hypothesis that never holds); a claim that cannot be read
@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import json
 
+from vredmax.cli import configurations
 from vredmax.proofs.claims.claim_language import NAMES_HELP
 from vredmax.runtime.errors import EXIT_ERROR, EXIT_FAILED, EXIT_OK, EXIT_UNKNOWN, UsageError
-from vredmax.cli.options import comma_values
 from vredmax.schema import tagged
-from vredmax.spec.config import ELENS, LMUL_NAMES, MAX_VLEN, MIN_VLEN, SEWS
+from vredmax.spec.config import LMUL_NAMES
 
 EXIT_BY_VERDICT = {"PROVED": EXIT_OK, "COUNTEREXAMPLE": EXIT_FAILED, "UNKNOWN": EXIT_UNKNOWN, "ERROR": EXIT_ERROR}
 DEFAULT_TEXT = "default: every SEW x LMUL at VLEN=128"
@@ -47,27 +47,11 @@ def add_parser(subparsers) -> None:
     parser.set_defaults(run=run)
 
 
-def _number(text: str, field: str, allowed) -> int:
-    if not text.isdigit() or int(text) not in allowed:
-        raise UsageError(f"{field}: must be one of {', '.join(map(str, allowed))}, got {text!r}")
-    return int(text)
-
-
 def select_configs(args):
-    from vredmax.proofs.claims.ask import configurations
-    vlens = [_number(v, "--vlen", [1 << k for k in range(MIN_VLEN.bit_length() - 1, MAX_VLEN.bit_length())])
-             for v in comma_values(args.vlen)]
-    sews = [_number(v, "--sew", SEWS) for v in comma_values(args.sew)]
-    lmuls = comma_values(args.lmul)
-    for lmul in lmuls:
-        if lmul not in LMUL_NAMES:
-            raise UsageError(f"--lmul: must be one of {', '.join(LMUL_NAMES)}, got {lmul!r}")
-    elen = _number(args.elen, "--elen", ELENS)
-    configs = configurations(vlens, sews, lmuls, elen, args.all)
-    if not configs:
-        raise UsageError("--lmul: no legal configuration matches the filters "
-                         "(VLEN >= ELEN, SEW <= ELEN and SEW <= LMUL*ELEN)")
-    return configs
+    from vredmax.proofs.claims.ask import configurations as claim_configurations
+    wanted = configurations.filters(args, one_elen=True)
+    return configurations.chosen(claim_configurations(wanted.vlens, wanted.sews, wanted.lmuls, wanted.elen, args.all),
+                                 wanted)
 
 
 def run(args) -> int:

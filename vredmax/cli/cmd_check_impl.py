@@ -1,8 +1,8 @@
 """`vredmax check-impl MODULE:FUNCTION`: prove a user's implementation against the spec.
 
-The user's code runs in child processes (proofs/isolation.py): nothing it does (print, exit,
+The user's code runs in child processes (proofs/python/isolation.py): nothing it does (print, exit,
 loop, crash) reaches this process's output or exit code except as a reported ERROR. The
-configurations are spread by vredmax/cluster.py (--jobs local processes, or --scheduler: a Dask
+configurations are spread by vredmax/cli/cluster.py (--jobs local processes, or --scheduler: a Dask
 cluster); each one starts its own child wherever it runs.
 """
 
@@ -11,17 +11,17 @@ from __future__ import annotations
 import json
 import os
 
+from vredmax.cli import configurations
 from vredmax.presentation.counterexamples import counterexample_lines
 from vredmax.cli.cluster import add_arguments as add_worker_arguments, workers_from_args
 from vredmax.runtime.errors import EXIT_ERROR, EXIT_FAILED, EXIT_OK, EXIT_UNKNOWN, UsageError
-from vredmax.cli.options import comma_values
 from vredmax.proofs.python.check_impl import (DEFAULT_RANDOM, DEFAULT_TIMEOUT_MS, INSTRUCTION, INSTRUCTION_MAX_VLEN,
                                        LEVELS, UNIT, all_configs, check_implementation,
                                        default_configs, order)
 from vredmax.proofs.engine.solvers import SOLVERS, available, versions
 from vredmax.proofs.engine.verdict import Verdict
 from vredmax.schema import tagged
-from vredmax.spec.config import ELENS, LMUL_NAMES, SEWS, check_machine, legal_configs
+from vredmax.spec.config import legal_configs
 from vredmax.cli import terminal
 from vredmax.runtime.outputs import check_writable_file, cut_short, write_json
 
@@ -81,35 +81,15 @@ def _int(text: str, field: str, minimum: int = 0) -> int:
 
 
 def configs_for(args, level: str) -> list:
-    elen = _int(args.elen, "elen")
-    if elen not in ELENS:
-        raise UsageError(f"elen: must be 32 or 64, got {elen}")
-    vlens = [_int(v, "vlen") for v in comma_values(args.vlen)]
-    for vlen in vlens:
-        try:
-            check_machine(vlen, elen)     # 32 and 64 too (with ELEN=32: the embedded profiles)
-        except ValueError as error:
-            raise UsageError(str(error)) from None
+    wanted = configurations.filters(args, one_elen=True)
+    for vlen in wanted.vlens:
         if level == INSTRUCTION and vlen > INSTRUCTION_MAX_VLEN:
-            raise UsageError(f"vlen: a whole instruction is checked up to VLEN={INSTRUCTION_MAX_VLEN}, got {vlen}")
-    sews = []
-    for text in comma_values(args.sew):
-        if not text.isdigit() or int(text) not in SEWS:
-            raise UsageError(f"sew: must be one of {', '.join(map(str, SEWS))}, got {text!r}")
-        sews.append(int(text))
-    lmuls = comma_values(args.lmul)
-    for lmul in lmuls:
-        if lmul not in LMUL_NAMES:
-            raise UsageError(f"lmul: must be one of {' '.join(LMUL_NAMES)}, got {lmul!r}")
-    if vlens:
-        configs = legal_configs(elen, vlens)
+            raise UsageError(f"--vlen: a whole instruction is checked up to VLEN={INSTRUCTION_MAX_VLEN}, got {vlen}")
+    if wanted.vlens:
+        configs = legal_configs(wanted.elen, wanted.vlens)
     else:
-        configs = all_configs(level, elen) if args.all else default_configs(level, elen)
-    configs = [c for c in configs if (not sews or c.sew in sews) and (not lmuls or c.lmul in lmuls)]
-    if not configs:
-        raise UsageError("lmul: no legal configuration matches the --vlen/--sew/--lmul filters "
-                         "(SEW must be <= LMUL*ELEN)")
-    return order(configs)
+        configs = all_configs(level, wanted.elen) if args.all else default_configs(level, wanted.elen)
+    return order(configurations.chosen(configs, wanted))
 
 
 def run(args) -> int:

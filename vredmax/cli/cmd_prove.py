@@ -5,7 +5,7 @@ PROVED in full beneath it (its verdict per subject: the spec and each algorithm 
 policy), then `Summary: N proved, N counterexamples, N unknown, N errors`; `-v` gives a line
 per obligation and configuration, `-q` only what failed and the Summary. A progress bar on a
 terminal. Exit 0 only when everything is proved; Ctrl-C ends with a line marked INTERRUPTED
-(no Summary) and exit 130. The work is spread by vredmax/cluster.py (--jobs, --scheduler).
+(no Summary) and exit 130. The work is spread by vredmax/cli/cluster.py (--jobs, --scheduler).
 """
 
 from __future__ import annotations
@@ -14,13 +14,14 @@ import functools
 import json
 import time
 
+from vredmax.cli import configurations
 from vredmax.cli.cluster import add_arguments as add_worker_arguments, workers_from_args
-from vredmax.cli.options import comma_values, positive_int
+from vredmax.cli.options import positive_int
 from vredmax.runtime.outputs import check_writable, cut_short
 from vredmax.schema import tagged
 from vredmax.cli.terminal import print_verdict, progress, say
 
-from vredmax.spec.config import ELENS, LMUL_NAMES, MAX_VLEN, MIN_VLEN, SEWS, Config, every_config, legal_configs
+from vredmax.spec.config import Config, every_config, legal_configs
 from vredmax.runtime.errors import EXIT_ERROR, EXIT_FAILED, EXIT_OK, EXIT_UNKNOWN, UsageError
 
 DEFAULT_ELEN = 64
@@ -67,36 +68,14 @@ def add_parser(subparsers) -> None:
 
 
 def select_configs(args) -> list[Config]:
-    vlens = [positive_int(v, "--vlen") for v in comma_values(args.vlen)]
-    for vlen in vlens:
-        if vlen & (vlen - 1) or not MIN_VLEN <= vlen <= MAX_VLEN:
-            raise UsageError(f"--vlen: must be a power of two from {MIN_VLEN} to {MAX_VLEN}, got {vlen}")
-    elens = []
-    for text in comma_values(args.elen):
-        if not text.isdigit() or int(text) not in ELENS:
-            raise UsageError(f"--elen: must be 32 or 64, got {text!r}")
-        elens.append(int(text))
-    sews = []
-    for text in comma_values(args.sew):
-        if not text.isdigit() or int(text) not in SEWS:
-            raise UsageError(f"--sew: must be one of {', '.join(map(str, SEWS))}, got {text!r}")
-        sews.append(int(text))
-    lmuls = comma_values(args.lmul)
-    for lmul in lmuls:
-        if lmul not in LMUL_NAMES:
-            raise UsageError(f"--lmul: must be one of {', '.join(LMUL_NAMES)}, got {lmul!r}")
-    if args.all or vlens:
+    wanted = configurations.filters(args)
+    if args.all or wanted.vlens:
         configs = every_config()
     else:
         configs = list(DEFAULT_CONFIGS)
-        if elens and not sews and not lmuls:   # --elen alone: that ELEN's default machines
+        if wanted.elens and not wanted.sews and not wanted.lmuls:   # --elen alone: that ELEN's default machines
             configs = [c for c in every_config() if c.vlen in (128, c.elen)] + [SEED_CONFIG]
-    configs = [c for c in configs if (not vlens or c.vlen in vlens) and (not elens or c.elen in elens)
-               and (not sews or c.sew in sews) and (not lmuls or c.lmul in lmuls)]
-    if not configs:
-        raise UsageError("--lmul: no legal configuration matches the filters "
-                         "(VLEN >= ELEN, SEW <= ELEN and SEW <= LMUL*ELEN)")
-    return configs
+    return configurations.chosen(configs, wanted)
 
 
 def run(args) -> int:
@@ -154,7 +133,7 @@ def run(args) -> int:
 def _tasks(configs, method, monolithic_max):
     """(configurations, method) units of work, the biggest first (so the pool ends evenly).
     The ELEN twins of one (VLEN, SEW, LMUL) are one unit, ELEN=64 first: their queries are the
-    same formula, proved once in that worker (proofs/obligations._answer_key)."""
+    same formula, proved once in that worker (proofs/runner._answer_key)."""
     twins: dict = {}
     for cfg in configs:
         twins.setdefault((cfg.vlen, cfg.sew, cfg.lmul), []).append(cfg)
@@ -212,7 +191,7 @@ def report_lines(batch: list[dict], quiet: bool, verbose: bool):
 
 
 def prove_unit(item, on_obligation=None) -> list[dict]:
-    """One unit of work of `run` (a tuple of prove_twins' arguments): for vredmax/cluster.py."""
+    """One unit of work of `run` (a tuple of prove_twins' arguments): for vredmax/cli/cluster.py."""
     return prove_twins(*item, on_obligation=on_obligation)
 
 
@@ -233,16 +212,17 @@ def prove_config(cfg: Config, method: str, pattern, timeout: float, smt2_out, wi
     lemmas depend on SEW only: they come with one configuration per SEW. `on_obligation`,
     if given, is told the name of each obligation as it starts (for the progress line)."""
     from vredmax.proofs.obligations import catalogue
+    from vredmax.proofs.obligations import runner
     from vredmax.proofs.engine.export import Exporter
     exporter = Exporter(smt2_out) if smt2_out else None
     records = []
-    with catalogue.collector_paused():
+    with runner.collector_paused():
         for obligation in catalogue.obligations(pattern, cfg):
             if obligation.kind == "lemma" and not with_lemmas:
                 continue
             if on_obligation is not None:
                 on_obligation(obligation.name)
-            results = [catalogue.run(obligation, cfg, subject, method, timeout, exporter=exporter)
+            results = [runner.run(obligation, cfg, subject, method, timeout, exporter=exporter)
                        for subject in obligation.subjects]
             records.append(record_of(obligation, cfg, method, results))
             if exporter is not None:

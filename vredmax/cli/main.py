@@ -58,6 +58,6 @@ def entry() -> None:
 
 def main(argv=None) -> int:
     """Parse and run one command. Bad input, output errors (broken pipe, full disk, unwritable
-    file) and Ctrl-C become one line on stderr and an exit code (vredmax/outputs.py)."""
+    file) and Ctrl-C become one line on stderr and an exit code (vredmax/runtime/outputs.py)."""
     args = build_parser().parse_args(argv)
     return guarded(lambda: args.run(args))

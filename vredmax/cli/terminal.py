@@ -48,7 +48,7 @@ _CONSOLES: dict = {}
 
 class _Console(Console):
     """rich's Console, except that a broken pipe is raised as BrokenPipeError (rich would exit
-    with 1): vredmax/outputs.py turns it into one line and exit 2, as for any output error."""
+    with 1): vredmax/runtime/outputs.py turns it into one line and exit 2, as for any output error."""
 
     def on_broken_pipe(self) -> None:
         raise BrokenPipeError(32, "Broken pipe")

@@ -17,7 +17,7 @@ Files (every file a command writes goes through these):
     After an interrupt (see below) every one of them raises KeyboardInterrupt instead of
     writing: no file is written after Ctrl-C.
 
-Interrupts and output errors (used by vredmax/cli.py around every command):
+Interrupts and output errors (used by vredmax/cli/main.py around every command):
 
     guarded(function) -> exit code        # run function() -> int and map:
         UsageError / OutputError          -> "vredmax: error: FIELD: message", exit 2
@@ -32,7 +32,7 @@ Interrupts and output errors (used by vredmax/cli.py around every command):
     with cut_short(): ...                 # an exception after Ctrl-C leaves as KeyboardInterrupt
     ignore_interrupts_in_worker()         # initializer for worker processes: the parent
                                           # alone handles Ctrl-C and terminates its workers
-    (these come from vredmax/interrupts.py, which also makes Ctrl-C stop a solver query)
+    (these come from vredmax/runtime/interrupts.py, which also makes Ctrl-C stop a solver query)
 
 A command that has a partial result catches KeyboardInterrupt, prints what it has marked
 INTERRUPTED (never a complete-looking Summary) and re-raises; the guard gives exit 130.
@@ -58,7 +58,7 @@ class OutputError(UsageError):
     """A file or stream could not be written: one line naming it, exit 2."""
 
 
-# Interrupts (vredmax/interrupts.py; re-exported here) ------------------------------------------
+# Interrupts (vredmax/runtime/interrupts.py; re-exported here) ------------------------------------------
 
 install_interrupt_handler = interrupts.install
 ignore_interrupts_in_worker = interrupts.ignore_in_worker

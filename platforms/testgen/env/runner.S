@@ -1,6 +1,6 @@
 # vredmax testgen: the self-checking runner, shared by every environment.
 #
-# It walks the case table of cases.S (written by vredmax/testgen/asm.py). For each case it
+# It walks the case table of cases.S (written by platforms/testgen/asm.py). For each case it
 # builds the pre-state image of the 32 registers, loads them, reaches vtype and vl with
 # vsetvl, writes vstart (and, where the environment can, mstatus.VS), runs the case's own
 # stub (the instruction word under test, then ret), reads the CSRs and stores the registers,

@@ -2,7 +2,7 @@
 
 Text inside blocks uses a small inline Markdown: `code`, **bold**, *emphasis* and
 [text](#anchor) links. `inline_html` turns it into HTML; the Markdown renderer copies it.
-`parse_markdown` reads the subset that proofs/compositional.py's soundness argument is
+`parse_markdown` reads the subset that proofs/engine/compositional.py's soundness argument is
 written in (headings, paragraphs, numbered and bulleted lists, pipe tables) into blocks.
 """
 

@@ -1,4 +1,4 @@
-"""What the manual page says, as blocks (proofs/manual/blocks.py), built from the proof
+"""What the manual page says, as blocks (presentation/documents/manual/blocks.py), built from the proof
 document (proofs/report.collect), the encoder, the trap rules, the implementation profiles
 and the executable model.
 

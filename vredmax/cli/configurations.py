@@ -1,0 +1,75 @@
+"""Choosing configurations from the command line, once for every command that proves or
+checks over configurations (prove, ask, refute, check-impl).
+
+The options are the same everywhere: `--vlen`, `--sew`, `--lmul` (repeatable, or comma
+lists) and `--elen`, and so are their error messages (`--vlen: ...`). Each command supplies
+its own base set (its defaults, or `--all`); the filters narrow it, and an empty result is
+bad input.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from vredmax.cli.options import comma_values
+from vredmax.runtime.errors import UsageError
+from vredmax.spec.config import ELENS, LMUL_NAMES, MAX_VLEN, MIN_VLEN, SEWS, Config
+
+
+def _choice(text: str, field: str, allowed) -> int:
+    if not text.isdigit() or int(text) not in allowed:
+        raise UsageError(f"{field}: must be one of {', '.join(map(str, allowed))}, got {text!r}")
+    return int(text)
+
+
+def _vlen(text: str) -> int:
+    value = int(text) if text.isdigit() else None
+    if value is None or value & (value - 1) or not MIN_VLEN <= value <= MAX_VLEN:
+        raise UsageError(f"--vlen: must be a power of two from {MIN_VLEN} to {MAX_VLEN}, got {text!r}")
+    return value
+
+
+@dataclass(frozen=True)
+class Filters:
+    """What `--vlen`, `--elen`, `--sew` and `--lmul` ask for (empty: no filter)."""
+
+    vlens: tuple[int, ...]
+    elens: tuple[int, ...]
+    sews: tuple[int, ...]
+    lmuls: tuple[str, ...]
+
+    def keep(self, configs) -> list[Config]:
+        return [c for c in configs if (not self.vlens or c.vlen in self.vlens)
+                and (not self.elens or c.elen in self.elens)
+                and (not self.sews or c.sew in self.sews) and (not self.lmuls or c.lmul in self.lmuls)]
+
+    @property
+    def elen(self) -> int:
+        """The one ELEN of a command that takes a single `--elen` (default 64)."""
+        return self.elens[0] if self.elens else 64
+
+
+def filters(args, one_elen: bool = False) -> Filters:
+    """The filters of the parsed options; `one_elen`: `--elen` takes a single value."""
+    elens = tuple(_choice(v, "--elen", ELENS) for v in comma_values(_listed(args.elen)))
+    if one_elen and len(elens) > 1:
+        raise UsageError(f"--elen: give one ELEN (32 or 64), got {', '.join(map(str, elens))}")
+    lmuls = tuple(comma_values(args.lmul))
+    for lmul in lmuls:
+        if lmul not in LMUL_NAMES:
+            raise UsageError(f"--lmul: must be one of {', '.join(LMUL_NAMES)}, got {lmul!r}")
+    return Filters(tuple(_vlen(v) for v in comma_values(args.vlen)), elens,
+                   tuple(_choice(v, "--sew", SEWS) for v in comma_values(args.sew)), lmuls)
+
+
+def _listed(value):
+    return [value] if isinstance(value, str) else value
+
+
+def chosen(configs, wanted: Filters) -> list[Config]:
+    """The base configurations the filters keep; none is bad input."""
+    kept = wanted.keep(configs)
+    if not kept:
+        raise UsageError("--lmul: no legal configuration matches the filters "
+                         "(VLEN >= ELEN, SEW <= ELEN and SEW <= LMUL*ELEN)")
+    return kept
