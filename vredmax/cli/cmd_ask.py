@@ -33,10 +33,7 @@ def add_parser(subparsers) -> None:
                     "x if c else y, + -, integer literals.")
     parser.add_argument("claim", help="the claim, e.g. \"implies(legal and pre.vl > 0, post.vd[0] >= seed)\"")
     parser.add_argument("--all", action="store_true", help="every legal configuration for the ELEN")
-    parser.add_argument("--vlen", action="append", metavar="N", help="only this VLEN (repeatable, or comma list)")
-    parser.add_argument("--sew", action="append", metavar="N", help="only this SEW: 8 16 32 64")
-    parser.add_argument("--lmul", action="append", metavar="L", help="only this LMUL: mf8 mf4 mf2 m1 m2 m4 m8")
-    parser.add_argument("--elen", default="64", metavar="N", help="ELEN: 32 or 64 (default 64)")
+    configurations.add_options(parser)
     parser.add_argument("--profile", default="any", metavar="P",
                         help="narrow the spec to a profile: any (the architecture, default), sail, spike, qemu")
     parser.add_argument("--timeout", default="60", metavar="SECONDS", help="per solver query (default 60)")

@@ -49,10 +49,7 @@ def add_parser(subparsers) -> None:
     parser.add_argument("--level", choices=LEVELS, help="the plug-in level (default: from the parameters)")
     parser.add_argument("--all", action="store_true",
                         help="every legal configuration (220 at ELEN=64; a whole instruction: VLEN <= 4096)")
-    parser.add_argument("--vlen", action="append", metavar="N", help="only this VLEN (repeatable, or comma list)")
-    parser.add_argument("--sew", action="append", metavar="N", help="only this SEW: 8 16 32 64")
-    parser.add_argument("--lmul", action="append", metavar="L", help="only this LMUL: mf8 mf4 mf2 m1 m2 m4 m8")
-    parser.add_argument("--elen", default="64", metavar="N", help="ELEN: 32 or 64 (default 64)")
+    configurations.add_options(parser)
     parser.add_argument("--solver", choices=SOLVERS,
                         help="solver for the whole-instruction queries (default: bitwuzla if installed, else z3)")
     parser.add_argument("--timeout", default=str(DEFAULT_TIMEOUT_MS // 1000), metavar="SECONDS",

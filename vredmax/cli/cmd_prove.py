@@ -42,10 +42,7 @@ def add_parser(subparsers) -> None:
     parser.add_argument("--all", action="store_true",
                         help="every legal configuration: ELEN=32 with VLEN 32..65536 and ELEN=64 with "
                              "VLEN 64..65536 (422; narrow with --elen)")
-    parser.add_argument("--elen", action="append", metavar="N", help="only this ELEN: 32 or 64")
-    parser.add_argument("--vlen", action="append", metavar="N", help="only this VLEN (repeatable, or comma list)")
-    parser.add_argument("--sew", action="append", metavar="N", help="only this SEW: 8 16 32 64")
-    parser.add_argument("--lmul", action="append", metavar="L", help="only this LMUL: mf8 mf4 mf2 m1 m2 m4 m8")
+    configurations.add_options(parser, one_elen=False)
     parser.add_argument("-k", dest="pattern", metavar="PATTERN",
                         help="only obligations whose name or ID contains PATTERN (or matches it as a glob)")
     add_worker_arguments(parser, "worker processes (default 1); with --scheduler, ignored")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+from vredmax.cli import configurations
 from vredmax.presentation.counterexamples import counterexample_lines
 from vredmax.proofs.claims.claims import select
 from vredmax.proofs.claims.refute import (DEFAULT_TIMEOUT_MS, ERROR, NOT_REFUTED, REFUTED, UNKNOWN, Refutation,
@@ -32,10 +33,7 @@ def add_parser(subparsers) -> None:
                         help=f"solver time limit per claim (default: {DEFAULT_TIMEOUT_MS // 1000})")
     parser.add_argument("--list", action="store_true", help="list the claims and exit")
     parser.add_argument("--all", action="store_true", help="search every legal configuration for the ELEN")
-    parser.add_argument("--vlen", action="append", metavar="N", help="only this VLEN (repeatable, or comma list)")
-    parser.add_argument("--sew", action="append", metavar="N", help="only this SEW: 8 16 32 64")
-    parser.add_argument("--lmul", action="append", metavar="L", help="only this LMUL: mf8 mf4 mf2 m1 m2 m4 m8")
-    parser.add_argument("--elen", default="64", metavar="N", help="ELEN: 32 or 64 (default 64)")
+    configurations.add_options(parser)
     parser.set_defaults(run=run)
 
 

@@ -16,6 +16,17 @@ from vredmax.runtime.errors import UsageError
 from vredmax.spec.config import ELENS, LMUL_NAMES, MAX_VLEN, MIN_VLEN, SEWS, Config
 
 
+def add_options(parser, one_elen: bool = True) -> None:
+    """`--vlen`, `--sew`, `--lmul` and `--elen` (the command adds its own `--all`)."""
+    parser.add_argument("--vlen", action="append", metavar="N", help="only this VLEN (repeatable, or comma list)")
+    parser.add_argument("--sew", action="append", metavar="N", help="only this SEW: 8 16 32 64")
+    parser.add_argument("--lmul", action="append", metavar="L", help="only this LMUL: mf8 mf4 mf2 m1 m2 m4 m8")
+    if one_elen:
+        parser.add_argument("--elen", default="64", metavar="N", help="ELEN: 32 or 64 (default 64)")
+    else:
+        parser.add_argument("--elen", action="append", metavar="N", help="only this ELEN: 32 or 64")
+
+
 def _choice(text: str, field: str, allowed) -> int:
     if not text.isdigit() or int(text) not in allowed:
         raise UsageError(f"{field}: must be one of {', '.join(map(str, allowed))}, got {text!r}")
