@@ -300,7 +300,8 @@ BEHAVIOUR = (
     ("No vector register other than vd changes. After a legal instruction vstart is 0 and vtype and vl "
      "are unchanged; with vl > 0 mstatus.VS becomes Dirty. Where vd is not written, VS keeps its value or "
      "turns Dirty from Initial or Clean; Off stays Off.",
-     ("frame", "legal_retires", "success_resets_vstart", "success_dirties_vs", "vs_kept_or_dirty")),
+     ("frame", "legal_retires", "success_resets_vstart", "success_keeps_vl_vtype", "success_dirties_vs",
+      "vs_kept_or_dirty")),
     ("Sources are read before vd is written: vd may overlap the vs2 group, vs1 or v0. With vs1 = vs2 "
      "the seed is vs2[0], read from the same register.",
      ("overlap_vd_vs2", "overlap_vd_vs1", "overlap_vd_v0", "vs1_equals_vs2")),
