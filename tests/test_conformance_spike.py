@@ -1,8 +1,8 @@
 """Execution conformance on Spike: the harness in machine mode (HTIF), the same seeded cases as
 the QEMU conformance, compared field by field with mstatus.VS included, judged with profile any.
 
-The default run draws a few hundred cases at VLEN 128 and 4096 and runs the command once;
-`-m conformance_sweep` runs 10,000 cases at every VLEN from 128 to 4096.
+The default run draws a few hundred cases at VLEN 32 (ELEN 32), 128 and 4096 and runs the
+command; `-m conformance_sweep` runs 10,000 cases at every VLEN from 32 to 4096.
 """
 
 from __future__ import annotations
@@ -25,9 +25,10 @@ VS_INITIAL = 1
 VLENS = (128, 256, 512, 1024, 2048, 4096)
 
 
-@pytest.mark.parametrize("vlen,cases", [(128, 600), (4096, 300)])
-def test_spike_agrees_on_a_seeded_run(spike_harnesses, vlen, cases):
-    tally = conform(spike_harnesses(vlen), cases=cases, seed=4100 + vlen)
+@pytest.mark.parametrize("vlen,elen,cases", [(128, 64, 600), (4096, 64, 300), (32, 32, 300)])
+def test_spike_agrees_on_a_seeded_run(spike_harnesses, vlen, elen, cases):
+    """VLEN 32 with ELEN 32 is Zve32x, the smallest machine (QEMU starts at VLEN 128)."""
+    tally = conform(spike_harnesses(vlen, elen), cases=cases, seed=4100 + vlen)
     assert tally.agreed, [(v.differences, v.note) for _, v in tally.mismatches]
     assert tally.kinds[AGREE] > cases // 2
 
@@ -75,7 +76,7 @@ def test_the_command_on_spike(spike, htif_harness):
     validate(document, load_schema("conform-result"))
     assert done.returncode == 0 and document["kind"] == "spike" and document["vs_compared"] is True
     assert document["cpu"] == "rv64gcv_zvl128b"
-    for extra, field in ((["--tail", "ones"], "tail"), (["--vlen", "8192"], "vlen"),
+    for extra, field in ((["--tail", "ones"], "tail"), (["--vlen", "8192"], "vlen"), (["--vlen", "16"], "vlen"),
                          (["--spike", "/no/such/spike"], "spike")):
         done = subprocess.run([*base, *extra, "--cases", "3"], capture_output=True, text=True)
         assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
@@ -83,7 +84,7 @@ def test_the_command_on_spike(spike, htif_harness):
 
 
 @pytest.mark.conformance_sweep
-@pytest.mark.parametrize("vlen", VLENS)
-def test_spike_agrees_on_a_large_seeded_run(spike_harnesses, vlen):
-    tally = conform(spike_harnesses(vlen), cases=10000, seed=777 + vlen)
+@pytest.mark.parametrize("vlen,elen", [(32, 32), (64, 32), (64, 64), *((vlen, 64) for vlen in VLENS)])
+def test_spike_agrees_on_a_large_seeded_run(spike_harnesses, vlen, elen):
+    tally = conform(spike_harnesses(vlen, elen), cases=10000, seed=777 + vlen)
     assert tally.agreed, [(v.differences, v.note) for _, v in tally.mismatches]

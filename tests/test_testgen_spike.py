@@ -1,5 +1,5 @@
 """The testgen programs on Spike (tests-htif.elf, machine mode, HTIF): the suites of profiles
-any and spike at VLEN 128 to 4096, the mutation test (the word replaced by vredmaxu, vredmin or
+any and spike at VLEN 128 to 4096 (and the smallest machines, VLEN = ELEN = 32 and 64), the mutation test (the word replaced by vredmaxu, vredmin or
 vredsum: the programs must fail), and `testgen --run-spike`.
 
 Spike keeps agnostic tails: the suites accepting that (profile any, whose tail policy allows
@@ -28,12 +28,12 @@ VLENS = (128, 256, 512, 1024, 2048, 4096)
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory, spike):
-    """built(vlen, profile, tail=None, funct6=None, random=8) -> the built suite's directory."""
+    """built(vlen, profile, tail=None, funct6=None, random=8, elen=64) -> the built suite's directory."""
     require_tools(*BINUTILS)
 
-    def get(vlen, profile="any", tail=None, funct6=None, random=8):
+    def get(vlen, profile="any", tail=None, funct6=None, random=8, elen=64):
         out = tmp_path_factory.mktemp(f"spike{vlen}")
-        write_suite(make_suite(vlen, 64, get_profile(profile, tail), random, seed=vlen), out, funct6)
+        write_suite(make_suite(vlen, elen, get_profile(profile, tail), random, seed=vlen), out, funct6)
         build(out)
         return out
 
@@ -50,6 +50,13 @@ def test_htif_suite_passes_on_spike(built, spike, vlen, profile, tail):
     # Profile any skips what it leaves free (the reserved encodings); spike's profile nothing, not
     # even the SEW > LMUL*ELEN set-ups (the profile says vill: a vsetvl that took one would fail).
     assert result.skipped == 0 if profile == "spike" else result.skipped < 40
+
+
+@pytest.mark.parametrize("vlen,elen", [(32, 32), (64, 64)])
+def test_the_smallest_machines_on_spike(built, spike, vlen, elen):
+    """Zve32x at VLEN=32 and Zve64x at VLEN=64 (--isa=rv64gc_zve32x_zvl32b, rv64gc_zve64x_zvl64b)."""
+    result = run_spike(built(vlen, "spike", elen=elen) / "tests-htif.elf", vlen, elen, spike=spike, timeout=120)
+    assert result.ok and result.skipped == 0, result.output
 
 
 def test_the_all_ones_tail_policy_fails_on_spike(built, spike):

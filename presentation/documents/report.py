@@ -22,7 +22,7 @@ from vredmax.proofs.engine.solvers import versions
 from vredmax.proofs.engine.statement import render
 from vredmax.proofs.engine.verdict import Verdict
 from vredmax.spec.config import ELENS, Config, every_config, legal_configs, machine_vlens
-from vredmax.spec.profiles import POLICIES, PROFILE_SOURCES, difference_table
+from vredmax.spec.profiles import POLICIES, PROFILE_SOURCES, SOURCE_VERSIONS, difference_table
 
 SEED_CONFIG = Config(4096, 64, 16, "m1")   # the seed's animation
 
@@ -145,9 +145,10 @@ def collect(configs=None, timeout_s: float = 60, progress=None, claims=CLAIMS, t
 
 
 def profiles_json() -> dict:
-    """The implementation-defined choices: the policies, the profiles' values and sources."""
+    """The implementation-defined choices: the policies, the profiles' values and sources (with
+    the versions of the sources read)."""
     return {"policies": {choice: list(values) for choice, values in POLICIES.items()},
-            "table": difference_table(), "sources": PROFILE_SOURCES}
+            "table": difference_table(), "sources": PROFILE_SOURCES, "source_versions": SOURCE_VERSIONS}
 
 
 def _profile_lines(profiles: dict) -> list[str]:
@@ -159,8 +160,10 @@ def _profile_lines(profiles: dict) -> list[str]:
              "| " + " | ".join(table[0]) + " |", "|" + "---|" * len(table[0])]
     lines += ["| " + " | ".join([f"`{row[0]}`", *row[1:]]) + " |" for row in table[1:]]
     lines.append("")
+    versions = profiles.get("source_versions", {})
     for name, sources in profiles["sources"].items():
-        lines.append(f"- `{name}`: " + "; ".join(f"{choice}: {text}" for choice, text in sources.items()))
+        read = f" ({versions[name]})" if name in versions else ""
+        lines.append(f"- `{name}`{read}: " + "; ".join(f"{choice}: {text}" for choice, text in sources.items()))
     return lines + [""]
 
 

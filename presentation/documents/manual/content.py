@@ -382,6 +382,7 @@ def exceptions_section(proofs: Proofs) -> list:
                  proofs.cite("legal_retires")])
     diff = profiles.difference_table()
     sources = [[f"`{choice}`", *[profiles.PROFILE_SOURCES[n][choice] for n in names]] for choice in profiles.CHOICES]
+    sources.append(["source read", *[profiles.SOURCE_VERSIONS.get(n, "RVV 1.0") for n in names]])
     return [
         Heading(2, "Exceptions and reserved encodings", "exceptions"),
         Para("The checks run in this order; the first that applies decides. A trap changes no register, "
