@@ -80,6 +80,33 @@ class CombUnit:
         self.extra = {name: var for name, var in design.inputs.items()
                       if name not in (iface.names["seed"], iface.names["elements"], iface.names["active"])}
         self.program = Program({"result": self.result})
+        self.active_mode = iface.active_mode
+
+    def allowed(self, active) -> bool:
+        """Is this mask one the checks consider (--active)?"""
+        if self.active_mode == "all":
+            return all(active)
+        if self.active_mode == "below-vl":
+            return all(active[i] or not active[i + 1] for i in range(len(active) - 1))
+        return True
+
+    def assumption(self):
+        """The same, on the active input (a Z3 Bool)."""
+        flags = [self.active(i) for i in range(self.lanes)]
+        if self.active_mode == "all":
+            return z3.And(*flags)
+        if self.active_mode == "below-vl":
+            return z3.And(*[z3.Implies(flags[i + 1], flags[i]) for i in range(self.lanes - 1)])
+        return z3.BoolVal(True)
+
+    def conform(self, active) -> list:
+        """A mask made allowed: all lanes (all), or the lanes below the first inactive one (below-vl)."""
+        if self.active_mode == "all":
+            return [True] * len(active)
+        if self.active_mode == "below-vl":
+            first_off = next((i for i, a in enumerate(active) if not a), len(active))
+            return [i < first_off for i in range(len(active))]
+        return list(active)
 
     def element(self, i: int):
         return z3.Extract(i * self.sew + self.sew - 1, i * self.sew, self.elements_var)
@@ -102,7 +129,10 @@ class CombUnit:
         elements = [biased_value(rng, self.sew) for _ in range(self.lanes)]
         density = rng.choice([0.0, 0.3, 0.5, 0.8, 1.0])
         active = [rng.random() < density for _ in range(self.lanes)]
-        return biased_value(rng, self.sew), elements, active
+        if self.active_mode == "below-vl" and rng.random() < 0.5:
+            below = rng.randrange(self.lanes + 1)
+            active = [i < below for i in range(self.lanes)]
+        return biased_value(rng, self.sew), elements, self.conform(active)
 
 
 # Step 1: simulation ------------------------------------------------------------------------
@@ -120,6 +150,7 @@ def random_search(unit: CombUnit, cases: int = RANDOM_CASES, seed: int = 1):
         values = [0] * lanes
         values[i] = smax
         corner.append((smin, values, [k != i for k in range(lanes)]))
+    corner = [(seed, elements, unit.conform(active)) for seed, elements, active in corner]
     for case in corner + [unit.random_case(rng) for _ in range(cases)]:
         reduction = Reduction(sew, case[0], case[1], case[2])
         if unit.run(*case) != reduction.spec_result():
@@ -134,10 +165,10 @@ def counterexample(unit: CombUnit, seed: int, elements, active, extra=None, note
     def fails(e, a):
         return unit.run(seed, e, a, extra) != Reduction(unit.sew, seed, e, a).spec_result()
 
-    for i in range(unit.lanes):
+    for i in reversed(range(unit.lanes)):      # from the top: a below-vl mask stays one
         if active[i]:
             trial = active[:i] + [False] + active[i + 1:]
-            if fails(elements, trial):
+            if unit.allowed(trial) and fails(elements, trial):
                 active = trial
     for i in range(unit.lanes):
         if not active[i] and elements[i]:
@@ -364,7 +395,7 @@ def cut_point_proof(unit: CombUnit, timeout_ms: int) -> MethodResult:
         shape = _shape(goal)
         if shape in proved_shapes:     # the same node up to renaming: proved once
             continue
-        answer = prove([], goal, timeout_ms)
+        answer = prove([unit.assumption()], goal, timeout_ms)
         if answer.verdict != Verdict.PROVED:
             return MethodResult("cut points", Verdict.UNKNOWN, time.perf_counter() - start,
                                 f"a node query was not proved ({answer.verdict.value} {answer.detail})".strip())
@@ -402,7 +433,7 @@ def monolithic(unit: CombUnit, timeout_ms: int, solver: str):
     elements = [unit.element(i) for i in range(unit.lanes)]
     actives = [unit.active(i) for i in range(unit.lanes)]
     goal = spec.result_ok(unit.result, unit.seed, elements, actives)
-    answer = prove([], goal, timeout_ms, solver)
+    answer = prove([unit.assumption()], goal, timeout_ms, solver)
     return MethodResult("monolithic", answer.verdict, answer.seconds, answer.detail, answer.solver), answer.model
 
 
