@@ -50,8 +50,7 @@ class SewResult:
             return f"{where}: {inputs}{layout}; {methods}"
         active = "" if self.active_mode == "mask" else f", {ACTIVE_BOUNDS[self.active_mode]}"
         return (f"{where}: every number of chunks (any vl){active}, every cycle after reset, done within "
-                f"{o.latency} cycle(s) of the last chunk{layout}; {o.method}, and a bounded check of cycles "
-                f"1..{o.depth}")
+                f"{o.latency} cycle(s) of the last chunk{layout}; {o.method}, and {o.bounded}")
 
 
 @dataclass
@@ -63,6 +62,23 @@ class RtlReport:
     results: list[SewResult] = field(default_factory=list)
     detail: str = ""
     notes: list[str] = field(default_factory=list)
+
+    def bounds(self) -> list[str]:
+        """What was proved, one line per SEW (the SIMD slots of a SEW in one line)."""
+        lines, slots = [], {}
+        for r in self.results:
+            if r.verdict != Verdict.PROVED:
+                continue
+            if r.slot is None:
+                lines.append(r.bounds)
+                continue
+            text = r.bounds.replace(f" slot {r.slot}:", " slot<SLOTS>:", 1)
+            if text not in slots:
+                slots[text] = []
+                lines.append(text)
+            slots[text].append(r.slot)
+        return [line.replace("<SLOTS>", _ranges(slots[line]) + " (each)") if line in slots else line
+                for line in lines]
 
     @property
     def counterexample(self):
@@ -116,14 +132,8 @@ def check_rtl(sources, top: str, params: dict[str, int], options: Options, sews=
                 raise RtlInputError("sew", f"the unit's SEW is fixed at {sew} (no SEW parameter)")
         slots = range(layout.slots(sew)) if layout.simd_width else [None]
         for slot in slots:
-            roles = {role: _role_target(elaboration, name) for role, name in options.mapping.items()}
-            view = build_view(design, elaboration, sew, pins, roles, options.inverted, layout, slot,
-                              options.active == "all")
+            view, iface = _view(design, elaboration, sew, pins, options, slot)
             seen = view.design
-            iface = interface(seen, view.names, options.explicit_roles, options.inverted, options.active)
-            if iface.sew != sew:
-                raise RtlInputError("port", f"seed ({view.names['seed']}) is {iface.sew} bits wide, expected "
-                                            f"SEW={sew}; for SEW-bit elements in wider lanes give --lane-width")
             _notes(report, base, seen, iface, view, designs[key])
             start = time.perf_counter()
             if iface.sequential:
@@ -153,6 +163,27 @@ def check_rtl(sources, top: str, params: dict[str, int], options: Options, sews=
                 return report
     report.notes = list(dict.fromkeys(report.notes))
     return report
+
+
+def _view(design, elaboration, sew: int, pins, options: Options, slot):
+    """The unit at this SEW (and SIMD slot) in the conventions, and its interface."""
+    roles = {role: _role_target(elaboration, name) for role, name in options.mapping.items()}
+    view = build_view(design, elaboration, sew, pins, roles, options.inverted, options.layout, slot,
+                      options.active == "all")
+    iface = interface(view.design, view.names, options.explicit_roles, options.inverted, options.active)
+    if iface.sew != sew:
+        raise RtlInputError("port", f"seed ({view.names['seed']}) is {iface.sew} bits wide, expected "
+                                    f"SEW={sew}; for SEW-bit elements in wider lanes give --lane-width")
+    return view, iface
+
+
+def unit_view(sources, top: str, params: dict[str, int], options: Options, sew: int, slot=None):
+    """(view, interface) of the unit at one SEW, as check_rtl sees it (for replaying counterexamples)."""
+    base = frontend.elaborate(list(sources), top, params)
+    sew_param = SEW_PARAM in base.parameters and not base.parameters[SEW_PARAM].local
+    elaboration = frontend.elaborate(list(sources), top, {**params, SEW_PARAM: sew}) if sew_param else base
+    pins = [(target(elaboration, text, "pin"), value) for text, value in options.pins]
+    return _view(yosys.elaborate(elaboration), elaboration, sew, pins, options, slot)
 
 
 def _supported(sews, pins, layout: Layout, elen: int, report: RtlReport, explicit: bool) -> list[int]:
@@ -198,13 +229,22 @@ def _fixed_sew(design, options: Options, elaboration) -> int:
 def _notes(report: RtlReport, base, design, iface, view, raw) -> None:
     if LANES_PARAM not in base.parameters and iface.active_mode == "mask":
         report.notes.append(f"no LANES parameter: LANES={iface.lanes} from the width of {iface.names['active']}")
-    report.notes += view.notes
+    report.notes += [note for note in view.notes if note]
     extra = [n for n, (d, _) in design.ports.items() if d == "input" and n not in iface.names.values()]
-    if extra:
+    if extra and not view.later_slot:
         report.notes.append(f"inputs outside the conventions, left free (any value): {', '.join(extra)}")
     undriven = [n for n in design.inputs if n not in design.ports]
-    if undriven:
+    if undriven and not view.later_slot:
         report.notes.append(f"undriven nets and 'x' values, taken as inputs free in every cycle: {_short(undriven)}")
+
+
+def _ranges(values: list[int]) -> str:
+    values = sorted(values)
+    if len(values) == 1:
+        return f" {values[0]}"
+    if values == list(range(values[0], values[-1] + 1)):
+        return f"s {values[0]}-{values[-1]}"
+    return "s " + ",".join(map(str, values))
 
 
 def _short(names: list[str], most: int = 8) -> str:

@@ -37,6 +37,10 @@ class Protocol:
     start_with_chunk: bool = False
     done: str = "pulse"
     active: str = "mask"            # mask, all, below-vl (ports.ACTIVE_MODES)
+    # How the ghost folds a chunk into the running maximum (the same value either way): one
+    # lane after the other from it, or smax(it, the chunk's own fold from the signed minimum),
+    # which matches units whose chunk tree abstraction.py replaced by that fold
+    tree: bool = False
 
     @property
     def level(self) -> bool:
@@ -96,7 +100,9 @@ class Ghost:
     ended: object = False           # below-vl: an inactive lane was fed in this reduction
 
 
-def fold_chunk(ops, acc, lanes, elements, active):
+def fold_chunk(ops, acc, lanes, elements, active, tree: bool = False):
+    if tree:
+        return ops.smax(acc, fold_chunk(ops, ops.smin(), lanes, elements, active))
     for lane in sorted(lanes):
         acc = ops.ite(active[lane], ops.smax(acc, elements[lane]), acc)
     return acc
@@ -126,7 +132,7 @@ def ghost_step(ops, g: Ghost, inp: dict, done, limit: int, protocol: Protocol) -
     acc = None
     if g.acc is not None:
         base = ops.ite(start, inp["seed"], g.acc)
-        fed_acc = ops.ite(fed, fold_chunk(ops, base, lanes, inp["elements"], inp["active"]), base)
+        fed_acc = ops.ite(fed, fold_chunk(ops, base, lanes, inp["elements"], inp["active"], protocol.tree), base)
         acc = ops.ite(rst, g.acc, fed_acc)
     ended = False
     if protocol.active == "below-vl":
@@ -186,7 +192,7 @@ def violation(ops, g: Ghost, inp: dict, result, done, limit: int, full, protocol
     if protocol.level:
         allowed = or_(allowed, g.finished)
         checked = or_(checked, and_(g.finished, not_(start)))
-    expected = expected_result(ops, g, inp, full)
+    expected = expected_result(ops, g, inp, full, protocol.tree)
     late_at = ops.const(limit)
     next_wait = g.wait + ops.const(1)
     late = and_(g.waiting, or_(ops.ugt(next_wait, late_at), and_(ops.eq(next_wait, late_at), not_(done))))
@@ -202,10 +208,10 @@ def violation(ops, g: Ghost, inp: dict, result, done, limit: int, full, protocol
     return found
 
 
-def expected_result(ops, g: Ghost, inp: dict, full):
+def expected_result(ops, g: Ghost, inp: dict, full, tree: bool = False):
     so_far = group_value(ops, g, full)
     base = ops.ite(inp["start"], inp["seed"], so_far)
-    everything = fold_chunk(ops, base, full[0], inp["elements"], inp["active"])
+    everything = fold_chunk(ops, base, full[0], inp["elements"], inp["active"], tree)
     return ops.ite(ops.or_(g.waiting, g.finished), so_far, everything)
 
 

@@ -36,6 +36,8 @@ the simulation checks every result at `done` with `result_ok` itself.
 
 from __future__ import annotations
 
+import dataclasses
+import itertools
 import random
 import time
 from dataclasses import dataclass, field
@@ -44,6 +46,7 @@ import z3
 
 from vredmax.proofs.rtl.combinational import MethodResult, biased_value, lemma_check
 from vredmax.proofs.rtl import pdr
+from vredmax.proofs.rtl.abstraction import abstract_chunk_trees
 from vredmax.proofs.rtl.evaluate import Program
 from vredmax.proofs.rtl.ports import Interface
 from vredmax.proofs.rtl.protocol import (SEED, Ghost, Protocol, environment, fresh_ghost, ghost_step, ghost_values,
@@ -66,6 +69,7 @@ MAX_BMC_DEPTH = 24
 # bitwuzla: 2-4x faster than Z3 on these unrolled queries (measured at SEW=8, 4 lanes)
 BMC_SOLVER = "bitwuzla"
 DEEP_BMC_TIMEOUT_MS = 20_000
+BMC_TIMEOUT_MS = 20_000
 INPUT_ROLES = ("rst", "start", "seed", "in_valid", "elements", "active", "last")
 
 
@@ -300,11 +304,12 @@ def _guards(limit: int, flags=()):
     or one bit of a small one: a pipeline's valid bit, say). A fact mined under a guard is not
     mined again under a more specific one (it would follow)."""
     phase = {"idle": lambda g: _and(_not(g.busy), _not(g.waiting)), "busy": lambda g: g.busy,
-             "waiting": lambda g: g.waiting, "busy or waiting": lambda g: _or(g.busy, g.waiting)}
+             "waiting": lambda g: g.waiting, "busy or waiting": lambda g: _or(g.busy, g.waiting),
+             "finished": lambda g: g.finished}
     guards = [("always", lambda st, g: True, ()),
               ("busy or waiting", lambda st, g: phase["busy or waiting"](g), ("always",))]
-    for name in ("busy", "waiting", "idle"):
-        parents = ("always",) if name == "idle" else ("always", "busy or waiting")
+    for name in ("busy", "waiting", "idle", "finished"):
+        parents = ("always",) if name in ("idle", "finished") else ("always", "busy or waiting")
         guards.append((name, lambda st, g, p=phase[name]: p(g), parents))
     for k in range(min(limit, 8)):
         guards.append((f"waiting with {k} cycles waited", lambda st, g, k=k: _and(g.waiting, _eq(g.wait, k)),
@@ -391,12 +396,14 @@ def mine(unit: SeqUnit, samples: list, limit: int, accumulator: str | None) -> l
             continue
         for reg in regs:
             seen = {samples[k].state[reg] for k in chosen}
+            if gname.endswith((f" and {_reg(reg)} = 0", f" and {_reg(reg)} = 1")):
+                continue     # the guard says it already
             if len(seen) == 1 and new((reg, min(seen)), gname, parents):
                 c = seen.pop()
                 found.append(Candidate(f"{gname}: {_reg(reg)} = {c:#x}",
                                        lambda st, g, guard=guard, reg=reg, c=c: _implies(guard(st, g), _eq(st[reg], c))))
         for label, get in flags:
-            if "[" not in label:
+            if "[" not in label or gname.endswith((f" and {label} = 0", f" and {label} = 1")):
                 continue
             seen = {get(samples[k].state) for k in chosen}
             if len(seen) == 1 and new((label, min(seen)), gname, parents):
@@ -432,11 +439,69 @@ def mine(unit: SeqUnit, samples: list, limit: int, accumulator: str | None) -> l
                 if all((get(s.state) == 1) == bool(guard(s.state, s.ghost)) for s in samples):
                     found.append(Candidate(f"{label} = 1 exactly when {gname}",
                                            lambda st, g, guard=guard, get=get: _eq(_bit(get(st)), guard(st, g))))
+    found += in_flight(unit, samples, flags, singles)
     found.append(Candidate("not waiting: cycles waited = 0", lambda st, g: _implies(_not(g.waiting), _eq(g.wait, 0))))
     found.append(Candidate(f"waiting: cycles waited < {limit}",
                            lambda st, g: _implies(g.waiting, _ult(g.wait, limit))))
     found.append(Candidate("never busy and waiting at once", lambda st, g: _not(_and(g.busy, g.waiting))))
     return found
+
+
+MAX_FLAGS_IN_KEY = 8     # pipelines: the valid bits that together say which stages hold data
+MAX_SUBSET = 5           # and at most this many registers holding parts of the running maximum
+
+
+def in_flight(unit: SeqUnit, samples: list, flags: list, singles: list) -> list:
+    """Pipelines with valid bits: under each combination of the flags seen while a reduction
+    runs, the smallest set of data registers whose smax is the running maximum of everything
+    fed (the accumulator and the stages holding valid data). A 3-stage pipeline needs four."""
+    flags = flags[:MAX_FLAGS_IN_KEY]
+    terms = [(name, term) for name, term, _ in singles][:12]
+    if not flags or len(terms) < 2:
+        return []
+    ops = ConcreteElements(unit.sew)
+    by_key: dict = {}
+    for s in samples:
+        if s.ghost.busy or s.ghost.waiting:
+            key = tuple(get(s.state) for _, get in flags)
+            by_key.setdefault(key, []).append((s, group_value(ops, s.ghost, unit.full)))
+    found = []
+    for key, cases in sorted(by_key.items()):
+        values = [[term(s.state) for _, term in terms] for s, _ in cases]
+        chosen = None
+        for size in range(1, MAX_SUBSET + 1):
+            for subset in itertools.combinations(range(len(terms)), size):
+                if all(_smax_all(unit.sew, [v[i] for i in subset]) == want for v, (_, want) in zip(values, cases)):
+                    chosen = subset
+                    break
+            if chosen:
+                break
+        if not chosen:
+            continue
+        label = ", ".join(f"{name} = {value}" for (name, _), value in zip(flags, key))
+        shown = ", ".join(terms[i][0] for i in chosen)
+
+        def holds(st, g, key=key, chosen=chosen):
+            match = _and_all([_eq(get(st), value) for (_, get), value in zip(flags, key)])
+            value = _smax_all(unit.sew, [terms[i][1](st) for i in chosen])
+            return _implies(_and(_or(g.busy, g.waiting), match), _eq(value, _group(g, unit.full)))
+        found.append(Candidate(f"busy or waiting and {label}: smax({shown}) = running max of "
+                               f"{group_name(unit.full)} fed since start", holds))
+    return found
+
+
+def _smax_all(sew: int, values: list):
+    value = values[0]
+    for other in values[1:]:
+        value = _smax(sew, value, other)
+    return value
+
+
+def _and_all(conditions: list):
+    value = True
+    for c in conditions:
+        value = _and(value, c)
+    return value
 
 
 MAX_DATA_TERMS = 64      # SEW-bit slices of registers the miner relates to running maxima
@@ -495,7 +560,8 @@ def _ult(a, b):
 
 
 def _reg(name: str) -> str:
-    return name.removesuffix("$ff")
+    """A register as the user named it (Yosys adds $ff, and $driver$ for a flip-flop driving a port)."""
+    return name.removesuffix("$ff").removeprefix("$driver$")
 
 
 def _as_bool(value, sew):
@@ -654,6 +720,7 @@ def long_reduction(unit: SeqUnit, chunks: int, limit: int, rng: random.Random, p
     return inputs + [dict(idle) for _ in range(limit + 1)]
 
 
+MIN_COUNT_BITS = 8            # up to 257 chunks even without a counter register
 MAX_COUNT_BITS = 16           # 2^16 + 1 chunks: about a minute of simulation for a small unit
 CHUNK_COUNT_BUDGET_S = 40.0
 
@@ -662,7 +729,7 @@ def chunk_counts(unit: SeqUnit) -> tuple[int, list[int]]:
     """(K, the chunk counts 2^k - 1, 2^k, 2^k + 1 for k = 1..K): K is the widest register that
     can count chunks (narrower than 32 bits), at most MAX_COUNT_BITS."""
     widths = [w for w in unit.registers.values() if 1 < w < 32]
-    top = min(max(widths, default=4), MAX_COUNT_BITS)
+    top = min(max(widths + [MIN_COUNT_BITS]), MAX_COUNT_BITS)
     counts = []
     for k in range(1, top + 1):
         counts += [2 ** k - 1, 2 ** k, 2 ** k + 1]
@@ -766,12 +833,17 @@ class SeqOutcome:
     assumptions: list[str] = field(default_factory=list)
     depth: int = 0
     method: str = ""
+    bounded: str = ""
 
 
 def check_sequential(design: Design, iface: Interface, timeout_ms: int, latency: int | None = None,
                      accumulator: str | None = None, depth: int | None = None,
                      protocol: Protocol = Protocol()) -> SeqOutcome:
     protocol = Protocol(protocol.start_with_chunk, protocol.done, iface.active_mode)
+    t0 = time.perf_counter()
+    abstraction = abstract_chunk_trees(design, iface, timeout_ms)
+    if abstraction is not None:
+        design, protocol = abstraction.design, dataclasses.replace(protocol, tree=True)
     unit = SeqUnit(design, iface, protocol)
     out = SeqOutcome(Verdict.UNKNOWN, assumptions=protocol.assumptions() + [
         f"{role} is active low: high in these lines means port {iface.names[role]} = 0"
@@ -793,6 +865,8 @@ def check_sequential(design: Design, iface: Interface, timeout_ms: int, latency:
     if sim.failure:
         cycles, at, problem = sim.failure
         return _refuted(out, unit, cycles, at, problem, "found by simulation", latency if latency is not None else HORIZON)
+    if abstraction is not None:
+        out.methods.append(MethodResult("cut points", Verdict.PROVED, abstraction.seconds, abstraction.detail))
     if latency is None:
         if not sim.latencies:
             out.verdict = Verdict.ERROR
@@ -810,16 +884,22 @@ def check_sequential(design: Design, iface: Interface, timeout_ms: int, latency:
     bound = depth if depth is not None else max(8, latency + 5)
     data_bound = min(bound, latency + 2)    # reset, start, a last chunk, done
     out.depth = bound
-    t0 = time.perf_counter()
-    answer, steps, _ = bmc(unit, bound, latency, timeout_ms, data_bound)
-    out.methods.append(MethodResult("bounded", answer.verdict, time.perf_counter() - t0,
-                                    f"cycles 1..{bound} after reset, every input the protocol allows: done "
-                                    f"and its latency in each, the result up to cycle {data_bound}"))
-    if answer.verdict == Verdict.COUNTEREXAMPLE:
-        return _from_bmc(out, unit, steps, answer.model, latency)
-    if answer.verdict != Verdict.PROVED:
-        out.verdict, out.detail = answer.verdict, f"bounded check: {answer.detail}"
-        return out
+    # The bounded check finds bugs near reset; the induction alone proves the property (its
+    # base case is the state after reset), so a bounded check that gives up is not fatal.
+    for data in (data_bound, 0):
+        t0 = time.perf_counter()
+        answer, steps, _ = bmc(unit, bound, latency, min(timeout_ms, BMC_TIMEOUT_MS), data)
+        checked = f"the result up to cycle {data}" if data else "not the result (that query gave up)"
+        out.methods.append(MethodResult("bounded", answer.verdict, time.perf_counter() - t0,
+                                        f"cycles 1..{bound} after reset, every input the protocol allows: done "
+                                        f"and its latency in each, {checked}"))
+        if answer.verdict == Verdict.COUNTEREXAMPLE:
+            return _from_bmc(out, unit, steps, answer.model, latency)
+        if answer.verdict == Verdict.PROVED:
+            out.bounded = f"a bounded check of cycles 1..{bound}" + ("" if data else " (done and its latency)")
+            break
+    else:
+        out.depth, out.bounded = 0, "no bounded check (its queries gave up)"
     # Induction.
     t0 = time.perf_counter()
     candidates = mine(unit, sim.samples, latency, accumulator)
@@ -844,6 +924,8 @@ def check_sequential(design: Design, iface: Interface, timeout_ms: int, latency:
         out.invariants = [c.text for c in invariants]
         if final.verdict == Verdict.PROVED:
             out.verdict, out.method = Verdict.PROVED, "k-induction with mined invariants"
+            if abstraction is not None:
+                out.method = "cut points in the chunk's tree, then k-induction with mined invariants"
             return out
     # Not closed by induction: look for a real counterexample (chunk counts around powers of
     # two, beyond the bounded check's reach; a deeper bounded check), then a second engine.
@@ -857,6 +939,17 @@ def check_sequential(design: Design, iface: Interface, timeout_ms: int, latency:
         return _refuted(out, unit, *found, "found by simulating a long reduction", latency)
     out.methods.append(MethodResult("chunk counts", Verdict.PROVED, time.perf_counter() - t0,
                                     f"{counts} (the maximum in the first or the last chunk): no violation"))
+    t0 = time.perf_counter()
+    engine = pdr.prove_safety(transition_system(unit, latency, invariants, kept_whole), timeout_ms)
+    if engine.verdict == Verdict.COUNTEREXAMPLE:     # real, but its trace is beyond the bounded checks
+        engine.verdict = Verdict.UNKNOWN
+        engine.detail += " (its trace is longer than the bounded checks reach)"
+    out.methods.append(MethodResult("PDR", engine.verdict, time.perf_counter() - t0, engine.detail))
+    if engine.verdict == Verdict.PROVED:
+        out.verdict, out.method = Verdict.PROVED, "PDR (IC3, Z3's Spacer) over the unit and the ghost"
+        if abstraction is not None:
+            out.method = "cut points in the chunk's tree, then " + out.method
+        return out
     deeper = min(MAX_BMC_DEPTH, max(bound * 2, 2 ** 4 + 4))
     out.depth = max(bound, deeper)
     if deeper > bound:
@@ -868,15 +961,6 @@ def check_sequential(design: Design, iface: Interface, timeout_ms: int, latency:
             return _from_bmc(out, unit, steps, answer.model, latency)
         if answer.verdict != Verdict.PROVED:
             out.depth = bound
-    t0 = time.perf_counter()
-    engine = pdr.prove_safety(transition_system(unit, latency, invariants, kept_whole), timeout_ms)
-    if engine.verdict == Verdict.COUNTEREXAMPLE:     # real, but its trace is beyond the bounded checks
-        engine.verdict = Verdict.UNKNOWN
-        engine.detail += f" (no trace of it within {out.depth} cycles)"
-    out.methods.append(MethodResult("PDR", engine.verdict, time.perf_counter() - t0, engine.detail))
-    if engine.verdict == Verdict.PROVED:
-        out.verdict, out.method = Verdict.PROVED, "PDR (IC3, Z3's Spacer) over the unit and the ghost"
-        return out
     out.verdict = Verdict.UNKNOWN
     out.detail = unknown_detail(unit, final, context, out.depth, reached, accumulator, engine)
     return out

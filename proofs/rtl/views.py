@@ -139,6 +139,7 @@ class View:
     names: dict                   # role -> the name of its input or output in `design`
     notes: list = field(default_factory=list)
     lanes: int = 0
+    later_slot: bool = False      # a SIMD slot after the first (its notes would repeat)
 
 
 class _Builder:
@@ -265,7 +266,7 @@ def build_view(design: Design, elaboration: Elaboration, sew: int | None, pins: 
         name = _free_name(design, "active", b)
         b.fresh(name, lanes)
         names["active"] = name
-    return View(b.build(), names, notes, lanes)
+    return View(b.build(), names, notes, lanes, bool(slot))
 
 
 def _extract(design: Design, t: Target):
@@ -330,8 +331,9 @@ def _layout(design, b: _Builder, roles, names, sew, layout: Layout, slot, invert
         for i in range(lanes):
             b.set(t.port, t.offset + i * per_word + (slot or 0), 1, flip(z3.Extract(i, i, active)), "the active role")
         names["active"] = name
-    described = layout.describe(sew)
-    if slot is not None:
-        described += f"; slot {slot}: bits {at + sew - 1}:{at} of each word"
-    notes.append(described)
+    if slot is None:
+        notes.append(layout.describe(sew))
+    elif slot == 0:
+        notes.append(f"{layout.describe(sew)}: slot j is bits j*SEW and up of each word; the other slots of "
+                     "the words are free while one is checked")
     return lanes

@@ -77,14 +77,13 @@ def _error(text: str, names: dict[str, str]) -> RtlInputError:
         return RtlInputError("verilog", f"{match.group(1)}:{match.group(2)}: {match.group(3)}")
     line = re.sub(r"^ERROR: ?", "", line)
     if "multiple clocks" in line or "clk2fflogic" in line:
-        return RtlInputError("verilog", MULTICLOCK)
+        return RtlInputError("verilog", "the unit has flip-flops on more than one clock or clock edge: " + MULTICLOCK)
     return RtlInputError("verilog", line)
 
 
-MULTICLOCK = ("the unit has flip-flops on more than one clock or clock edge (e.g. posedge and negedge): "
-              "check-rtl models one clock, one cycle per step; keep one clock edge (a negedge flip-flop "
-              "can usually become a posedge one a cycle later), or wrap the unit so that every "
-              "flip-flop runs on the same edge of clk")
+MULTICLOCK = ("check-rtl models one clock, one cycle per step; give it a unit whose flip-flops all run on "
+              "the same edge of one clock (a negedge flip-flop can usually become a posedge one, a derived "
+              "clock an enable), or a wrapper that drives every clock from clk")
 
 
 def _escape(name: str) -> str:
@@ -121,15 +120,36 @@ def elaborate(elaboration: Elaboration) -> Design:
     top = elaboration.top
     commands = [
         f"hierarchy -top {_escape(top)}", "proc", "flatten", f"rename -top {DUT}", "memory", "opt_clean",
-        "async2sync", "formalff -clk2ff -setundef -hierarchy", "rename -wire", "write_json design.json",
+        "write_json clocks.json", "async2sync", "formalff -clk2ff -setundef -hierarchy", "rename -wire", "write_json design.json",
         "setundef -anyseq", f"rename -enumerate -pattern {X_VALUE}% w:*Anyseq*", "delete t:$anyseq",
         "splitnets -driver", "setundef -undriven -expose", "write_functional_smt2 design.smt2"]
-    found = run(elaboration, commands, ["design.smt2", "design.json"])
+    found = run(elaboration, commands, ["design.smt2", "design.json", "clocks.json"])
+    if "clocks.json" in found:
+        _one_clock(json.loads(found["clocks.json"])["modules"][DUT])
     if "design.smt2" not in found or "design.json" not in found:
         raise RtlInputError("verilog", "Yosys wrote no design (is the top module empty?)")
     netlist = json.loads(found["design.json"])["modules"][DUT]
     ports = {name: (p["direction"], len(p["bits"])) for name, p in netlist["ports"].items()}
     return load_smt2(found["design.smt2"], top, elaboration.parameter_values(), ports)
+
+
+def _one_clock(netlist: dict) -> None:
+    """Refuse a unit whose flip-flops run on more than one clock or edge: one step of the
+    functional model is one cycle of one clock (formalff would merge the clocks silently)."""
+    names = {}
+    for name, net in netlist.get("netnames", {}).items():
+        if not name.startswith("$"):
+            for k, bit in enumerate(net["bits"]):
+                names.setdefault(bit, name if len(net["bits"]) == 1 else f"{name}[{k}]")
+    clocks = set()
+    for cell in netlist.get("cells", {}).values():
+        if "CLK" in cell.get("connections", {}):
+            bits = tuple(cell["connections"]["CLK"])
+            edge = "negedge" if str(cell.get("parameters", {}).get("CLK_POLARITY", "1")).strip("0") == "" else "posedge"
+            clocks.add((", ".join(str(names.get(b, b)) for b in bits), edge))
+    if len(clocks) > 1:
+        listed = " and ".join(f"{edge} {net}" for net, edge in sorted(clocks))
+        raise RtlInputError("verilog", f"the unit's flip-flops run on {listed}: {MULTICLOCK}")
 
 
 def _field_name(accessor: str, prefix: str) -> str:

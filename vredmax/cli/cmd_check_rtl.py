@@ -185,7 +185,7 @@ def report_lines(report) -> list[str]:
         lines.append(f"{report.verdict.value}: {report.detail}")
         if proved:
             lines.append("proved before that:")
-    lines += [f"  {r.bounds}" for r in proved]
+    lines += [f"  {line}" for line in report.bounds()]
     last = report.results[-1] if report.results else None
     if last is not None:
         lines.append("methods:")
@@ -204,7 +204,7 @@ def report_json(report) -> dict:
     return tagged(SCHEMA_KIND, {
         "files": report.files, "top": report.top, "kind": report.kind, "verdict": report.verdict.value,
         "detail": report.detail, "notes": report.notes,
-        "bounds": [r.bounds for r in report.results if r.verdict == Verdict.PROVED],
+        "bounds": report.bounds(),
         "results": [{
             "sew": r.sew, "lanes": r.lanes, "slot": r.slot, "verdict": r.verdict.value,
             "seconds": round(r.seconds, 3), "method": getattr(r.outcome, "method", "") or None,
