@@ -226,6 +226,21 @@ def flag_nets(term) -> list:
     return found
 
 
+def describe_set(members) -> str:
+    """`the seed and lanes 0-3, 6` for a denotation."""
+    lanes = sorted(m for m in members if m != SEED_LANE)
+    runs, k = [], 0
+    while k < len(lanes):
+        j = k
+        while j + 1 < len(lanes) and lanes[j + 1] == lanes[j] + 1:
+            j += 1
+        runs.append(str(lanes[k]) if j == k else f"{lanes[k]}-{lanes[j]}")
+        k = j + 1
+    parts = (["the seed"] if SEED_LANE in members else []) + ([f"lane{'s' * (len(lanes) > 1)} " + ", ".join(runs)]
+                                                             if lanes else [])
+    return " and ".join(parts) or "nothing"
+
+
 def as_bool(term):
     return term if z3.is_bool(term) else term == 1
 
@@ -347,7 +362,9 @@ def node_queries(unit: CombUnit, nets: list, flags: list, found: Denotations):
         value_deps = sorted(d for d in deps if d in values)
         covered = set().union(*[sets[d] for d in value_deps]) if value_deps else set()
         if not covered <= sets[key]:
-            return None, f"the sets of the nets do not compose at {by_id[key].decl().name()}"
+            return None, (f"the {by_id[key].size()}-bit net that probing found to hold the maximum of "
+                          f"{describe_set(sets[key])} reads nets holding {describe_set(covered)}: the sets do "
+                          "not compose")
         parts = [(valids[found.guarded[d][1]] if d in found.guarded else z3.BoolVal(True), values[d])
                  for d in value_deps]
         for lane in sorted(sets[key] - covered):
@@ -380,8 +397,11 @@ def cut_point_proof(unit: CombUnit, timeout_ms: int) -> MethodResult:
     everything = frozenset(range(unit.lanes)) | {SEED_LANE}
     result_id = unit.result.get_id()
     if found.padded.get(result_id) != everything:
+        held = found.padded.get(result_id) or (found.guarded.get(result_id) or (None,))[0]
+        what = f"it holds the maximum of {describe_set(held)} only" if held else "it is not the maximum of any set of them"
         return MethodResult("cut points", Verdict.UNKNOWN, time.perf_counter() - start,
-                            "the result net is not recognised as the maximum of the seed and every lane")
+                            f"probed with one input at the signed maximum at a time, the result is not the maximum "
+                            f"of the seed and every lane ({what})")
     limit = sys.getrecursionlimit()
     sys.setrecursionlimit(max(limit, 100_000))
     try:
@@ -391,14 +411,18 @@ def cut_point_proof(unit: CombUnit, timeout_ms: int) -> MethodResult:
     if queries is None:
         return MethodResult("cut points", Verdict.UNKNOWN, time.perf_counter() - start, why)
     proved_shapes: set = set()
+    sets = {**found.padded, **{key: lanes for key, (lanes, _) in found.guarded.items()}}
     for key, goal in queries:
         shape = _shape(goal)
         if shape in proved_shapes:     # the same node up to renaming: proved once
             continue
         answer = prove([unit.assumption()], goal, timeout_ms)
         if answer.verdict != Verdict.PROVED:
+            kind = "with its valid bit " if key in found.guarded else ""
             return MethodResult("cut points", Verdict.UNKNOWN, time.perf_counter() - start,
-                                f"a node query was not proved ({answer.verdict.value} {answer.detail})".strip())
+                                f"the net that probing found to hold the maximum of {describe_set(sets[key])} "
+                                f"{kind}is not proved to hold it for every input ({answer.verdict.value}"
+                                f"{': ' + answer.detail if answer.detail else ''})")
         proved_shapes.add(shape)
     return MethodResult("cut points", Verdict.PROVED, time.perf_counter() - start,
                         f"{len(found.padded) + len(found.guarded)} cut points ({len(found.guarded)} with a "
@@ -492,6 +516,11 @@ def check_combinational(design: Design, iface: Interface, timeout_ms: int, solve
         return out
     out.verdict = mono.verdict if mono.verdict != Verdict.COUNTEREXAMPLE else Verdict.ERROR
     out.detail = mono.detail or cut.detail
+    if out.verdict == Verdict.UNKNOWN:
+        out.detail = (f"cut points: {cut.detail}; the monolithic query: {mono.detail or 'no answer'}; no "
+                      f"counterexample in {RANDOM_CASES} random and corner cases. Try: a longer --timeout; a unit "
+                      "whose SEW-bit nets each hold the maximum of a set of lanes (a tree or a chain of signed "
+                      "max), so that the cut points apply; a smaller LANES to find a counterexample")
     return out
 
 
