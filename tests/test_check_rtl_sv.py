@@ -3,7 +3,7 @@
 Each unit gets the verdict it deserves: the correct ones PROVED (packages, typedefs, enums,
 unions, structs, `inside`, typed functions, unique/priority case, generate, always_ff, run-time
 opcodes and element widths pinned with --pin, lane and SIMD layouts, pipelines with valid bits,
-a level done, the seed with the first chunk), the buggy ones a counterexample at the SEW, slot,
+a level done, the seed with the first chunk, valid/ready handshakes), the buggy ones a counterexample at the SEW, slot,
 lane or chunk count where the bug lives. A few counterexamples are replayed on a fresh
 elaboration through the same view.
 """
@@ -56,6 +56,8 @@ CORRECT = {
     "sv_seq_first_ok": ([PKG, D + "sv_seq_first_ok.sv"], FIRST_PORTS),
     "sv_seq_fsm_ok": ([D + "sv_seq_fsm_ok.sv"], ["--sew", "16", "--port", "rst=!rst_ni"]),
     "sv_seq_tree16_ok": ([D + "sv_seq_tree16_ok.sv"], ["--sew", "32"]),
+    "sv_seq_handshake_ok": ([D + "sv_seq_handshake_ok.sv"], ["--sew", "8", "--port", "in_ready=in_ready",
+                                                             "--port", "out_ready=out_ready"]),
 }
 
 # unit -> (sources, options, where the bug must be found: a text the detail starts with)
@@ -72,6 +74,9 @@ BUGGY = {
                               "SEW=8: done (a level) fell before the next start"),
     "sv_seq_bug_first_dropped": ([PKG, D + "sv_seq_bug_first_dropped.sv"], FIRST_PORTS, "SEW=8"),
     "sv_seq_bug_chunk32": ([D + "sv_seq_bug_chunk32.sv"], ["--sew", "8"], "SEW=8: done did not come"),
+    "sv_seq_bug_handshake": ([D + "sv_seq_bug_handshake.sv"], ["--sew", "8", "--port", "in_ready=in_ready",
+                                                               "--port", "out_ready=out_ready"],
+                             "SEW=8: done fell before out_ready took it"),
 }
 
 
@@ -208,3 +213,25 @@ def test_multiclock_unit_is_refused_with_what_to_do(capsys, tmp_path, second):
     out, err = capsys.readouterr()
     assert code == 2 and err.count("\n") == 1, out + err
     assert "check-rtl models one clock" in err and "a wrapper that drives every clock from clk" in err
+
+
+def test_named_accumulator_wider_than_sew(capsys):
+    """--accumulator was accepted and ignored for a register wider than SEW: the running
+    maximum in its low bits is now what the miner looks at."""
+    code, data = run_json(capsys, PKG, D + "sv_seq_serial_ok.sv", "--top", "sv_seq_serial_ok", *LANES32,
+                          *SERIAL_PORTS, "--sew", "8", "--accumulator", "acc_q")
+    assert code == 0, data["detail"]
+    assert "busy or waiting: acc_q[7:0] = running max of seed+lanes 0 fed since start" in data["results"][0]["invariants"]
+
+
+def test_an_interface_port_is_refused_with_what_to_do(capsys, tmp_path):
+    path = tmp_path / "intf.sv"
+    path.write_text("interface chunk_if; logic [31:0] data; logic [3:0] valid; modport in (input data, valid); endinterface\n"
+                    "module unit_if(input logic [7:0] seed, chunk_if.in chunk, output logic [7:0] result);\n"
+                    "  assign result = seed;\nendmodule\n"
+                    "module top_if(input logic [7:0] seed, output logic [7:0] result);\n"
+                    "  chunk_if c(); unit_if u(.seed, .chunk(c), .result);\nendmodule\n")
+    code = main(["check-rtl", str(path), "--top", "unit_if"])
+    out, err = capsys.readouterr()
+    assert code == 2 and err.count("\n") == 1, out + err
+    assert "interface" in err, err

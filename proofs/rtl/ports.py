@@ -15,8 +15,9 @@ from vredmax.proofs.rtl.yosys import Design, RtlInputError
 
 DATA_ROLES = ("seed", "elements", "active", "result")
 CONTROL_ROLES = ("clk", "rst", "start", "in_valid", "last", "done")
-ROLES = DATA_ROLES + CONTROL_ROLES
-OUTPUT_ROLES = ("result", "done")
+HANDSHAKE_ROLES = ("in_ready", "out_ready")      # optional: only when mapped with --port
+ROLES = DATA_ROLES + CONTROL_ROLES + HANDSHAKE_ROLES
+OUTPUT_ROLES = ("result", "done", "in_ready")
 SEW_PARAM, LANES_PARAM = "SEW", "LANES"
 INVERTIBLE_ROLES = ("rst", "start", "in_valid", "last", "active")
 ACTIVE_MODES = ("mask", "all", "below-vl")
@@ -105,6 +106,9 @@ def interface(design: Design, mapping: dict[str, str], explicit=(), inverted=fro
     for role in explicit:
         if role not in needed:
             _require(design, role, mapping[role])
+            if role in HANDSHAKE_ROLES and design.width(mapping[role]) != 1:
+                raise RtlInputError("port", f"{_named(role, mapping)} is {design.width(mapping[role])} bits wide, "
+                                            "expected 1")
     # an active-low active port is rewritten by the view (views.py): the checks see it active high
     levels = frozenset(r for r in inverted if r != "active")
     return Interface(dict(mapping), sew, lanes, sequential, levels, active_mode)

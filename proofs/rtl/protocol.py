@@ -41,6 +41,8 @@ class Protocol:
     # lane after the other from it, or smax(it, the chunk's own fold from the signed minimum),
     # which matches units whose chunk tree abstraction.py replaced by that fold
     tree: bool = False
+    in_ready: bool = False          # a chunk is taken only when the unit's in_ready is high
+    out_ready: bool = False         # done is taken only when out_ready is high; till then it stays
 
     @property
     def level(self) -> bool:
@@ -56,6 +58,12 @@ class Protocol:
                  "after the last chunk nothing is offered until done; data inputs are free when not valid"]
         if self.level:
             lines.append("done is a level: once high it stays high, with the result, until the next start or rst")
+        if self.in_ready:
+            lines.append("a chunk (and last) is taken in a cycle with in_valid and in_ready; in_valid may be "
+                         "offered while in_ready is low (the chunk is then not taken)")
+        if self.out_ready:
+            lines.append("done is taken in a cycle with out_ready (free); until then done stays high with the "
+                         "same result")
         if self.active == "all":
             lines.append("every lane of every chunk is active (the unit has no mask)")
         elif self.active == "below-vl":
@@ -98,6 +106,7 @@ class Ghost:
     acc: object                     # running max of the seed and every active element fed
     finished: object = False        # level done: after done, until the next start
     ended: object = False           # below-vl: an inactive lane was fed in this reduction
+    offered: object = False         # out_ready: done was high and not taken in the last cycle
 
 
 def fold_chunk(ops, acc, lanes, elements, active, tree: bool = False):
@@ -108,17 +117,32 @@ def fold_chunk(ops, acc, lanes, elements, active, tree: bool = False):
     return acc
 
 
+def fed_now(ops, inp: dict, protocol: Protocol):
+    """Is a chunk taken in this cycle? (in_valid, and in_ready when the unit has one)"""
+    return ops.and_(inp["in_valid"], inp["in_ready"]) if protocol.in_ready else inp["in_valid"]
+
+
+def taken_now(ops, inp: dict, done, protocol: Protocol):
+    """Is done taken in this cycle? (done, and out_ready when the unit has one)"""
+    return ops.and_(done, inp["out_ready"]) if protocol.out_ready else done
+
+
 def ghost_step(ops, g: Ghost, inp: dict, done, limit: int, protocol: Protocol) -> Ghost:
     """The ghost after one cycle. `inp` holds rst, start, seed, in_valid, last (booleans or
-    values) and the chunk as lists `elements`, `active`; `done` is the unit's output."""
-    rst, start, fed, last = inp["rst"], inp["start"], inp["in_valid"], inp["last"]
+    values), the unit's in_ready and the environment's out_ready when the unit has them, and
+    the chunk as lists `elements`, `active`; `done` is the unit's output."""
+    rst, start, last = inp["rst"], inp["start"], inp["last"]
+    fed, taken = fed_now(ops, inp, protocol), taken_now(ops, inp, done, protocol)
     and_, or_, not_ = ops.and_, ops.or_, ops.not_
     live = not_(rst)
     finishing = and_(live, and_(fed, last))
     busy = and_(live, and_(or_(start, g.busy), not_(and_(fed, last))))
-    waiting = and_(and_(live, not_(done)), or_(finishing, and_(g.waiting, not_(start))))
+    waiting = and_(and_(live, not_(taken)), or_(finishing, and_(g.waiting, not_(start))))
     grow = ops.ite(ops.ult(g.wait, ops.const(limit + 1)), g.wait + ops.const(1), g.wait)
     wait = ops.ite(and_(and_(live, not_(start)), and_(g.waiting, not_(done))), grow, ops.const(0))
+    offered = False
+    if protocol.out_ready:
+        offered = and_(and_(live, not_(start)), and_(and_(done, not_(taken)), or_(g.waiting, finishing)))
     finished = False
     if protocol.level:
         finished = and_(and_(live, not_(start)), or_(g.finished, and_(done, or_(g.waiting, finishing))))
@@ -138,7 +162,7 @@ def ghost_step(ops, g: Ghost, inp: dict, done, limit: int, protocol: Protocol) -
     if protocol.active == "below-vl":
         base = and_(not_(start), g.ended)
         ended = ops.ite(rst, g.ended, or_(base, and_(fed, not_(inp["active"][-1]))))
-    return Ghost(busy, waiting, wait, atoms, acc, finished, ended)
+    return Ghost(busy, waiting, wait, atoms, acc, finished, ended, offered)
 
 
 def group_value(ops, g: Ghost, group):
@@ -156,15 +180,18 @@ def group_value(ops, g: Ghost, group):
 
 
 def environment(ops, g: Ghost, inp: dict, protocol: Protocol):
-    """Do these inputs keep to the protocol? (a bool, or a Z3 Bool)"""
+    """Do these inputs keep to the protocol? (a bool, or a Z3 Bool; with in_ready, this speaks
+    of the unit's output in the same cycle too)"""
     and_, or_, not_ = ops.and_, ops.or_, ops.not_
-    rst, start, fed, last = inp["rst"], inp["start"], inp["in_valid"], inp["last"]
+    rst, start, valid, last = inp["rst"], inp["start"], inp["in_valid"], inp["last"]
+    fed = fed_now(ops, inp, protocol)
     idle = and_(not_(g.busy), not_(g.waiting))
-    with_chunk = fed if protocol.start_with_chunk else not_(fed)
+    with_chunk = fed if protocol.start_with_chunk else not_(valid)
     rules = [_implies(ops, start, and_(idle, with_chunk)),
-             _implies(ops, fed, or_(g.busy, start)),
-             _implies(ops, last, fed)]
+             _implies(ops, valid, or_(g.busy, start)),
+             _implies(ops, last, valid)]
     active = inp["active"]
+    fed = valid
     if protocol.active == "all":
         rules += [_implies(ops, fed, a) for a in active]
     elif protocol.active == "below-vl":
@@ -186,7 +213,7 @@ def violation(ops, g: Ghost, inp: dict, result, done, limit: int, full, protocol
     and_, or_, not_ = ops.and_, ops.or_, ops.not_
     live = not_(inp["rst"])
     start = inp["start"]
-    chunk_now = and_(and_(or_(g.busy, start), inp["in_valid"]), inp["last"])
+    chunk_now = and_(and_(or_(g.busy, start), fed_now(ops, inp, protocol)), inp["last"])
     allowed = or_(g.waiting, chunk_now)
     checked = allowed
     if protocol.level:
@@ -195,13 +222,16 @@ def violation(ops, g: Ghost, inp: dict, result, done, limit: int, full, protocol
     expected = expected_result(ops, g, inp, full, protocol.tree)
     late_at = ops.const(limit)
     next_wait = g.wait + ops.const(1)
-    late = and_(g.waiting, or_(ops.ugt(next_wait, late_at), and_(ops.eq(next_wait, late_at), not_(done))))
+    late = and_(and_(g.waiting, not_(g.offered)),
+                or_(ops.ugt(next_wait, late_at), and_(ops.eq(next_wait, late_at), not_(done))))
     found = {
         "done without a finished reduction": and_(live, and_(done, not_(allowed))),
         "result differs from the spec's reduction": and_(live, and_(and_(done, checked),
                                                                    not_(ops.eq(result, expected)))),
         f"done did not come within {limit} cycles of the last chunk": and_(live, late),
     }
+    if protocol.out_ready:
+        found["done fell before out_ready took it"] = and_(live, and_(g.offered, not_(done)))
     if protocol.level:
         found["done (a level) fell before the next start"] = and_(live, and_(and_(g.finished, not_(start)),
                                                                              not_(done)))
@@ -225,7 +255,8 @@ def fresh_ghost(sew: int, lanes: int, tag: str, whole: bool = True, protocol: Pr
     return Ghost(z3.Bool(f"ghost_busy@{tag}"), z3.Bool(f"ghost_waiting@{tag}"), z3.BitVec(f"ghost_wait@{tag}", sew),
                  atoms, z3.BitVec(f"ghost_acc@{tag}", sew) if whole else None,
                  z3.Bool(f"ghost_finished@{tag}") if protocol.level else z3.BoolVal(False),
-                 z3.Bool(f"ghost_ended@{tag}") if protocol.active == "below-vl" else z3.BoolVal(False))
+                 z3.Bool(f"ghost_ended@{tag}") if protocol.active == "below-vl" else z3.BoolVal(False),
+                 z3.Bool(f"ghost_offered@{tag}") if protocol.out_ready else z3.BoolVal(False))
 
 
 def ghost_variables(g: Ghost) -> list:
@@ -243,7 +274,7 @@ def _ghost_pairs(g: Ghost, after: Ghost):
     pairs += [(g.atoms[k], after.atoms[k]) for k in g.atoms]
     if g.acc is not None:
         pairs.append((g.acc, after.acc))
-    for v, w in ((g.finished, after.finished), (g.ended, after.ended)):
+    for v, w in ((g.finished, after.finished), (g.ended, after.ended), (g.offered, after.offered)):
         if z3.is_const(v) and not z3.is_true(v) and not z3.is_false(v):
             pairs.append((v, w))
     return [(v, w if isinstance(w, z3.ExprRef) else z3.BoolVal(bool(w))) for v, w in pairs]

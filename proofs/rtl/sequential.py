@@ -80,11 +80,14 @@ class SeqUnit:
         self.design, self.iface, self.protocol = design, iface, protocol
         self.sew, self.lanes = iface.sew, iface.lanes
         self.names = iface.names
-        role_ports = {iface.names[r] for r in INPUT_ROLES}
+        self.input_roles = INPUT_ROLES + (("out_ready",) if protocol.out_ready else ())
+        role_ports = {iface.names[r] for r in self.input_roles}
         self.extra = {name: var for name, var in design.inputs.items() if name not in role_ports}
         self.registers = {name: var.size() for name, var in design.state.items()}
         terms = {f"out:{iface.names['result']}": design.outputs[iface.names["result"]],
                  f"out:{iface.names['done']}": design.outputs[iface.names["done"]]}
+        if protocol.in_ready:
+            terms["out:in_ready"] = design.outputs[iface.names["in_ready"]]
         terms.update({f"next:{name}": t for name, t in design.next_state.items()})
         self.program = Program(terms)
         self.full = (frozenset(range(self.lanes)), True)
@@ -92,7 +95,7 @@ class SeqUnit:
     def var_values(self, state: dict, inp: dict) -> dict:
         names = self._variable_names()
         values = {names[name]: value for name, value in state.items()}
-        for role in INPUT_ROLES:
+        for role in self.input_roles:
             value = inp[role]
             if role == "elements":
                 value = sum(v << (i * self.sew) for i, v in enumerate(value))
@@ -111,14 +114,27 @@ class SeqUnit:
         if not hasattr(self, "_names"):
             d = self.design
             self._names = {name: var.decl().name() for name, var in d.state.items()}
-            self._names.update({("role", role): d.inputs[self.names[role]].decl().name() for role in INPUT_ROLES})
+            self._names.update({("role", role): d.inputs[self.names[role]].decl().name()
+                                for role in self.input_roles})
             self._names.update({("extra", name): var.decl().name() for name, var in self.extra.items()})
         return self._names
 
     def step(self, state: dict, inp: dict):
+        """(result, done, next state) for a cycle; with an in_ready output, its value is stored
+        in `inp` (the environment and the ghost read it)."""
         got = self.program.run(self.var_values(state, inp))
         result, done = got[f"out:{self.names['result']}"], got[f"out:{self.names['done']}"]
+        if self.protocol.in_ready:
+            inp["in_ready"] = bool(got["out:in_ready"])
         return result, bool(done), {name: got[f"next:{name}"] for name in state}
+
+    def fed(self, inp: dict) -> bool:
+        return bool(inp["in_valid"]) and (not self.protocol.in_ready or bool(inp.get("in_ready")))
+
+    def symbolic_outputs(self, inp: dict, outputs: dict) -> None:
+        """Give the symbolic inputs of a cycle the unit's in_ready (a term of that cycle)."""
+        if self.protocol.in_ready:
+            inp["in_ready"] = outputs[self.names["in_ready"]] == 1
 
 
 # Simulation --------------------------------------------------------------------------------------------
@@ -152,6 +168,9 @@ def simulate(unit: SeqUnit, limit: int | None, seed: int = 1) -> Simulation:
         for t in range(LONG_CYCLES if long else SIM_CYCLES):
             inp = random_inputs(rng, unit, g, p_last, first=(t == 0))
             result, done, nxt = unit.step(state, inp)
+            if t > 0 and not environment(ops, g, inp, unit.protocol):      # in_ready said no to start
+                inp.update(start=False, in_valid=False, last=False)
+                result, done, nxt = unit.step(state, inp)
             cycles.append(cycle_record(unit, state, inp, result, done, g))
             if t > 0:
                 for problem, bad in violation(ops, g, inp, result, done, check_limit, unit.full, unit.protocol).items():
@@ -159,7 +178,7 @@ def simulate(unit: SeqUnit, limit: int | None, seed: int = 1) -> Simulation:
                         sim.failure = (cycles, t, problem)
                         return sim
                 sim.samples.append(Sample(dict(state), g))
-                if (g.busy or inp["start"]) and inp["in_valid"] and inp["last"] and not inp["rst"]:
+                if (g.busy or inp["start"]) and unit.fed(inp) and inp["last"] and not inp["rst"]:
                     last_at = t
                 if done and not inp["rst"] and last_at is not None:
                     # spec.relation.result_ok itself, on the first reductions (a Z3 term each)
@@ -183,6 +202,8 @@ def random_inputs(rng: random.Random, unit: SeqUnit, g: Ghost, p_last: float, fi
            "active": [rng.random() < rng.choice([0.0, 0.5, 0.9, 1.0]) for _ in range(lanes)],
            "extra": {name: rng.getrandbits(var.size()) for name, var in unit.extra.items()}}
     protocol = unit.protocol
+    if protocol.out_ready:
+        inp["out_ready"] = rng.random() < 0.6
     if inp["rst"]:
         inp["start"], inp["in_valid"], inp["last"] = rng.random() < 0.3, rng.random() < 0.3, rng.random() < 0.3
     elif not g.busy and not g.waiting:
@@ -205,6 +226,10 @@ def random_inputs(rng: random.Random, unit: SeqUnit, g: Ghost, p_last: float, fi
 def cycle_record(unit: SeqUnit, state, inp, result, done, g) -> dict:
     names = unit.names
     record = {names[r]: unit.iface.level(r, inp[r]) for r in ("rst", "start", "in_valid", "last")}   # port levels
+    if unit.protocol.out_ready:
+        record[names["out_ready"]] = int(inp["out_ready"])
+    if unit.protocol.in_ready:
+        record[names["in_ready"]] = int(inp.get("in_ready", 0))
     record[names["seed"]] = inp["seed"]
     record[names["elements"]] = sum(v << (i * unit.sew) for i, v in enumerate(inp["elements"]))
     record[names["active"]] = sum(1 << i for i, a in enumerate(inp["active"]) if a)
@@ -220,6 +245,7 @@ def cycle_record(unit: SeqUnit, state, inp, result, done, g) -> dict:
 def signal_widths(unit: SeqUnit) -> dict:
     names, sew, lanes = unit.names, unit.sew, unit.lanes
     widths = {names[r]: 1 for r in ("rst", "start", "in_valid", "last")}
+    widths.update({names[r]: 1 for r in ("in_ready", "out_ready") if getattr(unit.protocol, r)})
     widths.update({names["seed"]: sew, names["elements"]: sew * lanes, names["active"]: lanes})
     widths.update({name: var.size() for name, var in unit.extra.items()})
     widths.update({names["result"]: sew, names["done"]: 1})
@@ -244,9 +270,9 @@ def _in_progress(cycles: list, at: int):
             seed, chunks = None, []
         elif inp["start"]:
             seed, chunks = inp["seed"], []
-            if inp["in_valid"]:     # start_with_chunk: the first chunk comes with start
+            if inp["in_valid"] and inp.get("in_ready", True):     # start_with_chunk: the first chunk with start
                 chunks.append((list(inp["elements"]), list(inp["active"]), bool(inp["last"])))
-        elif inp["in_valid"] and seed is not None:
+        elif inp["in_valid"] and inp.get("in_ready", True) and seed is not None:
             chunks.append((list(inp["elements"]), list(inp["active"]), bool(inp["last"])))
     return seed, chunks
 
@@ -283,10 +309,13 @@ class Symbolic:
         elements, active = port("elements"), port("active")
         def on(role):
             return port(role) == unit.iface.level(role, True)
-        return {"rst": on("rst"), "start": on("start"), "in_valid": on("in_valid"),
-                "last": on("last"), "seed": port("seed"),
-                "elements": [z3.Extract(i * sew + sew - 1, i * sew, elements) for i in range(unit.lanes)],
-                "active": [z3.Extract(i, i, active) == 1 for i in range(unit.lanes)]}
+        found = {"rst": on("rst"), "start": on("start"), "in_valid": on("in_valid"),
+                 "last": on("last"), "seed": port("seed"),
+                 "elements": [z3.Extract(i * sew + sew - 1, i * sew, elements) for i in range(unit.lanes)],
+                 "active": [z3.Extract(i, i, active) == 1 for i in range(unit.lanes)]}
+        if unit.protocol.out_ready:
+            found["out_ready"] = port("out_ready") == 1
+        return found
 
     def env(self, g: Ghost):
         return environment(self.ops, g, self.inp, self.unit.protocol)
@@ -578,10 +607,11 @@ def houdini(unit: SeqUnit, candidates: list[Candidate], limit: int, timeout_ms: 
     outputs = {n: z3.substitute(t, *sub_inputs) for n, t in d.outputs.items()}
     nxt = {n: z3.substitute(t, *sub_inputs) for n, t in d.next_state.items()}
     done_now = outputs[unit.names["done"]] == 1
+    unit.symbolic_outputs(cur.inp, outputs)
     g_next = ghost_step(cur.ops, g, cur.inp, done_now, limit, unit.protocol)
     # Base: right after the reset cycle, from any state.
     reset_ghost = Ghost(z3.BoolVal(False), z3.BoolVal(False), z3.BitVecVal(0, sew), g_next.atoms, g_next.acc,
-                        z3.BoolVal(False), g_next.ended)
+                        z3.BoolVal(False), g_next.ended, z3.BoolVal(False))
     alive = []
     for c in candidates:
         base = prove([cur.inp["rst"]], c.holds(nxt, reset_ghost), timeout_ms)
@@ -647,6 +677,7 @@ def bmc(unit: SeqUnit, depth: int, limit: int, timeout_ms: int, data_depth: int 
         outputs = {n: z3.substitute(term, *sub) for n, term in d.outputs.items()}
         result, done = outputs[unit.names["result"]], outputs[unit.names["done"]] == 1
         inp = sym.inp
+        unit.symbolic_outputs(inp, outputs)
         if t == 0:
             constraints.append(inp["rst"])
         else:
@@ -667,7 +698,8 @@ def bmc_trace(unit: SeqUnit, steps, model) -> list[dict]:
         def value(term):
             v = model.eval(term, model_completion=True)
             return z3.is_true(v) if z3.is_bool(v) else v.as_long()
-        inp = {role: value(sym.inp[role]) for role in ("rst", "start", "in_valid", "last", "seed")}
+        inp = {role: value(sym.inp[role]) for role in ("rst", "start", "in_valid", "last", "seed")
+               + (("out_ready",) if unit.protocol.out_ready else ())}
         inp["elements"] = [value(e) for e in sym.inp["elements"]]
         inp["active"] = [value(a) for a in sym.inp["active"]]
         inp["extra"] = {name: value(sym.inputs[var.decl().name()]) for name, var in unit.extra.items()}
@@ -685,9 +717,10 @@ def replay(unit: SeqUnit, inputs: list[dict], limit: int, state=None):
     if not inputs or not inputs[0]["rst"]:
         return None
     for t, inp in enumerate(inputs):
+        inp = dict(inp)
+        result, done, nxt = unit.step(state, inp)       # first: the environment may read in_ready
         if t > 0 and not environment(ops, g, inp, unit.protocol):
             return None
-        result, done, nxt = unit.step(state, inp)
         cycles.append(cycle_record(unit, state, inp, result, done, g))
         if t > 0:
             for problem, bad in violation(ops, g, inp, result, done, limit, unit.full, unit.protocol).items():
@@ -706,6 +739,8 @@ def long_reduction(unit: SeqUnit, chunks: int, limit: int, rng: random.Random, p
     top, smin = (1 << (sew - 1)) - 1, 1 << (sew - 1)
     idle = {"rst": False, "start": False, "in_valid": False, "last": False, "seed": 0,
             "elements": [0] * lanes, "active": [False] * lanes, "extra": {name: 0 for name in unit.extra}}
+    if unit.protocol.out_ready:
+        idle["out_ready"] = True
     inputs = [dict(idle, rst=True)]
     if not unit.protocol.start_with_chunk:
         inputs.append(dict(idle, start=True, seed=smin))
@@ -736,19 +771,38 @@ def chunk_counts(unit: SeqUnit) -> tuple[int, list[int]]:
     return top, sorted(set(c for c in counts if c >= 1))
 
 
-def fails_quickly(unit: SeqUnit, inputs: list[dict], limit: int) -> bool:
+HOLD_LIMIT = 64          # cycles a chunk is held while the unit's in_ready stays low
+
+
+def fails_quickly(unit: SeqUnit, inputs: list[dict], limit: int) -> tuple[bool, list[dict]]:
     """Does the unit break the property on these inputs (from the all-zero state)? Without
-    recording the cycles: the long reductions are replayed in full only when they fail."""
+    recording the cycles: the long reductions are replayed in full only when they fail. With
+    in_ready, a chunk the unit does not take is offered again; (failed, the inputs driven)."""
     ops = ConcreteElements(unit.sew)
     g = idle_ghost(ops, unit.lanes)
     state = {name: 0 for name in unit.registers}
-    for t, inp in enumerate(inputs):
+    driven, pending, held = [], list(inputs), 0
+    while pending:
+        original = pending.pop(0)
+        inp = dict(original)
+        t = len(driven)
         result, done, state_next = unit.step(state, inp)
+        retry = unit.protocol.in_ready and inp["in_valid"] and not inp.get("in_ready")
+        if t > 0 and not environment(ops, g, inp, unit.protocol):       # the unit refused the start
+            inp.update(start=False, in_valid=False, last=False)
+            result, done, state_next = unit.step(state, inp)
+            retry = True
+        driven.append(inp)
         if t > 0 and any(violation(ops, g, inp, result, done, limit, unit.full, unit.protocol).values()):
-            return True
+            return True, driven
+        if retry and held < HOLD_LIMIT:
+            pending.insert(0, original)      # offer it again
+            held += 1
+        else:
+            held = 0
         g = ghost_step(ops, g, inp, done, limit, unit.protocol)
         state = state_next
-    return False
+    return False, driven
 
 
 def search_chunk_counts(unit: SeqUnit, limit: int):
@@ -762,8 +816,8 @@ def search_chunk_counts(unit: SeqUnit, limit: int):
         if time.perf_counter() > deadline:
             break
         for peak in ("first", "last"):
-            inputs = long_reduction(unit, chunks, limit, rng, peak)
-            if fails_quickly(unit, inputs, limit):
+            failed, inputs = fails_quickly(unit, long_reduction(unit, chunks, limit, rng, peak), limit)
+            if failed:
                 found = replay(unit, inputs, limit)
                 if found is not None:
                     return found, reached, tried
@@ -839,7 +893,7 @@ class SeqOutcome:
 def check_sequential(design: Design, iface: Interface, timeout_ms: int, latency: int | None = None,
                      accumulator: str | None = None, depth: int | None = None,
                      protocol: Protocol = Protocol()) -> SeqOutcome:
-    protocol = Protocol(protocol.start_with_chunk, protocol.done, iface.active_mode)
+    protocol = dataclasses.replace(protocol, active=iface.active_mode)
     t0 = time.perf_counter()
     abstraction = abstract_chunk_trees(design, iface, timeout_ms)
     if abstraction is not None:
@@ -976,6 +1030,7 @@ def transition_system(unit: SeqUnit, limit: int, invariants, whole: bool) -> pdr
     outputs = {n: z3.substitute(t, *sub) for n, t in d.outputs.items()}
     nxt = [z3.substitute(d.next_state[n], *sub) for n in d.state]
     done = outputs[unit.names["done"]] == 1
+    unit.symbolic_outputs(cur.inp, outputs)
     g_next = ghost_step(cur.ops, g, cur.inp, done, limit, unit.protocol)
     state = list(d.state.values()) + ghost_variables(g)
     after_ghost = ghost_values(g, g_next)

@@ -241,7 +241,7 @@ def build_view(design: Design, elaboration: Elaboration, sew: int | None, pins: 
     for role, t in roles.items():
         if role in data or t.whole:
             continue
-        if role in ("result", "done"):
+        if role in ("result", "done", "in_ready"):
             b.outputs[t.text] = _extract(design, t)
         else:
             b.set(t.port, t.offset, t.width, b.fresh(t.text, t.width), f"the {role} role ({t.text})")

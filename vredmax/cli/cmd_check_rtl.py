@@ -43,7 +43,9 @@ def add_parser(subparsers) -> None:
                         help="set a parameter (repeatable); SEW is set by --sew")
     parser.add_argument("--port", action="append", default=[], metavar="ROLE=NAME",
                         help="the port playing a role, when not named after it (repeatable): "
-                             "seed elements active result clk rst start in_valid last done; NAME may be a "
+                             "seed elements active result clk rst start in_valid last done, and the optional "
+                             "handshakes in_ready (an output: a chunk is taken with in_valid and in_ready) and "
+                             "out_ready (an input: done waits, held, until out_ready); NAME may be a "
                              "field (ctrl.first_cycle) or bits (ctrl[3:0]); ROLE=!NAME for an active-low "
                              "rst, start, in_valid, last or active")
     parser.add_argument("--pin", action="append", default=[], metavar="PORT=VALUE",
@@ -156,9 +158,11 @@ def run(args) -> int:
 
     try:
         mapping, inverted = parse_ports(args.port)
+        mapped = set(explicit)
         options = Options(mapping, tuple(explicit), inverted, parse_pins(args.pin),
                           Layout(args.lane_width, args.extend, args.simd), args.active,
-                          Protocol(args.start_with_chunk, args.done, args.active), args.latency, args.accumulator)
+                          Protocol(args.start_with_chunk, args.done, args.active, in_ready="in_ready" in mapped,
+                                   out_ready="out_ready" in mapped), args.latency, args.accumulator)
         if not args.json:
             print(f"check-rtl {' '.join(sources)} --top {args.top}", flush=True)
         report = check_rtl(sources, args.top, params, options, sews, int(args.timeout * 1000), args.vcd, progress,
