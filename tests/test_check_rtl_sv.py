@@ -234,4 +234,4 @@ def test_an_interface_port_is_refused_with_what_to_do(capsys, tmp_path):
     code = main(["check-rtl", str(path), "--top", "unit_if"])
     out, err = capsys.readouterr()
     assert code == 2 and err.count("\n") == 1, out + err
-    assert "interface" in err, err
+    assert "check-rtl takes no interface ports: wrap the unit in a module with plain ports" in err, err

@@ -196,6 +196,7 @@ def _supported(sews, pins, layout: Layout, elen: int, report: RtlReport, explici
         if word and sew > word:
             if explicit:
                 raise RtlInputError("sew", f"SEW={sew} is wider than the {word}-bit lane or word")
+            report.notes.append(f"SEW={sew} not checked: wider than the {word}-bit lane or word")
             continue
         missing = [f"{t.text}={v}" for t, v in pins if pin_value(t, v, sew) is None]
         if missing:

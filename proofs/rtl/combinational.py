@@ -38,7 +38,7 @@ from vredmax.proofs.engine import lemmas
 from vredmax.proofs.rtl.evaluate import Program
 from vredmax.proofs.rtl.ports import Interface
 from vredmax.proofs.rtl.trace import Reduction, RtlCounterexample
-from vredmax.proofs.rtl.yosys import Design
+from vredmax.proofs.rtl.yosys import X_VALUE, Design
 from vredmax.proofs.engine.verdict import Verdict, prove
 from vredmax.spec import relation as spec
 from vredmax.spec.bv import Z3Elements
@@ -159,8 +159,10 @@ def random_search(unit: CombUnit, cases: int = RANDOM_CASES, seed: int = 1):
 
 
 def counterexample(unit: CombUnit, seed: int, elements, active, extra=None, notes=()) -> RtlCounterexample:
-    """The case, minimised (fewest active lanes, inactive elements zero), as a counterexample."""
+    """The case, minimised (fewest active lanes, inactive elements zero), as a counterexample;
+    its ports include every other input (0 unless the case gave a value: the unit saw that)."""
     elements, active = list(elements), list(active)
+    extra = {**{var.decl().name(): 0 for var in unit.extra.values()}, **(extra or {})}
 
     def fails(e, a):
         return unit.run(seed, e, a, extra) != Reduction(unit.sew, seed, e, a).spec_result()
@@ -179,6 +181,8 @@ def counterexample(unit: CombUnit, seed: int, elements, active, extra=None, note
     result = unit.run(seed, elements, active, extra)
     ports = {name: value for name, value in unit.assignment(seed, elements, active, extra).items()}
     ports = {name.removeprefix("in_"): value for name, value in ports.items()}
+    # every input but the 'x values that are 0 (a unit with many 'x defaults has hundreds)
+    ports = {name: value for name, value in ports.items() if value or not name.startswith(X_VALUE)}
     return RtlCounterexample(unit.sew, unit.lanes, reduction, result,
                              "the result is not the signed maximum of the seed and the active elements",
                              ports=ports, notes=list(notes))

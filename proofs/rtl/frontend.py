@@ -102,8 +102,12 @@ def _driver_error(text: str) -> RtlInputError:
     line = lines[0] if lines else "slang could not read the sources"
     line = line.removeprefix("error: ")
     if "No such file" in line or "command file" in line:
-        return RtlInputError("file", line.replace("'", "") if line.startswith("'") else line)
+        return RtlInputError("file", line)
     return RtlInputError("verilog", line)
+
+
+# simulator options whose next argument is not a source file
+VALUED_OPTIONS = ("-f", "-F", "-I", "-D", "-U", "-y", "-v", "-G", "-L", "--top", "--libdir", "--libfile")
 
 
 def elaborate(arguments: list[str], top: str, overrides: dict[str, int]) -> Elaboration:
@@ -113,9 +117,13 @@ def elaborate(arguments: list[str], top: str, overrides: dict[str, int]) -> Elab
     import pyslang
     from pyslang.driver import CommandLineOptions, Driver
 
-    for item in arguments:
-        if not item.startswith(("+", "-")) and not os.path.isfile(item):
-            raise RtlInputError("file", f"no such file: {item}")
+    previous = None
+    for item in arguments:         # a missing source or command file: one line before slang runs
+        command_file = previous in ("-f", "-F")
+        source = not item.startswith(("+", "-")) and previous not in VALUED_OPTIONS
+        if (command_file or source) and not os.path.isfile(item):
+            raise RtlInputError("file", f"no such {'command file' if command_file else 'file'}: {item}")
+        previous = item
     driver = Driver()
     driver.addStandardArgs()
     line = ["vredmax", *arguments, "--top", top]
@@ -140,7 +148,12 @@ def elaborate(arguments: list[str], top: str, overrides: dict[str, int]) -> Elab
         raise RtlInputError("top", f"no module {top!r} in the files (modules: {', '.join(modules) or 'none'})")
     errors = [d for d in compilation.getAllDiagnostics() if d.isError()]
     if errors:
-        raise _diagnostic(errors[0], manager)
+        error = _diagnostic(errors[0], manager)
+        if "interface port" in str(error):
+            raise RtlInputError("verilog", f"{str(error).split(': ', 1)[1]} (check-rtl takes no interface ports: "
+                                           "wrap the unit in a module with plain ports, or map its signals with "
+                                           "--port ROLE=NAME on such a wrapper)")
+        raise error
     tops = [i for i in compilation.getRoot().topInstances if i.name == top]
     if not tops:
         raise RtlInputError("top", f"module {top!r} cannot be the top (does it have parameters without defaults?)")

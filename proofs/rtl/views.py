@@ -321,6 +321,10 @@ def _layout(design, b: _Builder, roles, names, sew, layout: Layout, slot, invert
     names["result"] = result_name
     if not active_all:
         t = roles["active"]
+        if t.port not in design.ports:
+            raise RtlInputError("port", f"module {design.top} has no port {t.port!r} for active (map another with "
+                                        "--port active=NAME, or --active all when the unit has no mask: every "
+                                        "lane active)")
         per_word = slots if layout.simd_width else 1
         if t.width != count * per_word:
             raise RtlInputError("port", f"active ({t.text}) is {t.width} bits wide, expected one bit per "
