@@ -412,6 +412,7 @@ def mine(unit: SeqUnit, samples: list, limit: int, accumulator: str | None) -> l
     ops = ConcreteElements(unit.sew)
     values = [{group: group_value(ops, s.ghost, group) for group in groups} for s in samples]
     mined: dict = {}     # guard -> the facts mined under it
+    settled: set = set()     # data terms that always hold a running maximum (not pipeline stages)
 
     def new(fact, gname, parents):
         if any(fact in mined.get(p, ()) for p in parents):
@@ -448,6 +449,8 @@ def mine(unit: SeqUnit, samples: list, limit: int, accumulator: str | None) -> l
         for names, term in terms:
             for group in groups:
                 if all(term(samples[k].state) == values[k][group] for k in chosen) and new((names, group), gname, parents):
+                    if len(names) == 1 and gname in ("always", "busy or waiting"):
+                        settled.add(names[0])
                     shown = names[0] if len(names) == 1 else f"smax({names[0]}, {names[1]})"
                     found.append(Candidate(
                         f"{gname}: {shown} = running max of {group_name(group)} fed since start",
@@ -468,7 +471,7 @@ def mine(unit: SeqUnit, samples: list, limit: int, accumulator: str | None) -> l
                 if all((get(s.state) == 1) == bool(guard(s.state, s.ghost)) for s in samples):
                     found.append(Candidate(f"{label} = 1 exactly when {gname}",
                                            lambda st, g, guard=guard, get=get: _eq(_bit(get(st)), guard(st, g))))
-    found += in_flight(unit, samples, flags, singles)
+    found += in_flight(unit, samples, flags, [t for t in singles if t[0] not in settled])
     found.append(Candidate("not waiting: cycles waited = 0", lambda st, g: _implies(_not(g.waiting), _eq(g.wait, 0))))
     found.append(Candidate(f"waiting: cycles waited < {limit}",
                            lambda st, g: _implies(g.waiting, _ult(g.wait, limit))))
@@ -483,7 +486,9 @@ MAX_SUBSET = 5           # and at most this many registers holding parts of the 
 def in_flight(unit: SeqUnit, samples: list, flags: list, singles: list) -> list:
     """Pipelines with valid bits: under each combination of the flags seen while a reduction
     runs, the smallest set of data registers whose smax is the running maximum of everything
-    fed (the accumulator and the stages holding valid data). A 3-stage pipeline needs four."""
+    fed (the accumulator and the stages holding valid data). A 3-stage pipeline needs four.
+    Registers that always hold a running maximum (per-lane accumulators) are left out: their
+    own invariants say it, and a wide smax of them is an expensive query for nothing."""
     flags = flags[:MAX_FLAGS_IN_KEY]
     terms = [(name, term) for name, term, _ in singles][:12]
     if not flags or len(terms) < 2:
