@@ -189,26 +189,46 @@ def checked_word(insn: Insn) -> int:
     return word
 
 
-def encoding_svg() -> str:
-    unit, top, height = 24, 18, 46
-    width = 32 * unit
+# The diagram in one row of 32 bits, and for narrow screens (a phone) in two rows that split
+# at a field boundary, with larger text: page.css shows one of them.
+WIDE_ROWS = (("funct6", "vm", "vs2", "vs1", "funct3", "vd", "opcode"),)
+NARROW_ROWS = (("funct6", "vm", "vs2"), ("vs1", "funct3", "vd", "opcode"))
+
+
+def encoding_svg(rows=WIDE_ROWS, css: str = "wide") -> str:
+    narrow = len(rows) > 1
+    unit, top, height, gap = (30, 22, 56, 30) if narrow else (24, 18, 46, 22)
+    sizes = ("14px", "17px", "14px") if narrow else ("10px", "13px", "11px")   # bit numbers, values, names
+    fields = {name: (hi, lo) for name, hi, lo in layout()}
+    bits = [sum(fields[name][0] - fields[name][1] + 1 for name in row) for row in rows]
+    width = max(bits) * unit
+    row_height = top + height + 8
+    total = row_height * len(rows) + gap
     meaning = {"funct6": "000111", "vm": "vm", "vs2": "vs2", "vs1": "vs1", "funct3": "010", "vd": "vd",
                "opcode": "1010111"}
-    parts = [f'<svg class="encsvg" viewBox="0 0 {width + 2} {top + height + 22}" role="img" '
-             'aria-labelledby="enc-title"><title id="enc-title">vredmax.vs encoding: funct6=000111 (31:26), '
+    title_id = f"enc-title-{css}"
+    parts = [f'<svg class="encsvg {css}" viewBox="0 0 {width + 2} {total}" role="img" '
+             f'aria-labelledby="{title_id}"><title id="{title_id}">vredmax.vs encoding: funct6=000111 (31:26), '
              'vm (25), vs2 (24:20), vs1 (19:15), funct3=010 (14:12), vd (11:7), opcode=1010111 (6:0)</title>']
-    for name, hi, lo in layout():
-        x = (31 - hi) * unit + 1
-        w = (hi - lo + 1) * unit
-        fixed = name in ("funct6", "funct3", "opcode")
-        parts.append(f'<rect x="{x}" y="{top}" width="{w}" height="{height}" class="{"fixed" if fixed else "var"}"/>')
-        parts.append(f'<text x="{x + 3}" y="{top - 5}" class="bitno">{hi}</text>')
-        if lo != hi:
-            parts.append(f'<text x="{x + w - 3}" y="{top - 5}" class="bitno" text-anchor="end">{lo}</text>')
-        parts.append(f'<text x="{x + w / 2}" y="{top + 20}" class="fval" text-anchor="middle">{meaning[name]}</text>')
-        parts.append(f'<text x="{x + w / 2}" y="{top + 38}" class="fname" text-anchor="middle">{name}</text>')
-    parts.append(f'<text x="1" y="{top + height + 17}" class="bitno">OP-V major opcode, OPMVV '
-                 '(funct3=010): the integer reductions and other vector-vector operations</text>')
+    for k, row in enumerate(rows):
+        y, first_hi = k * row_height + top, fields[row[0]][0]
+        for name in row:
+            hi, lo = fields[name]
+            x = (first_hi - hi) * unit + 1
+            w = (hi - lo + 1) * unit
+            fixed = name in ("funct6", "funct3", "opcode")
+            parts.append(f'<rect x="{x}" y="{y}" width="{w}" height="{height}" class="{"fixed" if fixed else "var"}"/>')
+            parts.append(f'<text x="{x + 3}" y="{y - 5}" class="bitno" font-size="{sizes[0]}">{hi}</text>')
+            if lo != hi:
+                parts.append(f'<text x="{x + w - 3}" y="{y - 5}" class="bitno" font-size="{sizes[0]}" '
+                             f'text-anchor="end">{lo}</text>')
+            parts.append(f'<text x="{x + w / 2}" y="{y + height * 0.45}" class="fval" font-size="{sizes[1]}" '
+                         f'text-anchor="middle">{meaning[name]}</text>')
+            parts.append(f'<text x="{x + w / 2}" y="{y + height * 0.82}" class="fname" font-size="{sizes[2]}" '
+                         f'text-anchor="middle">{name}</text>')
+    caption = "OP-V, OPMVV (funct3=010)" if narrow else ("OP-V major opcode, OPMVV (funct3=010): the integer "
+                                                          "reductions and other vector-vector operations")
+    parts.append(f'<text x="1" y="{total - 8}" class="bitno" font-size="{sizes[0]}">{caption}</text>')
     parts.append("</svg>")
     return "".join(parts)
 
@@ -235,7 +255,7 @@ def syntax_section() -> list:
     return [
         Heading(2, "Syntax and encoding", "syntax"),
         Code("vredmax.vs vd, vs2, vs1          # vm=1: unmasked\nvredmax.vs vd, vs2, vs1, v0.t    # vm=0: masked by v0"),
-        Raw(encoding_svg(), f"```text\n{encoding_text()}\n```"),
+        Raw(encoding_svg() + encoding_svg(NARROW_ROWS, "narrow"), f"```text\n{encoding_text()}\n```"),
         Table(["field", "bits", "meaning"], field_rows),
         Para("Encodings produced by the project's encoder, each checked here against the diagram, the "
              "decoder and the assembler (and in the test suite against GNU `as`/`objdump`):"),
@@ -418,9 +438,10 @@ def animation_section() -> list:
         Heading(2, "Decode and execute, step by step", "animation"),
         Para("The seed document's example: VLEN=4096, SEW=16, LMUL=1 (VLMAX=256), vl=8, "
              "`vredmax.vs v4, v8, v12, v0.t`. Lane 5 holds 0x0020, the largest value, but it is masked "
-             f"off and must not win: the result is `{animation.value_text(run.written, 16)}`. Use the "
-             "buttons (or the arrow keys, Home and End once a button has focus). The steps are teaching "
-             "stages, not processor cycles."),
+             f"off and must not win: the result is `{animation.value_text(run.written, 16)}`. The figure "
+             "shows every value and lists the steps; **Step through it** animates them (buttons, or the "
+             "arrow keys, Home and End once a button has focus). The steps are teaching stages, not "
+             "processor cycles."),
         animated(SEED_CASE, "anim-seed", "The seed example: `vredmax.vs v4, v8, v12, v0.t`"),
         Details("This case in the `vredmax exec` / `vredmax explain` format", [Code(json.dumps(SEED_CASE, indent=1))]),
     ]
