@@ -302,7 +302,7 @@ def test_explain_html_into_a_directory_is_bad_input(tmp_path, capsys):
     path = tmp_path / "case.json"
     path.write_text(json.dumps(content.SEED_CASE))
     assert main(["explain", str(path), "--html", str(tmp_path)]) == 2
-    assert capsys.readouterr().err == f"vredmax: error: html: {tmp_path} is a directory\n"
+    assert capsys.readouterr().err == f"vredmax: error: --html: {tmp_path} is a directory\n"
 
 
 def test_case_page_for_a_trap(tmp_path):
@@ -322,7 +322,7 @@ def test_explain_max_rows(tmp_path, capsys):
            "0x55 (85)" in out
     assert out.splitlines()[-1] == "vd[0] = v8[0] = 0x55 (85)"
     assert main(["explain", str(path), "--max-rows", "-1"]) == 2
-    assert capsys.readouterr().err == "vredmax: error: max-rows: must be 0 or more, got -1\n"
+    assert capsys.readouterr().err == "vredmax: error: --max-rows: must be an integer 0 or more, got '-1'\n"
 
 
 def test_every_cited_property_is_in_the_catalogue():

@@ -155,7 +155,7 @@ def test_cli_refute_case_replays_with_exec(tmp_path, capsys):
 def test_cli_refute_bad_pattern(capsys):
     assert main(["refute", "-k", "nothing-like-this"]) == 2
     err = capsys.readouterr().err
-    assert err == "vredmax: error: k: no claim id contains 'nothing-like-this'\n"
+    assert err == "vredmax: error: -k: no claim id contains 'nothing-like-this'\n"
 
 
 def test_cli_refute_exit_code_when_a_claim_survives(monkeypatch, capsys):
@@ -207,7 +207,7 @@ def test_cli_emit_test(tmp_path, capsys):
 
 def test_cli_emit_test_bad_directory(capsys):
     assert main(["refute", "-k", "unsigned", "--emit-test", "/no/such/dir/t.py"]) == 2
-    assert capsys.readouterr().err.startswith("vredmax: error: emit-test: cannot write to /no/such/dir")
+    assert capsys.readouterr().err.startswith("vredmax: error: --emit-test: cannot write to /no/such/dir")
 
 
 def test_view_replays_concretely():

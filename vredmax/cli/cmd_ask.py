@@ -70,7 +70,7 @@ def run(args) -> int:
     if not timeout > 0:
         raise UsageError(f"--timeout: expected a positive number of seconds, got {args.timeout!r}")
     if args.emit_test:
-        check_writable_file(args.emit_test, "emit-test")
+        check_writable_file(args.emit_test, "--emit-test")
 
     decided = []
     try:

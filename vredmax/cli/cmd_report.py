@@ -22,7 +22,8 @@ def add_parser(subparsers) -> None:
         description="Run every proof obligation and every refutation and write the semantics "
                     "document. The output is deterministic (no timings), so it can be committed "
                     "and checked.")
-    parser.add_argument("--out-dir", default="docs", metavar="DIR", help="where to write (default: docs)")
+    parser.add_argument("--out-dir", "-o", "--output", dest="out_dir", default="docs", metavar="DIR",
+                        help="where to write (default: docs; -o and --output as in testgen)")
     parser.add_argument("--check", action="store_true",
                         help="write nothing; exit 1 if regenerating would change the files")
     parser.add_argument("--all", action="store_true",
@@ -43,11 +44,11 @@ def render_files(doc: dict) -> dict[str, str]:
 
 def run(args) -> int:
     if args.timeout <= 0:
-        raise UsageError(f"timeout: must be positive, got {args.timeout:g}")
+        raise UsageError(f"--timeout: must be positive, got {args.timeout:g}")
     if not args.check:   # before any proving: where the files go must take them
-        check_writable(args.out_dir, "out-dir")
+        check_writable(args.out_dir, "--out-dir")
     if args.timings:
-        check_writable_file(args.timings, "timings")
+        check_writable_file(args.timings, "--timings")
     timings = [] if args.timings else None
     try:
         configs = report_configs(args.all)
@@ -58,7 +59,7 @@ def run(args) -> int:
         print_verdict("INTERRUPTED", "no file written; the report is not complete", width=0)
         raise
     if args.timings:
-        write_text(args.timings, json.dumps(tagged("report-timings", {"timings": timings}), indent=1), "timings")
+        write_text(args.timings, json.dumps(tagged("report-timings", {"timings": timings}), indent=1), "--timings")
     files = render_files(doc)
     if args.check:
         stale = [name for name, text in files.items() if _read(os.path.join(args.out_dir, name)) != text]
@@ -69,7 +70,7 @@ def run(args) -> int:
         print(f"{', '.join(os.path.join(args.out_dir, name) for name in files)}: up to date")
     else:
         for name, text in files.items():   # each file whole or not at all
-            write_text(os.path.join(args.out_dir, name), text, "out-dir")
+            write_text(os.path.join(args.out_dir, name), text, "--out-dir")
         print(f"wrote {', '.join(os.path.join(args.out_dir, name) for name in files)}")
     s = doc["summary"]
     print(f"Summary: {s['proved']} proved, {s['counterexamples']} counterexamples, {s['unknown']} unknown, "

@@ -44,9 +44,10 @@ def add_parser(subparsers) -> None:
     parser.add_argument("--random", type=int, default=100, metavar="K", help="seeded random cases (default 100)")
     parser.add_argument("--seed", type=int, default=1, metavar="S", help="the random cases' seed (default 1)")
     parser.add_argument("-o", "--output", required=True, metavar="DIR", help="the output directory")
-    parser.add_argument("--mutate", choices=sorted(MUTANTS),
+    parser.add_argument("--mutate", choices=sorted(MUTANTS), metavar="NAME",
                         help="write a mutant instead (no cases.jsonl): the instruction word's operation "
-                             "replaced by this reduction, same operands; its programs must fail")
+                             f"replaced by this reduction ({', '.join(sorted(MUTANTS))}), same operands; its "
+                             "programs must fail")
     parser.add_argument("--build", action="store_true",
                         help="assemble and link with riscv64-linux-gnu-as/ld: tests-linux.elf, "
                              "tests-baremetal.elf, tests-htif.elf")

@@ -8,16 +8,11 @@ import os
 import sys
 
 from vredmax import __version__
+from vredmax.cli import helptext
+from vredmax.runtime.errors import EXIT_USAGE, UsageError
 from vredmax.runtime.outputs import EXIT_INTERRUPTED, guarded
 
 # Each command module has add_parser(subparsers), which sets `run` (args -> exit code).
-EXIT_CODES = """exit codes:
-  0    ok: proved, agreed, executed
-  1    a counterexample, violation or mismatch was found
-  2    bad input or an output error (one line naming the field or file)
-  3    unknown: a solver gave up or timed out (nothing failed)
-  4    error: e.g. vacuous assumptions, a checker fault
-  130  interrupted (Ctrl-C): partial results are marked INTERRUPTED"""
 # Imported when the parser is built (inside `entry`'s Ctrl-C handling: the solvers take a
 # second or more to load).
 COMMANDS = ("cmd_exec", "cmd_asm", "cmd_conform", "cmd_prove", "cmd_refute", "cmd_check_impl", "cmd_check_rtl",
@@ -25,18 +20,18 @@ COMMANDS = ("cmd_exec", "cmd_asm", "cmd_conform", "cmd_prove", "cmd_refute", "cm
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = helptext.Parser(
         prog="vredmax",
-        description="Reference specification of RISC-V vredmax.vs: execute, prove, refute, check.",
-        epilog=EXIT_CODES, formatter_class=argparse.RawDescriptionHelpFormatter)
+        description="Reference specification of RISC-V vredmax.vs: execute, prove, refute, check. "
+                    "`vredmax COMMAND --help` shows a command's options, examples and exit codes.",
+        epilog=helptext.exit_table(helptext.ALL_EXITS), formatter_class=helptext.Formatter)
     parser.add_argument("--version", action="version", version=f"vredmax {__version__}")
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name in COMMANDS:
         importlib.import_module(f"vredmax.cli.{name}").add_parser(subparsers)
-    for command in subparsers.choices.values():   # every --help ends with the exit codes
-        command.epilog = f"{command.epilog}\n\n{EXIT_CODES}" if command.epilog else EXIT_CODES
-        if command.formatter_class is argparse.HelpFormatter:
-            command.formatter_class = argparse.RawDescriptionHelpFormatter
+    for name, command in subparsers.choices.items():   # every --help: examples, then its exit codes
+        command.epilog = helptext.epilog(name, command.epilog)
+        command.formatter_class = helptext.Formatter
     return parser
 
 
@@ -59,5 +54,9 @@ def entry() -> None:
 def main(argv=None) -> int:
     """Parse and run one command. Bad input, output errors (broken pipe, full disk, unwritable
     file) and Ctrl-C become one line on stderr and an exit code (vredmax/runtime/outputs.py)."""
-    args = build_parser().parse_args(argv)
+    try:
+        args = build_parser().parse_args(argv)
+    except UsageError as error:   # argparse's own mistakes, as one line
+        print(f"vredmax: error: {error}", file=sys.stderr)
+        return EXIT_USAGE
     return guarded(lambda: args.run(args))
