@@ -262,7 +262,9 @@ def test_cli_counterexample_shows_case_and_lane_table(tmp_path, capsys):
     out = capsys.readouterr().out
     assert code == 1
     assert "lane  vs2[i]" in out and "Values in the claim:" in out and "Replay:" in out
-    case = json.loads(out.split("Case for `vredmax exec` (save as case.json):\n")[1].splitlines()[0])
+    case = json.loads(out.split("Case for `vredmax exec` (save as case.json):\n")[1].split("\n\n")[0])
+    # 80 columns, but for the configuration line shared with refute and check-impl
+    assert [line for line in out.splitlines() if len(line) > 80 and not line.startswith("  VLEN=")] == []
     path = tmp_path / "case.json"
     path.write_text(json.dumps(case))
     assert main(["exec", str(path), "--json"]) == 0
