@@ -1,19 +1,27 @@
-# One command sets up and runs the main job, one sets up and runs the tests.
+# One command sets up and runs the main job, one sets up and runs the tests. `make prove`
+# installs only what proving needs; `make test` adds the test, RTL and documentation tools.
 VENV ?= .venv
 PY := $(VENV)/bin/python
 
-.PHONY: prove test setup
+.PHONY: prove test setup docs
 
 $(VENV)/.installed: pyproject.toml
 	python3 -m venv $(VENV)
-	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e .
+	touch $@
+
+$(VENV)/.installed-test: $(VENV)/.installed
 	$(PY) -m pip install --quiet -e '.[test,rtl]'
 	touch $@
 
-setup: $(VENV)/.installed
+setup: $(VENV)/.installed-test
 
-prove: setup
+prove: $(VENV)/.installed
 	$(VENV)/bin/vredmax prove
 
-test: setup
+test: $(VENV)/.installed-test
 	$(PY) -m pytest -q
+
+# The documentation site in site/ (tests/test_docs_site.py builds it too)
+docs: $(VENV)/.installed-test
+	$(VENV)/bin/mkdocs build --strict

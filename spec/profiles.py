@@ -207,7 +207,7 @@ def difference_table() -> list[list[str]]:
 
 
 def difference_markdown() -> str:
-    """The table of where the profiles differ, as Markdown (README, the semantics document)."""
+    """The table of where the profiles differ, as Markdown (docs/guide/profiles.md, the semantics document)."""
     rows = difference_table()
     lines = ["| " + " | ".join(rows[0]) + " |", "|" + "---|" * len(rows[0])]
     for row in rows[1:]:
