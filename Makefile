@@ -3,7 +3,7 @@
 VENV ?= .venv
 PY := $(VENV)/bin/python
 
-.PHONY: prove test setup docs
+.PHONY: prove test setup docs angr
 
 $(VENV)/.installed: pyproject.toml
 	python3 -m venv $(VENV)
@@ -16,10 +16,19 @@ $(VENV)/.installed-test: $(VENV)/.installed
 
 setup: $(VENV)/.installed-test
 
+# check-c's symbolic engine, angr, in an environment of its own (proofs/c/angr-requirements.txt)
+ANGR_VENV ?= .venv-angr
+$(ANGR_VENV)/.installed: proofs/c/angr-requirements.txt
+	python3 -m venv $(ANGR_VENV)
+	$(ANGR_VENV)/bin/python -m pip install --quiet -r proofs/c/angr-requirements.txt
+	touch $@
+
+angr: $(ANGR_VENV)/.installed
+
 prove: $(VENV)/.installed
 	$(VENV)/bin/vredmax prove
 
-test: $(VENV)/.installed-test
+test: $(VENV)/.installed-test angr
 	$(PY) -m pytest -q
 
 # The documentation site in site/ (tests/test_docs_site.py builds it too)

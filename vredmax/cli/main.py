@@ -15,7 +15,7 @@ from vredmax.runtime.outputs import EXIT_INTERRUPTED, guarded
 # Each command module has add_parser(subparsers), which sets `run` (args -> exit code).
 # Imported when the parser is built (inside `entry`'s Ctrl-C handling: the solvers take a
 # second or more to load).
-COMMANDS = ("cmd_exec", "cmd_asm", "cmd_conform", "cmd_prove", "cmd_refute", "cmd_check_impl", "cmd_check_rtl",
+COMMANDS = ("cmd_exec", "cmd_asm", "cmd_conform", "cmd_prove", "cmd_refute", "cmd_check_impl", "cmd_check_rtl", "cmd_check_c",
             "cmd_report", "cmd_judge", "cmd_explain", "cmd_ask", "cmd_testgen")
 
 
