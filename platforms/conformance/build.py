@@ -16,6 +16,8 @@ import tempfile
 from importlib import resources
 from pathlib import Path
 
+from vredmax.runtime.cachedir import cache_root
+
 COMPILER = "riscv64-linux-gnu-gcc"
 COMMON = ("harness.h", "harness.c", "harness.S")
 # The C part is built without V so that the compiler never touches vector state.
@@ -36,14 +38,6 @@ class BuildError(Exception):
 def source_texts(kind: str = "linux") -> dict[str, bytes]:
     package = resources.files(__package__)
     return {name: (package / name).read_bytes() for name in KINDS[kind][0]}
-
-
-def cache_root() -> Path:
-    explicit = os.environ.get("VREDMAX_CACHE")
-    if explicit:
-        return Path(explicit)
-    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
-    return Path(base) / "vredmax"
 
 
 def build_harness(kind: str = "linux", compiler: str = COMPILER) -> Path:

@@ -48,6 +48,26 @@ def smt2_script(assumptions, goal, comments=()) -> str:
             f"(check-sat)\n(check-sat-assuming ({GOAL_NAME}))\n")
 
 
+def query_text(assumptions, goal) -> str:
+    """The query as SMT-LIB2 declarations and assertions (the assumptions, then
+    `vredmax_negated_goal = not goal`), printed by Z3 without building a solver (that took
+    most of the time of a small query's script). The key of its answer (proofs/engine/answers.py)."""
+    asserted = list(assumptions) + [_goal_definition(goal)]
+    firsts = (z3.z3types.Ast * (len(asserted) - 1))(*[term.as_ast() for term in asserted[:-1]])
+    return z3.z3core.Z3_benchmark_to_smtlib_string(asserted[-1].ctx.ref(), "", "", "unknown", "", len(asserted) - 1,
+                                                   firsts, asserted[-1].as_ast())
+
+
+_GOAL: list = []
+
+
+def _goal_definition(goal):
+    """`vredmax_negated_goal == Not(goal)`."""
+    if not _GOAL:
+        _GOAL.append(z3.Bool(GOAL_NAME))
+    return _GOAL[0] == z3.Not(goal)
+
+
 def versions() -> dict:
     found = {"z3": z3.get_version_string()}
     for name in ("bitwuzla", "cvc5"):
@@ -89,7 +109,7 @@ def _bitwuzla(script: str, timeout_ms: int) -> Checked:
     options = bw.Options()
     options.set(bw.Option.TIME_LIMIT_PER, timeout_ms)
     parser = bw.Parser(tm, options)
-    parser.parse(_without_checks(script), True, False)
+    parser.parse(without_checks(script), True, False)
     solver = parser.bitwuzla()
     if interrupts.installed():   # Ctrl-C ends the query at once (vredmax/runtime/interrupts.py)
         solver.configure_terminator(interrupts.stop_requested)
@@ -113,7 +133,7 @@ def _cvc5(script: str, timeout_ms: int) -> Checked:
     solver.setOption("produce-models", "true")
     symbols = cvc5.SymbolManager(tm)
     parser = cvc5.InputParser(solver, symbols)
-    parser.setStringInput(cvc5.InputLanguage.SMT_LIB_2_6, _without_checks(script), "vredmax")
+    parser.setStringInput(cvc5.InputLanguage.SMT_LIB_2_6, without_checks(script), "vredmax")
     while True:
         command = parser.nextCommand()
         if command.isNull():
@@ -134,7 +154,7 @@ def _cvc5(script: str, timeout_ms: int) -> Checked:
 def _z3_text(script: str, timeout_ms: int) -> Checked:
     solver = z3.Solver()
     solver.set(timeout=timeout_ms)
-    solver.from_string(_without_checks(script))
+    solver.from_string(without_checks(script))
     goal = z3.Bool(GOAL_NAME)
     first = str(solver.check())
     if first != "sat":
@@ -143,7 +163,7 @@ def _z3_text(script: str, timeout_ms: int) -> Checked:
     return Checked(first, second, solver.reason_unknown() if second == "unknown" else "")
 
 
-def _without_checks(script: str) -> str:
+def without_checks(script: str) -> str:
     """The declarations and assertions only: the caller asks the two questions itself."""
     kept = [line for line in script.splitlines()
             if not line.startswith(("(check-sat", "(set-option :produce-models"))]

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import re
 import time
 from dataclasses import dataclass, field
 from enum import Enum
 
 import z3
 
-from vredmax.proofs.engine import solvers
+from vredmax.proofs.engine import answers, solvers
 
 
 class Verdict(str, Enum):
@@ -40,9 +41,26 @@ def prove(assumptions, goal, timeout_ms: int = 60_000, solver: str = "z3") -> An
     (through SMT-LIB2; a counterexample's model is then asked of Z3, within the timeout), or
     "auto": Z3 for up to AUTO_Z3_MS, then bitwuzla if Z3 had not decided (each is much
     faster than the other on some of the big-register queries).
+    With a store of answers in use (proofs/engine/answers.py) an answer kept for exactly this
+    query is reused, and a new one (not UNKNOWN) is kept.
     """
+    store = answers.current()
+    if store is None:
+        return _prove(assumptions, goal, timeout_ms, solver)
+    assumptions = list(assumptions)
+    text = solvers.query_text(assumptions, goal)
+    material = answers.query_material("prove", solver, text)
+    kept = _reused(store, material, text, True, timeout_ms)
+    if kept is not None:
+        return kept
+    answer = _prove(assumptions, goal, timeout_ms, solver)
+    store.put(material, _entry(answer))
+    return answer
+
+
+def _prove(assumptions, goal, timeout_ms: int, solver: str) -> Answer:
     if solver == "auto":
-        first = prove(assumptions, goal, min(timeout_ms, AUTO_Z3_MS), "z3")
+        first = _prove(assumptions, goal, min(timeout_ms, AUTO_Z3_MS), "z3")
         if first.verdict != Verdict.UNKNOWN or not solvers.available("bitwuzla"):
             return first
         second = _prove_elsewhere(assumptions, goal, timeout_ms, "bitwuzla")
@@ -55,6 +73,8 @@ def prove(assumptions, goal, timeout_ms: int = 60_000, solver: str = "z3") -> An
     vacuity = engine.check()
     if vacuity != z3.sat:
         return _unsatisfiable(engine, vacuity, start)
+    if z3.is_true(goal):   # nothing left to ask: not(true) has no model
+        return Answer(Verdict.PROVED, time.perf_counter() - start)
     engine.add(z3.Not(goal).translate(context))
     result = engine.check()
     seconds = time.perf_counter() - start
@@ -68,6 +88,21 @@ def prove(assumptions, goal, timeout_ms: int = 60_000, solver: str = "z3") -> An
 def satisfiable(assumptions, timeout_ms: int = 60_000) -> Answer:
     """Can the assumptions hold? PROVED (with a model of them, in the main context) when they
     can, ERROR (vacuous) when they cannot, UNKNOWN when Z3 does not decide in time."""
+    store = answers.current()
+    if store is None:
+        return _satisfiable(assumptions, timeout_ms)
+    assumptions = list(assumptions)
+    text = solvers.query_text(assumptions, z3.BoolVal(True))
+    material = answers.query_material("satisfiable", "z3", text)
+    kept = _reused(store, material, text, False, timeout_ms)
+    if kept is not None:
+        return kept
+    answer = _satisfiable(assumptions, timeout_ms)
+    store.put(material, _entry(answer))
+    return answer
+
+
+def _satisfiable(assumptions, timeout_ms: int) -> Answer:
     start = time.perf_counter()
     engine, _ = _engine(assumptions, timeout_ms)
     result = engine.check()
@@ -132,3 +167,64 @@ def _prove_elsewhere(assumptions, goal, timeout_ms: int, solver: str) -> Answer:
 def _z3_model(assumptions, goal, timeout_ms: int):
     engine, _ = _engine(list(assumptions) + [z3.Not(goal)], timeout_ms)
     return engine.model().translate(z3.main_ctx()) if engine.check() == z3.sat else None
+
+
+# Answers kept in a store (proofs/engine/answers.py) ------------------------------------------
+
+def _entry(answer: Answer) -> dict:
+    """What is kept of an answer: the verdict, and the model's values (SMT-LIB2 terms)."""
+    model = None
+    if answer.model is not None:
+        decls = answer.model.decls()
+        model = {"constants": [[_symbol(d), answer.model[d].sexpr()] for d in decls if d.arity() == 0],
+                 "functions": [[_symbol(d), [[[a.sexpr() for a in point[:-1]], point[-1].sexpr()]
+                                           for point in answer.model[d].as_list()[:-1]]]
+                               for d in decls if d.arity() > 0]}
+    return {"verdict": answer.verdict.value, "detail": answer.detail, "solver": answer.solver, "model": model}
+
+
+def _symbol(decl) -> str:
+    """The declaration's name as SMT-LIB2 writes it (quoted when it must be)."""
+    name = decl.name()
+    return name if re.fullmatch(r"[A-Za-z~!@$%^&*_+=<>.?/-][0-9A-Za-z~!@$%^&*_+=<>.?/-]*", name) else f"|{name}|"
+
+
+def _reused(store, material: str, text: str, negated_goal: bool, timeout_ms: int) -> Answer | None:
+    """The kept answer for this query, or None. A model is not taken on trust: the query is
+    solved again with every value the entry gives pinned (cheap), and that model is used; if
+    there is none, the entry is ignored."""
+    start = time.perf_counter()
+    entry = store.get(material)
+    if entry is None:
+        return None
+    try:
+        verdict = Verdict(entry["verdict"])
+        model = None
+        if entry.get("model") is not None:
+            model = _replayed(text, entry["model"], negated_goal, timeout_ms)
+            if model is None:
+                store.forget(material)
+                return None
+        return Answer(verdict, time.perf_counter() - start, str(entry.get("detail", "")), model,
+                      str(entry.get("solver", "z3")))
+    except (ValueError, KeyError, TypeError, AttributeError, z3.Z3Exception):
+        store.forget(material)
+        return None
+
+
+def _replayed(text: str, values: dict, negated_goal: bool, timeout_ms: int):
+    """A model of the query (and its negated goal when `negated_goal`) with the kept values,
+    found by Z3; None if there is none."""
+    declared = set(re.findall(r"^\(declare-fun (\|[^|]*\||\S+) ", text, re.MULTILINE))
+    pins = [f"(assert (= {name} {value}))" for name, value in values["constants"]
+            if name in declared and name != solvers.GOAL_NAME]
+    for name, points in values["functions"]:
+        if name in declared:   # (not the model's own helpers, e.g. an array's k!0)
+            pins += [f"(assert (= ({name} {' '.join(args)}) {value}))" for args, value in points]
+    if negated_goal:
+        pins.append(f"(assert {solvers.GOAL_NAME})")
+    engine, _ = _engine([], timeout_ms)
+    engine.from_string(solvers.without_checks(text) + "\n".join(pins) + "\n")
+    if engine.check() != z3.sat:
+        return None
+    return engine.model().translate(z3.main_ctx())

@@ -6,10 +6,12 @@ built once and kept while it is in use."""
 from __future__ import annotations
 
 import gc
+import json
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
+from vredmax.proofs.engine import answers
 from vredmax.proofs.engine import compositional as comp
 from vredmax.proofs.engine.setting import Setting, bounds_text
 from vredmax.proofs.engine.verdict import Answer, Verdict
@@ -100,8 +102,15 @@ def run(obligation: Obligation, cfg: Config, subject: str, method: str = "compos
         return result
     parts = []
     verdict_answer = None
+    store = answers.current() if setting is None and _built_in_units() else None
     for part in obligation.compositional(s, subject):
         answer = _ANSWERS.get(_answer_key(obligation, part.key)) if setting is None else None
+        material = None
+        if answer is None and store is not None:
+            material = _part_material(_answer_key(obligation, part.key))
+            answer = _kept_part(store, material)
+            if answer is not None:
+                _ANSWERS[_answer_key(obligation, part.key)] = answer
         work = None
         if answer is None or (exporter is not None and not exporter.has(part.key)):
             work = part.build()
@@ -111,6 +120,8 @@ def run(obligation: Obligation, cfg: Config, subject: str, method: str = "compos
             answer = comp.check(work, timeout_ms)
             if setting is None and answer.verdict != Verdict.UNKNOWN:
                 _ANSWERS[_answer_key(obligation, part.key)] = answer
+            if material is not None and answer.verdict == Verdict.PROVED:
+                store.put(material, {"verdict": "PROVED", "detail": answer.detail, "solver": answer.solver})
         parts.append((part.text, answer))
         if answer.verdict != Verdict.PROVED:
             verdict_answer = _failed(obligation, cfg, subject, s, part, answer, timeout_s)
@@ -122,6 +133,41 @@ def run(obligation: Obligation, cfg: Config, subject: str, method: str = "compos
     result = Result(obligation, cfg, subject, method, verdict_answer, parts)
     result.files = files
     return result
+
+
+def _built_in_units() -> bool:
+    """The algorithms are the ones in impl/ (a plugin may swap one in: then no part's verdict
+    is taken from the store, since the code fingerprint would not cover it)."""
+    from vredmax.impl import ALGORITHMS, lanes, sequential, tree
+    return (ALGORITHMS.get("sequential") is sequential.reduce_sequential and ALGORITHMS.get("tree") is tree.reduce_tree
+            and ALGORITHMS.get("lanes") is lanes.reduce_lanes and len(ALGORITHMS) == 3)
+
+
+def _part_material(key: tuple) -> str | None:
+    """The store's key material for a part's verdict: its key in the catalogue as text (None
+    when an item has no stable text)."""
+    def text(item):
+        if isinstance(item, tuple):
+            inner = [text(x) for x in item]
+            return None if None in inner else "(" + " ".join(inner) + ")"
+        if isinstance(item, (bool, int)) or item is None:
+            return repr(item)
+        if isinstance(item, str):
+            return json.dumps(item)
+        if isinstance(item, Config):
+            return f"(config {item.vlen} {item.elen} {item.sew} {item.lmul})"
+        if callable(item) and getattr(item, "__module__", "").startswith("vredmax.impl."):
+            return f"<{item.__module__}.{item.__qualname__} {item.__name__}>"
+        return None
+    shown = text(key)
+    return None if shown is None else answers.part_material(shown)
+
+
+def _kept_part(store, material: str | None) -> Answer | None:
+    entry = store.get(material) if material is not None else None
+    if entry is None or entry.get("verdict") != "PROVED":
+        return None
+    return Answer(Verdict.PROVED, 0.0, str(entry.get("detail", "")), solver=str(entry.get("solver", "z3")))
 
 
 def _failed(obligation, cfg, subject, s, part, answer, timeout_s) -> Answer:

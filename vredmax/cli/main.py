@@ -17,6 +17,8 @@ from vredmax.runtime.outputs import EXIT_INTERRUPTED, guarded
 # second or more to load).
 COMMANDS = ("cmd_exec", "cmd_asm", "cmd_conform", "cmd_prove", "cmd_refute", "cmd_check_impl", "cmd_check_rtl", "cmd_check_c",
             "cmd_report", "cmd_judge", "cmd_explain", "cmd_ask", "cmd_testgen")
+# The commands that ask solvers keep their answers (proofs/engine/answers.py) unless --no-cache.
+CACHED = ("prove", "report", "check-impl", "check-rtl", "ask", "refute")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -29,6 +31,11 @@ def build_parser() -> argparse.ArgumentParser:
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name in COMMANDS:
         importlib.import_module(f"vredmax.cli.{name}").add_parser(subparsers)
+    for name in CACHED:
+        subparsers.choices[name].add_argument(
+            "--no-cache", action="store_true",
+            help="neither reuse nor keep solver answers (default: kept in the per-user cache folder, "
+                 "$XDG_CACHE_HOME/vredmax/answers or ~/.cache/vredmax/answers)")
     for name, command in subparsers.choices.items():   # every --help: examples, then its exit codes
         command.epilog = helptext.epilog(name, command.epilog)
         command.formatter_class = helptext.Formatter
@@ -59,4 +66,12 @@ def main(argv=None) -> int:
     except UsageError as error:   # argparse's own mistakes, as one line
         print(f"vredmax: error: {error}", file=sys.stderr)
         return EXIT_USAGE
-    return guarded(lambda: args.run(args))
+    return guarded(lambda: _run(args))
+
+
+def _run(args) -> int:
+    if not hasattr(args, "no_cache"):
+        return args.run(args)
+    from vredmax.proofs.engine import answers
+    with answers.using(None if args.no_cache else answers.default_folder()):
+        return args.run(args)
