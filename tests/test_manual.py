@@ -29,6 +29,10 @@ from vredmax.spec.config import Config
 from vredmax.spec.legality import RULES
 from tests.strategies import cases
 
+# Under pytest-xdist (--dist loadgroup) test_report, test_manual and test_browser run on one
+# worker: each collects the same small document, proved once there.
+pytestmark = pytest.mark.xdist_group("documents")
+
 TINY = [Config(128, 64, 64, "m1")]
 TINY_CLAIMS = ["vredmax.wrong.masked_count_as_zero", "vredmax.wrong.vma_changes_result"]
 

@@ -18,6 +18,9 @@ from vredmax.proofs.engine.verdict import Verdict
 from vredmax.impl.sequential import reduce_sequential
 from vredmax.cli.main import main
 
+# Under pytest-xdist (--dist loadgroup) the module runs on one worker: every claim refuted once for the module.
+pytestmark = pytest.mark.xdist_group("refute")
+
 REQUIRED = ("masked_count_as_zero", "vl0_writes_seed", "all_masked_same_as_vl0", "result_broadcast",
             "vs1_elementwise", "seed_dropped_when_active", "unsigned_same", "restart_from_vstart",
             "agnostic_tail_all_ones", "vma_changes_result", "lmul_first_register_only",

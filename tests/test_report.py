@@ -17,6 +17,10 @@ from vredmax.spec.config import Config
 from vredmax.cli import cmd_report
 from vredmax.cli.main import main
 
+# Under pytest-xdist (--dist loadgroup) test_report, test_manual and test_browser run on one
+# worker: each collects the same small document, proved once there.
+pytestmark = pytest.mark.xdist_group("documents")
+
 DOCS = Path(__file__).resolve().parent.parent / "docs"
 TINY = [Config(128, 64, 64, "m1")]
 

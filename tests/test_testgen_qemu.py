@@ -21,6 +21,9 @@ from vredmax.platforms.testgen.build import build
 from vredmax.platforms.testgen.run import FIELD_CODES, run_baremetal, run_linux
 from vredmax.platforms.testgen.suite import make_suite, write_suite
 
+# Under pytest-xdist (--dist loadgroup) the module runs on one worker: the suites built once for the module.
+pytestmark = pytest.mark.xdist_group("testgen_qemu")
+
 VLENS = (128, 256, 512, 1024)
 TAILS = ("undisturbed", "ones")
 RANDOM = 12
