@@ -15,7 +15,6 @@ Soundness: see proofs/engine/compositional.py, `soundness_argument()`.
 
 from __future__ import annotations
 
-import heapq
 import itertools
 from dataclasses import dataclass, field
 
@@ -151,37 +150,46 @@ def inclusion(root) -> dict:
     """
     if not isinstance(root, Node):
         raise NotExpressible(f"the unit returned {type(root).__name__}, not a semilattice value")
-    pending: list = []
+    nodes = _reachable(root)   # each with an empty `reached` list
+    nodes.sort(key=_serial, reverse=True)
+    root.reached.append((True, None, True))
     result: dict = {}
-
-    def send(child, part):
-        if child.reached is None:
-            if child is EMPTY:
-                return
-            child.reached = [part]
-            heapq.heappush(pending, (-child.serial, child))
-        else:
-            child.reached.append(part)
-
-    send(root, (True, None, True))
-    while pending:
-        node = heapq.heappop(pending)[1]
+    for node in nodes:
         parts, node.reached = node.reached, None
         term, single = _merge(parts)
-        if single is not None:
-            incoming = single                           # forwarded as is, so pairs can merge
-            path_term = single[0] if single[1] is None else _conjoin(single[0], _literal(single[1], single[2]))
-        else:
-            incoming = (term, None, True)
-            path_term = term
         kind = node.kind
         if kind == "join":
+            incoming = single if single is not None else (term, None, True)   # forwarded as is, so pairs can merge
             for child in node.children:
-                send(child, incoming)
-        elif kind == "ite":
+                if child is not EMPTY:
+                    child.reached.append(incoming)
+            continue
+        if single is not None:
+            term = single[0] if single[1] is None else _conjoin(single[0], _literal(single[1], single[2]))
+        if kind == "ite":
             then, other = node.children
-            send(then, (path_term, node.condition, True))
-            send(other, (path_term, node.condition, False))
+            if then is not EMPTY:
+                then.reached.append((term, node.condition, True))
+            if other is not EMPTY:
+                other.reached.append((term, node.condition, False))
         else:
-            result[node.label] = z3.BoolVal(True) if path_term is True else path_term
+            result[node.label] = z3.BoolVal(True) if term is True else term
     return result
+
+
+def _serial(node) -> int:
+    return node.serial
+
+
+def _reachable(root) -> list:
+    """The nodes below `root` (itself included, EMPTY not), each given an empty `reached`."""
+    found = [root]
+    root.reached = []
+    stack = [root]
+    while stack:
+        for child in stack.pop().children:
+            if child.reached is None and child is not EMPTY:
+                child.reached = []
+                found.append(child)
+                stack.append(child)
+    return found

@@ -196,10 +196,12 @@ def prove_twins(twins, method: str, pattern, timeout: float, smt2_out, with_lemm
                 on_obligation=None) -> list[dict]:
     """`prove_config` for each ELEN twin of one (VLEN, SEW, LMUL); the lemmas with the first.
     `on_obligation(cfg, name)`, if given, is told each obligation as it starts."""
+    from vredmax.proofs.obligations import runner
     records = []
-    for k, cfg in enumerate(twins):
-        told = None if on_obligation is None else (lambda name, cfg=cfg: on_obligation(cfg, name))
-        records += prove_config(cfg, method, pattern, timeout, smt2_out, with_lemmas and k == 0, told)
+    with runner.collector_paused():   # (the twins share their terms: nothing to collect between them)
+        for k, cfg in enumerate(twins):
+            told = None if on_obligation is None else (lambda name, cfg=cfg: on_obligation(cfg, name))
+            records += prove_config(cfg, method, pattern, timeout, smt2_out, with_lemmas and k == 0, told)
     return records
 
 
