@@ -16,7 +16,6 @@ Soundness: see proofs/engine/compositional.py, `soundness_argument()`.
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass, field
 
 import z3
 
@@ -28,16 +27,24 @@ class NotExpressible(Exception):
 _SERIALS = itertools.count()
 
 
-@dataclass(eq=False, slots=True)
 class Node:
-    kind: str                  # "atom", "empty", "join", "ite"
-    children: tuple = ()
-    label: object = None       # the atom's name
-    condition: object = None   # the ite's condition (a Z3 Boolean)
-    # Made after its children, so a parent's serial is larger: descending serials are a
-    # topological order (parents first).
-    serial: int = field(default_factory=_SERIALS.__next__)
-    reached: list | None = field(default=None, repr=False)   # `inclusion`'s incoming paths
+    """A value of the free semilattice (a plain class: hundreds of thousands are made at
+    VLMAX=65536, and a dataclass's constructor took twice as long)."""
+
+    __slots__ = ("kind", "children", "label", "condition", "serial", "reached")
+
+    def __init__(self, kind: str, children: tuple = (), label=None, condition=None):
+        self.kind = kind                # "atom", "empty", "join", "ite"
+        self.children = children
+        self.label = label              # the atom's name
+        self.condition = condition      # the ite's condition (a Z3 Boolean)
+        # Made after its children, so a parent's serial is larger: descending serials are a
+        # topological order (parents first).
+        self.serial = next(_SERIALS)
+        self.reached = None             # `inclusion`'s incoming paths
+
+    def __repr__(self) -> str:
+        return f"Node({self.kind!r}, label={self.label!r}, serial={self.serial})"
 
 
 EMPTY = Node("empty")
@@ -75,11 +82,11 @@ class SemilatticeElements:
         return Node("join", (a, b))
 
     def ite(self, c, a, b):
-        if isinstance(a, z3.BoolRef):
+        if type(a) is not Node and isinstance(a, z3.BoolRef):
             return z3.If(c, a, b)
         if a is b:
             return a
-        return Node("ite", (a, b), condition=c)
+        return Node("ite", (a, b), None, c)
 
     def and_(self, a, b): return z3.And(a, b)
     def or_(self, a, b): return z3.Or(a, b)
