@@ -14,6 +14,7 @@ built with Z3's API either way.
 
 from __future__ import annotations
 
+import re
 import time
 from importlib.metadata import PackageNotFoundError, version
 from dataclasses import dataclass
@@ -48,24 +49,23 @@ def smt2_script(assumptions, goal, comments=()) -> str:
             f"(check-sat)\n(check-sat-assuming ({GOAL_NAME}))\n")
 
 
-def query_text(assumptions, goal) -> str:
-    """The query as SMT-LIB2 declarations and assertions (the assumptions, then
-    `vredmax_negated_goal = not goal`), printed by Z3 without building a solver (that took
-    most of the time of a small query's script). The key of its answer (proofs/engine/answers.py)."""
-    asserted = list(assumptions) + [_goal_definition(goal)]
-    firsts = (z3.z3types.Ast * (len(asserted) - 1))(*[term.as_ast() for term in asserted[:-1]])
-    return z3.z3core.Z3_benchmark_to_smtlib_string(asserted[-1].ctx.ref(), "", "", "unknown", "", len(asserted) - 1,
-                                                   firsts, asserted[-1].as_ast())
-
-
-_GOAL: list = []
-
-
-def _goal_definition(goal):
-    """`vredmax_negated_goal == Not(goal)`."""
-    if not _GOAL:
-        _GOAL.append(z3.Bool(GOAL_NAME))
-    return _GOAL[0] == z3.Not(goal)
+def query_text(assumption, goal) -> str:
+    """The query `assumption => goal` (two terms of one context) as SMT-LIB2 declarations and
+    assertions: the assumption, then `vredmax_negated_goal = not goal`. Printed by Z3 without
+    building a solver (that took most of the time of a small query's script), with its `let`
+    names renamed in order of appearance (Z3 names them by term ids, which depend on what the
+    process made before). Which subterms get a `let` depends on what else holds them: in a
+    context where only this query lives (proofs/engine/verdict.py's) the text depends on the
+    query alone. The key of its answer (proofs/engine/answers.py)."""
+    definition = z3.Bool(GOAL_NAME, goal.ctx) == z3.Not(goal)
+    firsts = (z3.z3types.Ast * 1)(assumption.as_ast())
+    text = z3.z3core.Z3_benchmark_to_smtlib_string(goal.ctx.ref(), "", "", "unknown", "", 1, firsts,
+                                                   definition.as_ast())
+    binders = set(re.findall(r"\(let \(\(([$?]x\d+) ", text))
+    names: dict = {}
+    return re.sub(r"(?<![\w|$?.!@%^&*_+=<>/~-])[$?]x\d+(?![\w|$?.!@%^&*_+=<>/~-])",
+                  lambda m: (names.setdefault(m.group(0), f"{m.group(0)[0]}x{len(names)}")
+                             if m.group(0) in binders else m.group(0)), text)
 
 
 def versions() -> dict:

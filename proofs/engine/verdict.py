@@ -48,7 +48,7 @@ def prove(assumptions, goal, timeout_ms: int = 60_000, solver: str = "z3") -> An
     if store is None:
         return _prove(assumptions, goal, timeout_ms, solver)
     assumptions = list(assumptions)
-    text = solvers.query_text(assumptions, goal)
+    text = _text(assumptions, goal)
     material = answers.query_material("prove", solver, text)
     kept = _reused(store, material, text, True, timeout_ms)
     if kept is not None:
@@ -65,7 +65,7 @@ def _prove_known_vacuity(store, assumptions, goal, timeout_ms: int) -> Answer:
     """`_prove` with Z3, where the vacuity check is a question of its own: many queries share
     their assumptions (an obligation's cases, the parts of a configuration), and a kept
     answer to it spares the solver that half of the work."""
-    material = answers.query_material("vacuity", "z3", solvers.query_text(assumptions, z3.BoolVal(True)))
+    material = answers.query_material("vacuity", "z3", _text(assumptions, z3.BoolVal(True)))
     known = store.get(material)
     verdict = known.get("verdict") if known is not None else None
     if verdict == Verdict.PROVED.value:   # they can hold: only the goal is left to ask
@@ -122,7 +122,7 @@ def satisfiable(assumptions, timeout_ms: int = 60_000) -> Answer:
     if store is None:
         return _satisfiable(assumptions, timeout_ms)
     assumptions = list(assumptions)
-    text = solvers.query_text(assumptions, z3.BoolVal(True))
+    text = _text(assumptions, z3.BoolVal(True))
     material = answers.query_material("satisfiable", "z3", text)
     kept = _reused(store, material, text, False, timeout_ms)
     if kept is not None:
@@ -150,13 +150,17 @@ def _engine(assumptions, timeout_ms: int):
     one (millions of live terms at VLEN=65536) even a trivial query took 0.5-1.5 s. In this
     one only the current query's terms are alive (a fresh context per query costs more than
     the small queries themselves)."""
-    if not _SOLVING:
-        _SOLVING.append(z3.Context())
-    context = _SOLVING[0]
+    context = _context()
     engine = z3.Solver(ctx=context)
     engine.set(timeout=timeout_ms)
     engine.add(_translated(assumptions, context))
     return engine, context
+
+
+def _context() -> z3.Context:
+    if not _SOLVING:
+        _SOLVING.append(z3.Context())
+    return _SOLVING[0]
 
 
 def _unsatisfiable(engine, result, start) -> Answer:
@@ -200,6 +204,13 @@ def _z3_model(assumptions, goal, timeout_ms: int):
 
 
 # Answers kept in a store (proofs/engine/answers.py) ------------------------------------------
+
+def _text(assumptions, goal) -> str:
+    """The query's text in the solvers' context (solvers.query_text: there only the current
+    query's terms are alive, so the text depends on the query alone)."""
+    context = _context()
+    return solvers.query_text(_translated(assumptions, context), goal.translate(context))
+
 
 def _entry(answer: Answer) -> dict:
     """What is kept of an answer: the verdict, and the model's values (SMT-LIB2 terms)."""
