@@ -10,6 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 import z3
 
 from vredmax.cli.main import main
@@ -19,6 +20,12 @@ from vredmax.proofs.obligations import catalogue, runner
 from vredmax.spec.config import Config
 
 SMALL = ["prove", "--vlen", "128", "--sew", "64", "--lmul", "m1,m2", "--json"]
+
+
+@pytest.fixture(autouse=True)
+def every_answer_on_disk(monkeypatch):
+    """Quick answers are kept in memory only (answers.DURABLE_S); these tests use quick ones."""
+    monkeypatch.setattr(answers, "DURABLE_S", 0.0)
 
 
 def _entries(folder: Path) -> list[Path]:
@@ -163,3 +170,11 @@ def test_part_keys_do_not_depend_on_the_process(tmp_path):
     second = subprocess.run(command, env=dict(environment, PYTHONHASHSEED="2"), capture_output=True, text=True)
     assert second.returncode == 0 and second.stdout == first.stdout
     assert _entries(tmp_path) == kept
+
+
+def test_a_quick_answer_is_kept_in_memory_only(tmp_path, monkeypatch):
+    monkeypatch.setattr(answers, "DURABLE_S", 60.0)
+    with answers.using(tmp_path) as store:
+        assert verdict.prove(*_query(100)).verdict == Verdict.PROVED
+        assert verdict.prove(*_query(100)).verdict == Verdict.PROVED
+    assert store.hits == 1 and not _entries(tmp_path)

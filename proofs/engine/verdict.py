@@ -57,7 +57,7 @@ def prove(assumptions, goal, timeout_ms: int = 60_000, solver: str = "z3") -> An
         answer = _prove(assumptions, goal, timeout_ms, solver)
     else:
         answer = _prove_known_vacuity(store, assumptions, goal, timeout_ms)
-    store.put(material, _entry(answer))
+    store.put(material, _entry(answer), answer.seconds >= answers.DURABLE_S)
     return answer
 
 
@@ -81,10 +81,11 @@ def _prove_known_vacuity(store, assumptions, goal, timeout_ms: int) -> Answer:
     if verdict == Verdict.ERROR.value:
         return Answer(Verdict.ERROR, 0.0, VACUOUS)
     answer = _prove(assumptions, goal, timeout_ms, "z3")
+    durable = answer.seconds >= answers.DURABLE_S
     if answer.verdict == Verdict.ERROR and answer.detail == VACUOUS:
-        store.put(material, {"verdict": Verdict.ERROR.value, "detail": VACUOUS, "solver": "z3", "model": None})
+        store.put(material, {"verdict": Verdict.ERROR.value, "detail": VACUOUS, "solver": "z3", "model": None}, durable)
     elif not (answer.verdict == Verdict.UNKNOWN and answer.detail.startswith("satisfiability of the assumptions")):
-        store.put(material, {"verdict": Verdict.PROVED.value, "detail": "", "solver": "z3", "model": None})
+        store.put(material, {"verdict": Verdict.PROVED.value, "detail": "", "solver": "z3", "model": None}, durable)
     return answer
 
 
@@ -128,7 +129,7 @@ def satisfiable(assumptions, timeout_ms: int = 60_000) -> Answer:
     if kept is not None:
         return kept
     answer = _satisfiable(assumptions, timeout_ms)
-    store.put(material, _entry(answer))
+    store.put(material, _entry(answer), answer.seconds >= answers.DURABLE_S)
     return answer
 
 
