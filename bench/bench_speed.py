@@ -1,6 +1,6 @@
 """`vredmax prove` against the 5ade1c8 release and against its own cold run, in one run.
 
-    .venv/bin/python bench/bench_speed.py [--no-sweep] [--release-venv DIR]
+    .venv/bin/python bench/bench_speed.py [--no-sweep | --only-sweep] [--release-venv DIR]
 
 Installs the release at commit 5ade1c8 (`git archive` of that commit) into a temporary
 virtual environment (or uses DIR if given: made there once and kept), then times, each as a
@@ -74,6 +74,7 @@ def shown(run: dict) -> str:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--no-sweep", action="store_true", help="skip prove --all --jobs 2")
+    parser.add_argument("--only-sweep", action="store_true", help="only prove --all --jobs 2")
     parser.add_argument("--release-venv", metavar="DIR", help="where to install the release (kept; default: a "
                                                                 "temporary folder)")
     args = parser.parse_args()
@@ -83,7 +84,7 @@ def main() -> int:
         this = [sys.executable, "-m", "vredmax"]
         print(f"release {RELEASE} ({release}) against this code ({ROOT}); load average {os.getloadavg()[0]:.1f}\n")
         for label, options, cold_target, warm_target in FIGURES:
-            if args.no_sweep and "--all" in options:
+            if (args.no_sweep and "--all" in options) or (args.only_sweep and "--all" not in options):
                 continue
             store = scratch / f"answers-{len(options)}"
             environment = dict(os.environ, VREDMAX_ANSWERS=str(store))
