@@ -21,6 +21,9 @@ from vredmax.platforms.testgen.run import FIELD_CODES, run_spike
 from vredmax.platforms.testgen.suite import make_suite, write_suite
 from vredmax.spec.profiles import get_profile
 
+# Under pytest-xdist (--dist loadgroup) the module runs on one worker: the suites built once for the module.
+pytestmark = pytest.mark.xdist_group("testgen_spike")
+
 BINUTILS = ("riscv64-linux-gnu-as", "riscv64-linux-gnu-ld")
 MUTANTS = {"vredmaxu": 0b000110, "vredmin": 0b000101, "vredsum": 0b000000}
 VLENS = (128, 256, 512, 1024, 2048, 4096)
