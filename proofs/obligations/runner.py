@@ -56,14 +56,21 @@ def _answer_key(obligation: Obligation, key: tuple) -> tuple:
     both. The vtype obligations are about ELEN itself and keep it."""
     if obligation.kind == "vtype":
         return key
+    found = _WITHOUT_ELEN.get(key)
+    if found is None:
+        found = _WITHOUT_ELEN[key] = _without_elen(key)
+    return found
 
-    def without_elen(item):
-        if isinstance(item, Config):
-            return ("config", item.vlen, item.sew, item.lmul)
-        if isinstance(item, tuple):
-            return tuple(without_elen(x) for x in item)
-        return item
-    return without_elen(key)
+
+_WITHOUT_ELEN: dict = {}   # a part's key -> the same without ELEN (asked for every part of every run)
+
+
+def _without_elen(item):
+    if isinstance(item, Config):
+        return ("config", item.vlen, item.sew, item.lmul)
+    if isinstance(item, tuple):
+        return tuple(_without_elen(x) for x in item)
+    return item
 
 
 def setting_for(cfg: Config) -> Setting:
@@ -104,13 +111,14 @@ def run(obligation: Obligation, cfg: Config, subject: str, method: str = "compos
     verdict_answer = None
     store = answers.current() if setting is None and _built_in_units() else None
     for part in obligation.compositional(s, subject):
-        answer = _ANSWERS.get(_answer_key(obligation, part.key)) if setting is None else None
+        key = _answer_key(obligation, part.key)
+        answer = _ANSWERS.get(key) if setting is None else None
         material = None
         if answer is None and store is not None:
-            material = _part_material(_answer_key(obligation, part.key))
+            material = _part_material(key)
             answer = _kept_part(store, material)
             if answer is not None:
-                _ANSWERS[_answer_key(obligation, part.key)] = answer
+                _ANSWERS[key] = answer
         work = None
         if answer is None or (exporter is not None and not exporter.has(part.key)):
             work = part.build()
@@ -119,7 +127,7 @@ def run(obligation: Obligation, cfg: Config, subject: str, method: str = "compos
         if answer is None:
             answer = comp.check(work, timeout_ms)
             if setting is None and answer.verdict != Verdict.UNKNOWN:
-                _ANSWERS[_answer_key(obligation, part.key)] = answer
+                _ANSWERS[key] = answer
             if material is not None and answer.verdict == Verdict.PROVED:
                 store.put(material, {"verdict": "PROVED", "detail": answer.detail, "solver": answer.solver})
         parts.append((part.text, answer))
@@ -183,29 +191,36 @@ def _failed(obligation, cfg, subject, s, part, answer, timeout_s) -> Answer:
                   answer.model, answer.solver)
 
 
-_UNCOLLECTED: list = []   # a block's garbage waits for the next block
+_UNCOLLECTED: list = []   # objects made by the blocks whose garbage waits for the next block
 _PAUSED: list = []        # the blocks open now (nested blocks are one)
+# A block that made fewer objects than this leaves its garbage for later (a collection walks
+# every live object: 0.1 s each, 60 of them in a warm `prove` that builds hardly any terms).
+FEW_OBJECTS = 200_000
 
 
 @contextmanager
 def collector_paused():
     """Pause Python's cycle collector while proving a configuration: it would walk the
     millions of live Z3 references over and over (measured: a quarter of the time at
-    VLEN=65536, LMUL=8). The garbage of one block is collected when the next one starts, not
-    at its end (after the last one the process ends: measured 1-2 s saved at VLEN=65536)."""
+    VLEN=65536, LMUL=8). The block's objects are then frozen (no automatic collection walks
+    them) and its garbage is collected when the next block starts, not at its end: after the
+    last one the process ends (measured: 1-2 s saved at VLEN=65536)."""
     outermost = not _PAUSED
     was_enabled = gc.isenabled()
     gc.disable()
     if outermost and _UNCOLLECTED:
-        _UNCOLLECTED.clear()
-        gc.collect()
+        gc.unfreeze()
+        if sum(_UNCOLLECTED) > FEW_OBJECTS:
+            _UNCOLLECTED.clear()
+            gc.collect()
     _PAUSED.append(True)
     try:
         yield
     finally:
         _PAUSED.pop()
         if outermost:
-            _UNCOLLECTED.append(True)
+            _UNCOLLECTED.append(gc.get_count()[0])
+            gc.freeze()
         if was_enabled:
             gc.enable()
 
