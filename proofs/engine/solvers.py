@@ -42,11 +42,25 @@ def smt2_script(assumptions, goal, comments=()) -> str:
     solver = z3.Solver()
     solver.add(*assumptions)
     solver.add(z3.Bool(GOAL_NAME) == z3.Not(goal))
-    body = solver.to_smt2()
+    body = _quote_names(solver.to_smt2())
     body = body[: body.rindex("(check-sat)")]
     header = "".join(f"; {line}\n" for line in comments)
     return (f"{header}(set-option :produce-models true)\n(set-logic ALL)\n{body}"
             f"(check-sat)\n(check-sat-assuming ({GOAL_NAME}))\n")
+
+
+_SIMPLE_SYMBOL = re.compile(r"[A-Za-z~!@$%^&*_+=<>.?/-][0-9A-Za-z~!@$%^&*_+=<>.?/-]*")
+
+
+def _quote_names(text: str) -> str:
+    """Z3 prints a declared name such as `in_elements'` (a port name with a prime) bare, though
+    SMT-LIB's simple symbols have no `'`: other solvers refuse the script. Such names are
+    written as quoted symbols `|...|`, which stand for the same name."""
+    odd = [name for name in re.findall(r"\(declare-fun (\S+) ", text)
+           if not name.startswith("|") and not _SIMPLE_SYMBOL.fullmatch(name)]
+    for name in odd:
+        text = re.sub(rf"(?<=[\s(]){re.escape(name)}(?=[\s)])", lambda _: f"|{name}|", text)
+    return text
 
 
 def query_text(assumption, goal) -> str:
