@@ -47,6 +47,8 @@ from vredmax.proofs.engine.counterexample import Counterexample
 from vredmax.proofs.engine.minimise import smallest_model
 from vredmax.proofs.engine.solvers import available, versions
 from vredmax.proofs.engine.truth_guard import SymbolicBranch, no_truth_tests
+from vredmax.proofs.python import plugin
+from vredmax.proofs.python.values import Refusal
 from vredmax.proofs.engine.verdict import Verdict, prove
 from vredmax.spec import relation as spec
 from vredmax.spec.bv import Concrete, Symbolic, Z3Elements
@@ -227,21 +229,25 @@ def _user_frames(error: BaseException, user_file: str | None) -> str:
                    for line in traceback.format_list(shown)) if shown else ""
 
 
-def call_user(function, args, backend: str, name: str | None = None):
-    """Run the user's function on `args` under the truth-test guard; any exception (also
-    SystemExit and KeyboardInterrupt, which the user's code may raise) is an
-    ImplementationError whose message names the user's file and line."""
+def call_user(function, args, backend: str, name: str | None = None, cx=None):
+    """Run the user's function on `args` under the truth-test guard (and in the symbolic run's
+    context `cx`, proofs/python/values.py); any exception (also SystemExit and
+    KeyboardInterrupt, which the user's code may raise) is an ImplementationError whose message
+    names the user's file and line. A refusal of a symbolic value is an error even when the
+    user's code caught it."""
     name = name or getattr(function, "__name__", "the implementation")
     if USER_CALL_HOOK:
         USER_CALL_HOOK(True)
     try:
-        with no_truth_tests() as guard:
+        with no_truth_tests() as guard, (cx if cx is not None else _NO_CONTEXT):
             result = function(*args)
     except SymbolicBranch as error:
         raise ImplementationError(f"{name} branches on a symbolic value at {error}") from None
     except BaseException as error:
         if isinstance(error, ImplementationError):
             raise
+        if isinstance(error, Refusal):
+            raise ImplementationError(f"{name} {error.verb()} {error}") from None
         if type(error).__name__ == "SymbolicUse":   # the cut-point tracer's refusal (proofs/python/trace.py)
             raise ImplementationError(f"{name} branches on a symbolic value at {error}") from None
         if isinstance(error, TypeError) and len(traceback.extract_tb(error.__traceback__)) == 1:
@@ -253,39 +259,52 @@ def call_user(function, args, backend: str, name: str | None = None):
     finally:
         if USER_CALL_HOOK:
             USER_CALL_HOOK(False)
+    if cx is not None and cx.refusals:
+        raise ImplementationError(f"{name} {cx.refusals[0].verb()} {cx.refusals[0]} (the error was caught "
+                                  "inside the implementation)")
     if guard.refusals:
         raise ImplementationError(f"{name} branches on a symbolic value at {guard.refusals[0]} "
                                   "(the error was caught inside the implementation)")
     return result
 
 
+class _NoContext:
+    def __enter__(self):
+        return None
+
+    def __exit__(self, *exc):
+        return False
+
+
+_NO_CONTEXT = _NoContext()
+
+
+def _user_files(function) -> list:
+    found = _user_file(function)
+    return [found] if found else []
+
+
 def checked_unit(unit):
-    """The unit as step calls it: run through `call_user`, its result checked to be one
-    SEW-bit element value of the backend it was given."""
+    """The unit as step calls it: handed the proxies of its backend (proofs/python/plugin.py),
+    run through `call_user`, its result checked to be one SEW-bit element value and returned
+    as the backend's term."""
     name = getattr(unit, "__name__", "reduce")
 
     def run(ops, seed, elements, active):
-        result = call_user(unit, (ops, seed, elements, active),
-                           ("Z3 terms" if isinstance(ops, Z3Elements) else "symbolic values (cut points)")
-                           if ops.symbolic else "a concrete case", name)
-        width = ops.width
-        if result is None:
-            raise ImplementationError(f"{name} returned None, not an element value (a missing return?)")
-        if ops.symbolic:
-            if isinstance(result, (int, bool)):
-                raise ImplementationError(f"{name} returned the Python {type(result).__name__} {result}, "
-                                          "not an element value; use ops.const(value)")
-            if isinstance(result, z3.BoolRef) or (isinstance(ops, Z3Elements)
-                                                  and not isinstance(result, z3.BitVecRef)):
-                raise ImplementationError(f"{name} returned {_describe_value(result)}, not an element "
-                                          f"value (a {width}-bit value built with ops)")
-            if isinstance(result, z3.BitVecRef) and result.size() != width:
-                raise ImplementationError(f"{name} returned a {result.size()}-bit value; SEW={width} "
-                                          f"needs a {width}-bit element value")
-        elif isinstance(result, bool) or not isinstance(result, int) or not 0 <= result < 1 << width:
-            raise ImplementationError(f"{name} returned {result!r} on a concrete case, not a {width}-bit "
-                                      "element value")
-        return result
+        cx = plugin.unit_context(ops, _user_files(unit))
+        args = plugin.unit_arguments(ops, seed, elements, active, cx)
+        backend = ("a concrete case" if cx is None else "Z3 terms" if isinstance(ops, Z3Elements)
+                   else "symbolic values (cut points)")
+        result = call_user(unit, args, backend, name, cx)
+        try:
+            if cx is None:
+                return plugin.unit_result(result, ops, cx)
+            with cx:
+                return plugin.unit_result(result, ops, cx)
+        except plugin.ContractError as error:
+            raise ImplementationError(f"{name} {error}") from None
+        except Refusal as error:
+            raise ImplementationError(f"{name} {error.verb()} {error}") from None
     run.__name__ = name
     return run
 
@@ -302,25 +321,24 @@ def as_instruction(unit):
 
 
 def run_instruction(function, m, pre, insn, cfg, tail):
-    """(traps, post) of a whole-instruction function, its contract checked."""
+    """(traps, post) of a whole-instruction function, its contract checked; while proving,
+    the user's function gets proxies (proofs/python/plugin.py) and its result comes back as
+    Z3 terms."""
     name = getattr(function, "__name__", "step")
     backend = "Z3 terms" if m.symbolic else "a concrete case"
     if getattr(function, "project_step", False):
         result = function(m, pre, insn, cfg, tail)    # the unit inside is guarded itself
+        cx = None
     else:
-        result = call_user(function, (m, pre, insn, cfg, tail), backend, name)
-    if not (isinstance(result, tuple) and len(result) == 2 and isinstance(result[1], ArchState)):
-        got = "None" if result is None else type(result).__name__
-        raise ImplementationError(f"{name} must return (traps, post-state) as impl.execute.step does, "
-                                  f"got {got}")
-    traps, post = result
+        cx = plugin.instruction_context(m, cfg, _user_files(function))
+        machine, user_pre, user_insn = plugin.instruction_arguments(m, pre, insn, cfg, cx)
+        result = call_user(function, (machine, user_pre, user_insn, cfg, tail), backend, name, cx)
     try:
-        traps = [(rule, cond) for rule, cond in traps]
-        for rule, _ in traps:
-            rule.outcome
-    except (TypeError, ValueError, AttributeError):
-        raise ImplementationError(f"{name}: traps must be a list of (spec.legality.TrapRule, condition) "
-                                  "pairs") from None
+        traps, post = plugin.instruction_result(result, cfg, cx)
+    except plugin.ContractError as error:
+        raise ImplementationError(f"{name} {error}") from None
+    except Refusal as error:
+        raise ImplementationError(f"{name}: {error}") from None
     _check_post(name, post, cfg, m.symbolic, traps)
     return traps, post
 
