@@ -275,7 +275,7 @@ def test_cli_proved(capsys):
     assert code == 0, out + err
     assert "PROVED: the implementation refines the spec at every configuration checked:" in out
     assert "VLEN=128 ELEN=64 SEW=64 LMUL=m1, VLMAX=2: vl 0..2" in out
-    assert "20 random states agree" in out
+    assert "directed and 20 random concrete states agree" in out
     assert "Summary: 1 proved, 0 counterexamples, 0 unknown, 0 errors" in out
     assert "Covered: 1 configurations" in out
 
@@ -439,20 +439,19 @@ def test_a_truth_test_at_scale_is_an_error_not_unknown(tmp_path):
     path.write_text("def reduce(ops, seed, elements, active):\n"
                     "    acc = seed\n"
                     "    for x, a in zip(elements, active):\n"
-                    "        if ops.sgt(x, acc):\n"
-                    "            acc = x\n"
+                    "        seen = {int(x): a}\n"
+                    "        acc = ops.ite(a, ops.smax(acc, x), acc)\n"
                     "    return acc\n\n"
                     "def step(m, pre, insn, cfg, tail):\n"
                     "    from vredmax.impl.execute import step as project_step\n"
                     "    from vredmax.impl.sequential import reduce_sequential\n"
-                    "    if insn.vd == insn.vs1:\n"
-                    "        return project_step(m, pre, insn, cfg, reduce_sequential, tail)\n"
+                    "    print(hex(pre.vl))\n"
                     "    return project_step(m, pre, insn, cfg, reduce_sequential, tail)\n")
     cfg = Config(1024, 64, 8, "m8")
     for name, level, line in (("reduce", UNIT, 4), ("step", INSTRUCTION, 11)):
         report = check_implementation(InProcess(load(f"{path}:{name}"), level, random_states=0), level, [cfg])
         assert report.verdict == Verdict.ERROR, report.detail
-        assert f"branches on a symbolic value at {path}:{line}" in report.detail
+        assert f"uses a symbolic value at {path}:{line}" in report.detail
 
 
 def test_a_counterexample_does_not_wait_for_the_configurations_still_running(tmp_path):
@@ -464,6 +463,7 @@ def test_a_counterexample_does_not_wait_for_the_configurations_still_running(tmp
     import time
     marker = tmp_path / "sleeping"
     path = tmp_path / "slow_then_wrong.py"
+    started = tmp_path / "started"
     path.write_text("import os, time\n\n"
                     "def reduce(ops, seed, elements, active):\n"
                     "    if len(elements) == 2:\n"
@@ -473,6 +473,8 @@ def test_a_counterexample_does_not_wait_for_the_configurations_still_running(tmp
                     "    for x, a in zip(elements, active):\n"
                     "        acc = ops.ite(a, ops.smax(acc, x), acc)\n"
                     "    if len(elements) == 4:\n"
+                    f"        while not os.path.exists({str(marker)!r}):   # wrong once the other sleeps\n"
+                    "            time.sleep(0.1)\n"
                     "        acc = ops.ite(active[0], elements[0], acc)\n"
                     "    return acc\n")
     start = time.monotonic()
@@ -509,8 +511,12 @@ def test_a_unit_that_asks_isinstance_takes_its_concrete_path_while_proving():
 
 
 def test_a_caught_truth_test_at_cut_points_is_an_error_naming_the_line():
+    """Wrong on ints: the concrete states show it; without them the proof refuses the line."""
     from tests.buggy.divergent import caught_truth_test
     report = check_implementation(InProcess(caught_truth_test, UNIT, random_states=20), UNIT,
+                                  [Config(1024, 64, 8, "m8")])
+    assert report.verdict == Verdict.COUNTEREXAMPLE and report.results[0].method == "concrete"
+    report = check_implementation(InProcess(caught_truth_test, UNIT, random_states=0, directed=False), UNIT,
                                   [Config(1024, 64, 8, "m8")])
     assert report.verdict == Verdict.ERROR
     assert "caught inside the implementation" in report.detail and "divergent.py:" in report.detail

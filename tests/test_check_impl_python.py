@@ -24,7 +24,7 @@ CASES = ([(UNIT, f, cfg) for f in python_values.UNITS for cfg in f.where]
 def test_the_proof_alone_gives_the_verdict(level, function, cfg):
     if function.__name__ == "caught_numpy_fast_path":
         pytest.importorskip("numpy")
-    report = check_implementation(InProcess(function, level, random_states=0), level, [cfg])
+    report = check_implementation(InProcess(function, level, random_states=0, directed=False), level, [cfg])
     assert report.verdict == EXPECTED[function.expect], report.detail
     if report.verdict == Verdict.COUNTEREXAMPLE:
         assert report.counterexample.differing and "random" not in report.detail
@@ -39,7 +39,8 @@ def test_random_states_agree_with_the_proof():
 
 
 def test_a_caught_refusal_names_the_line_it_was_made_at():
-    report = check_implementation(InProcess(python_values.caught_int_fast_path, UNIT, random_states=0), UNIT,
+    report = check_implementation(InProcess(python_values.caught_int_fast_path, UNIT, random_states=0,
+                                            directed=False), UNIT,
                                   [python_values.MONOLITHIC])
     assert "caught inside the implementation" in report.detail and "int()" in report.detail
 
@@ -85,3 +86,18 @@ def test_isinstance_and_the_bounds():
         with pytest.raises(V.Refusal, match="truth test"):
             bool(x > 3)
         assert cx.refusals
+
+
+@pytest.mark.parametrize("function", [python_values.caught_int_fast_path, python_values.all_equal_shortcut,
+                                      python_values.caught_descriptor_fast_path, python_values.caught_numpy_fast_path],
+                         ids=lambda f: f.__name__)
+def test_code_the_proof_refuses_still_gets_a_counterexample_when_wrong(function):
+    """Concrete states run first: a wrong implementation whose symbolic run is refused gets
+    a minimised counterexample (priority over the proof's error), at both methods' sizes."""
+    if function.__name__ == "caught_numpy_fast_path":
+        pytest.importorskip("numpy")
+    for cfg in (python_values.MONOLITHIC, python_values.CUT):
+        report = check_implementation(InProcess(function, UNIT, random_states=0), UNIT, [cfg])
+        assert report.verdict == Verdict.COUNTEREXAMPLE, report.detail
+        assert report.results[0].method == "concrete" and report.counterexample.differing
+        assert report.counterexample.pre.vl <= 2

@@ -389,16 +389,29 @@ class ProxyMachine:
 
     @staticmethod
     def split(value, width, count):
+        if isinstance(value, V.SymInt) and not value.s:      # the same values, one extraction each
+            return [_field(value, i * width, width) for i in range(count)]
         value = value & ((1 << count * width) - 1)
         mask = (1 << width) - 1
         return [value >> (i * width) & mask for i in range(count)]
 
     @staticmethod
     def bits(value, count):
+        if isinstance(value, V.SymInt) and not value.s:
+            return [V.truth(_field(value, i, 1)) for i in range(count)]
         return [V.truth(value >> i & 1) for i in range(count)]
 
     def __repr__(self):
         return "<machine ops>"
+
+
+def _field(value: V.SymInt, lo: int, width: int):
+    """`value >> lo & (2**width - 1)` of a nonnegative symbolic int, as one extraction."""
+    if lo >= value.w:
+        return 0
+    hi = min(lo + width, value.w) - 1
+    return V.make_int(value.cx, value.bk, value.bk.extract(value.t, hi, lo), hi - lo + 1, False, 0,
+                      min((1 << (hi - lo + 1)) - 1, value.hi >> lo))
 
 
 def _and(a, b):

@@ -10,15 +10,46 @@ width of its operands (which the caller has made equal); a comparison gives a Bo
 from __future__ import annotations
 
 import z3
+from z3 import z3core as C
 
 from vredmax.proofs.python import trace
 from vredmax.proofs.python.trace import BOOL, INTERNAL_FILES, Term
+from vredmax.spec import z3fast as fast
 
 INTERNAL_FILES.add(__import__("os").path.abspath(__file__))
 
 # name -> the trace op of the same meaning (trace.apply_op evaluates both kinds of node)
 UNSIGNED_COMPARE = {"ult": "ult", "ule": "ule"}
 SIGNED_COMPARE = {"slt": "slt", "sle": "sle"}
+
+
+# Cheap questions to Z3 (its Python API's `t.size()`, `t.decl().kind()` cost 20 us each).
+def _ast(t):
+    return t.as_ast()
+
+
+def _ctx(t):
+    return t.ctx_ref()
+
+
+def size(t) -> int:
+    return C.Z3_get_bv_sort_size(_ctx(t), C.Z3_get_sort(_ctx(t), _ast(t)))
+
+
+def kind(t) -> int:
+    """The operation of an application term (-1 for a numeral or a variable's other kinds)."""
+    ctx, ast = _ctx(t), _ast(t)
+    if C.Z3_get_ast_kind(ctx, ast) != z3.Z3_APP_AST:
+        return -1
+    return C.Z3_get_decl_kind(ctx, C.Z3_get_app_decl(ctx, ast))
+
+
+def is_numeral(t) -> bool:
+    return C.Z3_get_ast_kind(_ctx(t), _ast(t)) == z3.Z3_NUMERAL_AST
+
+
+def _children(t):
+    return t.children()
 
 
 # Operations whose result's bits hi..lo depend only on their operands' bits hi..lo (bitwise),
@@ -29,8 +60,8 @@ _LOW_BITS = {z3.Z3_OP_BADD: lambda a, b: a + b, z3.Z3_OP_BSUB: lambda a, b: a - 
              z3.Z3_OP_BMUL: lambda a, b: a * b, z3.Z3_OP_BNEG: lambda a: -a}
 
 
-def _rebuild(kind, args):
-    make = _BITWISE.get(kind) or _LOW_BITS[kind]
+def _rebuild(op, args):
+    make = _BITWISE.get(op) or _LOW_BITS[op]
     result = make(*args[:2]) if len(args) >= 2 else make(args[0])
     for extra in args[2:]:
         result = make(result, extra)
@@ -38,34 +69,36 @@ def _rebuild(kind, args):
 
 
 class Z3Terms:
-    """Terms as Z3 expressions."""
+    """Terms as Z3 expressions (built with spec/z3fast.py's constructors where it has them)."""
 
     name = "z3"
 
     def width(self, t) -> int:
-        return BOOL if isinstance(t, z3.BoolRef) else t.size()
+        return BOOL if isinstance(t, z3.BoolRef) else size(t)
 
     def bv(self, value: int, width: int):
-        return z3.BitVecVal(value & ((1 << width) - 1), width)
+        return fast.numeral(value & ((1 << width) - 1), width)
 
     def boolean(self, value: bool):
         return z3.BoolVal(bool(value))
 
     def value_of(self, t):
         """The Python value of a constant term (int, or bool for a condition), else None."""
-        if z3.is_bv_value(t):
-            return t.as_long()
-        if z3.is_true(t):
-            return True
-        if z3.is_false(t):
-            return False
+        if isinstance(t, z3.BoolRef):
+            value = C.Z3_get_bool_value(_ctx(t), _ast(t))
+            return True if value == z3.Z3_L_TRUE else False if value == z3.Z3_L_FALSE else None
+        if is_numeral(t):
+            known = fast.numeral_value(t)
+            return known if known is not None else t.as_long()
         return None
 
     def zext(self, t, width):
-        return t if width == t.size() else z3.ZeroExt(width - t.size(), t)
+        have = size(t)
+        return t if width == have else z3.ZeroExt(width - have, t)
 
     def sext(self, t, width):
-        return t if width == t.size() else z3.SignExt(width - t.size(), t)
+        have = size(t)
+        return t if width == have else z3.SignExt(width - have, t)
 
     def extract(self, t, hi, lo):
         """Bits hi..lo of t, pushed through the extensions, extractions, concatenations and
@@ -73,31 +106,32 @@ class Z3Terms:
         so that `x >> 8 & 0xff` of a register is the Extract the spec's split makes, and
         `(vs2 + k) & 31` the 5-bit sum the spec's m.add makes (identical terms)."""
         while True:
-            if lo == 0 and hi == t.size() - 1:
+            width = size(t)
+            if lo == 0 and hi == width - 1:
                 return t
-            if z3.is_bv_value(t):
-                return z3.BitVecVal(t.as_long() >> lo & ((1 << (hi - lo + 1)) - 1), hi - lo + 1)
-            kind = t.decl().kind()
-            if kind == z3.Z3_OP_EXTRACT:
+            if is_numeral(t):
+                return self.bv(self.value_of(t) >> lo, hi - lo + 1)
+            op = kind(t)
+            if op == z3.Z3_OP_EXTRACT:
                 low = t.params()[1]
                 t, hi, lo = t.arg(0), hi + low, lo + low
-            elif kind in (z3.Z3_OP_ZERO_EXT, z3.Z3_OP_SIGN_EXT) and hi < t.arg(0).size():
+            elif op in (z3.Z3_OP_ZERO_EXT, z3.Z3_OP_SIGN_EXT) and hi < width - t.params()[0]:
                 t = t.arg(0)
-            elif kind == z3.Z3_OP_ZERO_EXT and lo >= t.arg(0).size():
-                return z3.BitVecVal(0, hi - lo + 1)
-            elif kind == z3.Z3_OP_CONCAT:
-                base = t.size()
-                for arg in t.children():
-                    base -= arg.size()
-                    if lo >= base and hi < base + arg.size():
+            elif op == z3.Z3_OP_ZERO_EXT and lo >= width - t.params()[0]:
+                return self.bv(0, hi - lo + 1)
+            elif op == z3.Z3_OP_CONCAT:
+                base = width
+                for arg in _children(t):
+                    base -= size(arg)
+                    if lo >= base and hi < base + size(arg):
                         t, hi, lo = arg, hi - base, lo - base
                         break
                 else:
-                    return z3.Extract(hi, lo, t)
-            elif kind in _BITWISE or (lo == 0 and kind in _LOW_BITS):
-                return _rebuild(kind, [self.extract(a, hi, lo) for a in t.children()])
+                    return fast.extract(t, hi, lo)
+            elif op in _BITWISE or (lo == 0 and op in _LOW_BITS):
+                return _rebuild(op, [self.extract(a, hi, lo) for a in _children(t)])
             else:
-                return z3.Extract(hi, lo, t)
+                return fast.extract(t, hi, lo)
 
     def concat(self, hi, lo):
         return z3.Concat(hi, lo)
@@ -105,11 +139,12 @@ class Z3Terms:
     def add(self, a, b): return a + b
     def sub(self, a, b): return a - b
     def mul(self, a, b): return a * b
+
     def band(self, a, b):
         for x, y in ((a, b), (b, a)):
-            if z3.is_bv_value(y):
-                value = y.as_long()
-                if value == (1 << y.size()) - 1:
+            if is_numeral(y):
+                value = self.value_of(y)
+                if value == (1 << size(y)) - 1:
                     return x
                 if value == 0:
                     return y
@@ -117,15 +152,16 @@ class Z3Terms:
 
     def bor(self, a, b):
         for x, y in ((a, b), (b, a)):
-            if z3.is_bv_value(y) and y.as_long() == 0:
+            if is_numeral(y) and self.value_of(y) == 0:
                 return x
         return a | b
 
     def xor(self, a, b):
         for x, y in ((a, b), (b, a)):
-            if z3.is_bv_value(y) and y.as_long() == 0:
+            if is_numeral(y) and self.value_of(y) == 0:
                 return x
         return a ^ b
+
     def bnot(self, a): return ~a
     def neg(self, a): return -a
     def shl(self, a, n): return a << n
@@ -135,15 +171,18 @@ class Z3Terms:
     def urem(self, a, b): return z3.URem(a, b)
     def sdiv(self, a, b): return a / b
     def smod(self, a, b): return a % b          # z3: bvsmod (the sign of the divisor)
-    def ult(self, a, b): return z3.ULT(a, b)
+    def ult(self, a, b): return fast.ult(a, b)
     def ule(self, a, b): return z3.ULE(a, b)
     def slt(self, a, b): return a < b
-    def sle(self, a, b): return a <= b
-    def eq(self, a, b): return a == b
-    def ite(self, c, a, b): return z3.If(c, a, b)
-    def and_(self, a, b): return z3.And(a, b)
-    def or_(self, a, b): return z3.Or(a, b)
-    def not_(self, a): return z3.Not(a)
+    def sle(self, a, b): return fast.sle(a, b)
+
+    def eq(self, a, b):
+        return fast.eq(a, b)
+
+    def ite(self, c, a, b): return fast.ite(c, a, b)
+    def and_(self, a, b): return fast.and_(a, b)
+    def or_(self, a, b): return fast.or_(a, b)
+    def not_(self, a): return fast.not_(a)
 
     def to_z3(self, t):
         return t

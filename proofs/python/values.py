@@ -714,7 +714,8 @@ def _compare(a, b, op):
     if op == "le" and (ahi <= blo or alo > bhi):
         return ahi <= blo
     if alo >= 0 and blo >= 0:
-        w = max(need(alo, ahi)[0], need(blo, bhi)[0])
+        # at the width of the terms (not of the bounds): `i < vl` is the spec's ULT(i, vl)
+        w = max(a.w if isinstance(a, SymInt) else need(alo, ahi)[0], b.w if isinstance(b, SymInt) else need(blo, bhi)[0])
         names = {"eq": "eq", "lt": "ult", "le": "ule"}
     else:
         w = max(signed_width(a), signed_width(b))
@@ -895,9 +896,10 @@ def is_symbolic(x) -> bool:
 
 
 def truth(x):
-    """The condition `bool(x)` without deciding it: a Python bool or a SymBool."""
+    """The condition `bool(x)` without deciding it: a Python bool or a SymBool (of a bit:
+    `bit == 1`, the spec's form)."""
     if type(x) is SymBool:
         return x
     if type(x) is SymInt:
-        return x != 0
+        return x == 1 if x.w == 1 and not x.s else x != 0
     return bool(x)
