@@ -47,6 +47,9 @@ from vredmax.proofs.engine.counterexample import Counterexample
 from vredmax.proofs.engine.minimise import smallest_model
 from vredmax.proofs.engine.solvers import available, versions
 from vredmax.proofs.engine.truth_guard import SymbolicBranch, no_truth_tests
+from vredmax.proofs.python import plugin
+from vredmax.proofs.python.concrete import DIRECTED, RANDOM, concrete_states, random_count, random_state
+from vredmax.proofs.python.values import Refusal
 from vredmax.proofs.engine.verdict import Verdict, prove
 from vredmax.spec import relation as spec
 from vredmax.spec.bv import Concrete, Symbolic, Z3Elements
@@ -76,7 +79,6 @@ INSTRUCTION_MAX_VLEN = 4096      # a whole instruction is checked up to here
 MONOLITHIC, SCALE = "monolithic", "cut points"
 ANY_TAIL = "any"                 # a unit's cut-point proof does not depend on the tail policy
 VLENS = tuple(1 << k for k in range(7, 17))
-RANDOM_ELEMENT_BUDGET_FACTOR = 1024   # the full --random count up to this VLMAX (see random_count)
 
 
 def default_solver() -> str:
@@ -227,21 +229,25 @@ def _user_frames(error: BaseException, user_file: str | None) -> str:
                    for line in traceback.format_list(shown)) if shown else ""
 
 
-def call_user(function, args, backend: str, name: str | None = None):
-    """Run the user's function on `args` under the truth-test guard; any exception (also
-    SystemExit and KeyboardInterrupt, which the user's code may raise) is an
-    ImplementationError whose message names the user's file and line."""
+def call_user(function, args, backend: str, name: str | None = None, cx=None):
+    """Run the user's function on `args` under the truth-test guard (and in the symbolic run's
+    context `cx`, proofs/python/values.py); any exception (also SystemExit and
+    KeyboardInterrupt, which the user's code may raise) is an ImplementationError whose message
+    names the user's file and line. A refusal of a symbolic value is an error even when the
+    user's code caught it."""
     name = name or getattr(function, "__name__", "the implementation")
     if USER_CALL_HOOK:
         USER_CALL_HOOK(True)
     try:
-        with no_truth_tests() as guard:
+        with no_truth_tests() as guard, (cx if cx is not None else _NO_CONTEXT):
             result = function(*args)
     except SymbolicBranch as error:
         raise ImplementationError(f"{name} branches on a symbolic value at {error}") from None
     except BaseException as error:
         if isinstance(error, ImplementationError):
             raise
+        if isinstance(error, Refusal):
+            raise ImplementationError(f"{name} {error.verb()} {error}") from None
         if type(error).__name__ == "SymbolicUse":   # the cut-point tracer's refusal (proofs/python/trace.py)
             raise ImplementationError(f"{name} branches on a symbolic value at {error}") from None
         if isinstance(error, TypeError) and len(traceback.extract_tb(error.__traceback__)) == 1:
@@ -253,39 +259,52 @@ def call_user(function, args, backend: str, name: str | None = None):
     finally:
         if USER_CALL_HOOK:
             USER_CALL_HOOK(False)
+    if cx is not None and cx.refusals:
+        raise ImplementationError(f"{name} {cx.refusals[0].verb()} {cx.refusals[0]} (the error was caught "
+                                  "inside the implementation)")
     if guard.refusals:
         raise ImplementationError(f"{name} branches on a symbolic value at {guard.refusals[0]} "
                                   "(the error was caught inside the implementation)")
     return result
 
 
+class _NoContext:
+    def __enter__(self):
+        return None
+
+    def __exit__(self, *exc):
+        return False
+
+
+_NO_CONTEXT = _NoContext()
+
+
+def _user_files(function) -> list:
+    found = _user_file(function)
+    return [found] if found else []
+
+
 def checked_unit(unit):
-    """The unit as step calls it: run through `call_user`, its result checked to be one
-    SEW-bit element value of the backend it was given."""
+    """The unit as step calls it: handed the proxies of its backend (proofs/python/plugin.py),
+    run through `call_user`, its result checked to be one SEW-bit element value and returned
+    as the backend's term."""
     name = getattr(unit, "__name__", "reduce")
 
     def run(ops, seed, elements, active):
-        result = call_user(unit, (ops, seed, elements, active),
-                           ("Z3 terms" if isinstance(ops, Z3Elements) else "symbolic values (cut points)")
-                           if ops.symbolic else "a concrete case", name)
-        width = ops.width
-        if result is None:
-            raise ImplementationError(f"{name} returned None, not an element value (a missing return?)")
-        if ops.symbolic:
-            if isinstance(result, (int, bool)):
-                raise ImplementationError(f"{name} returned the Python {type(result).__name__} {result}, "
-                                          "not an element value; use ops.const(value)")
-            if isinstance(result, z3.BoolRef) or (isinstance(ops, Z3Elements)
-                                                  and not isinstance(result, z3.BitVecRef)):
-                raise ImplementationError(f"{name} returned {_describe_value(result)}, not an element "
-                                          f"value (a {width}-bit value built with ops)")
-            if isinstance(result, z3.BitVecRef) and result.size() != width:
-                raise ImplementationError(f"{name} returned a {result.size()}-bit value; SEW={width} "
-                                          f"needs a {width}-bit element value")
-        elif isinstance(result, bool) or not isinstance(result, int) or not 0 <= result < 1 << width:
-            raise ImplementationError(f"{name} returned {result!r} on a concrete case, not a {width}-bit "
-                                      "element value")
-        return result
+        cx = plugin.unit_context(ops, _user_files(unit))
+        args = plugin.unit_arguments(ops, seed, elements, active, cx)
+        backend = ("a concrete case" if cx is None else "Z3 terms" if isinstance(ops, Z3Elements)
+                   else "symbolic values (cut points)")
+        result = call_user(unit, args, backend, name, cx)
+        try:
+            if cx is None:
+                return plugin.unit_result(result, ops, cx)
+            with cx:
+                return plugin.unit_result(result, ops, cx)
+        except plugin.ContractError as error:
+            raise ImplementationError(f"{name} {error}") from None
+        except Refusal as error:
+            raise ImplementationError(f"{name} {error.verb()} {error}") from None
     run.__name__ = name
     return run
 
@@ -302,25 +321,24 @@ def as_instruction(unit):
 
 
 def run_instruction(function, m, pre, insn, cfg, tail):
-    """(traps, post) of a whole-instruction function, its contract checked."""
+    """(traps, post) of a whole-instruction function, its contract checked; while proving,
+    the user's function gets proxies (proofs/python/plugin.py) and its result comes back as
+    Z3 terms."""
     name = getattr(function, "__name__", "step")
     backend = "Z3 terms" if m.symbolic else "a concrete case"
     if getattr(function, "project_step", False):
         result = function(m, pre, insn, cfg, tail)    # the unit inside is guarded itself
+        cx = None
     else:
-        result = call_user(function, (m, pre, insn, cfg, tail), backend, name)
-    if not (isinstance(result, tuple) and len(result) == 2 and isinstance(result[1], ArchState)):
-        got = "None" if result is None else type(result).__name__
-        raise ImplementationError(f"{name} must return (traps, post-state) as impl.execute.step does, "
-                                  f"got {got}")
-    traps, post = result
+        cx = plugin.instruction_context(m, cfg, _user_files(function))
+        machine, user_pre, user_insn = plugin.instruction_arguments(m, pre, insn, cfg, cx)
+        result = call_user(function, (machine, user_pre, user_insn, cfg, tail), backend, name, cx)
     try:
-        traps = [(rule, cond) for rule, cond in traps]
-        for rule, _ in traps:
-            rule.outcome
-    except (TypeError, ValueError, AttributeError):
-        raise ImplementationError(f"{name}: traps must be a list of (spec.legality.TrapRule, condition) "
-                                  "pairs") from None
+        traps, post = plugin.instruction_result(result, cfg, cx)
+    except plugin.ContractError as error:
+        raise ImplementationError(f"{name} {error}") from None
+    except Refusal as error:
+        raise ImplementationError(f"{name}: {error}") from None
     _check_post(name, post, cfg, m.symbolic, traps)
     return traps, post
 
@@ -384,7 +402,8 @@ class ConfigResult:
     method: str
     checks: list[Check] = field(default_factory=list)
     counterexample: Counterexample | None = None
-    random_states: int = 0          # concrete states run after the proofs
+    random_states: int = 0          # random concrete states run, before the proofs
+    directed_states: int = 0        # directed concrete states run (proofs/python/concrete.py)
     notes: list[str] = field(default_factory=list)
     seconds: float = 0.0
     output: str = ""                # what the user's code printed (proofs/python/isolation.py)
@@ -673,17 +692,10 @@ def minimise_concretely(function, cfg, pre, insn, tail, budget_s: float = MINIMI
     fails = lambda p, i: bool(replay(function, cfg, p, i, tail).differing)
     if not fails(pre, insn):
         return pre, insn
-    # vl: bisection for the smallest failing vl (not necessarily monotone: each step checked)
-    if pre.vl > 1 and not _is_vill(pre):
-        low, high = 1, pre.vl
-        while low < high and time.perf_counter() < deadline:
-            middle = (low + high) // 2
-            if fails(pre.with_(vl=middle), insn):
-                high = middle
-            else:
-                low = middle + 1
-        if high < pre.vl and fails(pre.with_(vl=high), insn):
-            pre = pre.with_(vl=high)
+    pre = _smallest_vl(pre, insn, fails, deadline)
+    moved = _decisive_element_lower(cfg, pre, insn, tail, fails, deadline)
+    if moved is not None:
+        pre = _smallest_vl(moved, insn, fails, deadline)
     # active lanes: mask off as many of the first vl lanes as still fails
     masked = _masked_version(cfg, pre, insn)
     if masked is not None and pre.vl > 1:
@@ -708,7 +720,93 @@ def minimise_concretely(function, cfg, pre, insn, tail, budget_s: float = MINIMI
             if chunk == 1:
                 break
             chunk //= 2
-    return pre, insn
+    return _fewer_bits(cfg, pre, insn, fails, deadline), insn
+
+
+def _smallest_vl(pre, insn, fails, deadline):
+    """Bisection for the smallest failing vl (not necessarily monotone: each step checked)."""
+    if pre.vl > 1 and not _is_vill(pre):
+        low, high = 1, pre.vl
+        while low < high and time.perf_counter() < deadline:
+            middle = (low + high) // 2
+            if fails(pre.with_(vl=middle), insn):
+                high = middle
+            else:
+                low = middle + 1
+        if high < pre.vl and fails(pre.with_(vl=high), insn):
+            pre = pre.with_(vl=high)
+    return pre
+
+
+def _decisive_element_lower(cfg, pre, insn, tail, fails, deadline):
+    """The case with the element that decides the spec's result (the last active one equal to
+    it) swapped into the lowest lane where the case still fails (bisection, each step
+    checked), so that vl can shrink: a bug past element 4096 shows at lane 4096, not at the
+    last lane where a search put the largest value. None when that is not lower."""
+    if _is_vill(pre) or pre.vl < 2 or insn.vm == 0:
+        return None
+    want = execute(pre, insn, "sequential", tail).state.regs[insn.vd] & ((1 << cfg.sew) - 1)
+    _, elements, active = operands(Concrete, pre, insn, cfg)
+    lanes = [i for i, (x, a) in enumerate(zip(elements, active)) if a and x == want]
+    if not lanes or insn.vd in {(insn.vs2 + k) % NUM_VREGS for k in range(cfg.group_registers)}:
+        return None
+    j = lanes[-1]
+
+    def swapped(k):
+        values = list(elements)
+        values[j], values[k] = values[k], values[j]
+        regs = list(pre.regs)
+        per, nbytes = cfg.elements_per_register, cfg.sew // 8
+        for g in range(cfg.group_registers):
+            register = (insn.vs2 + g) % NUM_VREGS
+            chunk = values[g * per:(g + 1) * per]
+            if chunk and register not in (insn.vs1,):
+                data = int.from_bytes(b"".join(v.to_bytes(nbytes, "little") for v in chunk), "little")
+                regs[register] = regs[register] >> (len(chunk) * cfg.sew) << (len(chunk) * cfg.sew) | data
+        return pre.with_(regs=tuple(regs))
+
+    low, high, found = 0, j, None
+    while low < high and time.perf_counter() < deadline:
+        middle = (low + high) // 2
+        candidate = swapped(middle)
+        if fails(candidate, insn):
+            high, found = middle, candidate
+        else:
+            low = middle + 1
+    return found
+
+
+def _fewer_bits(cfg, pre, insn, fails, deadline):
+    """The case with what does not matter cleared: every register the instruction does not
+    read at once, then vd's old value, then the bits of the operands past what they hold
+    (vs1 above its element 0, v0 above VLMAX, the vs2 group past vl); each kept if it still
+    fails."""
+    group = {(insn.vs2 + k) % NUM_VREGS for k in range(cfg.group_registers)}
+    operands_ = group | {insn.vs1} | ({0} if insn.vm == 0 else set())
+    used = (1 << (pre.vl * cfg.sew)) - 1 if not _is_vill(pre) else 0
+
+    def regs_with(changes):
+        return tuple(changes.get(r, value) for r, value in enumerate(pre.regs))
+
+    steps = [{r: 0 for r in range(NUM_VREGS) if r not in operands_ and pre.regs[r]},
+             {insn.vd: 0} if insn.vd not in operands_ else {},
+             {insn.vs1: pre.regs[insn.vs1] & ((1 << cfg.sew) - 1)} if insn.vs1 not in group else {},
+             {0: pre.regs[0] & ((1 << cfg.vlmax) - 1)} if 0 not in group and insn.vs1 != 0 else {}]
+    per = cfg.elements_per_register
+    for k in range(cfg.group_registers):
+        register = (insn.vs2 + k) % NUM_VREGS
+        keep = (used >> (k * per * cfg.sew)) & ((1 << cfg.vlen) - 1)
+        if register != insn.vs1 and register != 0:
+            steps.append({register: pre.regs[register] & keep})
+    for changes in steps:
+        if time.perf_counter() > deadline:
+            break
+        changes = {r: v for r, v in changes.items() if pre.regs[r] != v}
+        if changes:
+            candidate = pre.with_(regs=regs_with(changes))
+            if fails(candidate, insn):
+                pre = candidate
+    return pre
 
 
 def _is_vill(pre: ArchState) -> bool:
@@ -726,83 +824,35 @@ def _masked_version(cfg, pre, insn):
     return pre.with_(regs=regs), Insn(insn.vd, insn.vs2, insn.vs1, 0)
 
 
-# Random concrete states, after a PROVED ---------------------------------------------------------
+# Concrete states, before any proof (proofs/python/concrete.py) ----------------------------------
 
-def random_count(requested: int, cfg: Config) -> int:
-    """How many random states at a configuration: the requested number up to VLMAX 1024,
-    fewer beyond (requested x 1024 / VLMAX, at least 20), so that a configuration's concrete
-    runs take seconds (each state runs the instruction twice, about 10 ms per 1000 elements)."""
-    if requested <= 0:
-        return 0
-    return max(min(requested, 20), min(requested, requested * RANDOM_ELEMENT_BUDGET_FACTOR // max(cfg.vlmax, 1)))
-
-
-def random_state(rng: random.Random, cfg: Config) -> tuple[ArchState, Insn]:
-    """A concrete state in the domain (spec/state.py): mostly legal and retiring, with every
-    kind of overlap, masks, vl at its edges; sometimes a trap."""
-    group = cfg.group_registers
-    vs2 = rng.randrange(0, 32, group)
-    vm = rng.choice((0, 1))
-    choices = [rng.randrange(32) for _ in range(2)]
-    vd = rng.choice([choices[0], vs2, vs2 + group - 1, 0])
-    vs1 = rng.choice([choices[1], vs2, vd])
-    if rng.random() < 0.9 and vm == 0:       # keep most masked cases clear of reserved overlaps
-        if vs2 == 0:
-            vs2 = group * rng.randrange(1, 32 // group)
-        if vs1 == 0:
-            vs1 = rng.randrange(1, 32)
-    sew_mask = (1 << cfg.sew) - 1
-    top = 1 << (cfg.sew - 1)
-    palette = [0, 1, sew_mask, top, top - 1, top + 1]
-
-    nbytes = cfg.sew // 8
-
-    def register():
-        if rng.random() < 0.5:
-            return rng.getrandbits(cfg.vlen)
-        # edge values: a random block of eight, repeated (no per-element loop at VLEN=65536)
-        block = b"".join(rng.choice(palette).to_bytes(nbytes, "little") for _ in range(8))
-        return int.from_bytes((block * (cfg.vlen // (8 * cfg.sew) + 1))[:cfg.vlen // 8], "little")
-
-    regs = tuple(register() for _ in range(NUM_VREGS))
-    vlmax = cfg.vlmax
-    vl = rng.choice([0, 1, vlmax, rng.randint(0, vlmax), rng.randint(0, vlmax)])
-    vtype = encode_vtype(cfg.sew, cfg.lmul, rng.random() < 0.5, rng.random() < 0.5)
-    vstart, vs = 0, rng.choice((1, 2, 3))
-    trap = rng.random()
-    if trap < 0.03:
-        vtype, vl = 1 << 63, 0
-    elif trap < 0.06:
-        vstart = rng.randrange(1, cfg.vlen)
-    elif trap < 0.08:
-        vs = 0
-    state = ArchState(cfg.vlen, cfg.elen, regs, vtype, vl, vstart, vs)
-    state.check()
-    return state, Insn(vd % 32, vs2 % 32, vs1 % 32, vm)
-
-
-def random_cross_check(function, cfg: Config, tails, count: int, seed: int):
-    """Run `count` seeded random states through the implementation and the executable spec
-    per tail policy: (states run, the first disagreement or None)."""
-    rng = random.Random(f"{seed}/{cfg}")
-    done = 0
-    for n in range(count):
-        pre, insn = random_state(rng, cfg)
-        tail = tails[n % len(tails)]
-        cx = replay(function, cfg, pre, insn, tail)
-        done += 1
+def random_cross_check(function, cfg: Config, tails, count: int, seed: int, directed: bool = False,
+                       counts: dict | None = None):
+    """Run the concrete states (`count` seeded random ones, after the directed ones when asked)
+    through the implementation and the executable spec per tail policy: (random states run,
+    the first disagreement or None); `counts` gets the states run of each kind. An
+    ImplementationError (the code failed on a real state) names the case."""
+    counts = {} if counts is None else counts
+    for kind, pre, insn, tail in concrete_states(cfg, list(tails), count, seed, directed):
+        try:
+            cx = replay(function, cfg, pre, insn, tail)
+        except ImplementationError as error:
+            raise ImplementationError(f"{error}\n    on the concrete case {case_text(pre, insn, tail)}") from None
+        counts[kind] = counts.get(kind, 0) + 1
         if cx.differing:
-            return done, cx
-    return done, None
+            return counts.get(RANDOM, 0), cx
+    return counts.get(RANDOM, 0), None
 
 
 # One configuration ---------------------------------------------------------------------------
 
 def check_config(function, level: str, cfg: Config, timeout_ms: int = DEFAULT_TIMEOUT_MS,
                  tails=TAIL_POLICIES, solver: str | None = None, random_states: int = DEFAULT_RANDOM,
-                 seed: int = 0) -> ConfigResult:
-    """Check the implementation at one configuration with each tail policy (a unit's cut-point
-    proof covers both at once), then, if everything is PROVED, the random cross-check."""
+                 seed: int = 0, directed: bool = True) -> ConfigResult:
+    """Check the implementation at one configuration: first on concrete states (the directed
+    ones and `random_states` random ones, proofs/python/concrete.py), whose disagreement is a
+    counterexample whatever a proof would say; then by proof with each tail policy (a unit's
+    cut-point proof covers both at once)."""
     start = time.perf_counter()
     method = method_for(level, cfg)
     result = ConfigResult(cfg, method or "none")
@@ -811,6 +861,9 @@ def check_config(function, level: str, cfg: Config, timeout_ms: int = DEFAULT_TI
                                    f"a whole instruction is checked up to VLEN={INSTRUCTION_MAX_VLEN}"))
         return result
     instruction = as_instruction(function) if level == UNIT else function
+    if not _concrete_first(instruction, cfg, tails, random_states, seed, directed, result):
+        result.seconds = time.perf_counter() - start
+        return result
     solver = solver or default_solver()
     pending = list(tails if method == MONOLITHIC or level == INSTRUCTION else [ANY_TAIL])
     while pending:
@@ -833,45 +886,51 @@ def check_config(function, level: str, cfg: Config, timeout_ms: int = DEFAULT_TI
             break
         if check.verdict == Verdict.ERROR and cx is not None:
             result.counterexample = cx    # a checker fault, with its case
-    if result.verdict == Verdict.PROVED:
-        count = random_count(random_states, cfg)
-        try:
-            done, cx = random_cross_check(instruction, cfg, list(tails), count, seed)
-        except ImplementationError as error:
-            result.checks.append(Check(cfg, ANY_TAIL, "random", Verdict.ERROR, 0.0,
-                                       f"on a random concrete state: {error}"))
-        else:
-            result.random_states = done
-            if cx is not None:
-                # The concrete run is what the code does: a counterexample, whatever the proof
-                # said. The proof saw other behaviour: the code takes another path on Python ints
-                # than on symbolic values (isinstance, a caught exception), or a checker fault.
-                try:
-                    pre, insn = minimise_concretely(instruction, cfg, cx.pre, cx.insn, cx.tail)
-                    cx = replay(instruction, cfg, pre, insn, cx.tail) if (pre, insn) != (cx.pre, cx.insn) else cx
-                except ImplementationError:
-                    pass
-                result.counterexample = cx
-                result.checks.append(Check(
-                    cfg, cx.tail, "random", Verdict.COUNTEREXAMPLE, 0.0,
-                    f"a random concrete state shows the implementation and the executable spec "
-                    f"disagreeing on {', '.join(cx.differing)}, although the proof found no "
-                    "counterexample: the code behaves differently on Python ints than on symbolic "
-                    "values (isinstance, a caught exception, state kept between calls?), or the "
-                    "checker is at fault (please report it)"))
     result.seconds = time.perf_counter() - start
     return result
 
 
+CONCRETE = "concrete"
+
+
+def _concrete_first(instruction, cfg, tails, random_states, seed, directed, result) -> bool:
+    """The concrete states; False (with the check recorded) when they decide the configuration:
+    a disagreement (a counterexample, minimised) or a failure of the code on a real state."""
+    start = time.perf_counter()
+    counts: dict = {}
+    try:
+        done, cx = random_cross_check(instruction, cfg, list(tails), random_count(random_states, cfg), seed,
+                                      directed, counts)
+    except ImplementationError as error:
+        result.random_states, result.directed_states = counts.get(RANDOM, 0), counts.get(DIRECTED, 0)
+        result.method = CONCRETE
+        result.checks.append(Check(cfg, ANY_TAIL, CONCRETE, Verdict.ERROR, time.perf_counter() - start,
+                                   f"on a concrete state: {error}"))
+        return False
+    result.random_states, result.directed_states = done, counts.get(DIRECTED, 0)
+    if cx is None:
+        return True
+    try:
+        pre, insn = minimise_concretely(instruction, cfg, cx.pre, cx.insn, cx.tail)
+        cx = replay(instruction, cfg, pre, insn, cx.tail) if (pre, insn) != (cx.pre, cx.insn) else cx
+    except ImplementationError:
+        pass
+    result.counterexample, result.method = cx, CONCRETE
+    result.checks.append(Check(cfg, cx.tail, CONCRETE, Verdict.COUNTEREXAMPLE, time.perf_counter() - start,
+                               f"a concrete state shows the implementation and the executable spec disagreeing "
+                               f"on {', '.join(cx.differing)} (found before any proof)"))
+    return False
+
+
 def bounds_text(result: ConfigResult) -> str:
     cfg = result.cfg
-    tails = sorted({c.tail for c in result.checks if c.method != "random"})
+    tails = sorted({c.tail for c in result.checks if c.method != CONCRETE})
     tail_text = "tail undisturbed and ones" if ANY_TAIL in tails or len(tails) == 2 else f"tail {tails[0]}"
-    methods = sorted({c.method for c in result.checks if c.method != "random"})
+    methods = sorted({c.method for c in result.checks if c.method != CONCRETE})
     solvers = sorted({c.solver for c in result.checks if c.solver})
     return (f"{cfg}, VLMAX={cfg.vlmax}: vl 0..{cfg.vlmax}, every register and overlap symbolic, "
             f"{tail_text}; {', '.join(methods)}" + (f" ({', '.join(solvers)})" if solvers else "")
-            + f"; {result.random_states} random states agree")
+            + f"; {result.directed_states} directed and {result.random_states} random concrete states agree")
 
 
 # Every configuration: the orchestration ---------------------------------------------------------
@@ -924,7 +983,8 @@ class Report:
                 f"{len({(c.sew, c.lmul) for c in checked})} SEW x LMUL pairs; ELEN="
                 f"{', '.join(map(str, sorted({c.elen for c in checked})))}); "
                 + ", ".join(f"{n} {m}" for m, n in sorted(methods.items()))
-                + f"; {self.random_states} random concrete states")
+                + f"; {sum(r.directed_states for r in self.results)} directed and {self.random_states} random "
+                "concrete states")
         if self.level == INSTRUCTION:
             text += f"; a whole instruction is checked up to VLEN={INSTRUCTION_MAX_VLEN}"
         return text

@@ -127,7 +127,7 @@ class Tracer:
             structural = width == BOOL and (op in ("flag", "bool") or (
                 op in ("and_", "or_", "not_", "ite") and all(a.structural for a in args)))
             frame = sys._getframe(1)
-            while frame is not None and frame.f_code.co_filename == _THIS_FILE:
+            while frame is not None and is_internal(frame.f_code.co_filename):
                 frame = frame.f_back
             origin = (frame.f_code.co_filename, frame.f_lineno) if frame is not None else None
             found = Term(op, tuple(args), param, width, next(self._serials), structural, origin)
@@ -145,6 +145,17 @@ class Tracer:
 
 
 _THIS_FILE = Tracer.make.__code__.co_filename
+# The checker's own files (this one, and those of proofs/python/values.py's symbolic values):
+# a node's origin is the first frame outside them, the user's line.
+INTERNAL_FILES: set = {os.path.abspath(_THIS_FILE)}
+_INTERNAL_NAMES: dict = {}
+
+
+def is_internal(filename: str) -> bool:
+    found = _INTERNAL_NAMES.get(filename)
+    if found is None:
+        found = _INTERNAL_NAMES[filename] = os.path.abspath(filename) in INTERNAL_FILES
+    return found
 
 
 def is_const(t: Term) -> bool:
@@ -378,7 +389,9 @@ def evaluate(ops, term: Term, leaf) -> object:
 
 
 def apply_op(ops, op, param, width, args: list):
-    """One operation on a backend (whose element width is the SEW), on its arguments' values."""
+    """One operation on a backend (whose element width is the SEW), on its arguments' values.
+    A node of another width (a symbolic Python int of proofs/python/values.py) is computed by
+    the backend's ops at its own width; a comparison's param is its operands' width."""
     if op == "const":
         if width == ops.width:
             return ops.const(param)
@@ -388,6 +401,10 @@ def apply_op(ops, op, param, width, args: list):
         return z3.BitVecVal(param, width)
     if op == "bool":
         return ops.true if param else ops.false
+    if op in COMPARISONS:
+        return getattr(_at(ops, param) if param else ops, op)(*args)
+    if width != BOOL and width != ops.width:
+        ops = _at(ops, width)
     if op in SHIFTS and param is not None:
         return getattr(ops, op)(args[0], param)
     if op == "extract":
@@ -396,4 +413,54 @@ def apply_op(ops, op, param, width, args: list):
         return ops.concat(args[0], args[1], param)
     if op in ("zext", "sext"):
         return getattr(ops, op)(args[0], param)
+    if op in WORD_OPS:
+        return WORD_OPS[op][ops.symbolic](ops, *args)
     return getattr(ops, op)(*args)
+
+
+_OPS_AT: dict = {}
+
+
+def _at(ops, width):
+    """The backend's element ops at another width."""
+    key = (type(ops), width)
+    found = _OPS_AT.get(key)
+    if found is None:
+        found = _OPS_AT[key] = type(ops)(width)
+    return found
+
+
+def _udiv(ops, a, b):
+    return a // b if b else ops.mask            # SMT-LIB: x / 0 is all ones
+
+
+def _urem(ops, a, b):
+    return a % b if b else a
+
+
+def _sdiv(ops, a, b):
+    x, y = ops.to_signed(a), ops.to_signed(b)
+    if y == 0:
+        return ops.mask if x >= 0 else 1
+    q = abs(x) // abs(y)
+    return ops.const(q if (x < 0) == (y < 0) else -q)
+
+
+def _smod(ops, a, b):
+    x, y = ops.to_signed(a), ops.to_signed(b)
+    return ops.const(x % y) if y else a
+
+
+def _z3(name):
+    import z3
+    return {"mul": lambda o, a, b: a * b, "udiv": lambda o, a, b: z3.UDiv(a, b),
+            "urem": lambda o, a, b: z3.URem(a, b), "sdiv": lambda o, a, b: a / b,
+            "smod": lambda o, a, b: a % b}[name]
+
+
+# Operations only symbolic Python ints make: (concrete, Z3) by the backend's `symbolic`.
+WORD_OPS = {
+    "mul": (lambda ops, a, b: (a * b) & ops.mask, _z3("mul")),
+    "udiv": (_udiv, _z3("udiv")), "urem": (_urem, _z3("urem")),
+    "sdiv": (_sdiv, _z3("sdiv")), "smod": (_smod, _z3("smod")),
+}

@@ -56,7 +56,8 @@ def add_parser(subparsers) -> None:
                         help="time limit per solver query and per call of your code "
                              f"(default: {DEFAULT_TIMEOUT_MS // 1000})")
     parser.add_argument("--random", default=str(DEFAULT_RANDOM), metavar="N",
-                        help=f"random concrete states per configuration after a PROVED (default {DEFAULT_RANDOM})")
+                        help=f"random concrete states per configuration, run (with directed ones) before the proof "
+                             f"(default {DEFAULT_RANDOM})")
     parser.add_argument("--seed", default="0", metavar="N", help="seed of the random states (default 0)")
     add_worker_arguments(parser, f"configurations checked in parallel on this machine (default {DEFAULT_JOBS}); "
                                  "each configuration runs your code in a fresh child process; with --scheduler, ignored")
