@@ -1,9 +1,17 @@
-"""Solver verdicts a user can trust: PROVED only from an unsat on satisfiable assumptions."""
+"""Solver verdicts a user can trust: PROVED only from an unsat on satisfiable assumptions.
+
+A second opinion (`vredmax prove --certify`, proofs/certify) can be asked of every solver
+question: while a judge is installed (`second_opinion`), each `prove` and `satisfiable` call
+(a kept answer too) hands it the question and the answer; what the judge says (an `Opinion`)
+goes to every `gathering()` list open at the time. `about(...)` labels the questions asked
+inside it (the obligation, the part) for the judge's records.
+"""
 
 from __future__ import annotations
 
 import re
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from enum import Enum
 
@@ -26,6 +34,84 @@ class Answer:
     detail: str = ""
     model: z3.ModelRef | None = field(default=None, repr=False)
     solver: str = "z3"
+    opinions: list = field(default_factory=list, repr=False)   # second opinions on its questions
+    judged: object = field(default=None, repr=False)   # the judge installed when it was decided
+
+
+@dataclass
+class Question:
+    """One solver question as a judge sees it: `assumptions => goal`, or (goal None) can the
+    assumptions hold; the solver's answer; the labels of `about` around it."""
+
+    assumptions: list
+    goal: object
+    answer: Answer
+    labels: dict
+    model: object = None     # a model of the assumptions the solver found, if any (a hint)
+
+
+@dataclass
+class Opinion:
+    """What a judge said about one question: CERTIFIED (decided the same way, independently),
+    UNCERTIFIED (not decided that way: too large, outside its fragment) or ERROR (decided the
+    other way: `detail` gives both answers). `record` is the judge's own account of it."""
+
+    status: str
+    detail: str = ""
+    record: dict = field(default_factory=dict, repr=False)
+
+
+_JUDGES: list = []
+_GATHERING: list[list] = []
+_ABOUT: list[dict] = []
+
+
+@contextmanager
+def second_opinion(judge):
+    """Within this, `judge(question) -> Opinion` is asked about every solver question."""
+    _JUDGES.append(judge)
+    try:
+        yield judge
+    finally:
+        _JUDGES.remove(judge)
+
+
+def judging():
+    """The judge installed now (every question gets its opinion), or None."""
+    return _JUDGES[-1] if _JUDGES else None
+
+
+@contextmanager
+def gathering():
+    """A list that receives every Opinion given within this."""
+    bucket: list = []
+    _GATHERING.append(bucket)
+    try:
+        yield bucket
+    finally:
+        _GATHERING.remove(bucket)
+
+
+@contextmanager
+def about(**labels):
+    """Label the questions asked within this (e.g. obligation=..., part=...)."""
+    _ABOUT.append(labels)
+    try:
+        yield
+    finally:
+        _ABOUT.pop()
+
+
+def consult(assumptions, goal, answer: Answer, model=None) -> None:
+    """Ask the installed judge, if any, about one question the solver answered."""
+    if not _JUDGES:
+        return
+    labels: dict = {}
+    for layer in _ABOUT:
+        labels.update(layer)
+    opinion = _JUDGES[-1](Question(list(assumptions), goal, answer, labels, model))
+    for bucket in _GATHERING:
+        bucket.append(opinion)
 
 
 VACUOUS = "vacuous: the assumptions are unsatisfiable"
@@ -42,8 +128,15 @@ def prove(assumptions, goal, timeout_ms: int = 60_000, solver: str = "z3") -> An
     "auto": Z3 for up to AUTO_Z3_MS, then bitwuzla if Z3 had not decided (each is much
     faster than the other on some of the big-register queries).
     With a store of answers in use (proofs/engine/answers.py) an answer kept for exactly this
-    query is reused, and a new one (not UNKNOWN) is kept.
+    query is reused, and a new one (not UNKNOWN) is kept. A judge, if installed, is consulted.
     """
+    assumptions = list(assumptions)
+    answer = _kept_or_proved(assumptions, goal, timeout_ms, solver)
+    consult(assumptions, goal, answer)
+    return answer
+
+
+def _kept_or_proved(assumptions, goal, timeout_ms: int, solver: str) -> Answer:
     store = answers.current()
     if store is None:
         return _prove(assumptions, goal, timeout_ms, solver)
@@ -119,6 +212,13 @@ def _prove(assumptions, goal, timeout_ms: int, solver: str) -> Answer:
 def satisfiable(assumptions, timeout_ms: int = 60_000) -> Answer:
     """Can the assumptions hold? PROVED (with a model of them, in the main context) when they
     can, ERROR (vacuous) when they cannot, UNKNOWN when Z3 does not decide in time."""
+    assumptions = list(assumptions)
+    answer = _kept_or_satisfiable(assumptions, timeout_ms)
+    consult(assumptions, None, answer, answer.model)
+    return answer
+
+
+def _kept_or_satisfiable(assumptions, timeout_ms: int) -> Answer:
     store = answers.current()
     if store is None:
         return _satisfiable(assumptions, timeout_ms)

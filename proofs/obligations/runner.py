@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from vredmax.proofs.engine import answers
 from vredmax.proofs.engine import compositional as comp
 from vredmax.proofs.engine.setting import Setting, bounds_text
-from vredmax.proofs.engine.verdict import Answer, Verdict
+from vredmax.proofs.engine.verdict import Answer, Verdict, about
 from vredmax.proofs.obligations.catalogue import METHODS, MONOLITHIC_LIMIT, Obligation
 from vredmax.spec import relation as spec
 from vredmax.spec import z3fast as fast
@@ -102,7 +102,8 @@ def run(obligation: Obligation, cfg: Config, subject: str, method: str = "compos
         work = obligation.monolithic(s, subject)
         if exporter is not None:
             files += exporter.write(cfg, ("monolithic", obligation.name, subject), obligation.sentence, work)
-        answer = comp.check(work, timeout_ms)
+        with about(part="one query over the whole instruction"):
+            answer = comp.check(work, timeout_ms)
         answer.seconds = time.perf_counter() - start
         result = Result(obligation, cfg, subject, method, answer, [("one query over the whole instruction", answer)])
         result.files = files
@@ -125,7 +126,8 @@ def run(obligation: Obligation, cfg: Config, subject: str, method: str = "compos
         if exporter is not None:
             files += exporter.write(cfg, part.key, part.text, work)
         if answer is None:
-            answer = comp.check(work, timeout_ms)
+            with about(part=part.text):
+                answer = comp.check(work, timeout_ms)
             if setting is None and answer.verdict != Verdict.UNKNOWN:
                 _ANSWERS[key] = answer
             if material is not None and answer.verdict == Verdict.PROVED:

@@ -16,12 +16,15 @@ from vredmax.runtime.outputs import EXIT_INTERRUPTED, guarded
 # Imported when the parser is built (inside `entry`'s Ctrl-C handling: the solvers take a
 # second or more to load).
 COMMANDS = ("cmd_exec", "cmd_asm", "cmd_conform", "cmd_prove", "cmd_refute", "cmd_check_impl", "cmd_check_rtl", "cmd_check_c",
-            "cmd_report", "cmd_judge", "cmd_explain", "cmd_ask", "cmd_testgen")
+            "cmd_report", "cmd_judge", "cmd_explain", "cmd_ask", "cmd_testgen", "cmd_certify_check")
+# Commands parsed on their own, so that the others' imports (Z3 among them) are not loaded:
+# `certify-check` re-checks certificates without any SMT solver.
+STANDALONE = {"certify-check": "cmd_certify_check"}
 # The commands that ask solvers keep their answers (proofs/engine/answers.py) unless --no-cache.
 CACHED = ("prove", "report", "check-impl", "check-rtl", "ask", "refute")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(commands=COMMANDS) -> argparse.ArgumentParser:
     parser = helptext.Parser(
         prog="vredmax",
         description="Reference specification of RISC-V vredmax.vs: execute, prove, refute, check. "
@@ -29,9 +32,9 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=helptext.exit_table(helptext.ALL_EXITS), formatter_class=helptext.Formatter)
     parser.add_argument("--version", action="version", version=f"vredmax {__version__}")
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for name in COMMANDS:
+    for name in commands:
         importlib.import_module(f"vredmax.cli.{name}").add_parser(subparsers)
-    for name in CACHED:
+    for name in (n for n in CACHED if n in subparsers.choices):
         subparsers.choices[name].add_argument(
             "--no-cache", action="store_true",
             help="neither reuse nor keep solver answers (default: kept in the per-user cache folder, "
@@ -61,8 +64,10 @@ def entry() -> None:
 def main(argv=None) -> int:
     """Parse and run one command. Bad input, output errors (broken pipe, full disk, unwritable
     file) and Ctrl-C become one line on stderr and an exit code (vredmax/runtime/outputs.py)."""
+    argv = sys.argv[1:] if argv is None else list(argv)
+    alone = STANDALONE.get(argv[0]) if argv else None
     try:
-        args = build_parser().parse_args(argv)
+        args = build_parser((alone,) if alone else COMMANDS).parse_args(argv)
     except UsageError as error:   # argparse's own mistakes, as one line
         print(f"vredmax: error: {error}", file=sys.stderr)
         return EXIT_USAGE
