@@ -55,13 +55,13 @@ class Circuit:
     def define(self, gate: int, clauses) -> None:
         self.definitions[gate] = clauses
 
-    def cnf(self, units) -> list[list[int]]:
+    def cnf(self, units, reach=()) -> list[list[int]]:
         """The unit clauses and every clause their variables depend on (the cone: a gate
         nothing asserted reaches can take its defined value in any model, so leaving its
-        definition out changes no answer)."""
+        definition out changes no answer). `reach`: more literals whose cone to include."""
         clauses = [[TRUE]] + [[lit] for lit in units]
         reached = {TRUE}
-        todo = [abs(lit) for lit in units]
+        todo = [abs(lit) for lit in units] + [abs(lit) for lit in reach]
         pending = [(set(vs), cs) for vs, cs in self.constraints]
         while todo:
             while todo:

@@ -61,7 +61,8 @@ class Judge:
             for suffix, text in result.pop("texts"):
                 files[suffix.lstrip(".")] = {"path": f"{store.QUERIES}/{record['id']}{suffix}",
                                             "sha256": store.write_gz(self.folder / f"{record['id']}{suffix}", text)}
-            record[result.pop("claim")] = dict(result, files=files)
+            claim = result.pop("claim")
+            record[claim] = dict(result, files=files)
         results = [record[claim] for claim, _ in claims]
         contrary = [r for r in results if r["outcome"] == "contrary"]
         if contrary:
@@ -254,7 +255,8 @@ def _fix(blaster: Blaster, leaves, model) -> bool:
     context = model.ctx
     try:
         for variable in _variables([term for term, _ in leaves]):
-            blaster.fix(variable, _value_in(model, variable.translate(context), variable.sort()))
+            there = variable if variable.ctx is context else variable.translate(context)
+            blaster.fix(variable, _value_in(model, there, variable.sort()))
     except (NotBlastable, z3.Z3Exception):
         return False
     return True
