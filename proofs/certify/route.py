@@ -25,6 +25,7 @@ import z3
 
 from vredmax.proofs.certify import check, sat, store
 from vredmax.proofs.certify.blast import FALSE, TRUE, Blaster, NotBlastable, constant, flatten
+from vredmax.proofs.engine.solvers import versions
 from vredmax.proofs.engine.verdict import VACUOUS, Opinion, Question, Verdict
 
 MAX_CLAUSES = 20_000_000
@@ -40,6 +41,8 @@ class Judge:
         self.folder = store.query_folder(directory)
         self.timeout_s = timeout_s
         self.engine = engine
+        self.records: dict = {}      # a caller may gather the opinions' records here, by ID
+        self.subjects: dict = {}     # and which records each (obligation ID, configuration, subject) rests on
 
     def __call__(self, question: Question) -> Opinion:
         start = time.perf_counter()
@@ -169,6 +172,29 @@ class Judge:
 
     def _check(self, variables, clauses, proof_lines):
         return check.check_refutation(variables, clauses, check.read_drat(proof_lines), self.engine)
+
+
+def opinions_of(answers) -> list:
+    """Every opinion on the questions of these answers (a result's parts), first first."""
+    return [opinion for answer in answers for opinion in answer.opinions]
+
+
+def certified(answers) -> bool:
+    """Every question these answers rest on was CERTIFIED."""
+    return all(opinion.status == CERTIFIED for opinion in opinions_of(answers))
+
+
+def write_manifest(directory, queries: dict, lines: list, certified_lines: int, field: str) -> None:
+    """DIR/manifest.json (schema certify-manifest): the queries' records, the verdict lines."""
+    from vredmax.schema import tagged
+    counts = {status: sum(1 for q in queries.values() if q["verdict"] == status)
+              for status in (CERTIFIED, UNCERTIFIED, ERROR)}
+    store.write_manifest(directory, tagged("certify-manifest", {
+        "tools": {"sat_solver": sat.solver_name(), "checker": check.engine_name(), "smt_solvers": versions()},
+        "summary": {"queries": len(queries), **counts, "obligation_lines": len(lines),
+                    "certified_lines": certified_lines},
+        "queries": sorted(queries.values(), key=lambda q: q["id"]),
+        "obligations": lines}), field)
 
 
 def _claims(question: Question) -> list:

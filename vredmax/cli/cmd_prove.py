@@ -325,22 +325,12 @@ def check_certify(directory: str, field: str) -> None:
 
 def write_certificates(directory: str, queries: dict, records: list, field: str) -> None:
     """DIR/manifest.json: every query's certificate and every obligation line's verdict."""
-    from vredmax.proofs.certify.check import engine_name
-    from vredmax.proofs.certify.sat import solver_name
-    from vredmax.proofs.certify.store import write_manifest
-    from vredmax.proofs.engine.solvers import versions
+    from vredmax.proofs.certify.route import write_manifest
     lines = [{"id": r["id"], "config": r["config"], "verdict": shown_verdict(r),
               "subjects": [{"subject": s["subject"], "verdict": s["verdict"], "certified": s["certified"],
                             "queries": sorted({q for p in s["parts"] for q in p["certificates"]})}
                            for s in r["subjects"]]} for r in records]
-    counts = {status: sum(1 for q in queries.values() if q["verdict"] == status)
-              for status in ("CERTIFIED", "UNCERTIFIED", "ERROR")}
-    write_manifest(directory, tagged("certify-manifest", {
-        "tools": {"sat_solver": solver_name(), "checker": engine_name(), "smt_solvers": versions()},
-        "summary": {"queries": len(queries), **counts,
-                    "obligation_lines": len(records), "certified_lines": sum(1 for r in records if r.get("certified"))},
-        "queries": sorted(queries.values(), key=lambda q: q["id"]),
-        "obligations": lines}), field)
+    write_manifest(directory, queries, lines, sum(1 for r in records if r.get("certified")), field)
 
 
 def line(record: dict) -> str:

@@ -10,7 +10,7 @@ from vredmax.runtime.outputs import check_writable, check_writable_file, cut_sho
 from vredmax.schema import tagged
 from vredmax.cli.terminal import print_verdict, progress
 from vredmax.presentation.documents import manual
-from vredmax.presentation.documents.report import collect, markdown, report_configs
+from vredmax.presentation.documents.report import collect, markdown, report_configs, without_certification
 from vredmax.runtime.errors import EXIT_ERROR, EXIT_FAILED, EXIT_OK, EXIT_UNKNOWN, UsageError
 
 MARKDOWN, JSON = "SEMANTICS.md", "SEMANTICS.json"
@@ -30,6 +30,10 @@ def add_parser(subparsers) -> None:
                         help="every legal configuration (422, ELEN 32 and 64), not the representative set")
     parser.add_argument("--timeout", type=float, default=60, metavar="SECONDS",
                         help="time limit per query (default: 60)")
+    parser.add_argument("--certify", metavar="DIR",
+                        help="also decide every proof's solver questions by the certificate route (as `vredmax "
+                             "prove --certify`): the documents mark each property CERTIFIED or not; DIR gets "
+                             "the certificates")
     parser.add_argument("--timings", metavar="FILE",
                         help="also write each proof's time and deciding solver to FILE (JSON; not "
                              "deterministic, so kept out of the documents)")
@@ -49,20 +53,28 @@ def run(args) -> int:
         check_writable(args.out_dir, "--out-dir")
     if args.timings:
         check_writable_file(args.timings, "--timings")
+    judge = None
+    if args.certify:
+        from vredmax.cli.cmd_prove import check_certify
+        from vredmax.proofs.certify.route import Judge
+        check_certify(args.certify, "--certify")
+        judge = Judge(args.certify, args.timeout)
     timings = [] if args.timings else None
     try:
         configs = report_configs(args.all)
         with cut_short(), progress(_proof_count(configs), "report") as bar:
             doc = collect(configs, args.timeout, lambda identifier, subject, config, verdict:
-                          bar.advance(f"{identifier} {subject} {config}"), timings=timings)
+                          bar.advance(f"{identifier} {subject} {config}"), timings=timings, certify=judge)
     except KeyboardInterrupt:
         print_verdict("INTERRUPTED", "no file written; the report is not complete", width=0)
         raise
     if args.timings:
         write_text(args.timings, json.dumps(tagged("report-timings", {"timings": timings}), indent=1), "--timings")
+    if judge is not None:
+        _write_manifest(args.certify, judge, doc)
     files = render_files(doc)
     if args.check:
-        stale = [name for name, text in files.items() if _read(os.path.join(args.out_dir, name)) != text]
+        stale = stale_files(doc, args.out_dir)
         for name in stale:
             print(f"{os.path.join(args.out_dir, name)}: out of date (run `vredmax report`)")
         if stale:
@@ -73,13 +85,46 @@ def run(args) -> int:
             write_text(os.path.join(args.out_dir, name), text, "--out-dir")
         print(f"wrote {', '.join(os.path.join(args.out_dir, name) for name in files)}")
     s = doc["summary"]
-    print(f"Summary: {s['proved']} proved, {s['counterexamples']} counterexamples, {s['unknown']} unknown, "
+    certified = f" ({s['certified']} CERTIFIED)" if "certified" in s else ""
+    print(f"Summary: {s['proved']} proved{certified}, {s['counterexamples']} counterexamples, {s['unknown']} unknown, "
           f"{s['errors']} errors; {s['claims_refuted']} of {s['claims']} wrong assumptions refuted")
     if s["counterexamples"] or s["claims_refuted"] < s["claims"]:
         return EXIT_FAILED
     if s["errors"]:
         return EXIT_ERROR
     return EXIT_UNKNOWN if s["unknown"] else EXIT_OK
+
+
+def stale_files(doc: dict, out_dir: str) -> list[str]:
+    """The generated files that differ from what `doc` renders. A document made without
+    --certify is compared with the committed one less its certification marks (which only a
+    certified run can check); the committed files must then still render from the committed
+    JSON, marks and all."""
+    committed = _read(os.path.join(out_dir, JSON))
+    if doc.get("certification") or committed is None:
+        files = render_files(doc)
+        return [name for name, text in files.items() if _read(os.path.join(out_dir, name)) != text]
+    try:
+        old = json.loads(committed)
+    except ValueError:
+        return [JSON]
+    old.pop("schema", None)
+    if without_certification(old) != without_certification(doc):
+        return [JSON]
+    return [name for name, text in render_files(old).items() if _read(os.path.join(out_dir, name)) != text]
+
+
+def _write_manifest(directory: str, judge, doc: dict) -> None:
+    from vredmax.proofs.certify.route import write_manifest
+    lines = [{"id": e["id"], "config": {"name": e["config"]},
+              "verdict": "CERTIFIED" if e["certified"] and all(e["certified"].values()) else
+              min(e["verdicts"].values(), key=("COUNTEREXAMPLE", "ERROR", "UNKNOWN", "PROVED").index),
+              "subjects": [{"subject": subject, "verdict": v, "certified": e["certified"][subject],
+                            "queries": judge.subjects.get((e["id"], e["config"], subject), [])}
+                           for subject, v in e["verdicts"].items()]}
+             for p in doc["properties"] for e in p["results"]]
+    write_manifest(directory, judge.records, lines, sum(1 for line in lines if line["verdict"] == "CERTIFIED"),
+                   "--certify")
 
 
 def _read(path: str) -> str | None:

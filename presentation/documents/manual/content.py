@@ -55,12 +55,23 @@ class Proofs:
         verdicts = self.verdicts(name)
         return bool(verdicts) and all(v == "PROVED" for v in verdicts)
 
+    def certified(self, name: str) -> int | None:
+        """How many of its verdicts the certificate route certified (None: not run)."""
+        if not self.doc.get("certification"):
+            return None
+        return sum(c for e in self.by_name[name]["results"] for c in e.get("certified", {}).values())
+
     def status(self, name: str) -> str:
         verdicts = self.verdicts(name)
         if not verdicts:
             return "not run at these configurations"
         if self.proved(name):
-            return f"PROVED ×{len(verdicts)}"
+            certified = self.certified(name)
+            if certified is None:
+                return f"PROVED ×{len(verdicts)}"
+            if certified == len(verdicts):
+                return f"CERTIFIED ×{len(verdicts)}"
+            return f"PROVED ×{len(verdicts)}, {certified} of them CERTIFIED"
         counts = {v: verdicts.count(v) for v in sorted(set(verdicts))}
         return ", ".join(f"{v} ×{n}" for v, n in counts.items())
 
@@ -661,6 +672,13 @@ def appendix_section(doc: dict, proofs: Proofs) -> list:
              "`defined` = not reserved (or illegal anyway). \"for every i\" ranges over 0 .. VLMAX-1."),
         Para("Bounds of every PROVED: for each configuration below, vd, vs2, vs1, vm, vta, vma, vill, vstart, "
              "mstatus.VS, vl 0 .. VLMAX and all 32 registers symbolic (every overlap included)."),
+        Para("CERTIFIED: every solver question the verdict rests on was also decided by the certificate "
+             "route (bit-blasting, a SAT solver's DRAT proof, an independent proof checker); see \"What a "
+             "CERTIFIED verdict trusts\" below. " + ("A property marked PROVED only was not certified at every "
+                                                     "configuration (the count says how many were)."
+                                                     if doc.get("certification") else
+                                                     "This page was generated without it (`vredmax report "
+                                                     "--certify DIR`): no property is marked.")),
         Details(f"The {len(configs)} configurations (ELEN=64)", [Table(["VLEN", "SEW", "LMUL", "VLMAX"], configs)]),
         Table(["property, kind, IDs", "statement and formula", "verdicts and bounds"], rows, "props", anchors),
     ]
@@ -673,6 +691,8 @@ def appendix_section(doc: dict, proofs: Proofs) -> list:
     blocks += [Heading(3, "How the proofs are done", "method")]
     blocks += parse_markdown(doc["method"]["description"], shift=1)
     blocks += parse_markdown(doc["method"]["soundness"], shift=0)
+    if doc["method"].get("trusted_base"):
+        blocks += parse_markdown(doc["method"]["trusted_base"], shift=0)
     return blocks
 
 
