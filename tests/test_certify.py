@@ -207,3 +207,27 @@ def test_the_real_lemmas_stand(tmp_path):
         answer = Answer(Verdict.PROVED, 0.0)
         opinion = judge(Question(assumptions, goal, answer, {"lemma": lemma.name}))
         assert opinion.status == "CERTIFIED", (lemma.name, opinion.detail)
+
+
+def test_a_query_too_large_for_the_route_stays_proved_and_is_listed(tmp_path, monkeypatch, capsys):
+    """Over the route's size limit: PROVED (not CERTIFIED), listed with its figures."""
+    from vredmax.proofs.certify import route
+    monkeypatch.setattr(route, "MAX_CLAUSES", 2)
+    code = main(["prove", "--certify", str(tmp_path), "--vlen", "64", "--elen", "64", "--sew", "8", "--lmul", "m1",
+                 "-k", "lemma.smax_associative"])
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "PROVED         vredmax.sew8.lemma.smax_associative" in out
+    assert "PROVED, not certified, of algebra: " in out and "too large for the route:" in out and "clauses" in out
+    assert "Summary: 0 CERTIFIED, 1 proved without certificate" in out
+    manifest = json.loads((tmp_path / "manifest.json").read_text())
+    assert manifest["summary"]["UNCERTIFIED"] >= 1 and manifest["summary"]["certified_lines"] == 0
+    assert main(["certify-check", str(tmp_path)]) == 0      # nothing to reject; listed as not certified
+    assert "not certified" in capsys.readouterr().out
+
+
+def test_answers_proved_before_the_route_are_not_taken_as_certified(tmp_path, capsys):
+    args = ["prove", "--vlen", "64", "--elen", "64", "--sew", "8", "--lmul", "m1", "-k", "lemma.smax_selects"]
+    assert main(args) == 0                                   # proved (and cached) without a judge
+    assert main(args + ["--certify", str(tmp_path)]) == 0     # decided again, and judged
+    assert "Summary: 1 CERTIFIED" in capsys.readouterr().out

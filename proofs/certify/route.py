@@ -180,8 +180,9 @@ def opinions_of(answers) -> list:
 
 
 def certified(answers) -> bool:
-    """Every question these answers rest on was CERTIFIED."""
-    return all(opinion.status == CERTIFIED for opinion in opinions_of(answers))
+    """Every question these answers rest on was judged, and CERTIFIED."""
+    answers = list(answers)
+    return all(a.judged for a in answers) and all(o.status == CERTIFIED for o in opinions_of(answers))
 
 
 def write_manifest(directory, queries: dict, lines: list, certified_lines: int, field: str) -> None:

@@ -30,7 +30,8 @@ from vredmax.proofs.engine.folding import Folding, term
 from vredmax.proofs.engine.semilattice import NotExpressible, SemilatticeElements, atom, inclusion
 from vredmax.proofs.engine.setting import Setting, split_subject
 from vredmax.proofs.engine.solvers import available
-from vredmax.proofs.engine.verdict import VACUOUS, Answer, Verdict, consult, gathering, prove, satisfiable
+from vredmax.proofs.engine.verdict import (VACUOUS, Answer, Verdict, consult, gathering, judging, prove,
+                                           satisfiable)
 from vredmax.spec import relation as spec
 from vredmax.spec import z3fast as fast
 
@@ -153,10 +154,11 @@ def check(work, timeout_ms: int) -> Answer:
     are kept with the answer; one that disagrees with the solver makes it an ERROR."""
     with gathering() as opinions:
         answer = _check(work, timeout_ms)
-    answer.opinions = opinions
+    answer.opinions, answer.judged = opinions, judging()
     disagreement = next((o for o in opinions if o.status == "ERROR"), None)
     if disagreement is not None:
-        return Answer(Verdict.ERROR, answer.seconds, disagreement.detail, solver=answer.solver, opinions=opinions)
+        return Answer(Verdict.ERROR, answer.seconds, disagreement.detail, solver=answer.solver, opinions=opinions,
+                      judged=answer.judged)
     return answer
 
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from vredmax.proofs.engine import answers
 from vredmax.proofs.engine import compositional as comp
 from vredmax.proofs.engine.setting import Setting, bounds_text
-from vredmax.proofs.engine.verdict import Answer, Verdict, about
+from vredmax.proofs.engine.verdict import Answer, Verdict, about, judging
 from vredmax.proofs.obligations.catalogue import METHODS, MONOLITHIC_LIMIT, Obligation
 from vredmax.spec import relation as spec
 from vredmax.spec import z3fast as fast
@@ -110,10 +110,13 @@ def run(obligation: Obligation, cfg: Config, subject: str, method: str = "compos
         return result
     parts = []
     verdict_answer = None
-    store = answers.current() if setting is None and _built_in_units() else None
+    # kept parts (proofs/engine/answers.py) carry no second opinion: unused while a judge decides
+    store = answers.current() if setting is None and _built_in_units() and judging() is None else None
     for part in obligation.compositional(s, subject):
         key = _answer_key(obligation, part.key)
         answer = _ANSWERS.get(key) if setting is None else None
+        if answer is not None and answer.judged is not judging():   # judged by another judge, or none
+            answer = None
         material = None
         if answer is None and store is not None:
             material = _part_material(key)

@@ -297,10 +297,12 @@ def add_certification(record: dict, results) -> None:
         certified = result.answer.verdict.value == "PROVED"
         for part, (_, answer) in zip(subject["parts"], result.parts):
             part["certificates"] = [o.record.get("id", "") for o in answer.opinions]
-            uncertified = [o for o in answer.opinions if o.status != "CERTIFIED"]
+            uncertified = [o.detail for o in answer.opinions if o.status != "CERTIFIED"]
+            if not answer.judged:
+                uncertified.append("decided before the certificate route was installed")
             part["certified"] = not uncertified
             if uncertified:
-                part["detail"] = "; ".join(filter(None, [part["detail"], f"not certified: {uncertified[0].detail}"]))
+                part["detail"] = "; ".join(filter(None, [part["detail"], f"not certified: {uncertified[0]}"]))
                 certified = False
             for opinion in answer.opinions:
                 queries.setdefault(opinion.record.get("id", ""), opinion.record)
