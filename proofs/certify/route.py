@@ -174,6 +174,18 @@ class Judge:
         return check.check_refutation(variables, clauses, check.read_drat(proof_lines), self.engine)
 
 
+_BY_DIRECTORY: dict = {}
+
+
+def judge_for(directory, timeout_s: float = 60) -> Judge:
+    """One judge per certificate directory in a process: answers it judged are kept across
+    configurations (the ELEN twins share them) and stay CERTIFIED."""
+    key = (str(directory), timeout_s)
+    if key not in _BY_DIRECTORY:
+        _BY_DIRECTORY[key] = Judge(directory, timeout_s)
+    return _BY_DIRECTORY[key]
+
+
 def opinions_of(answers) -> list:
     """Every opinion on the questions of these answers (a result's parts), first first."""
     return [opinion for answer in answers for opinion in answer.opinions]

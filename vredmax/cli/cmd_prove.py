@@ -249,8 +249,8 @@ def prove_config(cfg: Config, method: str, pattern, timeout: float, smt2_out, wi
     records = []
     with runner.collector_paused(), ExitStack() as stack:
         if certify:
-            from vredmax.proofs.certify.route import Judge
-            stack.enter_context(verdict.second_opinion(Judge(certify, timeout)))
+            from vredmax.proofs.certify.route import judge_for
+            stack.enter_context(verdict.second_opinion(judge_for(certify, timeout)))
         for obligation in catalogue.obligations(pattern, cfg):
             if obligation.kind == "lemma" and not with_lemmas:
                 continue
