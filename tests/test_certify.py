@@ -197,6 +197,8 @@ def test_a_lying_solver_is_an_error_naming_both_answers(family, tmp_path, monkey
     assert answer.verdict == Verdict.ERROR
     assert "z3 said the goal follows" in answer.detail
     assert "the certificate route says satisfiable (a model of its CNF" in answer.detail
+    [opinion] = answer.opinions     # the evidence is kept: the CNF with the model that satisfies it
+    assert (tmp_path / opinion.record["unsatisfiable"]["files"]["sat.cnf.gz"]["path"]).is_file()
 
 
 def test_the_real_lemmas_stand(tmp_path):

@@ -98,6 +98,10 @@ class Judge:
         if model is not None:
             fixed = _fix(blaster, leaves, model)
         clauses = blaster.circuit.cnf(blaster.assert_all(leaves))
+        if len(clauses) > MAX_CLAUSES:
+            return {"claim": "satisfiable", "variables": blaster.circuit.variables, "clauses": len(clauses),
+                    "outcome": "gave up", "detail": f"too large for the route: {blaster.circuit.variables} "
+                                                    f"variables, {len(clauses)} clauses"}
         solved = self._solve(clauses, proof=False)
         if solved.status != "sat" and fixed:       # Z3's model does not do: search without it
             blaster, fixed = Blaster(), False
@@ -114,7 +118,9 @@ class Judge:
             return dict(result, outcome="agrees", detail="")
         if solved.status == "unsat":
             checked = self._check(blaster.circuit.variables, clauses, solved.proof)
-            if checked.ok:
+            if checked.ok:       # the evidence is kept: the CNF and its refutation
+                texts.append((".cnf.gz", check.dimacs(blaster.circuit.variables, clauses)))
+                texts.append((".drat.gz", "\n".join(solved.proof) + "\n"))
                 return dict(result, outcome="contrary", detail="unsatisfiable (a checked DRAT refutation of its CNF)")
             return dict(result, outcome="gave up", detail=f"the SAT solver said unsat, its proof failed: {checked.reason}")
         return dict(result, outcome="gave up", detail=f"{solved.reason} ({len(clauses)} clauses)")
@@ -145,6 +151,8 @@ class Judge:
             wrong = check.satisfies(clauses, solved.model)
             if wrong:
                 return dict(result, outcome="gave up", detail=f"the SAT solver's model is wrong: {wrong}")
+            texts.append((".sat.cnf.gz", check.dimacs(variables, clauses, [     # the evidence, kept
+                store.MODEL_PREFIX + " ".join(map(str, solved.model)) + " 0"])))
             return dict(result, outcome="contrary", detail=f"satisfiable (a model of its CNF of {len(clauses)} clauses)")
         if solved.status != "unsat":
             return dict(result, outcome="gave up", detail=f"{solved.reason} ({variables} variables, "
