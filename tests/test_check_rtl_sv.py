@@ -9,6 +9,8 @@ elaboration through the same view.
 """
 
 import json
+import os
+import tempfile
 
 import pytest
 
@@ -81,6 +83,8 @@ BUGGY = {
 
 
 def run_json(capsys, *argv):
+    if "--vcd" not in argv:  # a counterexample's waveform goes to a scratch folder, not the clone
+        argv = (*argv, "--vcd", os.path.join(tempfile.mkdtemp(prefix="vredmax-vcd-"), "cx.vcd"))
     code = main(["check-rtl", *argv, "--json"])
     out, err = capsys.readouterr()
     data = json.loads(out)
