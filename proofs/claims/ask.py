@@ -38,13 +38,15 @@ from dataclasses import dataclass, field
 
 import z3
 
-from vredmax.impl.execute import execute
+from vredmax.impl.execute import execute, operands
 from vredmax.proofs.claims.claim_language import ClaimError, Translator, World, check, compared_values
+from vredmax.proofs.engine.lemmas import by_name
 from vredmax.proofs.engine.counterexample import Counterexample, concrete_case, model_register, tail_policy_for
 from vredmax.proofs.engine.minimise import smallest_model
 from vredmax.proofs.engine.setting import Run, Setting, bounds_text
 from vredmax.proofs.engine.verdict import VACUOUS, Answer, Verdict, prove, satisfiable
 from vredmax.spec import relation as spec
+from vredmax.spec.bv import Concrete
 from vredmax.spec.config import (LMUL_NAMES, SEWS, VTYPE_VILL_BIT, Config, decode_vtype, every_config,
                                  legal_configs)
 from vredmax.spec.legality import ILLEGAL, RETIRED
@@ -53,6 +55,7 @@ from vredmax.spec.state import NUM_VREGS, VS_DIRTY, VS_NAMES, ArchState
 DEFAULT_VLEN = 128
 DEFAULT_TIMEOUT_MS = 60_000
 MINIMISE_ELEMENTS = 64     # canonical fixing reads this many elements per register at most
+MINIMISE_BUDGET_S = 20.0   # for minimising one counterexample (VLEN=65536: seconds per query)
 from vredmax.spec.profiles import PROFILES
 
 PROFILE_NAMES = tuple(PROFILES)
@@ -194,9 +197,12 @@ class Problem:
 def build(text: str, cfg: Config, profile=None) -> Problem:
     s = Setting(cfg, tag="_ask")
     run = s.free_run
-    world = _world(cfg, s, defined_folds=True)
+    # the spec's result as one constant: a fold in the claim that is the spec's reduction is
+    # translated to it (claim_language's _is_reduction), when its uniqueness is proved at this SEW
+    reduction = z3.BitVec("ask_reduction", cfg.sew) if result_is_unique(cfg.sew) else None
+    world = _world(cfg, s, defined_folds=True, reduction=reduction)
     claim = Translator(text, world).claim()
-    parts_world = _world(cfg, s, defined_folds=True)
+    parts_world = _world(cfg, s, defined_folds=True, reduction=reduction)
     parts = Translator(text, parts_world).top_parts()
     hypothesis = parts[0] if parts else None
     read = sorted(i for i in world.mentioned_elements if i < cfg.vlmax)
@@ -204,7 +210,13 @@ def build(text: str, cfg: Config, profile=None) -> Problem:
     bounded, witness = (z3.BoolVal(True), z3.BoolVal(False)) if whole else (
         z3.Bool("ask_others_bounded"), z3.Bool("ask_others_witness"))
 
+    compared_world = _world(cfg, s, defined_folds=True, reduction=reduction)
+    compared = _compared(text, cfg, s, compared_world)
+    recognised = any(w.reduction_used for w in (world, parts_world, compared_world))
+
     def local(result):
+        if recognised and whole:    # the result is R, R defined below by the whole result_ok
+            return result == reduction
         return spec.result_ok(result, s.seed, [world.elements[i] for i in read], [world.activity[i] for i in read],
                               bounded, witness)
     abstract_relation = s.relation(run, local)
@@ -218,7 +230,7 @@ def build(text: str, cfg: Config, profile=None) -> Problem:
         kept = [z3.Or(element(new, k) == element(old, k), element(new, k) == ones) for k in tail_read]
         abstract_relation = z3.substitute(abstract_relation, (s.free_tail, z3.And(*kept, rest_of_tail)))
     def real():
-        real_pred = s.result_pred()
+        real_pred = (lambda result: result == reduction) if recognised else s.result_pred()
         return [s.relation(run, real_pred)] + profile_constraints(profile, s, run, real_pred)
     abstract = [abstract_relation] + profile_constraints(profile, s, run, local)
     is_abstract = not whole or not tail_whole
@@ -235,10 +247,13 @@ def build(text: str, cfg: Config, profile=None) -> Problem:
                      if k not in tail_read)
         old, new = z3.Select(s.pre.regs, s.insn.vd), z3.Select(run.post.regs, s.insn.vd)
         narrowings = [n + [rest_of_tail, (old ^ new) & z3.BitVecVal(unread, cfg.vlen) == 0] for n in narrowings]
-    compared_world = _world(cfg, s, defined_folds=True)
-    compared = _compared(text, cfg, s, compared_world)
     # the folds' definitions (claim_language._defined_fold): the same constants in every world
     definitions = world.fold_definitions + parts_world.fold_definitions + compared_world.fold_definitions
+    if recognised:
+        # R is what result_ok allows, and it allows exactly one value (result_is_unique; one
+        # exists: the signed maximum), so a relation requiring vd[0] == R allows exactly the
+        # post-states of the one requiring result_ok(vd[0])
+        definitions.append(s.result_pred()(reduction))
     return Problem(cfg, s, run, world, claim, hypothesis, s.wf + definitions, abstract,
                    real if is_abstract else lambda: abstract, narrowings, is_abstract, compared, profile,
                    parts is not None and parts[2])
@@ -265,7 +280,32 @@ def _holds_in(model, terms) -> bool:
 
 def _genuine(p: Problem, model, goal) -> bool:
     """The model is a real counterexample: the real relation holds in it and the goal does not."""
-    return _holds_in(model, p.wf + p.real) and z3.is_false(model.eval(goal, model_completion=True))
+    return z3.is_false(model.eval(goal, model_completion=True)) and _holds_in(model, p.wf + _real_in(p, model))
+
+
+EVALUATE_REAL_MAX_VLMAX = 256   # beyond, the real relation is not built to be evaluated in a model
+
+
+def _real_in(p: Problem, model) -> list:
+    """The real relation, as it reads in `model`. At large VLMAX building it costs far more
+    than solving (result_ok over every element: 40 s at VLMAX=65536): its result predicate is
+    then `vd[0] == R`, R the spec's result on the model's pre-state computed on integers
+    (result_ok has exactly one solution, the signed maximum of the seed and the active
+    elements), which holds in the model exactly when result_ok does."""
+    if not p.is_abstract or "_real" in p.__dict__ or p.cfg.vlmax <= EVALUATE_REAL_MAX_VLMAX:
+        return p.real
+    pre, insn = concrete_case(model, p.cfg, p.s.pre, p.s.insn)
+    expected = z3.BitVecVal(spec_result(p.cfg, pre, insn), p.cfg.sew)
+    pred = lambda result: result == expected   # noqa: E731
+    return [p.s.relation(p.run, pred)] + profile_constraints(p.profile, p.s, p.run, pred)
+
+
+def spec_result(cfg: Config, pre: ArchState, insn) -> int:
+    """The one result result_ok allows for a concrete pre-state: the signed maximum of the
+    seed and the active elements (read as spec/relation.py reads them: impl.execute.operands)."""
+    seed, elements, active = operands(Concrete, pre, insn, cfg)
+    signed = lambda v: v - (1 << cfg.sew) if v >> (cfg.sew - 1) else v   # noqa: E731
+    return max([seed] + [e for e, a in zip(elements, active) if a], key=signed)
 
 
 def _decide(p: Problem, goal, timeout_ms: int) -> tuple[Answer, str]:
@@ -402,13 +442,27 @@ def counterexample(text: str, p: Problem, model, method: str, minimise: bool, ti
                              not replay["holds"], freedoms(cfg, pre, insn, p.profile), hypothesis, notes)
 
 
-def _world(cfg, s: Setting, defined_folds: bool = False) -> World:
+def _world(cfg, s: Setting, defined_folds: bool = False, reduction=None) -> World:
     """The claim's world; `defined_folds` for the solver (folds as defined constants), not
-    for concrete evaluation (which needs the folds to simplify to values)."""
+    for concrete evaluation (which needs the folds to simplify to values); `reduction`: the
+    constant a fold that is the spec's reduction becomes (defined by the caller)."""
     run = s.free_run
     elements, activity = s.__dict__.get("_operand_views") or s.__dict__.setdefault("_operand_views", operand_views(s))
     return World(cfg, s.pre, s.insn, run.post, run.outcome, s.seed, elements, activity, s.illegal, s.reserved,
-                 fold_definitions=[] if defined_folds else None)
+                 fold_definitions=[] if defined_folds else None, reduction=reduction)
+
+
+UNIQUENESS_LEMMAS = ("witness_is_below_any_allowed_result", "signed_order_antisymmetric")
+_UNIQUE: dict = {}
+
+
+def result_is_unique(sew: int) -> bool:
+    """Whether result_ok allows at most one value at this SEW, proved here from its local
+    lemmas (proofs/engine/lemmas.py): a result is the seed or an active element, so it is at
+    most any other allowed result, which is the same the other way round; milliseconds."""
+    if sew not in _UNIQUE:
+        _UNIQUE[sew] = all(prove(*by_name(name).build(sew)).verdict == Verdict.PROVED for name in UNIQUENESS_LEMMAS)
+    return _UNIQUE[sew]
 
 
 def _value(term):
@@ -479,10 +533,13 @@ def _minimised(p: Problem, model, method: str):
     candidates = [p.abstract + n for n in p.narrowings] if p.is_abstract else [p.abstract]
     if p.is_abstract and (method == "full" or p.cfg.vlmax <= 256):
         candidates.append(p.real)
+    deadline = time.monotonic() + MINIMISE_BUDGET_S
     for relation in candidates:
+        if time.monotonic() > deadline:
+            return model, ["not minimised: its time ran out before a minimised model satisfied the whole relation"]
         try:
             chosen, notes = smallest_model(_MinimiseView(p), p.wf + relation, z3.Not(p.claim), mismatches,
-                                           _executable_like(p))
+                                           _executable_like(p), budget_s=max(0.0, deadline - time.monotonic()))
         except RuntimeError:   # no counterexample under this narrowing
             continue
         if _genuine(p, chosen, p.claim):

@@ -8,6 +8,8 @@ the same counterexample in any process.
 
 from __future__ import annotations
 
+import time
+
 import z3
 
 from vredmax.proofs.engine.outcome import View
@@ -19,17 +21,21 @@ STEP_TIMEOUT_MS = 10_000   # each minimisation query
 class _Minimiser:
     """A solver that keeps a condition only when the query stays satisfiable with it."""
 
-    def __init__(self, assumptions, step_ms: int):
+    def __init__(self, assumptions, step_ms: int, budget_s: float | None = None):
         self.solver = z3.Solver()
         self.solver.set(timeout=step_ms)
         self.solver.add(*assumptions)
-        self.exact = True   # False once a query gave no answer
+        self.exact = True   # False once a query gave no answer (or the budget ran out)
         self.model = self.solver.model() if self.solver.check() == z3.sat else None
+        self.deadline = None if budget_s is None else time.monotonic() + budget_s
 
     def prefer(self, condition) -> bool:
         if self.model is not None and z3.is_true(self.model.eval(condition, model_completion=True)):
             self.solver.add(condition)   # the current model already meets it: no query needed
             return True
+        if self.deadline is not None and time.monotonic() > self.deadline:
+            self.exact = False    # out of time: the model so far is kept as it is
+            return False
         result = self.solver.check(condition)
         if result == z3.sat:
             self.model = self.solver.model()
@@ -65,17 +71,19 @@ def _count(conditions) -> z3.ArithRef:
 
 
 def smallest_model(view: View, assumptions, negated_goal, mismatches=(), prefer=(),
-                   step_ms: int = STEP_TIMEOUT_MS):
+                   step_ms: int = STEP_TIMEOUT_MS, budget_s: float | None = None):
     """The model of `assumptions and negated_goal` that is smallest in the order of the
     module docstring (`prefer`: the caller's own preferences, before the tidiness ones), with every value the instruction reads fixed canonically (so the same
     query gives the same counterexample in any process), and notes when a query gave no
-    answer (then it may not be the smallest)."""
-    search = _Minimiser(list(assumptions) + [negated_goal], step_ms)
+    answer (then it may not be the smallest). `budget_s`: past it, no more queries are asked
+    (the model found so far is returned, with the note)."""
+    search = _Minimiser(list(assumptions) + [negated_goal], step_ms, budget_s)
     if search.model is None:
         raise RuntimeError("smallest_model: the query has no model")
     cfg = view.cfg
-    search.first([view.pre.vl == k for k in range(cfg.vlmax + 1)])
-    search.first([_count(view.active) == n for n in range(cfg.vlmax + 1)])
+    search.first(view.pre.vl == k for k in range(cfg.vlmax + 1))   # built lazily: VLMAX may be 65536
+    counted = _count(view.active)     # view.active may list only the first elements
+    search.first(counted == n for n in range(len(view.active) + 1))
     if mismatches:
         search.first([_count(mismatches) == n for n in range(1, len(mismatches) + 1)])
     for condition in list(prefer) + tidiness(view):
@@ -83,7 +91,7 @@ def smallest_model(view: View, assumptions, negated_goal, mismatches=(), prefer=
     for term in canonical_terms(view):
         search.fix(term)
     notes = [] if search.exact else [
-        "a minimisation query timed out: this counterexample may not be the smallest"]
+        "a minimisation query timed out (or its time ran out): this counterexample may not be the smallest"]
     return search.model, notes
 
 

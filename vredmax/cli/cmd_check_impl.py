@@ -12,25 +12,20 @@ import json
 import os
 
 from vredmax.cli import configurations
-from vredmax.presentation.counterexamples import counterexample_lines
 from vredmax.cli.cluster import add_arguments as add_worker_arguments, workers_from_args
+from vredmax.presentation.check_impl import LEVEL_TEXT, cx_case, report_json, report_lines, result_line
 from vredmax.runtime.errors import EXIT_ERROR, EXIT_FAILED, EXIT_OK, EXIT_UNKNOWN, UsageError
-from vredmax.proofs.python.check_impl import (DEFAULT_RANDOM, DEFAULT_TIMEOUT_MS, INSTRUCTION, INSTRUCTION_MAX_VLEN,
-                                       LEVELS, UNIT, all_configs, check_implementation,
-                                       default_configs, order)
-from vredmax.proofs.engine.solvers import SOLVERS, available, versions
+from vredmax.proofs.python.check_impl import (DEFAULT_RANDOM, DEFAULT_TIMEOUT_MS, LEVELS, UNIT, Report)
+from vredmax.proofs.python import session
+from vredmax.proofs.engine.solvers import SOLVERS
 from vredmax.proofs.engine.verdict import Verdict
 from vredmax.schema import tagged
-from vredmax.spec.config import legal_configs
 from vredmax.cli import terminal
 from vredmax.runtime.outputs import check_writable_file, cut_short, write_json
 
 DEFAULT_JOBS = min(2, os.cpu_count() or 1)
-MAX_TIMEOUT_S = 1_000_000     # solvers take milliseconds as a 32-bit number
 EXIT_CODES = {Verdict.PROVED: EXIT_OK, Verdict.COUNTEREXAMPLE: EXIT_FAILED,
               Verdict.UNKNOWN: EXIT_UNKNOWN, Verdict.ERROR: EXIT_ERROR}
-LEVEL_TEXT = {UNIT: "reduction unit reduce(ops, seed, elements, active), run inside impl.execute.step",
-              INSTRUCTION: "whole instruction step(m, pre, insn, cfg, tail) -> (traps, post)"}
 
 
 def add_parser(subparsers) -> None:
@@ -68,59 +63,26 @@ def add_parser(subparsers) -> None:
     parser.set_defaults(run=run)
 
 
-def _int(text: str, field: str, minimum: int = 0) -> int:
-    try:
-        value = int(text)
-    except (TypeError, ValueError):
-        raise UsageError(f"{field}: expected an integer, got {text!r}") from None
-    if value < minimum:
-        raise UsageError(f"{field}: must be at least {minimum}, got {value}")
-    return value
-
-
 def configs_for(args, level: str) -> list:
     wanted = configurations.filters(args, one_elen=True)
-    for vlen in wanted.vlens:
-        if level == INSTRUCTION and vlen > INSTRUCTION_MAX_VLEN:
-            raise UsageError(f"--vlen: a whole instruction is checked up to VLEN={INSTRUCTION_MAX_VLEN}, got {vlen}")
-    if wanted.vlens:
-        configs = legal_configs(wanted.elen, wanted.vlens)
-    else:
-        configs = all_configs(level, wanted.elen) if args.all else default_configs(level, wanted.elen)
-    return order(configurations.chosen(configs, wanted))
+    configs = session.select_configs(level, wanted.vlens, wanted.sews, wanted.lmuls, wanted.elen, args.all,
+                                     prefix="--")
+    return configurations.chosen(configs, wanted)
 
 
 def run(args) -> int:
-    from vredmax.proofs.python.isolation import Job, Jobs, LoadFailed, portable_target, probe
-    try:
-        timeout = float(args.timeout)
-    except ValueError:
-        raise UsageError(f"timeout: expected seconds, got {args.timeout!r}") from None
-    if not 0 < timeout <= MAX_TIMEOUT_S:     # also nan and inf
-        raise UsageError(f"timeout: must be positive and at most {MAX_TIMEOUT_S} seconds, got {args.timeout}")
-    if args.solver and not available(args.solver):
-        raise UsageError(f"solver: {args.solver} is not installed")
-    random_states = _int(args.random, "random")
-    seed = _int(args.seed, "seed")
+    options = session.Options.parsed(args.timeout, args.solver, args.random, args.seed)
     workers = workers_from_args(args)
-    if ":" not in args.target or args.target.startswith(":") or args.target.endswith(":"):
-        raise UsageError(f"impl: expected MODULE:FUNCTION (a file path or a module name), got {args.target!r}")
+    target = session.Target.of(args.target)
     configs_for(args, args.level or UNIT)    # bad filters are reported before any loading
     if args.case_out:
         check_writable_file(args.case_out, "case-out")
-    options = (("timeout_ms", int(timeout * 1000)), ("solver", args.solver),
-               ("random_states", random_states), ("seed", seed))
-    target, cwd = portable_target(args.target), os.getcwd()
-    try:
-        detected, load_output = probe(target, cwd)     # here, before any worker: fail fast
-    except LoadFailed as error:
-        raise UsageError(f"impl: {error}") from None
+    detected, load_output = session.detect(target)     # here, before any worker: fail fast
     level = args.level or detected
     if level is None:
         raise UsageError(f"level: cannot tell the plug-in level of {args.target} from its parameters; "
                          "pass --level unit or --level instruction")
     configs = configs_for(args, level)
-    from vredmax.proofs.python.check_impl import Report
     report = Report(level)
     report.output = load_output
     try:
@@ -134,13 +96,7 @@ def run(args) -> int:
                     if not args.json:
                         bar.log_verdict(result.verdict.value, result_line(result))
                     bar.advance()
-                jobs = Jobs(pool, lambda cfg: Job(target, cwd, level, cfg, timeout, options))
-                try:
-                    final = check_implementation(jobs, level, configs, on_result=on_result)
-                except LoadFailed as error:   # a worker could not load it (a Dask worker: no such file?)
-                    raise UsageError(f"impl: {error}") from None
-        final.output = load_output
-        report = final
+                report = session.run(target, level, configs, options, pool, on_result, load_output)
     except KeyboardInterrupt:
         if not args.json:
             terminal.say(f"INTERRUPTED after {len(report.results)} configurations: no verdict "
@@ -153,83 +109,3 @@ def run(args) -> int:
     else:
         terminal.say("\n".join(report_lines(report, args.case_out)))
     return EXIT_CODES[report.verdict]
-
-
-def result_line(result) -> str:
-    cfg = result.cfg
-    text = (f"{str(cfg):<37} VLMAX={cfg.vlmax:<6} {result.method:<11} {result.seconds:6.1f} s"
-            + (f"  {result.random_states} random" if result.random_states else ""))
-    for note in result.notes:
-        text += f"\n    note: {note}"
-    for check in result.checks:
-        if check.verdict != Verdict.PROVED:
-            text += f"\n    {check.verdict.value} (tail {check.tail}, {check.method}): {check.detail}"
-    return text
-
-
-INLINE_CASE_LIMIT = 400   # characters of a case shown inline (VLEN=65536 registers are not)
-
-
-def report_lines(report, case_out: str | None = None) -> list[str]:
-    lines = [""]
-    if report.counterexample is not None:
-        cx = report.counterexample
-        lines += counterexample_lines(cx) + [""]
-        case = json.dumps(cx_case(cx))
-        if case_out:
-            lines += ["Replay it:", f"  vredmax exec {case_out}    # the case, written there", ""]
-        elif len(case) <= INLINE_CASE_LIMIT:
-            lines += ["Replay it:", f"  vredmax exec case.json    # case.json: {case}", ""]
-        else:
-            lines += [f"Replay it: the case has {len(case)} characters; write it with --case-out FILE "
-                      "(or take counterexample.case from --json), then vredmax exec FILE", ""]
-    outputs: dict[str, list[str]] = {}    # the same output at many configurations: shown once
-    for where, text in [("while loading", report.output)] + [(f"at {r.cfg}", r.output) for r in report.results]:
-        if text.strip():
-            outputs.setdefault(text, []).append(where)
-    for text, places in outputs.items():
-        more = f" and {len(places) - 1} more" if len(places) > 1 else ""
-        lines.append(f"output of the implementation ({places[0]}{more}):")
-        lines += ["  | " + line for line in text.rstrip("\n").split("\n")]
-    lines += [f"note: {note}" for note in report.notes]
-    verdict = report.verdict
-    if verdict == Verdict.PROVED:
-        lines.append("PROVED: the implementation refines the spec at every configuration checked:")
-    else:
-        lines.append(f"{verdict.value}: {report.detail}")
-        if report.bounds:
-            lines.append("proved:")
-    lines += [f"  {b}" for b in report.bounds]
-    if report.not_checked:
-        lines.append(f"not checked (stopped at the counterexample): {len(report.not_checked)} configurations")
-    lines.append(f"Covered: {report.coverage()}")
-    lines.append(report.summary())
-    return lines
-
-
-def cx_case(cx) -> dict:
-    from vredmax.impl.case import case_json
-    return case_json(cx.pre, cx.insn, cx.tail)
-
-
-def report_json(target: str, report) -> dict:
-    cx = report.counterexample
-    return {
-        "target": target, "level": report.level, "verdict": report.verdict.value,
-        "detail": report.detail, "bounds": report.bounds, "notes": report.notes,
-        "coverage": report.coverage(),
-        "summary": {v.value: report.count(v) for v in Verdict},
-        "random_states": report.random_states,
-        "not_checked": [str(c) for c in report.not_checked],
-        "solvers": versions(),
-        "configurations": [{
-            "config": {"vlen": r.cfg.vlen, "elen": r.cfg.elen, "sew": r.cfg.sew, "lmul": r.cfg.lmul,
-                       "vlmax": r.cfg.vlmax},
-            "verdict": r.verdict.value, "method": r.method, "seconds": round(r.seconds, 3),
-            "random_states": r.random_states, "output": r.output, "notes": r.notes,
-            "checks": [{"tail": c.tail, "method": c.method, "verdict": c.verdict.value, "solver": c.solver,
-                        "detail": c.detail, "seconds": round(c.seconds, 3)} for c in r.checks],
-        } for r in report.results],
-        "output": report.output,
-        "counterexample": cx.to_json() if cx is not None else None,
-    }

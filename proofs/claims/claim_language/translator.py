@@ -42,6 +42,10 @@ class World:
     whole_post_vd: bool = False
     fold_definitions: list | None = None                  # if a list: folds as defined constants (_defined_fold)
     shown: dict = field(default_factory=dict)             # display name -> (type, term)
+    # the spec's result as one constant (the caller defines it): a fold that is the spec's
+    # reduction, smax of the seed and every active vs2 element, is translated to it
+    reduction: object = None
+    reduction_used: bool = False
 
 
 def _int(value: int):
@@ -69,6 +73,7 @@ class Translator:
         self.tree = check(text)
         self.guards: list = []
         self.budget = MAX_UNROLL
+        self._smax_folds: dict = {}    # id of an smax fold's constant -> (its definition, its flattened items)
         cfg = world.cfg
         self.constants = {"VLMAX": cfg.vlmax, "SEW": cfg.sew, "VLEN": cfg.vlen,
                           "LMUL": LMUL_VALUE[cfg.lmul], "ELEN": cfg.elen}
@@ -324,7 +329,36 @@ class Translator:
             return _int_fold(node, name, [v for _, v in items])
         if self.w.fold_definitions is None:
             return _element_fold(node, name, items)
-        return self._defined_fold(node, env, name, items)
+        flat = None
+        if name == "smax":
+            flat, inner = self._flattened(items)
+            if flat is not None and self.w.reduction is not None and _is_reduction(flat, self.w):
+                # the nested folds' own definitions are left out: each has exactly one solution
+                # and nothing else mentions them any more
+                self.w.fold_definitions[:] = [d for d in self.w.fold_definitions if not any(d is i for i in inner)]
+                self.w.reduction_used = True
+                return self.w.reduction
+        fold = self._defined_fold(node, env, name, items)
+        if name == "smax":
+            self._smax_folds[fold.get_id()] = (self.w.fold_definitions[-1], flat)
+        return fold
+
+    def _flattened(self, items):
+        """The items of an smax with each unguarded item that is itself an smax fold replaced by
+        that fold's items (smax is associative, commutative and idempotent, and its identity
+        changes nothing), and the definitions of the folds taken apart; (None, []) when a fold
+        inside could not be flattened."""
+        flat, inner = [], []
+        for guard, value in items:
+            nested = self._smax_folds.get(value.get_id()) if guard is None and z3.is_expr(value) else None
+            if nested is None:
+                flat.append((guard, value))
+            elif nested[1] is None:
+                return None, []
+            else:
+                flat += nested[1]
+                inner.append(nested[0])
+        return flat, inner
 
     def _defined_fold(self, node, env, name, items):
         """The fold as a constant defined by what it is (at least every item taken, and one
@@ -529,6 +563,28 @@ def _int_fold(node, name, values):
                       min(result.lo, other.lo) if name == "min" else max(result.lo, other.lo),
                       min(result.hi, other.hi) if name == "min" else max(result.hi, other.hi))
     return result
+
+
+def _is_reduction(items, world: World) -> bool:
+    """The items (guard or None, value) are exactly the spec's reduction's: the seed (at least
+    once, unguarded) and each vs2[i], i < VLMAX, guarded by active[i] and nothing else."""
+    seen, seed = set(), False
+    index_of = {world.elements[i].get_id(): i for i in world.mentioned_elements if i < world.cfg.vlmax}
+    for guard, value in items:
+        if not z3.is_expr(value):
+            return False
+        if guard is None:
+            if not value.eq(world.seed):
+                return False
+            seed = True
+            continue
+        if z3.is_and(guard) and guard.num_args() == 1:
+            guard = guard.arg(0)
+        index = index_of.get(value.get_id())
+        if index is None or not world.activity[index].eq(guard):
+            return False
+        seen.add(index)
+    return seed and len(seen) == world.cfg.vlmax
 
 
 def _element_fold(node, name, items):
