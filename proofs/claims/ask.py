@@ -655,6 +655,12 @@ class Asked:
         return Verdict.PROVED if verdicts else Verdict.ERROR
 
     @property
+    def vacuous(self) -> bool:
+        """The hypothesis of implies() holds at no configuration decided: nothing is proved
+        (the verdict is then ERROR)."""
+        return bool(self.decisions) and all(d.vacuous for d in self.decisions)
+
+    @property
     def counterexample(self) -> AskCounterexample | None:
         return next((d.counterexample for d in self.decisions if d.counterexample is not None), None)
 

@@ -3,8 +3,9 @@
 The claim is a Python expression in the claim language (proofs/claims/claim_language.py), parsed
 and never run. Verdicts and exit codes as `vredmax prove`: PROVED (0) with its bounds,
 COUNTEREXAMPLE (1) minimised, shown Alive2-style and replayed on the executable model,
-UNKNOWN (3), ERROR (4, e.g. a hypothesis that never holds); a claim that cannot be read
-exits 2 with one line naming the column.
+UNKNOWN (3), VACUOUS (4: the hypothesis of implies() holds at no configuration asked, so
+nothing is proved) or ERROR (4); a claim that cannot be read exits 2 with one line naming
+the column.
 """
 
 from __future__ import annotations
@@ -106,7 +107,7 @@ def _wrap(text: str, indent: str = "  ") -> list[str]:
 
 def decision_line(decision) -> str:
     """One configuration's verdict in 80 columns: the verdict, the configuration, the time."""
-    verdict = decision.verdict.value + (" (vacuous)" if decision.vacuous else "")
+    verdict = "VACUOUS" if decision.vacuous else decision.verdict.value
     text = f"{verdict:<16} {str(decision.cfg) + f' VLMAX={decision.cfg.vlmax}':<46} {decision.seconds:>7.2f}s"
     if decision.verdict.value != "PROVED" and decision.detail:
         text += "\n" + "\n".join(textwrap.wrap(decision.detail, WIDTH, initial_indent="    ",
@@ -131,12 +132,18 @@ def summary_lines(asked, configs) -> list[str]:
                        "vstart VS and all 32 registers symbolic, every post-state the spec allows"
                        + (f" ({vacuous} configurations vacuous: the hypothesis never holds there)"
                           if vacuous else ""))
-    elif verdict != "COUNTEREXAMPLE" and asked.detail:
+    elif verdict != "COUNTEREXAMPLE" and asked.detail and not asked.vacuous:
         lines += _wrap(f"Why: {asked.detail}")
     if asked.stopped_early:
         lines += _wrap(f"(stopped at the first counterexample: {done} of {len(configs)} configurations decided)")
-    lines += _wrap(f"Verdict: {verdict}  ({counts['PROVED']} proved, {counts['COUNTEREXAMPLE']} counterexample, "
-                   f"{counts['UNKNOWN']} unknown, {counts['ERROR']} errors)")
+    if asked.vacuous:    # nothing is proved: not a proof, and not an error of the tool either
+        lines += _wrap(f"Verdict: VACUOUS  (the hypothesis of implies() holds at none of the {done} "
+                       "configurations asked: the claim says nothing there; exit 4)")
+        return lines
+    lines += _wrap(f"Verdict: {verdict}  ({counts['PROVED'] - sum(d.vacuous for d in asked.decisions)} proved"
+                   + (f", {sum(d.vacuous for d in asked.decisions)} vacuous" if any(d.vacuous for d in asked.decisions)
+                      else "")
+                   + f", {counts['COUNTEREXAMPLE']} counterexample, {counts['UNKNOWN']} unknown, {counts['ERROR']} errors)")
     return lines
 
 
@@ -162,6 +169,7 @@ def result_json(asked, configs) -> dict:
         "claim": asked.claim,
         "profile": asked.profile,
         "verdict": asked.verdict.value,
+        "vacuous": asked.vacuous,
         "detail": asked.detail,
         "exit_code": EXIT_BY_VERDICT[asked.verdict.value],
         "configurations": len(configs),

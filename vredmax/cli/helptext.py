@@ -47,7 +47,8 @@ EXITS = {
     "ask": {0: "PROVED within the bounds shown", 1: "a counterexample",
             2: "bad input: one line naming the claim's column, or the option",
             3: "unknown: a solver gave up or timed out (never PROVED)",
-            4: "error: e.g. a hypothesis that holds nowhere (vacuous)", 130: _INTERRUPTED},
+            4: "VACUOUS: the hypothesis of implies() holds at no configuration asked (nothing is "
+               "proved); or another error", 130: _INTERRUPTED},
     "testgen": {0: "the suite is complete and every run passed", 1: "a run failed",
                 2: _BAD_INPUT + " (also: no emulator or assembler)",
                 4: "a coverpoint without a case, or a run that gave no verdict", 130: _INTERRUPTED},

@@ -13,7 +13,8 @@ from vredmax.proofs.claims.claim_language.grammar import (BOOL, CONDITIONS, CONF
                                                           GENERATORS, INSN, INSN_FIELDS, INT,
                                                           NAMES_HELP, REG, SEQUENCES, STATE,
                                                           STATE_FIELDS, STATE_SEQUENCES, UNSIGNED,
-                                                          VS, VS_CONSTANTS, ClaimError, parse)
+                                                          VS, VS_CONSTANTS, MAX_LITERAL_BITS, ClaimError,
+                                                          parse)
 
 
 @dataclass(frozen=True)
@@ -84,6 +85,10 @@ class _Checker:
         if isinstance(node.value, bool):
             return Typed(BOOL, const=True)
         if isinstance(node.value, int):
+            if node.value.bit_length() > MAX_LITERAL_BITS:
+                raise ClaimError(node, f"an integer literal of {len(str(node.value))} digits: no value in a claim is "
+                                       f"wider than VLEN={MAX_LITERAL_BITS} bits (at most "
+                                       f"{len(str(1 << MAX_LITERAL_BITS))} digits)")
             return Typed(INT, const=True, literal=True)
         raise ClaimError(node, f"unsupported literal {node.value!r}: only integers, True and False")
 

@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import ast
+import re
 
 import z3
 
@@ -33,13 +34,23 @@ NAMES_HELP = ("pre.F/post.F (F: vl vstart vtype vs vta vma vill vd v[r]), insn.v
               "reserved legal trapped_illegal, OFF INITIAL CLEAN DIRTY")
 
 
+MAX_LITERAL_BITS = 65536   # the widest value a claim has: a register at VLEN=65536
+LONG_NUMBER = re.compile(r"\d{%d,}" % 25)
+
+
+def _shortened(match) -> str:
+    digits = match.group(0)
+    return f"{digits[:6]}...{digits[-4:]} ({len(digits)} digits)"
+
+
 class ClaimError(ValueError):
-    """A claim that cannot be read: the message names the column (1-based)."""
+    """A claim that cannot be read: the message names the column (1-based). A long number in
+    the message is shortened (the message is one line of a terminal)."""
 
     def __init__(self, node_or_column, message: str):
         column = node_or_column if isinstance(node_or_column, int) else getattr(node_or_column, "col_offset", 0) + 1
         self.column = column
-        super().__init__(f"column {column}: {message}")
+        super().__init__(f"column {column}: {LONG_NUMBER.sub(_shortened, message)}")
 
 
 MAX_DEPTH = 100         # nesting of the claim's syntax tree: the checker and translator recurse

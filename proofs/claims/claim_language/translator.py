@@ -412,8 +412,9 @@ class Translator:
         if step.denominator != 1 or step <= 0 or (symbolic and step != 1):
             raise ClaimError(generator.iter, "the step of range() must be a positive whole number "
                              "(and 1 when a bound depends on the state)")
-        values = range(_low(generator.iter, start), _high(generator.iter, stop), int(step))
-        self._spend(generator.iter, len(values))
+        low, high = _low(generator.iter, start), _high(generator.iter, stop)
+        self._spend(generator.iter, max(0, -(-(high - low) // int(step))))   # before range(): len() may overflow
+        values = range(low, high, int(step))
         name = generator.target.id
         for i in values:
             inner = dict(env, **{name: i})
