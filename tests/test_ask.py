@@ -458,3 +458,97 @@ def test_result_is_the_signed_max_at_vlmax_16():
     wrong = claim.replace("if active[i]", "if i < pre.vl")
     cx = ask(wrong, [M1], timeout_ms=30_000).counterexample
     assert cx is not None and not claim_holds(wrong, cx.pre, cx.insn, cx.post, cx.trapped, cx.illegal_trap)
+
+
+# Issue 22: folds that are the spec's reduction, large refutations, long literals, vacuity --------
+
+FOLD = "implies(legal and pre.vl > 0, post.vd[0] == smax(seed, smax(vs2[i] for i in range(VLMAX) if active[i])))"
+
+
+@pytest.mark.parametrize("lmul", ["m2", "m4", "m8"])
+def test_a_fold_that_is_the_spec_s_reduction_is_proved_at_sew_16(lmul):
+    """Recognised as the spec's result (claim_language's _is_reduction): before, m4 and m8
+    were UNKNOWN after minutes, m2 took 13 s."""
+    decision = decide(FOLD, Config(128, 64, 16, lmul), timeout_ms=10_000)
+    assert decision.verdict == Verdict.PROVED, decision.detail
+    assert decision.seconds < 10
+
+
+@pytest.mark.parametrize("claim", [
+    FOLD.replace("smax(seed, smax(", "smax(smax(").replace(")))", "), seed))"),      # the operands swapped
+    FOLD.replace("smax(seed, smax(vs2[i] for i in range(VLMAX) if active[i]))",    # two halves, seed twice
+                 "smax(smax(seed, smax(vs2[i] for i in range(VLMAX // 2) if active[i])), seed, "
+                 "smax(vs2[j] for j in range(VLMAX // 2, VLMAX) if active[j]))"),
+])
+def test_other_spellings_of_the_reduction(claim):
+    assert decide(claim, Config(128, 64, 16, "m2"), timeout_ms=10_000).verdict == Verdict.PROVED
+
+
+@pytest.mark.parametrize("claim", [
+    FOLD.replace(" if active[i]", ""),                                    # inactive elements too
+    "implies(legal and pre.vl > 0, post.vd[0] == smax(vs2[i] for i in range(VLMAX) if active[i]))",  # no seed
+    FOLD.replace("range(VLMAX)", "range(VLMAX - 1)"),                    # the last element left out
+    FOLD.replace("if active[i]", "if mask[i]"),                          # the mask alone
+    FOLD.replace("post.vd[0] ==", "post.vd[0] !="),
+    FOLD.replace("smax(seed,", "smax(seed, 0,"),                          # a constant joined in
+])
+def test_folds_that_are_not_the_reduction_are_refuted(claim):
+    assert decide(claim, MF2, timeout_ms=30_000).verdict == Verdict.COUNTEREXAMPLE
+
+
+def test_a_refutation_at_large_vlmax_does_not_build_the_whole_result_predicate(monkeypatch):
+    """The counterexample's genuineness is checked in the model with vd[0] == R, R the
+    spec's result computed on integers: building result_ok over 65536 elements cost 40 s."""
+    from vredmax.proofs.claims import ask as asking
+    from vredmax.proofs.engine.setting import Setting
+
+    def refused(self):
+        raise AssertionError("result_ok over every element was built")
+    monkeypatch.setattr(Setting, "result_pred", refused)
+    decision = decide("implies(legal and pre.vl > 0, post.vd[0] == vs2[37])", Config(1024, 64, 8, "m4"),
+                      timeout_ms=60_000)
+    assert decision.verdict == Verdict.COUNTEREXAMPLE and decision.counterexample.replays
+    assert asking.EVALUATE_REAL_MAX_VLMAX < 512
+
+
+@pytest.mark.ask_scale
+def test_vs2_37_is_refuted_at_vlen_65536_within_the_documented_time():
+    """docs/guide/ask.md: a counterexample at VLEN=65536 SEW=8 m8 in about 75 s (it took 108 s
+    before: 40 s building result_ok over 65536 elements, 16 s evaluating it)."""
+    start = __import__("time").perf_counter()
+    done = subprocess.run([sys.executable, "-m", "vredmax", "ask", "post.vd[0] == vs2[37]", "--vlen", "65536",
+                           "--sew", "8", "--lmul", "m8"], capture_output=True, text=True)
+    assert done.returncode == 1 and "Verdict: COUNTEREXAMPLE" in done.stdout
+    assert __import__("time").perf_counter() - start < 75
+
+
+@pytest.mark.parametrize("claim", [
+    "post.vd[0] == " + "9" * 20000,
+    "all(vs2[i] <= seed for i in range(" + "9" * 19000 + "))",     # was an OverflowError traceback
+    "pre.v[" + "9" * 19000 + "] == pre.vd",
+])
+def test_a_huge_literal_is_one_short_line(claim, capsys):
+    assert main(["ask", claim, "--vlen", "128", "--sew", "8", "--lmul", "m1"]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and captured.err.count("\n") == 1 and len(captured.err) < 300
+    assert captured.err.startswith("vredmax: error: claim: column ")
+
+
+def test_a_vacuous_claim_says_vacuous(capsys):
+    claim = "implies(legal and pre.vl > VLMAX, post.vd == pre.vd)"
+    assert main(["ask", claim, "--vlen", "128", "--sew", "16", "--lmul", "m1,m2"]) == 4
+    out = capsys.readouterr().out
+    assert "Verdict: VACUOUS" in out and "ERROR" not in out and "proved" not in out
+    assert main(["ask", claim, "--vlen", "128", "--sew", "16", "--lmul", "m1", "--json"]) == 4
+    result = json.loads(capsys.readouterr().out)
+    assert result["vacuous"] is True and result["exit_code"] == 4
+    jsonschema.validate(result, load_schema("ask-result"))
+    # vacuous at one configuration only: PROVED, and the count says so
+    assert main(["ask", "implies(LMUL > 1 and legal and pre.vl > 4, vs2[4] <= post.vd[0] or not active[4])",
+                 "--vlen", "128", "--sew", "8", "--lmul", "m1,m2"]) == 0
+    assert "Verdict: PROVED  (1 proved, 1 vacuous, 0 counterexample" in capsys.readouterr().out
+
+
+def test_the_exit_table_names_vacuous():
+    from vredmax.cli.helptext import EXITS
+    assert "VACUOUS" in EXITS["ask"][4]
