@@ -131,7 +131,7 @@ def _results():
 def test_the_plugin_shows_a_field_diff_of_two_results():
     spec, mine = _results()
     lines = pytest_assertrepr_compare(None, "==", spec, mine)
-    assert lines[0] == "Result differs in 1 fields (left != right):"
+    assert lines[0] == "Result(...) == Result(...): 1 field differs (left != right)"
     assert lines[1:] == ["  state.v8[0]: #x01 (1, 1) != #x80 (128, -128)"]
     assert pytest_assertrepr_compare(None, "==", 1, 2) is None
     assert pytest_assertrepr_compare(None, "<", spec, mine) is None

@@ -14,4 +14,6 @@ def pytest_assertrepr_compare(config, op, left, right):
     found = differences(left, right)
     if not found:
         return None
-    return [f"{type(left).__name__} differs in {len(found)} fields (left != right):"] + [f"  {line}" for line in found]
+    name = type(left).__name__
+    count = f"{len(found)} field differs" if len(found) == 1 else f"{len(found)} fields differ"
+    return [f"{name}(...) == {name}(...): {count} (left != right)"] + [f"  {line}" for line in found]
