@@ -91,6 +91,7 @@ def test_a_lambda_runs_in_this_process():
     ({"timeout": 0}, "timeout: must be positive"),
     ({"random_states": -1}, "random: must be at least 0, got -1"),
     ({"seed": "x"}, "seed: expected an integer"),
+    ({"solver": "yices"}, "solver: must be one of"),
     ({"level": "chip"}, "level: must be unit or instruction"),
     ({"level": "instruction", "vlen": 8192}, "vlen: a whole instruction is checked up to VLEN=4096"),
 ])

@@ -13,11 +13,10 @@ prints and crashes are this process's, and a call that never returns is not stop
 
 from __future__ import annotations
 
-import math
 import os
 from dataclasses import dataclass
 
-from vredmax.proofs.engine.solvers import available
+from vredmax.proofs.engine.solvers import SOLVERS, available
 from vredmax.proofs.python import check_impl, isolation
 from vredmax.proofs.python.check_impl import (DEFAULT_RANDOM, DEFAULT_TIMEOUT_MS, INSTRUCTION,
                                               INSTRUCTION_MAX_VLEN, UNIT, Report)
@@ -57,8 +56,10 @@ class Options:
             seconds = float(timeout)
         except (TypeError, ValueError):
             raise UsageError(f"timeout: expected seconds, got {timeout!r}") from None
-        if not 0 < seconds <= MAX_TIMEOUT_S or math.isnan(seconds):     # also nan and inf
+        if not 0 < seconds <= MAX_TIMEOUT_S:     # also nan and inf
             raise UsageError(f"timeout: must be positive and at most {MAX_TIMEOUT_S} seconds, got {timeout}")
+        if solver and solver not in SOLVERS:
+            raise UsageError(f"solver: must be one of {', '.join(SOLVERS)}, got {solver!r}")
         if solver and not available(solver):
             raise UsageError(f"solver: {solver} is not installed")
         return cls(seconds, solver or None, _int(random_states, "random"), _int(seed, "seed"))
