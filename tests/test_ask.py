@@ -479,6 +479,9 @@ def test_a_fold_that_is_the_spec_s_reduction_is_proved_at_sew_16(lmul):
     FOLD.replace("smax(seed, smax(vs2[i] for i in range(VLMAX) if active[i]))",    # two halves, seed twice
                  "smax(smax(seed, smax(vs2[i] for i in range(VLMAX // 2) if active[i])), seed, "
                  "smax(vs2[j] for j in range(VLMAX // 2, VLMAX) if active[j]))"),
+    # true of the reduction itself: needs R's definition (the first, lean query cannot prove it)
+    "all(vs2[i] <= smax(seed, smax(vs2[i] for i in range(VLMAX) if active[i])) for i in range(VLMAX) if active[i])",
+    "implies(smax(seed, smax(vs2[i] for i in range(VLMAX) if active[i])) < seed, False)",
 ])
 def test_other_spellings_of_the_reduction(claim):
     assert decide(claim, Config(128, 64, 16, "m2"), timeout_ms=10_000).verdict == Verdict.PROVED
@@ -552,3 +555,9 @@ def test_a_vacuous_claim_says_vacuous(capsys):
 def test_the_exit_table_names_vacuous():
     from vredmax.cli.helptext import EXITS
     assert "VACUOUS" in EXITS["ask"][4]
+
+
+def test_a_hypothesis_about_the_reduction_is_vacuous_when_it_cannot_hold():
+    """Its satisfiability keeps R's definition (left out only when the hypothesis does not mention R)."""
+    claim = "implies(smax(seed, smax(vs2[i] for i in range(VLMAX) if active[i])) < seed, post.vd[0] == seed)"
+    assert decide(claim, Config(128, 64, 16, "m2"), timeout_ms=10_000).vacuous
