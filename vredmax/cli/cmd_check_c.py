@@ -139,7 +139,8 @@ def report_lines(report, configs, case_out: str | None = None) -> list[str]:
         if case_out:
             lines += ["Replay it:", f"  vredmax exec {case_out}    # the case, written there", ""]
         elif len(case) <= INLINE_CASE_LIMIT:
-            lines += ["Replay it:", f"  vredmax exec case.json    # case.json: {case}", ""]
+            lines += ["Replay it: save the case below as case.json, then run vredmax exec case.json",
+                      f"  {case}", ""]
         else:
             lines += [f"Replay it: the case has {len(case)} characters; write it with --case-out FILE, "
                       "then vredmax exec FILE", ""]

@@ -157,8 +157,9 @@ def run(args) -> int:
 
 def result_line(result) -> str:
     cfg = result.cfg
-    text = (f"{str(cfg):<37} VLMAX={cfg.vlmax:<6} {result.method:<11} {result.seconds:6.1f} s"
-            + (f"  {result.random_states} random" if result.random_states else ""))
+    # 80 columns: verdict 15, configuration 35, VLMAX 12, method 11, time (the random states are
+    # counted in the Covered line)
+    text = f"{str(cfg):<34} VLMAX={cfg.vlmax:<5} {result.method:<10} {result.seconds:5.1f}s"
     for note in result.notes:
         text += f"\n    note: {note}"
     for check in result.checks:
@@ -179,7 +180,8 @@ def report_lines(report, case_out: str | None = None) -> list[str]:
         if case_out:
             lines += ["Replay it:", f"  vredmax exec {case_out}    # the case, written there", ""]
         elif len(case) <= INLINE_CASE_LIMIT:
-            lines += ["Replay it:", f"  vredmax exec case.json    # case.json: {case}", ""]
+            lines += ["Replay it: save the case below as case.json, then run vredmax exec case.json",
+                      f"  {case}", ""]
         else:
             lines += [f"Replay it: the case has {len(case)} characters; write it with --case-out FILE "
                       "(or take counterexample.case from --json), then vredmax exec FILE", ""]
@@ -196,7 +198,7 @@ def report_lines(report, case_out: str | None = None) -> list[str]:
     if verdict == Verdict.PROVED:
         lines.append("PROVED: the implementation refines the spec at every configuration checked:")
     else:
-        lines.append(f"{verdict.value}: {report.detail}")
+        lines.append(f"{verdict.value}: {_once(report)}")
         if report.bounds:
             lines.append("proved:")
     lines += [f"  {b}" for b in report.bounds]
@@ -205,6 +207,17 @@ def report_lines(report, case_out: str | None = None) -> list[str]:
     lines.append(f"Covered: {report.coverage()}")
     lines.append(report.summary())
     return lines
+
+
+def _once(report) -> str:
+    """The verdict's detail, unless a configuration's line above printed it already: then where
+    it was (each error is printed once)."""
+    for result in report.results:
+        for check in result.checks:
+            if check.verdict != Verdict.PROVED and check.detail and report.detail.endswith(check.detail):
+                where = report.detail[:-len(check.detail)].rstrip(": ")
+                return f"{where} (the {check.verdict.value} under that configuration above)"
+    return report.detail
 
 
 def cx_case(cx) -> dict:

@@ -96,18 +96,20 @@ def width() -> int | None:
     return None
 
 
-def fit(text: str, hang: int = 4, columns: int | None = None) -> str:
+def fit(text: str, hang: int = 4, columns: int | None = None, first_hang: int | None = None) -> str:
     """`text` with every line wider than `columns` (default: `width()`) wrapped at spaces; the
-    continuation lines are indented `hang` columns more than the line's own indentation."""
+    continuation lines are indented `hang` columns more than the line's own indentation
+    (`first_hang` for the first line's: e.g. under the text after a verdict word)."""
     columns = width() if columns is None else columns
     if columns is None:
         return text
     out = []
-    for line in text.split("\n"):
+    for number, line in enumerate(text.split("\n")):
         if len(line) <= columns:
             out.append(line)
             continue
-        indent = " " * min(len(line) - len(line.lstrip(" ")) + hang, columns // 2)
+        extra = first_hang if number == 0 and first_hang is not None else hang
+        indent = " " * min(len(line) - len(line.lstrip(" ")) + extra, columns // 2)
         out += textwrap.wrap(line, columns, subsequent_indent=indent, break_long_words=False,
                              break_on_hyphens=False) or [line]
     return "\n".join(out)
@@ -127,7 +129,7 @@ def say(text: str, style: str | None = None) -> None:
 def _verdict_line(verdict: str, text: str, width: int, indent: str) -> Text:
     """The verdict word coloured, the text after it; fitted, continuation lines under the text."""
     plain = fit(f"{indent}{verdict:<{width}}" + (f" {text}" if text else ""),
-                hang=len(f"{verdict:<{width}} ") if width else 4)
+                first_hang=len(f"{verdict:<{width}} ") if width else 4)
     head = len(indent) + len(verdict)
     line = Text(plain[:len(indent)])
     line.append(plain[len(indent):head], style=verdict_style(verdict) or "")
