@@ -54,7 +54,7 @@ def select_configs(args):
 
 def run(args) -> int:
     from vredmax.runtime.outputs import check_writable_file, cut_short, write_text
-    from vredmax.cli.terminal import progress
+    from vredmax.cli.terminal import progress, say
     from vredmax.proofs.claims import ask
     from vredmax.proofs.claims.claim_language import ClaimError, check
     try:
@@ -85,7 +85,7 @@ def run(args) -> int:
     except ClaimError as error:
         raise UsageError(f"claim: {error}") from None
     except KeyboardInterrupt:
-        print(f"INTERRUPTED after {len(decided)} of {len(configs)} configurations: no verdict", flush=True)
+        say(f"INTERRUPTED after {len(decided)} of {len(configs)} configurations: no verdict")
         raise
     if args.emit_test:
         from vredmax.proofs.claims.emit_test import ask_file
@@ -93,7 +93,7 @@ def run(args) -> int:
     if args.json:
         print(json.dumps(result_json(asked, configs), indent=2))
     else:
-        print("\n".join(summary_lines(asked, configs)))
+        say("\n".join(summary_lines(asked, configs)))
     return EXIT_BY_VERDICT[asked.verdict.value]
 
 

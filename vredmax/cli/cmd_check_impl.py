@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 
 from vredmax.cli import configurations
 from vredmax.presentation.counterexamples import counterexample_lines
@@ -161,11 +162,21 @@ def result_line(result) -> str:
     # counted in the Covered line)
     text = f"{str(cfg):<34} VLMAX={cfg.vlmax:<5} {result.method:<10} {result.seconds:5.1f}s"
     for note in result.notes:
+        if result.counterexample is not None:   # one witness: the replayable one, shown below
+            note = LOCAL_WITNESS.sub(r"\1", note)
         text += f"\n    note: {note}"
     for check in result.checks:
         if check.verdict != Verdict.PROVED:
-            text += f"\n    {check.verdict.value} (tail {check.tail}, {check.method}): {check.detail}"
+            detail = check.detail if result.counterexample is None else LOCAL_WITNESS.sub(r"\1", check.detail)
+            text += f"\n    {check.verdict.value} (tail {check.tail}, {check.method})" + (
+                f": {detail}" if detail else "")
     return text
+
+
+# The cut-point analysis's own witness (proofs/python/cutpoint.py: the values at one node) in a
+# note, when the monolithic query then found the counterexample that is shown (minimised)
+LOCAL_WITNESS = re.compile(r"(is not a signed max of its inputs): with .*?, which is no signed max of a choice of "
+                           r"them(; no concrete counterexample was found, so the unit may still be right)?", re.S)
 
 
 INLINE_CASE_LIMIT = 400   # characters of a case shown inline (VLEN=65536 registers are not)

@@ -14,6 +14,7 @@ from vredmax.proofs.rtl.protocol import DONE_MODES, Protocol
 from vredmax.proofs.rtl.views import EXTENSIONS, Layout
 from vredmax.proofs.engine.verdict import Verdict
 from vredmax.schema import tagged
+from vredmax.cli import terminal
 from vredmax.spec.config import SEWS
 
 EXIT_CODES = {Verdict.PROVED: EXIT_OK, Verdict.COUNTEREXAMPLE: EXIT_FAILED,
@@ -153,8 +154,8 @@ def run(args) -> int:
     def progress(result):
         if not args.json:
             slot = f" slot {result.slot}" if result.slot is not None else ""
-            print(f"  {result.verdict.value:<14} SEW={result.sew:<3} LANES={result.lanes:<3}{slot} {result.kind:<13} "
-                  f"{result.seconds:6.1f} s", flush=True)
+            terminal.print_verdict(result.verdict.value, f"SEW={result.sew:<3} LANES={result.lanes:<3}{slot} "
+                                   f"{result.kind:<13} {result.seconds:6.1f} s", indent="  ")
 
     try:
         mapping, inverted = parse_ports(args.port)
@@ -164,7 +165,7 @@ def run(args) -> int:
                           Protocol(args.start_with_chunk, args.done, args.active, in_ready="in_ready" in mapped,
                                    out_ready="out_ready" in mapped), args.latency, args.accumulator)
         if not args.json:
-            print(f"check-rtl {' '.join(sources)} --top {args.top}", flush=True)
+            terminal.say(f"check-rtl {' '.join(sources)} --top {args.top}")
         report = check_rtl(sources, args.top, params, options, sews, int(args.timeout * 1000), args.vcd, progress,
                            args.elen)
     except RtlInputError as error:
@@ -172,7 +173,7 @@ def run(args) -> int:
     if args.json:
         print(json.dumps(report_json(report), indent=2))
     else:
-        print("\n".join(report_lines(report)))
+        terminal.say("\n".join(report_lines(report)))
     return EXIT_CODES[report.verdict]
 
 
