@@ -96,19 +96,19 @@ def run(args) -> int:
     try:
         timeout = float(args.timeout)
     except ValueError:
-        raise UsageError(f"timeout: expected seconds, got {args.timeout!r}") from None
+        raise UsageError(f"--timeout: expected seconds, got {args.timeout!r}") from None
     if not 0 < timeout <= MAX_TIMEOUT_S:     # also nan and inf
-        raise UsageError(f"timeout: must be positive and at most {MAX_TIMEOUT_S} seconds, got {args.timeout}")
+        raise UsageError(f"--timeout: must be positive and at most {MAX_TIMEOUT_S} seconds, got {args.timeout}")
     if args.solver and not available(args.solver):
-        raise UsageError(f"solver: {args.solver} is not installed")
-    random_states = _int(args.random, "random")
-    seed = _int(args.seed, "seed")
+        raise UsageError(f"--solver: {args.solver} is not installed")
+    random_states = _int(args.random, "--random")
+    seed = _int(args.seed, "--seed")
     workers = workers_from_args(args)
     if ":" not in args.target or args.target.startswith(":") or args.target.endswith(":"):
         raise UsageError(f"impl: expected MODULE:FUNCTION (a file path or a module name), got {args.target!r}")
     configs_for(args, args.level or UNIT)    # bad filters are reported before any loading
     if args.case_out:
-        check_writable_file(args.case_out, "case-out")
+        check_writable_file(args.case_out, "--case-out")
     options = (("timeout_ms", int(timeout * 1000)), ("solver", args.solver),
                ("random_states", random_states), ("seed", seed))
     target, cwd = portable_target(args.target), os.getcwd()
@@ -118,7 +118,7 @@ def run(args) -> int:
         raise UsageError(f"impl: {error}") from None
     level = args.level or detected
     if level is None:
-        raise UsageError(f"level: cannot tell the plug-in level of {args.target} from its parameters; "
+        raise UsageError(f"--level: cannot tell the plug-in level of {args.target} from its parameters; "
                          "pass --level unit or --level instruction")
     configs = configs_for(args, level)
     from vredmax.proofs.python.check_impl import Report
@@ -148,7 +148,7 @@ def run(args) -> int:
                          f"({report.count(Verdict.PROVED)} proved so far)")
         raise
     if args.case_out and report.counterexample is not None:
-        write_json(args.case_out, cx_case(report.counterexample), "case-out")
+        write_json(args.case_out, cx_case(report.counterexample), "--case-out")
     if args.json:
         print(json.dumps(tagged("check-impl", report_json(args.target, report)), indent=2))
     else:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 
+from vredmax.cli.options import hidden_alias
 from vredmax.presentation.counterexamples import rtl_counterexample_lines
 from vredmax.runtime.errors import EXIT_ERROR, EXIT_FAILED, EXIT_OK, EXIT_UNKNOWN, UsageError
 from vredmax.proofs.rtl.check import Options, check_rtl
@@ -77,7 +78,8 @@ def add_parser(subparsers) -> None:
     parser.add_argument("--latency", type=int, metavar="N",
                         help="multi-cycle: done must come at most N cycles after the last chunk "
                              "(default: the latency measured by simulation)")
-    parser.add_argument("--vcd", metavar="PATH", help="where to write a counterexample's waveform "
+    hidden_alias(parser, "--vcd", dest="vcd")
+    parser.add_argument("--vcd-out", dest="vcd", metavar="PATH", help="where to write a counterexample's waveform "
                                                       "(default: TOP.sewN.counterexample.vcd)")
     parser.add_argument("--timeout", type=float, default=60.0, metavar="SECONDS", help="time limit per query")
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
@@ -89,13 +91,13 @@ def parse_params(items) -> dict[str, int]:
     for item in items:
         name, sep, value = item.partition("=")
         if not sep or not name:
-            raise UsageError(f"param: expected NAME=VALUE, got {item!r}")
+            raise UsageError(f"--param: expected NAME=VALUE, got {item!r}")
         try:
             params[name] = int(value.replace("_", ""), 0)
         except ValueError:
-            raise UsageError(f"param: {name}: expected an integer, got {value!r}") from None
+            raise UsageError(f"--param: {name}: expected an integer, got {value!r}") from None
         if name == "SEW":
-            raise UsageError("param: set SEW with --sew")
+            raise UsageError("--param: set SEW with --sew")
     return params
 
 
@@ -104,7 +106,7 @@ def parse_pins(items) -> list[tuple[str, str]]:
     for item in items:
         name, sep, value = item.partition("=")
         if not sep or not name or not value:
-            raise UsageError(f"pin: expected PORT=VALUE, got {item!r}")
+            raise UsageError(f"--pin: expected PORT=VALUE, got {item!r}")
         pins.append((name, value))
     return pins
 
@@ -118,18 +120,18 @@ def parse_sews(items) -> list[int] | None:
             try:
                 sew = int(text)
             except ValueError:
-                raise UsageError(f"sew: expected 8, 16, 32 or 64, got {text!r}") from None
+                raise UsageError(f"--sew: expected 8, 16, 32 or 64, got {text!r}") from None
             if sew not in SEWS:
-                raise UsageError(f"sew: must be one of {', '.join(map(str, SEWS))}, got {sew}")
+                raise UsageError(f"--sew: must be one of {', '.join(map(str, SEWS))}, got {sew}")
             found.append(sew)
     return list(dict.fromkeys(found))
 
 
 def run(args) -> int:
     if args.timeout <= 0:
-        raise UsageError(f"timeout: must be positive, got {args.timeout:g}")
+        raise UsageError(f"--timeout: must be positive, got {args.timeout:g}")
     if args.latency is not None and args.latency < 0:
-        raise UsageError(f"latency: must be at least 0, got {args.latency}")
+        raise UsageError(f"--latency: must be at least 0, got {args.latency}")
     params, sews = parse_params(args.param), parse_sews(args.sew)
     sources = list(args.files)
     for flag, items in (("-f", args.command_files), ("-F", args.relative_command_files)):
@@ -140,15 +142,15 @@ def run(args) -> int:
     sources += [f"+incdir+{d}" for d in args.include_dirs] + [f"+define+{d}" for d in args.defines]
     if not args.files and not args.command_files and not args.relative_command_files:
         raise UsageError("file: no source files (give FILE.sv ... or -f FILES.f)")
-    for width, name in ((args.lane_width, "lane-width"), (args.simd, "simd")):
+    for width, name in ((args.lane_width, "--lane-width"), (args.simd, "--simd")):
         if width is not None and (width < 8 or width % 8):
             raise UsageError(f"{name}: must be a multiple of 8, got {width}")
     if args.lane_width is not None and args.simd is not None:
-        raise UsageError("simd: give --lane-width or --simd, not both")
+        raise UsageError("--simd: give --lane-width or --simd, not both")
     if args.extend != "free" and args.lane_width is None:
-        raise UsageError("extend: only with --lane-width")
+        raise UsageError("--extend: only with --lane-width")
     if sews is not None and any(sew > args.elen for sew in sews):
-        raise UsageError(f"sew: {max(sews)} is wider than ELEN={args.elen}")
+        raise UsageError(f"--sew: {max(sews)} is wider than ELEN={args.elen}")
     explicit = [item.partition("=")[0] for item in args.port]
 
     def progress(result):
