@@ -26,7 +26,6 @@ from vredmax.spec.config import legal_configs
 from vredmax.cli import terminal
 from vredmax.runtime.outputs import check_writable_file, cut_short, write_json
 
-DEFAULT_JOBS = min(2, os.cpu_count() or 1)
 MAX_TIMEOUT_S = 1_000_000     # solvers take milliseconds as a 32-bit number
 EXIT_CODES = {Verdict.PROVED: EXIT_OK, Verdict.COUNTEREXAMPLE: EXIT_FAILED,
               Verdict.UNKNOWN: EXIT_UNKNOWN, Verdict.ERROR: EXIT_ERROR}
@@ -60,9 +59,9 @@ def add_parser(subparsers) -> None:
                         help=f"random concrete states per configuration, run (with directed ones) before the proof "
                              f"(default {DEFAULT_RANDOM})")
     parser.add_argument("--seed", default="0", metavar="N", help="seed of the random states (default 0)")
-    add_worker_arguments(parser, f"configurations checked in parallel on this machine (default {DEFAULT_JOBS}); "
+    add_worker_arguments(parser, "configurations checked in parallel on this machine (default 1, as every command: "
+                                 "--jobs 2 on two cores); "
                                  "each configuration runs your code in a fresh child process; with --scheduler, ignored")
-    parser.set_defaults(jobs=str(DEFAULT_JOBS))
     parser.add_argument("--case-out", metavar="FILE",
                         help="write the counterexample's case (the `vredmax exec` format) to FILE")
     parser.add_argument("--json", action="store_true", help="print the result as JSON")

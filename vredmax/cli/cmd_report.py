@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 
+from vredmax.cli.options import hidden_alias
 from vredmax.runtime.outputs import check_writable, check_writable_file, cut_short, write_text
 from vredmax.schema import tagged
 from vredmax.cli.terminal import print_verdict, progress
@@ -23,7 +24,8 @@ def add_parser(subparsers) -> None:
                     "document. The output is deterministic (no timings), so it can be committed "
                     "and checked.")
     parser.add_argument("-o", "--out", dest="out_dir", default="docs", metavar="DIR",
-                        help="where to write (default: docs; -o and --output as in testgen)")
+                        help="where to write (default: docs)")
+    hidden_alias(parser, "--out-dir", "--output", dest="out_dir", default="docs")
     parser.add_argument("--check", action="store_true",
                         help="write nothing; exit 1 if regenerating would change the files")
     parser.add_argument("--all", action="store_true",
