@@ -127,7 +127,7 @@ def run(args) -> int:
         with cut_short(), workers as pool, progress(len(units_left), "prove", quiet=args.quiet or args.json) as bar:
             function = prove_unit
             if pool.in_process:   # this process proves: the bar can name each obligation
-                function = functools.partial(prove_unit, on_obligation=lambda cfg, name: bar.describe(f"{cfg} {name}"))
+                function = functools.partial(prove_unit, on_obligation=lambda cfg, name: bar.describe(f"{name} at {cfg}"))
             for index, batch in pool.map_unordered(function, work):
                 for record in batch:     # the certificates' records travel with the obligations'
                     for query in record.pop("_queries", ()):
@@ -192,8 +192,8 @@ def _print_totals(args, configs, records, elapsed: float, interrupted=None) -> d
     else:
         if not args.quiet:
             proofs = sum(len(r["subjects"]) for r in records)
-            say(f"{len(configs)} configurations, {len(records)} obligation lines ({proofs} proofs, one per line "
-                f"and subject), {elapsed:.1f} s")
+            say(f"{len(configs)} configurations, {len(records)} obligation lines ({proofs} proofs, one per "
+                f"subject), {elapsed:.1f} s")
             say(f"solvers: {', '.join(f'{k} {v}' for k, v in versions().items())}")
             if any(origin_of(r) != "asked" for r in records):
                 say(REUSE_LEGEND)

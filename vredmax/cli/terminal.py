@@ -200,9 +200,9 @@ def progress(total: int, label: str, quiet: bool = False):
     bar_console = _Console(file=sys.stderr, markup=False, highlight=False, emoji=False)
     columns = width() or bar_console.width
     # the counts and times keep their room; the description gives way (cut with an ellipsis)
-    fixed = len(f"{total}/{total}") + len("0:00:00 ETA 0:00:00") + 20 + 5
+    fixed = len(f"{total}/{total}") + len("0:00:00 ETA 0:00:00") + 12 + 5
     text = Column(no_wrap=True, overflow="ellipsis", max_width=max(columns - fixed, 8))
-    live = Progress(TextColumn("{task.description}", markup=False, table_column=text), BarColumn(bar_width=20),
+    live = Progress(TextColumn("{task.description}", markup=False, table_column=text), BarColumn(bar_width=12),
                     MofNCompleteColumn(), TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(),
                     console=bar_console, transient=True, redirect_stdout=False, redirect_stderr=False)
     live.start()
