@@ -219,10 +219,13 @@ def report_lines(batch: list[dict], quiet: bool, verbose: bool):
             c = group[0]["config"]
             seconds = sum(r["seconds"] for r in group)
             proved = sum(1 for r in group if r["verdict"] == "PROVED")
-            certified = f", {sum(1 for r in group if r.get('certified'))} certified" if certifying else ""
+            shown = f"{proved}/{len(group)} proved"
+            if certifying:
+                certified = sum(1 for r in group if r.get("certified"))
+                shown = f"{certified}/{len(group)} certified" if certified == proved else f"{shown}, {certified} certified"
             where = f"VLEN={c['vlen']} ELEN={c['elen']} SEW={c['sew']} LMUL={c['lmul']} VLMAX={c['vlmax']}"
             marks = [m for m in (reuse_mark(group), "monolithic" if method == "monolithic" else "") if m]
-            lines.append(("", worst, f"{where:<39} {proved}/{len(group)} proved{certified} {seconds:.2f}s"
+            lines.append(("", worst, f"{where:<39} {shown} {seconds:.2f}s"
                                      + "".join(f", {m}" for m in marks), CONFIG_VERDICT_WIDTH))
         lines += [("  ", shown_verdict(r), line(r)[15:].replace("\n", "\n  "), 14) for r in group
                   if r["verdict"] != "PROVED" or r.get("certified") is False]
