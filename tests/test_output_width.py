@@ -120,9 +120,10 @@ def _on_terminal(argv: list[str], env: dict, cwd: Path = ROOT, timeout_s: float 
     return process.wait(timeout=60), b"".join(chunks).decode("utf-8", "replace")
 
 
-@pytest.mark.parametrize("name", ["prove", "check-impl counterexample", "check-impl error", "check-rtl",
-                                  "ask refuted"])
-@pytest.mark.parametrize("columns_set", [True, False], ids=["COLUMNS=80", "terminal width"])
+@pytest.mark.parametrize("name, columns_set", [
+    ("prove", True), ("check-impl counterexample", True), ("check-impl error", True), ("check-rtl", True),
+    ("ask refuted", True), ("prove", False), ("check-impl counterexample", False)],
+    ids=lambda x: {True: "COLUMNS=80", False: "terminal width"}.get(x, x) if isinstance(x, bool) else x)
 def test_terminal_output_fits_80_columns(name, columns_set, tmp_path):
     env = _environment(TERM="xterm-256color", **({"COLUMNS": str(WIDTH)} if columns_set else {}))
     code, text = _on_terminal(_argv(name, tmp_path), env, cwd=tmp_path)
