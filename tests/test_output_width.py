@@ -150,3 +150,14 @@ def test_fit_wraps_at_spaces_under_the_text():
     assert all(x.startswith(" " * 15) and not x.startswith(" " * 16) for x in fitted[1:])
     assert " ".join(x.strip() for x in fitted) == line
     assert fit("  a " + "x" * 100, columns=40).split("\n") == ["  a", "      " + "x" * 100]   # a long word stays whole
+
+
+def test_json_is_never_wrapped(tmp_path):
+    """What a program reads is printed as it is, however narrow $COLUMNS."""
+    import json
+    done = subprocess.run([sys.executable, "-m", "vredmax", "prove", "--vlen", "128", "--sew", "8", "--lmul", "m1",
+                           "-k", "vl0", "--json"], cwd=tmp_path, env=_environment(COLUMNS="30"),
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    data = json.loads(done.stdout)
+    assert data["results"] and any(len(line) > 30 for line in done.stdout.splitlines())

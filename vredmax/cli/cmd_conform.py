@@ -125,7 +125,7 @@ def run(args) -> int:
         print_verdict("INTERRUPTED", f"after {done} (--seed {seed}); the run is not complete", width=0)
         raise
     if args.json:
-        say(json.dumps(result_json(args, tally, seed, emulator, version), indent=2))
+        say(json.dumps(result_json(args, tally, seed, emulator, version), indent=2), fitted=False)
         return EXIT_OK if tally.agreed else EXIT_FAILED
     print(f"emulator: {emulator.path} ({version}) {emulator.option}")
     print(f"cases: {args.cases} from --seed {seed}, VLEN={args.vlen} ELEN={args.elen}, tail policy {args.tail}"

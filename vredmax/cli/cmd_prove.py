@@ -185,7 +185,7 @@ def _print_totals(args, configs, records, elapsed: float, interrupted=None) -> d
     if args.json:
         say(json.dumps(tagged("prove-result", {
             "interrupted": interrupted is not None, "summary": counts, "seconds": round(elapsed, 2),
-            "solvers": versions(), "configurations": len(configs), "results": records}), indent=2))
+            "solvers": versions(), "configurations": len(configs), "results": records}), indent=2), fitted=False)
     elif interrupted is not None:
         print_verdict("INTERRUPTED", f"after {interrupted[0]} obligation lines: {tally} so far; the run is "
                                      f"not complete", width=0)

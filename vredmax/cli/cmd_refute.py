@@ -73,7 +73,7 @@ def run(args) -> int:
     except KeyboardInterrupt:   # what was refuted so far, marked INTERRUPTED; no file, no Summary
         if args.json:
             say(json.dumps(tagged("refute-result", {"interrupted": True, "claims": [result_json(r) for r in results],
-                                                    "summary": summary_counts(results)}), indent=2))
+                                                    "summary": summary_counts(results)}), indent=2), fitted=False)
         else:
             print_verdict("INTERRUPTED", f"after {len(results)} of {len(claims)} claims; the run is not complete",
                           width=0)

@@ -19,7 +19,8 @@ API (stable for the command modules):
 
     console()                      # the rich Console on stdout (colour only on a terminal)
     err_console()                  # the same on stderr
-    say(text, style=None)          # one line on stdout, plain text (no markup interpreted)
+    say(text, style=None)          # one line on stdout, plain text (no markup interpreted), fitted
+    say(json_text, fitted=False)   # text a program reads: never wrapped
     print_verdict(verdict, text, width=14, indent="")   # "PROVED  text", the verdict coloured
     verdict_style(verdict)         # the style name of a verdict (PROVED green, ...)
 
@@ -119,10 +120,11 @@ def verdict_style(verdict: str) -> str | None:
     return VERDICT_STYLES.get(verdict)
 
 
-def say(text: str, style: str | None = None) -> None:
-    """One line (or several) on stdout as plain text; coloured with `style` on a terminal."""
+def say(text: str, style: str | None = None, fitted: bool = True) -> None:
+    """One line (or several) on stdout as plain text; coloured with `style` on a terminal.
+    `fitted=False` for text a program reads (JSON): printed as it is, never wrapped."""
     out = console()
-    out.print(Text(fit(text), style=style or ""), soft_wrap=True)
+    out.print(Text(fit(text) if fitted else text, style=style or ""), soft_wrap=True)
     out.file.flush()
 
 
