@@ -25,7 +25,7 @@ from vredmax.cli.cluster import add_arguments as add_worker_arguments, workers_f
 from vredmax.cli.options import positive_int
 from vredmax.runtime.outputs import check_writable, cut_short
 from vredmax.schema import tagged
-from vredmax.cli.terminal import print_verdict, progress, say
+from vredmax.cli.terminal import print_verdict, progress, say, width
 
 from vredmax.spec.config import Config, every_config, legal_configs
 from vredmax.runtime.errors import EXIT_ERROR, EXIT_FAILED, EXIT_OK, EXIT_UNKNOWN, UsageError
@@ -387,7 +387,9 @@ def line(record: dict) -> str:
     if record["kind"] == "lemma":
         where = f"SEW={c['sew']} (all values)"
     subjects = record["subjects"]
-    text = (f"{shown_verdict(record):<14} {record['id']:<48} {where:<48} "
+    columns = width()
+    pad = 48 if columns is None or columns >= 150 else 0   # aligned columns where they fit, else fitted text
+    text = (f"{shown_verdict(record):<14} {record['id']:<{pad}} {where:<{pad}} "
             f"{len(subjects)} subject{'s' if len(subjects) > 1 else ''}  {record['seconds']:.2f}s")
     if record["method"] == "monolithic":
         text += "  (monolithic)"
