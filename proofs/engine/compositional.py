@@ -31,7 +31,7 @@ from vredmax.proofs.engine.semilattice import NotExpressible, SemilatticeElement
 from vredmax.proofs.engine.setting import Setting, split_subject
 from vredmax.proofs.engine.solvers import available
 from vredmax.proofs.engine.verdict import (VACUOUS, Answer, Verdict, consult, gathering, judging, prove,
-                                           satisfiable)
+                                           satisfiable, shared_assumptions)
 from vredmax.spec import relation as spec
 from vredmax.spec import z3fast as fast
 
@@ -199,6 +199,13 @@ def _check_witnessed(work: Witnessed, timeout_ms: int) -> Answer:
 
 
 def _check_cases(work: Cases, timeout_ms: int) -> Answer:
+    if work.solver != "z3":
+        return _each_case(work, timeout_ms)
+    with shared_assumptions(work.assumptions):   # one Z3 solver holds them for every case
+        return _each_case(work, timeout_ms)
+
+
+def _each_case(work: Cases, timeout_ms: int) -> Answer:
     start = time.perf_counter()
     first = prove(work.assumptions, z3.BoolVal(True), timeout_ms, work.solver)
     if first.verdict != Verdict.PROVED:
