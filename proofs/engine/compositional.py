@@ -466,8 +466,7 @@ def result_field_part(s: Setting) -> Part:
         pred = s.uninterpreted_result
         goal = pred(s.result_of(run))
         # only the relation's own case for "vd is written" is needed as a hypothesis
-        required = next(req for name, _, req in spec.relation_cases(s.cfg, s.pre, s.insn, run.outcome,
-                                                                      run.post, pred) if name == "writes")
+        required = next(req for name, _, req in s.relation_cases(run, pred) if name == "writes")
 
         return generalized_first(lambda prepare: Query(s.wf + [s.writes_vd], z3.simplify(prepare(
             z3.Implies(required, goal))), register_solver(s, "spec")), [s.free_tail])

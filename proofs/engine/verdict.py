@@ -18,6 +18,7 @@ from enum import Enum
 import z3
 
 from vredmax.proofs.engine import answers, solvers
+from vredmax.spec import z3fast as fast
 
 
 class Verdict(str, Enum):
@@ -281,7 +282,7 @@ def _engine(assumptions, timeout_ms: int):
         engine.pop()
 
 
-_SHARED: list = []   # [base assumptions, their solver or None], for `shared_assumptions`
+_SHARED: list = []   # [base assumptions, their solver, their text (None: not made yet)]
 
 
 @contextmanager
@@ -289,7 +290,7 @@ def shared_assumptions(base):
     """Within this, Z3 questions whose assumptions begin with the terms `base` (the same
     terms, in order) are asked of one solver holding `base` (see `_engine`). Answers,
     kept answers and second opinions are exactly as without it."""
-    _SHARED.append([list(base), None])
+    _SHARED.append([list(base), None, None])
     try:
         yield
     finally:
@@ -298,7 +299,7 @@ def shared_assumptions(base):
 
 def _shared_prefix(assumptions):
     """The assumptions after the shared base, if they begin with it (else None)."""
-    if not _SHARED or _SHARED[-1][0] is None:
+    if not _SHARED:
         return None
     base = _SHARED[-1][0]
     if len(assumptions) < len(base):
@@ -328,7 +329,14 @@ def _translated(terms, context):
     terms = list(terms)
     if not terms:
         return z3.BoolVal(True, context)
-    return (terms[0] if len(terms) == 1 else z3.And(*terms)).translate(context)
+    if len(terms) == 1:
+        return terms[0].translate(context)
+    if all(t.ctx is _MAIN for t in terms):   # (the fast constructor: the same term as z3.And's)
+        return fast.and_(*terms).translate(context)
+    return z3.And(*terms).translate(context)
+
+
+_MAIN = z3.main_ctx()
 
 
 def _prove_elsewhere(assumptions, goal, timeout_ms: int, solver: str) -> Answer:
@@ -359,9 +367,18 @@ def _z3_model(assumptions, goal, timeout_ms: int):
 
 def _text(assumptions, goal) -> str:
     """The query's text in the solvers' context (solvers.query_text: there only the current
-    query's terms are alive, so the text depends on the query alone)."""
+    query's terms are alive, so the text depends on the query alone). Inside
+    `shared_assumptions`, a query that begins with the shared part is written as that part's
+    text (printed once) followed by the query of the rest: the two determine the query as
+    exactly, and the cases of a split need not print the shared part again each."""
     context = _context()
-    return solvers.query_text(_translated(assumptions, context), goal.translate(context))
+    rest = _shared_prefix(assumptions)
+    if rest is None:
+        return solvers.query_text(_translated(assumptions, context), goal.translate(context))
+    shared = _SHARED[-1]
+    if shared[2] is None:
+        shared[2] = solvers.assertion_text(_translated(shared[0], context)) + ";; and then\n"
+    return shared[2] + solvers.query_text(_translated(rest, context), goal.translate(context))
 
 
 def _entry(answer: Answer) -> dict:
