@@ -225,9 +225,14 @@ def _each_case(work: Cases, timeout_ms: int) -> Answer:
 
 
 def _check_batch(batch: Batch, timeout_ms: int) -> Answer:
-    start = time.perf_counter()
     if batch.problem:
-        return Answer(batch.problem_verdict, time.perf_counter() - start, batch.problem)
+        return Answer(batch.problem_verdict, 0.0, batch.problem)
+    with shared_assumptions(batch.assumptions):   # one Z3 solver holds them for every chunk
+        return _each_chunk(batch, timeout_ms)
+
+
+def _each_chunk(batch: Batch, timeout_ms: int) -> Answer:
+    start = time.perf_counter()
     first = prove(batch.assumptions, z3.BoolVal(True), timeout_ms)
     if first.verdict != Verdict.PROVED:
         return first
