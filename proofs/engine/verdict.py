@@ -268,13 +268,16 @@ def _engine(assumptions, timeout_ms: int):
         engine.add(_translated(assumptions, context))
         yield engine, context
         return
-    engine = _SHARED[-1][1]
+    shared = _SHARED[-1]
+    engine = shared[1]
     if engine is None:
-        engine = _SHARED[-1][1] = z3.Solver(ctx=context)
-        engine.add(_translated(_SHARED[-1][0], context))
+        engine = shared[1] = z3.Solver(ctx=context)
+        engine.add(_translated(shared[0], context))
     engine.push()
     try:
-        engine.set(timeout=timeout_ms)
+        if shared[3] != timeout_ms:   # (setting a parameter costs as much as a small check)
+            engine.set(timeout=timeout_ms)
+            shared[3] = timeout_ms
         if rest:
             engine.add(_translated(rest, context))
         yield engine, context
@@ -282,7 +285,7 @@ def _engine(assumptions, timeout_ms: int):
         engine.pop()
 
 
-_SHARED: list = []   # [base assumptions, their solver, their text (None: not made yet)]
+_SHARED: list = []   # [base assumptions, their solver, their text, the solver's timeout] (None: not yet)
 
 
 @contextmanager
@@ -290,7 +293,7 @@ def shared_assumptions(base):
     """Within this, Z3 questions whose assumptions begin with the terms `base` (the same
     terms, in order) are asked of one solver holding `base` (see `_engine`). Answers,
     kept answers and second opinions are exactly as without it."""
-    _SHARED.append([list(base), None, None])
+    _SHARED.append([list(base), None, None, None])
     try:
         yield
     finally:
