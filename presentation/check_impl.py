@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 from vredmax.presentation.counterexamples import counterexample_lines
 from vredmax.proofs.engine.solvers import versions
@@ -17,14 +18,25 @@ LEVEL_TEXT = {UNIT: "reduction unit reduce(ops, seed, elements, active), run ins
 
 def result_line(result) -> str:
     cfg = result.cfg
-    text = (f"{str(cfg):<37} VLMAX={cfg.vlmax:<6} {result.method:<11} {result.seconds:6.1f} s"
-            + (f"  {result.random_states} random" if result.random_states else ""))
+    # 80 columns: verdict 15, configuration 35, VLMAX 12, method 11, time (the random states are
+    # counted in the Covered line)
+    text = f"{str(cfg):<34} VLMAX={cfg.vlmax:<5} {result.method:<10} {result.seconds:5.1f}s"
     for note in result.notes:
+        if result.counterexample is not None:   # one witness: the replayable one, shown below
+            note = LOCAL_WITNESS.sub(r"\1", note)
         text += f"\n    note: {note}"
     for check in result.checks:
         if check.verdict != Verdict.PROVED:
-            text += f"\n    {check.verdict.value} (tail {check.tail}, {check.method}): {check.detail}"
+            detail = check.detail if result.counterexample is None else LOCAL_WITNESS.sub(r"\1", check.detail)
+            text += f"\n    {check.verdict.value} (tail {check.tail}, {check.method})" + (
+                f": {detail}" if detail else "")
     return text
+
+
+# The cut-point analysis's own witness (proofs/python/cutpoint.py: the values at one node) in a
+# note, when the monolithic query then found the counterexample that is shown (minimised)
+LOCAL_WITNESS = re.compile(r"(is not a signed max of its inputs): with .*?, which is no signed max of a choice of "
+                           r"them(; no concrete counterexample was found, so the unit may still be right)?", re.S)
 
 
 INLINE_CASE_LIMIT = 400   # characters of a case shown inline (VLEN=65536 registers are not)
@@ -39,7 +51,8 @@ def report_lines(report, case_out: str | None = None) -> list[str]:
         if case_out:
             lines += ["Replay it:", f"  vredmax exec {case_out}    # the case, written there", ""]
         elif len(case) <= INLINE_CASE_LIMIT:
-            lines += ["Replay it:", f"  vredmax exec case.json    # case.json: {case}", ""]
+            lines += ["Replay it: save the case below as case.json, then run vredmax exec case.json",
+                      f"  {case}", ""]
         else:
             lines += [f"Replay it: the case has {len(case)} characters; write it with --case-out FILE "
                       "(or take counterexample.case from --json), then vredmax exec FILE", ""]
@@ -56,7 +69,7 @@ def report_lines(report, case_out: str | None = None) -> list[str]:
     if verdict == Verdict.PROVED:
         lines.append("PROVED: the implementation refines the spec at every configuration checked:")
     else:
-        lines.append(f"{verdict.value}: {report.detail}")
+        lines.append(f"{verdict.value}: {_once(report)}")
         if report.bounds:
             lines.append("proved:")
     lines += [f"  {b}" for b in report.bounds]
@@ -65,6 +78,17 @@ def report_lines(report, case_out: str | None = None) -> list[str]:
     lines.append(f"Covered: {report.coverage()}")
     lines.append(report.summary())
     return lines
+
+
+def _once(report) -> str:
+    """The verdict's detail, unless a configuration's line above printed it already: then where
+    it was (each error is printed once)."""
+    for result in report.results:
+        for check in result.checks:
+            if check.verdict != Verdict.PROVED and check.detail and report.detail.endswith(check.detail):
+                where = report.detail[:-len(check.detail)].rstrip(": ")
+                return f"{where} (the {check.verdict.value} under that configuration above)"
+    return report.detail
 
 
 def cx_case(cx) -> dict:

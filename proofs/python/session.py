@@ -51,18 +51,19 @@ class Options:
 
     @classmethod
     def parsed(cls, timeout=DEFAULT_TIMEOUT_MS / 1000, solver=None, random_states=DEFAULT_RANDOM,
-               seed=0) -> "Options":
+               seed=0, prefix: str = "") -> "Options":
+        """`prefix`: "--" for the CLI's field names in errors."""
         try:
             seconds = float(timeout)
         except (TypeError, ValueError):
-            raise UsageError(f"timeout: expected seconds, got {timeout!r}") from None
+            raise UsageError(f"{prefix}timeout: expected seconds, got {timeout!r}") from None
         if not 0 < seconds <= MAX_TIMEOUT_S:     # also nan and inf
-            raise UsageError(f"timeout: must be positive and at most {MAX_TIMEOUT_S} seconds, got {timeout}")
+            raise UsageError(f"{prefix}timeout: must be positive and at most {MAX_TIMEOUT_S} seconds, got {timeout}")
         if solver and solver not in SOLVERS:
-            raise UsageError(f"solver: must be one of {', '.join(SOLVERS)}, got {solver!r}")
+            raise UsageError(f"{prefix}solver: must be one of {', '.join(SOLVERS)}, got {solver!r}")
         if solver and not available(solver):
-            raise UsageError(f"solver: {solver} is not installed")
-        return cls(seconds, solver or None, _int(random_states, "random"), _int(seed, "seed"))
+            raise UsageError(f"{prefix}solver: {solver} is not installed")
+        return cls(seconds, solver or None, _int(random_states, f"{prefix}random"), _int(seed, f"{prefix}seed"))
 
     def pairs(self) -> tuple:
         """check_config's keyword arguments as (name, value) pairs (a picklable Job field)."""

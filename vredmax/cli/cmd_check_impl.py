@@ -9,7 +9,6 @@ cluster); each one starts its own child wherever it runs.
 from __future__ import annotations
 
 import json
-import os
 
 from vredmax.cli import configurations
 from vredmax.cli.cluster import add_arguments as add_worker_arguments, workers_from_args
@@ -23,7 +22,6 @@ from vredmax.schema import tagged
 from vredmax.cli import terminal
 from vredmax.runtime.outputs import check_writable_file, cut_short, write_json
 
-DEFAULT_JOBS = min(2, os.cpu_count() or 1)
 EXIT_CODES = {Verdict.PROVED: EXIT_OK, Verdict.COUNTEREXAMPLE: EXIT_FAILED,
               Verdict.UNKNOWN: EXIT_UNKNOWN, Verdict.ERROR: EXIT_ERROR}
 
@@ -54,9 +52,9 @@ def add_parser(subparsers) -> None:
                         help=f"random concrete states per configuration, run (with directed ones) before the proof "
                              f"(default {DEFAULT_RANDOM})")
     parser.add_argument("--seed", default="0", metavar="N", help="seed of the random states (default 0)")
-    add_worker_arguments(parser, f"configurations checked in parallel on this machine (default {DEFAULT_JOBS}); "
+    add_worker_arguments(parser, "configurations checked in parallel on this machine (default 1, as every command: "
+                                 "--jobs 2 on two cores); "
                                  "each configuration runs your code in a fresh child process; with --scheduler, ignored")
-    parser.set_defaults(jobs=str(DEFAULT_JOBS))
     parser.add_argument("--case-out", metavar="FILE",
                         help="write the counterexample's case (the `vredmax exec` format) to FILE")
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
@@ -71,16 +69,16 @@ def configs_for(args, level: str) -> list:
 
 
 def run(args) -> int:
-    options = session.Options.parsed(args.timeout, args.solver, args.random, args.seed)
+    options = session.Options.parsed(args.timeout, args.solver, args.random, args.seed, prefix="--")
     workers = workers_from_args(args)
     target = session.Target.of(args.target)
     configs_for(args, args.level or UNIT)    # bad filters are reported before any loading
     if args.case_out:
-        check_writable_file(args.case_out, "case-out")
+        check_writable_file(args.case_out, "--case-out")
     detected, load_output = session.detect(target)     # here, before any worker: fail fast
     level = args.level or detected
     if level is None:
-        raise UsageError(f"level: cannot tell the plug-in level of {args.target} from its parameters; "
+        raise UsageError(f"--level: cannot tell the plug-in level of {args.target} from its parameters; "
                          "pass --level unit or --level instruction")
     configs = configs_for(args, level)
     report = Report(level)
@@ -103,7 +101,7 @@ def run(args) -> int:
                          f"({report.count(Verdict.PROVED)} proved so far)")
         raise
     if args.case_out and report.counterexample is not None:
-        write_json(args.case_out, cx_case(report.counterexample), "case-out")
+        write_json(args.case_out, cx_case(report.counterexample), "--case-out")
     if args.json:
         print(json.dumps(tagged("check-impl", report_json(args.target, report)), indent=2))
     else:
