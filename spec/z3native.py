@@ -193,11 +193,19 @@ def _connective(name: str, make, pair, empty: bool, terms) -> z3.BoolRef:
 
 def and_(*terms) -> z3.BoolRef:
     """Conjunction (see `_connective`)."""
+    if len(terms) == 2:   # (the per-element case: the table first, without further calls)
+        found = _MEMO.get(("and", terms[0].ast.value, terms[1].ast.value))
+        if found is not None:
+            return found[0]
     return _connective("and", _mk_and, _and2, True, terms)
 
 
 def or_(*terms) -> z3.BoolRef:
     """Disjunction (see `_connective`)."""
+    if len(terms) == 2:
+        found = _MEMO.get(("or", terms[0].ast.value, terms[1].ast.value))
+        if found is not None:
+            return found[0]
     return _connective("or", _mk_or, _or2, False, terms)
 
 
@@ -242,6 +250,9 @@ def numeral_value(term) -> int | None:
 
 
 def ult(a, b) -> z3.BoolRef:
+    found = _MEMO.get(("ult", a.ast.value, b.ast.value))
+    if found is not None:
+        return found[0]
     return _binary("ult", _mk_ult, _bool, a, b)
 
 

@@ -262,7 +262,9 @@ def test_cli_counterexample_shows_case_and_lane_table(tmp_path, capsys):
     out = capsys.readouterr().out
     assert code == 1
     assert "lane  vs2[i]" in out and "Values in the claim:" in out and "Replay:" in out
-    case = json.loads(out.split("Case for `vredmax exec` (save as case.json):\n")[1].splitlines()[0])
+    case = json.loads(out.split("Case for `vredmax exec` (save as case.json):\n")[1].split("\n\n")[0])
+    # 80 columns, but for the configuration line shared with refute and check-impl
+    assert [line for line in out.splitlines() if len(line) > 80 and not line.startswith("  VLEN=")] == []
     path = tmp_path / "case.json"
     path.write_text(json.dumps(case))
     assert main(["exec", str(path), "--json"]) == 0
@@ -397,7 +399,7 @@ def test_profile_constraints_agree_with_the_decision_procedure(name):
 def test_emit_test_into_a_missing_directory_is_bad_input(tmp_path, capsys):
     target = tmp_path / "missing" / "test_x.py"
     assert main(["ask", "legal or not legal", "--sew", "8", "--lmul", "m1", "--emit-test", str(target)]) == 2
-    assert capsys.readouterr().err.startswith("vredmax: error: emit-test: cannot write to ")
+    assert capsys.readouterr().err.startswith("vredmax: error: --emit-test: cannot write to ")
     assert not target.parent.exists()
 
 

@@ -408,6 +408,7 @@ def test_the_projects_own_proofs_refuse_truth_tests():
         Setting(TINY, "_guarded").implementation_run("sequential/undisturbed", reduce=branching)
 
 
+@pytest.mark.xdist_group("interrupts")
 def test_ctrl_c_stops_at_once_and_leaves_no_worker(tmp_path):
     """SIGINT: exit 130, the partial result marked INTERRUPTED (no Summary), workers gone."""
     import os

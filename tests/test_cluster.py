@@ -14,6 +14,9 @@ import pytest
 from vredmax.cli.cluster import Workers
 from vredmax.runtime.errors import UsageError
 
+# Under pytest-xdist (--dist loadgroup) the module runs on one worker: one local Dask cluster for the module.
+pytestmark = pytest.mark.xdist_group("dask")
+
 distributed = pytest.importorskip("distributed")
 
 VREDMAX = Path(sys.executable).parent / "vredmax"

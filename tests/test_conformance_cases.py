@@ -17,7 +17,8 @@ from vredmax.spec.state import ArchState
 from vredmax.platforms.conformance.cases import VILL_VTYPE, Case, case_strategy, configure, random_cases
 from vredmax.platforms.conformance.compare import (AGREE, MISMATCH, RESERVED_EXECUTED, RESERVED_TRAPPED, compare,
                                          fired_rule, plain_reading)
-from vredmax.platforms.conformance.protocol import RESPONSE, Observation, pack_request, unpack_response
+from vredmax.platforms.conformance.protocol import (NOT_VISIBLE, RESPONSE, Observation, pack_request,
+                                                   unpack_response)
 
 VLEN = 128
 
@@ -37,7 +38,7 @@ def observe(state: ArchState, trapped: bool, before=None) -> Observation:
 
 def perfect(case: Case, result: Result) -> Observation:
     pre = case.pre
-    return observe(result.state, result.outcome != RETIRED, (pre.vl, pre.vtype, pre.vstart))
+    return observe(result.state, result.outcome != RETIRED, (pre.vl, pre.vtype, pre.vstart, None))
 
 
 def seed_case(**changes) -> Case:
@@ -105,12 +106,15 @@ def test_hypothesis_cases_are_valid(case):
 
 def test_protocol_round_trip():
     regs = tuple(range(1, 33))
-    request = pack_request(0x1E002057, 0x41, 3, 2, regs, 16)
-    assert len(request) == 32 + 32 * 16
-    assert request[32:48] == (1).to_bytes(16, "little")
-    response = RESPONSE.pack(1, 0, 3, 0x41, 2, 3, 0x41, 2) + request[32:]
+    request = pack_request(0x1E002057, 2, 0x41, 3, 2, regs, 16)
+    assert len(request) == 40 + 32 * 16
+    assert request[8:16] == (2).to_bytes(8, "little") and request[40:56] == (1).to_bytes(16, "little")
+    response = RESPONSE.pack(1, 0, 3, 0x41, 2, NOT_VISIBLE, 3, 0x41, 2, NOT_VISIBLE) + request[40:]
     obs = unpack_response(response, 16)
-    assert obs.trapped and obs.before == (3, 0x41, 2) and obs.vstart == 2 and obs.regs == regs
+    assert obs.trapped and obs.before == (3, 0x41, 2, None) and obs.vstart == 2 and obs.regs == regs
+    assert obs.vs is None       # user mode: VS is not visible
+    machine = unpack_response(RESPONSE.pack(0, 0, 3, 0x41, 0, 2, 3, 0x41, 0, 3) + request[40:], 16)
+    assert machine.before == (3, 0x41, 0, 2) and machine.vs == 3 and not machine.trapped
 
 
 def test_a_perfect_emulator_agrees():

@@ -10,6 +10,9 @@ import pytest
 
 from vredmax.cli.main import main
 
+# Under pytest-xdist (--dist loadgroup) the module runs on one worker: one set of QEMU harness processes.
+pytestmark = pytest.mark.xdist_group("conformance")
+
 
 def run_cli(*args):
     done = subprocess.run([sys.executable, "-m", "vredmax", "conform", *args], capture_output=True, text=True)

@@ -23,6 +23,9 @@ from vredmax.platforms.conformance.cases import Case, case_strategy, configure
 from vredmax.platforms.conformance.compare import AGREE, MISMATCH, RESERVED_EXECUTED, RESERVED_TRAPPED, compare
 from vredmax.platforms.conformance.run import check_case, conform
 
+# Under pytest-xdist (--dist loadgroup) the module runs on one worker: one set of QEMU harness processes.
+pytestmark = pytest.mark.xdist_group("conformance")
+
 VLENS = (128, 256, 512, 1024)
 TAILS = ("undisturbed", "ones")
 EXAMPLES = int(os.environ.get("VREDMAX_CONFORM_EXAMPLES", "200"))

@@ -16,7 +16,7 @@ from vredmax.impl.execute import execute
 from vredmax.schema import load_schema
 from vredmax.spec.config import encode_vtype, legal_configs
 from vredmax.spec.encoding import Insn
-from vredmax.spec.profiles import Observed, allowed
+from vredmax.spec.profiles import PROFILES, Observed, allowed
 from vredmax.spec.state import VS_DIRTY, ArchState
 from tests.strategies import cases
 
@@ -149,6 +149,21 @@ def test_every_property_whose_hypothesis_holds_is_named(capsys):
 def test_vstart_left_nonzero_after_retiring(capsys):
     code, [verdict] = judge_lines(capsys, [line(**{**RETIRED_OK, "vstart": 3})])
     assert code == 1 and rule_names(verdict) == {"success_resets_vstart"}
+
+
+def test_a_changed_vl_or_vtype_is_not_a_vstart_rule(capsys):
+    """vl and vtype left changed after retiring break success_keeps_vl_vtype (at vl = 0 also
+    vl0_changes_nothing), never success_resets_vstart, which is about vstart alone."""
+    vl0 = {**SEED_CASE, "vl": 0}
+    code, verdicts = judge_lines(capsys, [
+        line(**{**RETIRED_OK, "vl": 3}),
+        line(**{**RETIRED_OK, "vtype": 1}),
+        line(vl0, outcome="retired", vl=1),
+        line(**{**RETIRED_OK, "vl": 3, "vstart": 1})])
+    assert code == 1
+    assert [rule_names(v) for v in verdicts] == [{"success_keeps_vl_vtype"}, {"success_keeps_vl_vtype"},
+                                                 {"vl0_changes_nothing", "success_keeps_vl_vtype"},
+                                                 {"success_resets_vstart", "success_keeps_vl_vtype"}]
 
 
 def test_vs_left_initial_after_a_write(capsys):
@@ -296,10 +311,15 @@ def test_frac_sew_is_a_policy(capsys):
     trapped = line(case, outcome="illegal-instruction")
     kept = line(case, outcome="retired", vregs={"v8": SEED_CASE["vregs"]["v8"]})
     assert judge_lines(capsys, [trapped, kept])[0] == 0
-    code, [verdict] = judge_lines(capsys, [trapped], "--profile", "spike")
-    assert code == 1 and verdict["rules"] == ["policy.frac_sew"]
-    code, [verdict] = judge_lines(capsys, [kept], "--profile", "qemu")
-    assert code == 1 and verdict["rules"] == ["policy.frac_sew"]
+    for name in ("sail", "spike", "qemu"):     # each makes such a vtype vill (spec/profiles.py)
+        assert judge_lines(capsys, [trapped], "--profile", name)[0] == 0
+        code, [verdict] = judge_lines(capsys, [kept], "--profile", name)
+        assert code == 1 and verdict["rules"] == ["policy.frac_sew"]
+    # A platform that supports the pair: the trap is what its profile forbids.
+    pre = ArchState(VLEN, 64, tuple([0] * 32), encode_vtype(64, "mf2"), 0, 0, 1)
+    supporting = PROFILES["spike"].with_(name="supporting", frac_sew="supported")
+    judgement = allowed(pre, Insn(8, 12, 4, 1), supporting).judge(Observed("illegal-instruction"))
+    assert not judgement.allowed and judgement.rules == ("policy.frac_sew",)
     case = {**case, "vl": 1}
     executed = line(case, outcome="retired", vregs={"v8": "0x03028001"})   # max(0xfe, 0x03028001)
     assert judge_lines(capsys, [executed])[0] == 0
@@ -391,7 +411,7 @@ def test_conform_decides_through_the_judge():
     spec = execute(pre, case.insn)
 
     def observation(regs):
-        return Observation(False, (4, 0, 0), 4, 0, 0, tuple(regs))
+        return Observation(False, (4, 0, 0, None), 4, 0, 0, tuple(regs))
     assert compare(case, spec, observation(spec.state.regs), "undisturbed").kind == AGREE
     regs = list(spec.state.regs)
     regs[8] = 0xFE

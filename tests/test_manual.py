@@ -29,6 +29,10 @@ from vredmax.spec.config import Config
 from vredmax.spec.legality import RULES
 from tests.strategies import cases
 
+# Under pytest-xdist (--dist loadgroup) test_report, test_manual and test_browser run on one
+# worker: each collects the same small document, proved once there.
+pytestmark = pytest.mark.xdist_group("documents")
+
 TINY = [Config(128, 64, 64, "m1")]
 TINY_CLAIMS = ["vredmax.wrong.masked_count_as_zero", "vredmax.wrong.vma_changes_result"]
 
@@ -302,7 +306,7 @@ def test_explain_html_into_a_directory_is_bad_input(tmp_path, capsys):
     path = tmp_path / "case.json"
     path.write_text(json.dumps(content.SEED_CASE))
     assert main(["explain", str(path), "--html", str(tmp_path)]) == 2
-    assert capsys.readouterr().err == f"vredmax: error: html: {tmp_path} is a directory\n"
+    assert capsys.readouterr().err == f"vredmax: error: --html: {tmp_path} is a directory\n"
 
 
 def test_case_page_for_a_trap(tmp_path):
@@ -322,7 +326,7 @@ def test_explain_max_rows(tmp_path, capsys):
            "0x55 (85)" in out
     assert out.splitlines()[-1] == "vd[0] = v8[0] = 0x55 (85)"
     assert main(["explain", str(path), "--max-rows", "-1"]) == 2
-    assert capsys.readouterr().err == "vredmax: error: max-rows: must be 0 or more, got -1\n"
+    assert capsys.readouterr().err == "vredmax: error: --max-rows: must be an integer 0 or more, got '-1'\n"
 
 
 def test_every_cited_property_is_in_the_catalogue():

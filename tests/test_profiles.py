@@ -15,8 +15,9 @@ from vredmax.schema import load_schema
 from vredmax.spec.config import Config, decode_vtype, encode_vtype, legal_configs
 from vredmax.spec.encoding import Insn
 from vredmax.spec.legality import ILLEGAL, RESERVED, RETIRED
-from vredmax.spec.profiles import (ANYTHING, CHOICES, POLICIES, PROFILES, Observed, allowed, difference_markdown,
-                                   difference_table, get_profile, readings)
+from vredmax.spec.profiles import (ANYTHING, CHOICES, POLICIES, PROFILE_SOURCES, PROFILES, SOURCE_VERSIONS,
+                                   Observed, allowed, difference_markdown, difference_table, get_profile,
+                                   readings)
 from vredmax.spec.state import VS_DIRTY, ArchState
 from tests.test_spec_relation import allowed as relation_allows
 
@@ -36,7 +37,8 @@ def test_profiles_and_their_policies():
     assert [PROFILES["sail"].reserved, PROFILES["spike"].reserved, PROFILES["qemu"].reserved] == \
         ["illegal", "execute", "execute"]
     assert [PROFILES["sail"].vs_dirty, PROFILES["spike"].vs_dirty] == ["on-write", "always"]
-    assert PROFILES["qemu"].frac_sew == "vill" and PROFILES["spike"].frac_sew == "supported"
+    # Sail, Spike and QEMU all make SEW > LMUL*ELEN at fractional LMUL vill (PROFILE_SOURCES).
+    assert [PROFILES[name].frac_sew for name in ("sail", "spike", "qemu")] == ["vill"] * 3
     with pytest.raises(ValueError, match="^tail:"):
         PROFILES["sail"].with_(tail="zeros")
     with pytest.raises(ValueError, match="^profile:"):
@@ -53,10 +55,20 @@ def test_the_difference_table():
     assert "| `tail` | any | undisturbed | undisturbed | undisturbed |" in text
 
 
-def test_the_readme_holds_the_generated_table():
+def test_every_emulator_policy_cites_its_source():
+    """Each value of the sail, spike and qemu profiles names the file and line it comes from
+    (in SOURCE_VERSIONS); tests/test_emulator_policies.py runs Spike and QEMU on them."""
+    import re
+    for name in ("sail", "spike", "qemu"):
+        assert SOURCE_VERSIONS[name]
+        for choice in CHOICES:
+            assert re.search(r"[\w/]+\.(c|cc|h|sail|c\.inc):\d+", PROFILE_SOURCES[name][choice]), (name, choice)
+
+
+def test_the_profiles_guide_holds_the_generated_table():
     from pathlib import Path
-    readme = Path(__file__).resolve().parent.parent / "README.md"
-    assert difference_markdown() in readme.read_text()
+    guide = Path(__file__).resolve().parent.parent / "docs" / "guide" / "profiles.md"
+    assert difference_markdown() in guide.read_text()
 
 
 def test_deterministic_profiles_give_one_outcome_and_any_gives_the_set():
@@ -124,7 +136,7 @@ def test_frac_sew_readings():
     assert allowed(pre.with_(vl=0), Insn(8, 2, 4), "any").kinds == {ILLEGAL, RETIRED}
     # vl=1: a vill vtype has vl=0, so the implementation supports this one and must execute
     assert allowed(pre, Insn(8, 2, 4), "any").kinds == {RETIRED}
-    assert allowed(pre, Insn(8, 2, 4), "sail").unique().post.regs[8] == 7
+    assert allowed(pre, Insn(8, 2, 4), PROFILES["sail"].with_(frac_sew="supported")).unique().post.regs[8] == 7
     assert readings(state(encode_vtype(64, "m1"), 0, elen=64), "any")[0].vill is False
     assert len(readings(state(encode_vtype(64, "mf2"), 0, elen=32, vlen=128), "any")) == 1   # SEW > ELEN
 

@@ -48,7 +48,7 @@ def test_progress_on_a_terminal_names_the_configuration_and_the_obligation():
     import os
     import pty
     primary, secondary = pty.openpty()
-    done = subprocess.run([sys.executable, "-m", "vredmax", "prove", *SMALL, "-k", "tail_"],
+    done = subprocess.run([sys.executable, "-m", "vredmax", "prove", *SMALL, "-k", "tail_", "--no-cache"],   # (proving)
                           stdout=subprocess.PIPE, stderr=secondary, text=True, env={**os.environ, "COLUMNS": "200"})
     os.close(secondary)
     shown = b""

@@ -18,6 +18,9 @@ from vredmax.proofs.engine.verdict import Verdict
 from vredmax.impl.sequential import reduce_sequential
 from vredmax.cli.main import main
 
+# Under pytest-xdist (--dist loadgroup) the module runs on one worker: every claim refuted once for the module.
+pytestmark = pytest.mark.xdist_group("refute")
+
 REQUIRED = ("masked_count_as_zero", "vl0_writes_seed", "all_masked_same_as_vl0", "result_broadcast",
             "vs1_elementwise", "seed_dropped_when_active", "unsigned_same", "restart_from_vstart",
             "agnostic_tail_all_ones", "vma_changes_result", "lmul_first_register_only",
@@ -155,7 +158,7 @@ def test_cli_refute_case_replays_with_exec(tmp_path, capsys):
 def test_cli_refute_bad_pattern(capsys):
     assert main(["refute", "-k", "nothing-like-this"]) == 2
     err = capsys.readouterr().err
-    assert err == "vredmax: error: k: no claim id contains 'nothing-like-this'\n"
+    assert err == "vredmax: error: -k: no claim id contains 'nothing-like-this'\n"
 
 
 def test_cli_refute_exit_code_when_a_claim_survives(monkeypatch, capsys):
@@ -207,7 +210,7 @@ def test_cli_emit_test(tmp_path, capsys):
 
 def test_cli_emit_test_bad_directory(capsys):
     assert main(["refute", "-k", "unsigned", "--emit-test", "/no/such/dir/t.py"]) == 2
-    assert capsys.readouterr().err.startswith("vredmax: error: emit-test: cannot write to /no/such/dir")
+    assert capsys.readouterr().err.startswith("vredmax: error: --emit-test: cannot write to /no/such/dir")
 
 
 def test_view_replays_concretely():

@@ -17,6 +17,10 @@ from vredmax.spec.config import Config
 from vredmax.cli import cmd_report
 from vredmax.cli.main import main
 
+# Under pytest-xdist (--dist loadgroup) test_report, test_manual and test_browser run on one
+# worker: each collects the same small document, proved once there.
+pytestmark = pytest.mark.xdist_group("documents")
+
 DOCS = Path(__file__).resolve().parent.parent / "docs"
 TINY = [Config(128, 64, 64, "m1")]
 
@@ -49,11 +53,48 @@ def test_the_document_covers_every_property_and_claim(committed):
 
 
 def test_regenerating_changes_nothing():
-    """Every proof and refutation again: the committed files are what the code gives now."""
-    files = cmd_report.render_files(collect())
-    for name, text in files.items():
-        assert (DOCS / name).read_text(encoding="utf-8") == text, (
-            f"docs/{name} is out of date: run `vredmax report` and commit docs/")
+    """Every proof and refutation again: the committed files are what the code gives now (their
+    CERTIFIED marks come from `vredmax report --certify`, too slow here: the committed files
+    must render from the committed JSON, and the JSON less its marks is what this run gives)."""
+    assert cmd_report.stale_files(collect(), str(DOCS)) == [], (
+        "docs/ is out of date: run `vredmax report --certify DIR` and commit docs/")
+
+
+def test_the_committed_documents_are_certified(committed):
+    """Every property the committed documents show PROVED is CERTIFIED, and they say what that
+    trusts (the trusted-base table, in the semantics document and the manual page)."""
+    assert committed["certification"] is True
+    assert committed["summary"]["certified"] == committed["summary"]["proved"]
+    for name in ("SEMANTICS.md", "vredmax.vs.md", "vredmax.vs.html"):
+        assert "What a CERTIFIED verdict trusts" in (DOCS / name).read_text(encoding="utf-8")
+
+
+def test_a_certified_document_marks_each_property(tmp_path):
+    from vredmax.presentation.documents import manual
+    from vredmax.proofs.certify.route import Judge
+    pytest.importorskip("pysat")
+    smallest = [Config(32, 32, 8, "mf4")]     # VLMAX = 1: the quickest to certify
+    doc = collect(smallest, claims=[], certify=Judge(tmp_path))
+    plain_doc = collect(smallest, claims=[])
+    assert doc["summary"]["certified"] == doc["summary"]["proved"] > 0
+    md = markdown(doc)
+    assert "| `vredmax.sew8.seed_included` | CERTIFIED (z3) |" in md
+    assert "of them CERTIFIED" in md and "What a CERTIFIED verdict trusts" in md
+    page = manual.render(doc)["vredmax.vs.md"]
+    assert "CERTIFIED ×7" in page
+    plain = manual.render(plain_doc)["vredmax.vs.md"]
+    assert "CERTIFIED ×" not in plain and "generated without it" in plain
+    # --check without --certify: the marks are taken as committed, everything else compared
+    out = tmp_path / "docs"
+    out.mkdir()
+    for name, text in cmd_report.render_files(doc).items():
+        (out / name).write_text(text, encoding="utf-8")
+    assert cmd_report.stale_files(plain_doc, str(out)) == []
+    edited = json.loads((out / "SEMANTICS.json").read_text())
+    edited["properties"][0]["results"][0]["certified"]["spec"] = False
+    (out / "SEMANTICS.json").write_text(json.dumps(edited), encoding="utf-8")
+    assert cmd_report.stale_files(plain_doc, str(out)) == ["SEMANTICS.json", "SEMANTICS.md",
+                                                           "vredmax.vs.md", "vredmax.vs.html"]
 
 
 def test_output_is_deterministic(tiny_doc):
@@ -107,4 +148,4 @@ def test_cli_bad_out_dir(tmp_path, capsys):
     path = tmp_path / "file"
     path.write_text("")
     assert main(["report", "--out-dir", str(path)]) == 2
-    assert capsys.readouterr().err == f"vredmax: error: out-dir: cannot write to {path}: not a directory\n"
+    assert capsys.readouterr().err == f"vredmax: error: --out-dir: cannot write to {path}: not a directory\n"

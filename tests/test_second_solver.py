@@ -108,3 +108,14 @@ def test_a_vacuous_query_is_unsat_before_the_goal(solver):
     vacuous = Query(s.wf + [s.pre.vl == 0, s.pre.vl == 1], z3.BoolVal(False))
     checked = check_text(solver, scripts(vacuous, [])[0][1], TIMEOUT_MS)
     assert checked.assumptions == "unsat"
+
+
+def test_names_that_are_not_smt_lib_symbols_reach_the_other_solvers(solver):
+    """A port name with a prime (`in_seed'`, as Yosys names a register's next value) is printed
+    by Z3 bare; the script quotes it, so the other solvers read it as the same name."""
+    from vredmax.proofs.engine.solvers import smt2_script
+    a, b = z3.BitVec("in_seed'", 8), z3.BitVec("x'y", 8)
+    proved = check_text(solver, smt2_script([a == b + 1], a != b), TIMEOUT_MS)
+    assert (proved.assumptions, proved.negated_goal) == ("sat", "unsat")
+    refuted = check_text(solver, smt2_script([a == b + 1], a == 3), TIMEOUT_MS)
+    assert (refuted.assumptions, refuted.negated_goal) == ("sat", "sat")

@@ -4,8 +4,9 @@ The decision is the judge's (spec/profiles.py, `allowed(...).judge(...)`, the sa
 `vredmax judge`) under the architecture's profile `any` with the harness's tail policy:
 
 Verdicts:
-- agree: the judge allows the outcome (retired, or SIGILL for an illegal instruction), vl,
-  vtype, vstart and the 32 registers. mstatus.VS is not observable in user mode: not judged.
+- agree: the judge allows the outcome (retired, or a trap for an illegal instruction), vl,
+  vtype, vstart, the 32 registers and mstatus.VS where the harness sees it (machine mode;
+  in user mode it is not observable and not judged).
 - reserved-trapped: the spec says reserved (no behaviour promised); the emulator trapped and,
   as any trap must, changed nothing.
 - reserved-executed: the spec says reserved; the emulator executed it. Nothing to compare;
@@ -44,8 +45,10 @@ class Verdict:
 
 
 def observed_result(case: Case, obs: Observation, vs: int) -> Result:
-    state = case.pre.with_(regs=obs.regs, vl=obs.vl, vtype=obs.vtype, vstart=obs.vstart, vs=vs)
-    return Result(ILLEGAL if obs.trapped else RETIRED, "SIGILL" if obs.trapped else "", state)
+    """The emulator's outcome in the spec's terms; `vs` stands for mstatus.VS where not seen."""
+    state = case.pre.with_(regs=obs.regs, vl=obs.vl, vtype=obs.vtype, vstart=obs.vstart,
+                           vs=vs if obs.vs is None else obs.vs)
+    return Result(ILLEGAL if obs.trapped else RETIRED, "trapped" if obs.trapped else "", state)
 
 
 def fired_rule(pre: ArchState, insn: Insn) -> str:
@@ -57,15 +60,16 @@ def fired_rule(pre: ArchState, insn: Insn) -> str:
     return ""
 
 
-def state_differences(expected: ArchState, got: ArchState) -> list[str]:
-    """Names of the fields and registers that differ (VS aside)."""
-    fields = [name for name in ("vl", "vtype", "vstart") if getattr(expected, name) != getattr(got, name)]
+def state_differences(expected: ArchState, got: ArchState, vs: bool = False) -> list[str]:
+    """Names of the fields and registers that differ (mstatus.VS too when `vs`)."""
+    fields = [name for name in ("vl", "vtype", "vstart", *(("vs",) if vs else ()))
+              if getattr(expected, name) != getattr(got, name)]
     return fields + [f"v{i}" for i in range(NUM_VREGS) if expected.regs[i] != got.regs[i]]
 
 
 def judged(case: Case, obs: Observation, tail: str, reserved: str = "any"):
-    """The judge's judgement of the emulator's outcome (all but mstatus.VS observed)."""
-    seen = Observed(ILLEGAL if obs.trapped else RETIRED, obs.vl, obs.vstart, obs.vtype, None,
+    """The judge's judgement of the emulator's outcome (mstatus.VS where it was seen)."""
+    seen = Observed(ILLEGAL if obs.trapped else RETIRED, obs.vl, obs.vstart, obs.vtype, obs.vs,
                     dict(enumerate(obs.regs)))
     profile = PROFILES["any"].with_(name=f"any+tail={tail}", tail=tail, reserved=reserved)
     return allowed(case.pre, case.insn, profile).judge(seen)
@@ -80,9 +84,10 @@ def model_allowed(case: Case, spec: Result, tail: str) -> bool:
 def compare(case: Case, spec: Result, obs: Observation, tail: str) -> Verdict:
     observed = observed_result(case, obs, spec.state.vs)
     pre = case.pre
-    wanted = (pre.vl, pre.vtype, pre.vstart)
+    wanted = (pre.vl, pre.vtype, pre.vstart, pre.vs)
     setup = [f"{name} before the word (wanted {want:#x}, got {got:#x})"
-             for name, want, got in zip(("vl", "vtype", "vstart"), wanted, obs.before) if want != got]
+             for name, want, got in zip(("vl", "vtype", "vstart", "vs"), wanted, obs.before)
+             if got is not None and want != got]
     if setup:
         return Verdict(MISMATCH, spec, observed, differences=tuple(setup),
                        note="the harness did not reach the case's pre-state")
@@ -100,17 +105,19 @@ def compare(case: Case, spec: Result, obs: Observation, tail: str) -> Verdict:
         # Stricter than the architecture: a trap is judged as one (it must change nothing).
         judgement = judged(case, obs, tail, reserved="illegal")
         if not judgement.allowed:
-            return Verdict(MISMATCH, spec, observed, rule, tuple(state_differences(pre, observed.state)),
+            return Verdict(MISMATCH, spec, observed, rule,
+                           tuple(state_differences(pre, observed.state, obs.vs is not None)),
                            "a trap must change nothing", rules=judgement.rules)
         return Verdict(RESERVED_TRAPPED, spec, observed, rule)
     judgement = judged(case, obs, tail)
+    seen_vs = obs.vs is not None
     if judgement.allowed and model_allowed(case, spec, tail):
         return Verdict(AGREE, spec, observed, rule)
     if judgement.allowed:   # the emulator is right, the model it is shown next to is not
-        return Verdict(MISMATCH, spec, observed, rule, tuple(state_differences(spec.state, observed.state)),
+        return Verdict(MISMATCH, spec, observed, rule, tuple(state_differences(spec.state, observed.state, seen_vs)),
                        "the model's own outcome is not one the specification allows")
     differences = [] if spec.outcome == observed.outcome else ["outcome"]
-    differences += state_differences(spec.state, observed.state)
+    differences += state_differences(spec.state, observed.state, seen_vs)
     return Verdict(MISMATCH, spec, observed, rule, tuple(differences) or judgement.differences,
                    rules=judgement.rules)
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from vredmax.impl.execute import execute
 from vredmax.platforms.conformance.cases import Case, random_cases
 from vredmax.platforms.conformance.compare import AGREE, MISMATCH, RESERVED_EXECUTED, Verdict, compare
-from vredmax.platforms.conformance.qemu import Harness
+from vredmax.platforms.conformance.pipe import Harness
 
 CHUNK = 256  # cases per streamed batch: bounds memory, gives progress
 
@@ -58,28 +58,28 @@ def check_case(observation, case: Case, tail: str) -> Verdict:
 
 def check_batch(item) -> list[Verdict]:
     """One batch of cases on a harness of its own: the unit of work of `conform_on` (a worker
-    process or a Dask worker runs it). `item` is (emulator, harness path, VLEN, the harness's
-    tail policy, ELEN, the spec's tail policy, cases)."""
-    emulator, harness_path, vlen, harness_tail, elen, tail, batch = item
-    with Harness(emulator, Path(harness_path), vlen, harness_tail, elen) as harness:
+    process or a Dask worker runs it). `item` is (the Emulator, the harness path, the spec's
+    tail policy, cases)."""
+    emulator, harness_path, tail, batch = item
+    with Harness(emulator, Path(harness_path)) as harness:
         return [check_case(observation, case, tail) for case, observation in zip(batch, harness.run_many(batch))]
 
 
-def conform_on(workers, emulator: str, harness_path, vlen: int, harness_tail: str, elen: int, cases: int,
-               seed: int, keep: int = 3, progress=None, tail=None) -> Tally:
-    """`conform` with the batches spread by vredmax/cli/cluster.py (`workers`, entered): the same
-    cases from the same seed, the same tally (kept mismatches are the first ones in case
+def conform_on(workers, emulator, harness_path, cases: int, seed: int, keep: int = 3, progress=None,
+               tail=None) -> Tally:
+    """`conform` with the batches spread by vredmax/cli/cluster.py (`workers`, entered): the
+    same cases from the same seed, the same tally (kept mismatches are the first ones in case
     order). Batches are made as workers take them and counted in order as they come back, so
     memory stays bounded. The emulator and the harness must be at the same paths on every
     worker."""
-    tail = harness_tail if tail is None else tail
-    start, generator = time.monotonic(), random_cases(seed, cases, vlen, elen)
+    tail = emulator.tail if tail is None else tail
+    start, generator = time.monotonic(), random_cases(seed, cases, emulator.vlen, emulator.elen)
     waiting: dict = {}   # batch index -> its cases, until counted
 
     def items():
         for index, done in enumerate(range(0, cases, CHUNK)):
             waiting[index] = [next(generator) for _ in range(min(CHUNK, cases - done))]
-            yield (emulator, str(harness_path), vlen, harness_tail, elen, tail, waiting[index])
+            yield (emulator, str(harness_path), tail, waiting[index])
 
     tally, returned, next_index = Tally(), {}, 0
     for index, verdicts in workers.map_unordered(check_batch, items()):

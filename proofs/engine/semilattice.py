@@ -15,9 +15,7 @@ Soundness: see proofs/engine/compositional.py, `soundness_argument()`.
 
 from __future__ import annotations
 
-import heapq
 import itertools
-from dataclasses import dataclass, field
 
 import z3
 
@@ -29,16 +27,24 @@ class NotExpressible(Exception):
 _SERIALS = itertools.count()
 
 
-@dataclass(eq=False, slots=True)
 class Node:
-    kind: str                  # "atom", "empty", "join", "ite"
-    children: tuple = ()
-    label: object = None       # the atom's name
-    condition: object = None   # the ite's condition (a Z3 Boolean)
-    # Made after its children, so a parent's serial is larger: descending serials are a
-    # topological order (parents first).
-    serial: int = field(default_factory=_SERIALS.__next__)
-    reached: list | None = field(default=None, repr=False)   # `inclusion`'s incoming paths
+    """A value of the free semilattice (a plain class: hundreds of thousands are made at
+    VLMAX=65536, and a dataclass's constructor took twice as long)."""
+
+    __slots__ = ("kind", "children", "label", "condition", "serial", "reached")
+
+    def __init__(self, kind: str, children: tuple = (), label=None, condition=None):
+        self.kind = kind                # "atom", "empty", "join", "ite"
+        self.children = children
+        self.label = label              # the atom's name
+        self.condition = condition      # the ite's condition (a Z3 Boolean)
+        # Made after its children, so a parent's serial is larger: descending serials are a
+        # topological order (parents first).
+        self.serial = next(_SERIALS)
+        self.reached = None             # `inclusion`'s incoming paths
+
+    def __repr__(self) -> str:
+        return f"Node({self.kind!r}, label={self.label!r}, serial={self.serial})"
 
 
 EMPTY = Node("empty")
@@ -76,11 +82,11 @@ class SemilatticeElements:
         return Node("join", (a, b))
 
     def ite(self, c, a, b):
-        if isinstance(a, z3.BoolRef):
+        if type(a) is not Node and isinstance(a, z3.BoolRef):
             return z3.If(c, a, b)
         if a is b:
             return a
-        return Node("ite", (a, b), condition=c)
+        return Node("ite", (a, b), None, c)
 
     def and_(self, a, b): return z3.And(a, b)
     def or_(self, a, b): return z3.Or(a, b)
@@ -151,37 +157,46 @@ def inclusion(root) -> dict:
     """
     if not isinstance(root, Node):
         raise NotExpressible(f"the unit returned {type(root).__name__}, not a semilattice value")
-    pending: list = []
+    nodes = _reachable(root)   # each with an empty `reached` list
+    nodes.sort(key=_serial, reverse=True)
+    root.reached.append((True, None, True))
     result: dict = {}
-
-    def send(child, part):
-        if child.reached is None:
-            if child is EMPTY:
-                return
-            child.reached = [part]
-            heapq.heappush(pending, (-child.serial, child))
-        else:
-            child.reached.append(part)
-
-    send(root, (True, None, True))
-    while pending:
-        node = heapq.heappop(pending)[1]
+    for node in nodes:
         parts, node.reached = node.reached, None
         term, single = _merge(parts)
-        if single is not None:
-            incoming = single                           # forwarded as is, so pairs can merge
-            path_term = single[0] if single[1] is None else _conjoin(single[0], _literal(single[1], single[2]))
-        else:
-            incoming = (term, None, True)
-            path_term = term
         kind = node.kind
         if kind == "join":
+            incoming = single if single is not None else (term, None, True)   # forwarded as is, so pairs can merge
             for child in node.children:
-                send(child, incoming)
-        elif kind == "ite":
+                if child is not EMPTY:
+                    child.reached.append(incoming)
+            continue
+        if single is not None:
+            term = single[0] if single[1] is None else _conjoin(single[0], _literal(single[1], single[2]))
+        if kind == "ite":
             then, other = node.children
-            send(then, (path_term, node.condition, True))
-            send(other, (path_term, node.condition, False))
+            if then is not EMPTY:
+                then.reached.append((term, node.condition, True))
+            if other is not EMPTY:
+                other.reached.append((term, node.condition, False))
         else:
-            result[node.label] = z3.BoolVal(True) if path_term is True else path_term
+            result[node.label] = z3.BoolVal(True) if term is True else term
     return result
+
+
+def _serial(node) -> int:
+    return node.serial
+
+
+def _reachable(root) -> list:
+    """The nodes below `root` (itself included, EMPTY not), each given an empty `reached`."""
+    found = [root]
+    root.reached = []
+    stack = [root]
+    while stack:
+        for child in stack.pop().children:
+            if child.reached is None and child is not EMPTY:
+                child.reached = []
+                found.append(child)
+                stack.append(child)
+    return found

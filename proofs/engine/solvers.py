@@ -14,6 +14,7 @@ built with Z3's API either way.
 
 from __future__ import annotations
 
+import re
 import time
 from importlib.metadata import PackageNotFoundError, version
 from dataclasses import dataclass
@@ -41,11 +42,44 @@ def smt2_script(assumptions, goal, comments=()) -> str:
     solver = z3.Solver()
     solver.add(*assumptions)
     solver.add(z3.Bool(GOAL_NAME) == z3.Not(goal))
-    body = solver.to_smt2()
+    body = _quote_names(solver.to_smt2())
     body = body[: body.rindex("(check-sat)")]
     header = "".join(f"; {line}\n" for line in comments)
     return (f"{header}(set-option :produce-models true)\n(set-logic ALL)\n{body}"
             f"(check-sat)\n(check-sat-assuming ({GOAL_NAME}))\n")
+
+
+_SIMPLE_SYMBOL = re.compile(r"[A-Za-z~!@$%^&*_+=<>.?/-][0-9A-Za-z~!@$%^&*_+=<>.?/-]*")
+
+
+def _quote_names(text: str) -> str:
+    """Z3 prints a declared name such as `in_elements'` (a port name with a prime) bare, though
+    SMT-LIB's simple symbols have no `'`: other solvers refuse the script. Such names are
+    written as quoted symbols `|...|`, which stand for the same name."""
+    odd = [name for name in re.findall(r"\(declare-fun (\S+) ", text)
+           if not name.startswith("|") and not _SIMPLE_SYMBOL.fullmatch(name)]
+    for name in odd:
+        text = re.sub(rf"(?<=[\s(]){re.escape(name)}(?=[\s)])", lambda _: f"|{name}|", text)
+    return text
+
+
+def query_text(assumption, goal) -> str:
+    """The query `assumption => goal` (two terms of one context) as SMT-LIB2 declarations and
+    assertions: the assumption, then `vredmax_negated_goal = not goal`. Printed by Z3 without
+    building a solver (that took most of the time of a small query's script), with its `let`
+    names renamed in order of appearance (Z3 names them by term ids, which depend on what the
+    process made before). Which subterms get a `let` depends on what else holds them: in a
+    context where only this query lives (proofs/engine/verdict.py's) the text depends on the
+    query alone. The key of its answer (proofs/engine/answers.py)."""
+    definition = z3.Bool(GOAL_NAME, goal.ctx) == z3.Not(goal)
+    firsts = (z3.z3types.Ast * 1)(assumption.as_ast())
+    text = z3.z3core.Z3_benchmark_to_smtlib_string(goal.ctx.ref(), "", "", "unknown", "", 1, firsts,
+                                                   definition.as_ast())
+    binders = set(re.findall(r"\(let \(\(([$?]x\d+) ", text))
+    names: dict = {}
+    return re.sub(r"(?<![\w|$?.!@%^&*_+=<>/~-])[$?]x\d+(?![\w|$?.!@%^&*_+=<>/~-])",
+                  lambda m: (names.setdefault(m.group(0), f"{m.group(0)[0]}x{len(names)}")
+                             if m.group(0) in binders else m.group(0)), text)
 
 
 def versions() -> dict:
@@ -89,7 +123,7 @@ def _bitwuzla(script: str, timeout_ms: int) -> Checked:
     options = bw.Options()
     options.set(bw.Option.TIME_LIMIT_PER, timeout_ms)
     parser = bw.Parser(tm, options)
-    parser.parse(_without_checks(script), True, False)
+    parser.parse(without_checks(script), True, False)
     solver = parser.bitwuzla()
     if interrupts.installed():   # Ctrl-C ends the query at once (vredmax/runtime/interrupts.py)
         solver.configure_terminator(interrupts.stop_requested)
@@ -113,7 +147,7 @@ def _cvc5(script: str, timeout_ms: int) -> Checked:
     solver.setOption("produce-models", "true")
     symbols = cvc5.SymbolManager(tm)
     parser = cvc5.InputParser(solver, symbols)
-    parser.setStringInput(cvc5.InputLanguage.SMT_LIB_2_6, _without_checks(script), "vredmax")
+    parser.setStringInput(cvc5.InputLanguage.SMT_LIB_2_6, without_checks(script), "vredmax")
     while True:
         command = parser.nextCommand()
         if command.isNull():
@@ -134,7 +168,7 @@ def _cvc5(script: str, timeout_ms: int) -> Checked:
 def _z3_text(script: str, timeout_ms: int) -> Checked:
     solver = z3.Solver()
     solver.set(timeout=timeout_ms)
-    solver.from_string(_without_checks(script))
+    solver.from_string(without_checks(script))
     goal = z3.Bool(GOAL_NAME)
     first = str(solver.check())
     if first != "sat":
@@ -143,7 +177,7 @@ def _z3_text(script: str, timeout_ms: int) -> Checked:
     return Checked(first, second, solver.reason_unknown() if second == "unknown" else "")
 
 
-def _without_checks(script: str) -> str:
+def without_checks(script: str) -> str:
     """The declarations and assertions only: the caller asks the two questions itself."""
     kept = [line for line in script.splitlines()
             if not line.startswith(("(check-sat", "(set-option :produce-models"))]

@@ -1,14 +1,23 @@
-"""Solver verdicts a user can trust: PROVED only from an unsat on satisfiable assumptions."""
+"""Solver verdicts a user can trust: PROVED only from an unsat on satisfiable assumptions.
+
+A second opinion (`vredmax prove --certify`, proofs/certify) can be asked of every solver
+question: while a judge is installed (`second_opinion`), each `prove` and `satisfiable` call
+(a kept answer too) hands it the question and the answer; what the judge says (an `Opinion`)
+goes to every `gathering()` list open at the time. `about(...)` labels the questions asked
+inside it (the obligation, the part) for the judge's records.
+"""
 
 from __future__ import annotations
 
+import re
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from enum import Enum
 
 import z3
 
-from vredmax.proofs.engine import solvers
+from vredmax.proofs.engine import answers, solvers
 
 
 class Verdict(str, Enum):
@@ -25,6 +34,84 @@ class Answer:
     detail: str = ""
     model: z3.ModelRef | None = field(default=None, repr=False)
     solver: str = "z3"
+    opinions: list = field(default_factory=list, repr=False)   # second opinions on its questions
+    judged: object = field(default=None, repr=False)   # the judge installed when it was decided
+
+
+@dataclass
+class Question:
+    """One solver question as a judge sees it: `assumptions => goal`, or (goal None) can the
+    assumptions hold; the solver's answer; the labels of `about` around it."""
+
+    assumptions: list
+    goal: object
+    answer: Answer
+    labels: dict
+    model: object = None     # a model of the assumptions the solver found, if any (a hint)
+
+
+@dataclass
+class Opinion:
+    """What a judge said about one question: CERTIFIED (decided the same way, independently),
+    UNCERTIFIED (not decided that way: too large, outside its fragment) or ERROR (decided the
+    other way: `detail` gives both answers). `record` is the judge's own account of it."""
+
+    status: str
+    detail: str = ""
+    record: dict = field(default_factory=dict, repr=False)
+
+
+_JUDGES: list = []
+_GATHERING: list[list] = []
+_ABOUT: list[dict] = []
+
+
+@contextmanager
+def second_opinion(judge):
+    """Within this, `judge(question) -> Opinion` is asked about every solver question."""
+    _JUDGES.append(judge)
+    try:
+        yield judge
+    finally:
+        _JUDGES.remove(judge)
+
+
+def judging():
+    """The judge installed now (every question gets its opinion), or None."""
+    return _JUDGES[-1] if _JUDGES else None
+
+
+@contextmanager
+def gathering():
+    """A list that receives every Opinion given within this."""
+    bucket: list = []
+    _GATHERING.append(bucket)
+    try:
+        yield bucket
+    finally:
+        _GATHERING.remove(bucket)
+
+
+@contextmanager
+def about(**labels):
+    """Label the questions asked within this (e.g. obligation=..., part=...)."""
+    _ABOUT.append(labels)
+    try:
+        yield
+    finally:
+        _ABOUT.pop()
+
+
+def consult(assumptions, goal, answer: Answer, model=None) -> None:
+    """Ask the installed judge, if any, about one question the solver answered."""
+    if not _JUDGES:
+        return
+    labels: dict = {}
+    for layer in _ABOUT:
+        labels.update(layer)
+    opinion = _JUDGES[-1](Question(list(assumptions), goal, answer, labels, model))
+    for bucket in _GATHERING:
+        bucket.append(opinion)
 
 
 VACUOUS = "vacuous: the assumptions are unsatisfiable"
@@ -40,9 +127,64 @@ def prove(assumptions, goal, timeout_ms: int = 60_000, solver: str = "z3") -> An
     (through SMT-LIB2; a counterexample's model is then asked of Z3, within the timeout), or
     "auto": Z3 for up to AUTO_Z3_MS, then bitwuzla if Z3 had not decided (each is much
     faster than the other on some of the big-register queries).
+    With a store of answers in use (proofs/engine/answers.py) an answer kept for exactly this
+    query is reused, and a new one (not UNKNOWN) is kept. A judge, if installed, is consulted.
     """
+    assumptions = list(assumptions)
+    answer = _kept_or_proved(assumptions, goal, timeout_ms, solver)
+    consult(assumptions, goal, answer)
+    return answer
+
+
+def _kept_or_proved(assumptions, goal, timeout_ms: int, solver: str) -> Answer:
+    store = answers.current()
+    if store is None:
+        return _prove(assumptions, goal, timeout_ms, solver)
+    assumptions = list(assumptions)
+    text = _text(assumptions, goal)
+    material = answers.query_material("prove", solver, text)
+    kept = _reused(store, material, text, True, timeout_ms)
+    if kept is not None:
+        return kept
+    if solver != "z3":
+        answer = _prove(assumptions, goal, timeout_ms, solver)
+    else:
+        answer = _prove_known_vacuity(store, assumptions, goal, timeout_ms)
+    store.put(material, _entry(answer), answer.seconds >= answers.DURABLE_S)
+    return answer
+
+
+def _prove_known_vacuity(store, assumptions, goal, timeout_ms: int) -> Answer:
+    """`_prove` with Z3, where the vacuity check is a question of its own: many queries share
+    their assumptions (an obligation's cases, the parts of a configuration), and a kept
+    answer to it spares the solver that half of the work."""
+    material = answers.query_material("vacuity", "z3", _text(assumptions, z3.BoolVal(True)))
+    known = store.get(material)
+    verdict = known.get("verdict") if known is not None else None
+    if verdict == Verdict.PROVED.value:   # they can hold: only the goal is left to ask
+        start = time.perf_counter()
+        engine, _ = _engine(assumptions + [z3.Not(goal)], timeout_ms)
+        result = engine.check()
+        seconds = time.perf_counter() - start
+        if result == z3.unsat:
+            return Answer(Verdict.PROVED, seconds)
+        if result == z3.sat:
+            return Answer(Verdict.COUNTEREXAMPLE, seconds, model=engine.model().translate(z3.main_ctx()))
+        return Answer(Verdict.UNKNOWN, seconds, engine.reason_unknown())
+    if verdict == Verdict.ERROR.value:
+        return Answer(Verdict.ERROR, 0.0, VACUOUS)
+    answer = _prove(assumptions, goal, timeout_ms, "z3")
+    durable = answer.seconds >= answers.DURABLE_S
+    if answer.verdict == Verdict.ERROR and answer.detail == VACUOUS:
+        store.put(material, {"verdict": Verdict.ERROR.value, "detail": VACUOUS, "solver": "z3", "model": None}, durable)
+    elif not (answer.verdict == Verdict.UNKNOWN and answer.detail.startswith("satisfiability of the assumptions")):
+        store.put(material, {"verdict": Verdict.PROVED.value, "detail": "", "solver": "z3", "model": None}, durable)
+    return answer
+
+
+def _prove(assumptions, goal, timeout_ms: int, solver: str) -> Answer:
     if solver == "auto":
-        first = prove(assumptions, goal, min(timeout_ms, AUTO_Z3_MS), "z3")
+        first = _prove(assumptions, goal, min(timeout_ms, AUTO_Z3_MS), "z3")
         if first.verdict != Verdict.UNKNOWN or not solvers.available("bitwuzla"):
             return first
         second = _prove_elsewhere(assumptions, goal, timeout_ms, "bitwuzla")
@@ -55,6 +197,8 @@ def prove(assumptions, goal, timeout_ms: int = 60_000, solver: str = "z3") -> An
     vacuity = engine.check()
     if vacuity != z3.sat:
         return _unsatisfiable(engine, vacuity, start)
+    if z3.is_true(goal):   # nothing left to ask: not(true) has no model
+        return Answer(Verdict.PROVED, time.perf_counter() - start)
     engine.add(z3.Not(goal).translate(context))
     result = engine.check()
     seconds = time.perf_counter() - start
@@ -68,6 +212,28 @@ def prove(assumptions, goal, timeout_ms: int = 60_000, solver: str = "z3") -> An
 def satisfiable(assumptions, timeout_ms: int = 60_000) -> Answer:
     """Can the assumptions hold? PROVED (with a model of them, in the main context) when they
     can, ERROR (vacuous) when they cannot, UNKNOWN when Z3 does not decide in time."""
+    assumptions = list(assumptions)
+    answer = _kept_or_satisfiable(assumptions, timeout_ms)
+    consult(assumptions, None, answer, answer.model)
+    return answer
+
+
+def _kept_or_satisfiable(assumptions, timeout_ms: int) -> Answer:
+    store = answers.current()
+    if store is None:
+        return _satisfiable(assumptions, timeout_ms)
+    assumptions = list(assumptions)
+    text = _text(assumptions, z3.BoolVal(True))
+    material = answers.query_material("satisfiable", "z3", text)
+    kept = _reused(store, material, text, False, timeout_ms)
+    if kept is not None:
+        return kept
+    answer = _satisfiable(assumptions, timeout_ms)
+    store.put(material, _entry(answer), answer.seconds >= answers.DURABLE_S)
+    return answer
+
+
+def _satisfiable(assumptions, timeout_ms: int) -> Answer:
     start = time.perf_counter()
     engine, _ = _engine(assumptions, timeout_ms)
     result = engine.check()
@@ -85,13 +251,17 @@ def _engine(assumptions, timeout_ms: int):
     one (millions of live terms at VLEN=65536) even a trivial query took 0.5-1.5 s. In this
     one only the current query's terms are alive (a fresh context per query costs more than
     the small queries themselves)."""
-    if not _SOLVING:
-        _SOLVING.append(z3.Context())
-    context = _SOLVING[0]
+    context = _context()
     engine = z3.Solver(ctx=context)
     engine.set(timeout=timeout_ms)
     engine.add(_translated(assumptions, context))
     return engine, context
+
+
+def _context() -> z3.Context:
+    if not _SOLVING:
+        _SOLVING.append(z3.Context())
+    return _SOLVING[0]
 
 
 def _unsatisfiable(engine, result, start) -> Answer:
@@ -132,3 +302,71 @@ def _prove_elsewhere(assumptions, goal, timeout_ms: int, solver: str) -> Answer:
 def _z3_model(assumptions, goal, timeout_ms: int):
     engine, _ = _engine(list(assumptions) + [z3.Not(goal)], timeout_ms)
     return engine.model().translate(z3.main_ctx()) if engine.check() == z3.sat else None
+
+
+# Answers kept in a store (proofs/engine/answers.py) ------------------------------------------
+
+def _text(assumptions, goal) -> str:
+    """The query's text in the solvers' context (solvers.query_text: there only the current
+    query's terms are alive, so the text depends on the query alone)."""
+    context = _context()
+    return solvers.query_text(_translated(assumptions, context), goal.translate(context))
+
+
+def _entry(answer: Answer) -> dict:
+    """What is kept of an answer: the verdict, and the model's values (SMT-LIB2 terms)."""
+    model = None
+    if answer.model is not None:
+        decls = answer.model.decls()
+        model = {"constants": [[_symbol(d), answer.model[d].sexpr()] for d in decls if d.arity() == 0],
+                 "functions": [[_symbol(d), [[[a.sexpr() for a in point[:-1]], point[-1].sexpr()]
+                                           for point in answer.model[d].as_list()[:-1]]]
+                               for d in decls if d.arity() > 0]}
+    return {"verdict": answer.verdict.value, "detail": answer.detail, "solver": answer.solver, "model": model}
+
+
+def _symbol(decl) -> str:
+    """The declaration's name as SMT-LIB2 writes it (quoted when it must be)."""
+    name = decl.name()
+    return name if re.fullmatch(r"[A-Za-z~!@$%^&*_+=<>.?/-][0-9A-Za-z~!@$%^&*_+=<>.?/-]*", name) else f"|{name}|"
+
+
+def _reused(store, material: str, text: str, negated_goal: bool, timeout_ms: int) -> Answer | None:
+    """The kept answer for this query, or None. A model is not taken on trust: the query is
+    solved again with every value the entry gives pinned (cheap), and that model is used; if
+    there is none, the entry is ignored."""
+    start = time.perf_counter()
+    entry = store.get(material)
+    if entry is None:
+        return None
+    try:
+        verdict = Verdict(entry["verdict"])
+        model = None
+        if entry.get("model") is not None:
+            model = _replayed(text, entry["model"], negated_goal, timeout_ms)
+            if model is None:
+                store.forget(material)
+                return None
+        return Answer(verdict, time.perf_counter() - start, str(entry.get("detail", "")), model,
+                      str(entry.get("solver", "z3")))
+    except (ValueError, KeyError, TypeError, AttributeError, z3.Z3Exception):
+        store.forget(material)
+        return None
+
+
+def _replayed(text: str, values: dict, negated_goal: bool, timeout_ms: int):
+    """A model of the query (and its negated goal when `negated_goal`) with the kept values,
+    found by Z3; None if there is none."""
+    declared = set(re.findall(r"^\(declare-fun (\|[^|]*\||\S+) ", text, re.MULTILINE))
+    pins = [f"(assert (= {name} {value}))" for name, value in values["constants"]
+            if name in declared and name != solvers.GOAL_NAME]
+    for name, points in values["functions"]:
+        if name in declared:   # (not the model's own helpers, e.g. an array's k!0)
+            pins += [f"(assert (= ({name} {' '.join(args)}) {value}))" for args, value in points]
+    if negated_goal:
+        pins.append(f"(assert {solvers.GOAL_NAME})")
+    engine, _ = _engine([], timeout_ms)
+    engine.from_string(solvers.without_checks(text) + "\n".join(pins) + "\n")
+    if engine.check() != z3.sat:
+        return None
+    return engine.model().translate(z3.main_ctx())

@@ -6,13 +6,15 @@ built once and kept while it is in use."""
 from __future__ import annotations
 
 import gc
+import json
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
+from vredmax.proofs.engine import answers
 from vredmax.proofs.engine import compositional as comp
 from vredmax.proofs.engine.setting import Setting, bounds_text
-from vredmax.proofs.engine.verdict import Answer, Verdict
+from vredmax.proofs.engine.verdict import Answer, Verdict, about, judging
 from vredmax.proofs.obligations.catalogue import METHODS, MONOLITHIC_LIMIT, Obligation
 from vredmax.spec import relation as spec
 from vredmax.spec import z3fast as fast
@@ -54,14 +56,21 @@ def _answer_key(obligation: Obligation, key: tuple) -> tuple:
     both. The vtype obligations are about ELEN itself and keep it."""
     if obligation.kind == "vtype":
         return key
+    found = _WITHOUT_ELEN.get(key)
+    if found is None:
+        found = _WITHOUT_ELEN[key] = _without_elen(key)
+    return found
 
-    def without_elen(item):
-        if isinstance(item, Config):
-            return ("config", item.vlen, item.sew, item.lmul)
-        if isinstance(item, tuple):
-            return tuple(without_elen(x) for x in item)
-        return item
-    return without_elen(key)
+
+_WITHOUT_ELEN: dict = {}   # a part's key -> the same without ELEN (asked for every part of every run)
+
+
+def _without_elen(item):
+    if isinstance(item, Config):
+        return ("config", item.vlen, item.sew, item.lmul)
+    if isinstance(item, tuple):
+        return tuple(_without_elen(x) for x in item)
+    return item
 
 
 def setting_for(cfg: Config) -> Setting:
@@ -93,24 +102,39 @@ def run(obligation: Obligation, cfg: Config, subject: str, method: str = "compos
         work = obligation.monolithic(s, subject)
         if exporter is not None:
             files += exporter.write(cfg, ("monolithic", obligation.name, subject), obligation.sentence, work)
-        answer = comp.check(work, timeout_ms)
+        with about(part="one query over the whole instruction"):
+            answer = comp.check(work, timeout_ms)
         answer.seconds = time.perf_counter() - start
         result = Result(obligation, cfg, subject, method, answer, [("one query over the whole instruction", answer)])
         result.files = files
         return result
     parts = []
     verdict_answer = None
+    # kept parts (proofs/engine/answers.py) carry no second opinion: unused while a judge decides
+    store = answers.current() if setting is None and _built_in_units() and judging() is None else None
     for part in obligation.compositional(s, subject):
-        answer = _ANSWERS.get(_answer_key(obligation, part.key)) if setting is None else None
+        key = _answer_key(obligation, part.key)
+        answer = _ANSWERS.get(key) if setting is None else None
+        if answer is not None and answer.judged is not judging():   # judged by another judge, or none
+            answer = None
+        material = None
+        if answer is None and store is not None:
+            material = _part_material(key)
+            answer = _kept_part(store, material)
+            if answer is not None:
+                _ANSWERS[key] = answer
         work = None
         if answer is None or (exporter is not None and not exporter.has(part.key)):
             work = part.build()
         if exporter is not None:
             files += exporter.write(cfg, part.key, part.text, work)
         if answer is None:
-            answer = comp.check(work, timeout_ms)
+            with about(part=part.text):
+                answer = comp.check(work, timeout_ms)
             if setting is None and answer.verdict != Verdict.UNKNOWN:
-                _ANSWERS[_answer_key(obligation, part.key)] = answer
+                _ANSWERS[key] = answer
+            if material is not None and answer.verdict == Verdict.PROVED:
+                store.put(material, {"verdict": "PROVED", "detail": answer.detail, "solver": answer.solver})
         parts.append((part.text, answer))
         if answer.verdict != Verdict.PROVED:
             verdict_answer = _failed(obligation, cfg, subject, s, part, answer, timeout_s)
@@ -122,6 +146,41 @@ def run(obligation: Obligation, cfg: Config, subject: str, method: str = "compos
     result = Result(obligation, cfg, subject, method, verdict_answer, parts)
     result.files = files
     return result
+
+
+def _built_in_units() -> bool:
+    """The algorithms are the ones in impl/ (a plugin may swap one in: then no part's verdict
+    is taken from the store, since the code fingerprint would not cover it)."""
+    from vredmax.impl import ALGORITHMS, lanes, sequential, tree
+    return (ALGORITHMS.get("sequential") is sequential.reduce_sequential and ALGORITHMS.get("tree") is tree.reduce_tree
+            and ALGORITHMS.get("lanes") is lanes.reduce_lanes and len(ALGORITHMS) == 3)
+
+
+def _part_material(key: tuple) -> str | None:
+    """The store's key material for a part's verdict: its key in the catalogue as text (None
+    when an item has no stable text)."""
+    def text(item):
+        if isinstance(item, tuple):
+            inner = [text(x) for x in item]
+            return None if None in inner else "(" + " ".join(inner) + ")"
+        if isinstance(item, (bool, int)) or item is None:
+            return repr(item)
+        if isinstance(item, str):
+            return json.dumps(item)
+        if isinstance(item, Config):
+            return f"(config {item.vlen} {item.elen} {item.sew} {item.lmul})"
+        if callable(item) and getattr(item, "__module__", "").startswith("vredmax.impl."):
+            return f"<{item.__module__}.{item.__qualname__} {item.__name__}>"
+        return None
+    shown = text(key)
+    return None if shown is None else answers.part_material(shown)
+
+
+def _kept_part(store, material: str | None) -> Answer | None:
+    entry = store.get(material) if material is not None else None
+    if entry is None or entry.get("verdict") != "PROVED":
+        return None
+    return Answer(Verdict.PROVED, 0.0, str(entry.get("detail", "")), solver=str(entry.get("solver", "z3")))
 
 
 def _failed(obligation, cfg, subject, s, part, answer, timeout_s) -> Answer:
@@ -137,19 +196,38 @@ def _failed(obligation, cfg, subject, s, part, answer, timeout_s) -> Answer:
                   answer.model, answer.solver)
 
 
+_UNCOLLECTED: list = []   # objects made by the blocks whose garbage waits for the next block
+_PAUSED: list = []        # the blocks open now (nested blocks are one)
+# A block that made fewer objects than this leaves its garbage for later (a collection walks
+# every live object: 0.1 s each, 60 of them in a warm `prove` that builds hardly any terms).
+FEW_OBJECTS = 200_000
+
+
 @contextmanager
 def collector_paused():
-    """Pause Python's cycle collector while proving a configuration, and collect once after:
-    it would walk the millions of live Z3 references over and over (measured: a quarter of
-    the time at VLEN=65536, LMUL=8)."""
+    """Pause Python's cycle collector while proving a configuration: it would walk the
+    millions of live Z3 references over and over (measured: a quarter of the time at
+    VLEN=65536, LMUL=8). The block's objects are then frozen (no automatic collection walks
+    them) and its garbage is collected when the next block starts, not at its end: after the
+    last one the process ends (measured: 1-2 s saved at VLEN=65536)."""
+    outermost = not _PAUSED
     was_enabled = gc.isenabled()
     gc.disable()
+    if outermost and _UNCOLLECTED:
+        gc.unfreeze()
+        if sum(_UNCOLLECTED) > FEW_OBJECTS:
+            _UNCOLLECTED.clear()
+            gc.collect()
+    _PAUSED.append(True)
     try:
         yield
     finally:
+        _PAUSED.pop()
+        if outermost:
+            _UNCOLLECTED.append(gc.get_count()[0])
+            gc.freeze()
         if was_enabled:
             gc.enable()
-        gc.collect()
 
 
 def _forget_terms() -> None:

@@ -33,6 +33,7 @@ import time
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
 
+from vredmax.proofs.engine import answers
 from vredmax.proofs.engine.verdict import Verdict
 from vredmax.spec.config import Config
 
@@ -167,7 +168,8 @@ class _Child:
             stderr=self.output, cwd=cwd if os.path.isdir(cwd) else None)
         child_end.close()
         _LIVE.add(self)
-        self.conn.send((target, dict(options)))
+        store = answers.current()   # the child keeps its solver answers where this process does
+        self.conn.send((target, dict(options), str(store.folder) if store is not None else None))
 
     def loaded(self) -> tuple[str | None, str]:
         """(level, output while loading) once the child has loaded the user's code."""
@@ -263,7 +265,7 @@ def _child_main() -> None:
         capture.truncate()
         return _limited(data.decode("utf-8", "replace"))
 
-    target, options = conn.recv()
+    target, options, answers_folder = conn.recv()
     from vredmax.proofs.python import check_impl
     try:
         function = check_impl.load(target)
@@ -278,7 +280,8 @@ def _child_main() -> None:
         os._exit(0)
     level, cfg = task
     try:
-        result = check_impl.check_config(function, level, cfg, **options)
+        with answers.using(answers_folder):
+            result = check_impl.check_config(function, level, cfg, **options)
     except BaseException as error:   # a fault of the checker itself: reported as an ERROR
         import traceback
         result = check_impl.ConfigResult(cfg, check_impl.method_for(level, cfg) or "none")

@@ -38,7 +38,7 @@ from vredmax.proofs.engine import lemmas
 from vredmax.proofs.rtl.evaluate import Program
 from vredmax.proofs.rtl.ports import Interface
 from vredmax.proofs.rtl.trace import Reduction, RtlCounterexample
-from vredmax.proofs.rtl.yosys import Design
+from vredmax.proofs.rtl.yosys import X_VALUE, Design
 from vredmax.proofs.engine.verdict import Verdict, prove
 from vredmax.spec import relation as spec
 from vredmax.spec.bv import Z3Elements
@@ -80,6 +80,33 @@ class CombUnit:
         self.extra = {name: var for name, var in design.inputs.items()
                       if name not in (iface.names["seed"], iface.names["elements"], iface.names["active"])}
         self.program = Program({"result": self.result})
+        self.active_mode = iface.active_mode
+
+    def allowed(self, active) -> bool:
+        """Is this mask one the checks consider (--active)?"""
+        if self.active_mode == "all":
+            return all(active)
+        if self.active_mode == "below-vl":
+            return all(active[i] or not active[i + 1] for i in range(len(active) - 1))
+        return True
+
+    def assumption(self):
+        """The same, on the active input (a Z3 Bool)."""
+        flags = [self.active(i) for i in range(self.lanes)]
+        if self.active_mode == "all":
+            return z3.And(*flags)
+        if self.active_mode == "below-vl":
+            return z3.And(*[z3.Implies(flags[i + 1], flags[i]) for i in range(self.lanes - 1)])
+        return z3.BoolVal(True)
+
+    def conform(self, active) -> list:
+        """A mask made allowed: all lanes (all), or the lanes below the first inactive one (below-vl)."""
+        if self.active_mode == "all":
+            return [True] * len(active)
+        if self.active_mode == "below-vl":
+            first_off = next((i for i, a in enumerate(active) if not a), len(active))
+            return [i < first_off for i in range(len(active))]
+        return list(active)
 
     def element(self, i: int):
         return z3.Extract(i * self.sew + self.sew - 1, i * self.sew, self.elements_var)
@@ -102,7 +129,10 @@ class CombUnit:
         elements = [biased_value(rng, self.sew) for _ in range(self.lanes)]
         density = rng.choice([0.0, 0.3, 0.5, 0.8, 1.0])
         active = [rng.random() < density for _ in range(self.lanes)]
-        return biased_value(rng, self.sew), elements, active
+        if self.active_mode == "below-vl" and rng.random() < 0.5:
+            below = rng.randrange(self.lanes + 1)
+            active = [i < below for i in range(self.lanes)]
+        return biased_value(rng, self.sew), elements, self.conform(active)
 
 
 # Step 1: simulation ------------------------------------------------------------------------
@@ -120,6 +150,7 @@ def random_search(unit: CombUnit, cases: int = RANDOM_CASES, seed: int = 1):
         values = [0] * lanes
         values[i] = smax
         corner.append((smin, values, [k != i for k in range(lanes)]))
+    corner = [(seed, elements, unit.conform(active)) for seed, elements, active in corner]
     for case in corner + [unit.random_case(rng) for _ in range(cases)]:
         reduction = Reduction(sew, case[0], case[1], case[2])
         if unit.run(*case) != reduction.spec_result():
@@ -128,16 +159,18 @@ def random_search(unit: CombUnit, cases: int = RANDOM_CASES, seed: int = 1):
 
 
 def counterexample(unit: CombUnit, seed: int, elements, active, extra=None, notes=()) -> RtlCounterexample:
-    """The case, minimised (fewest active lanes, inactive elements zero), as a counterexample."""
+    """The case, minimised (fewest active lanes, inactive elements zero), as a counterexample;
+    its ports include every other input (0 unless the case gave a value: the unit saw that)."""
     elements, active = list(elements), list(active)
+    extra = {**{var.decl().name(): 0 for var in unit.extra.values()}, **(extra or {})}
 
     def fails(e, a):
         return unit.run(seed, e, a, extra) != Reduction(unit.sew, seed, e, a).spec_result()
 
-    for i in range(unit.lanes):
+    for i in reversed(range(unit.lanes)):      # from the top: a below-vl mask stays one
         if active[i]:
             trial = active[:i] + [False] + active[i + 1:]
-            if fails(elements, trial):
+            if unit.allowed(trial) and fails(elements, trial):
                 active = trial
     for i in range(unit.lanes):
         if not active[i] and elements[i]:
@@ -148,6 +181,8 @@ def counterexample(unit: CombUnit, seed: int, elements, active, extra=None, note
     result = unit.run(seed, elements, active, extra)
     ports = {name: value for name, value in unit.assignment(seed, elements, active, extra).items()}
     ports = {name.removeprefix("in_"): value for name, value in ports.items()}
+    # every input but the 'x values that are 0 (a unit with many 'x defaults has hundreds)
+    ports = {name: value for name, value in ports.items() if value or not name.startswith(X_VALUE)}
     return RtlCounterexample(unit.sew, unit.lanes, reduction, result,
                              "the result is not the signed maximum of the seed and the active elements",
                              ports=ports, notes=list(notes))
@@ -193,6 +228,21 @@ def flag_nets(term) -> list:
             found.append(t)
         todo.extend(t.children())
     return found
+
+
+def describe_set(members) -> str:
+    """`the seed and lanes 0-3, 6` for a denotation."""
+    lanes = sorted(m for m in members if m != SEED_LANE)
+    runs, k = [], 0
+    while k < len(lanes):
+        j = k
+        while j + 1 < len(lanes) and lanes[j + 1] == lanes[j] + 1:
+            j += 1
+        runs.append(str(lanes[k]) if j == k else f"{lanes[k]}-{lanes[j]}")
+        k = j + 1
+    parts = (["the seed"] if SEED_LANE in members else []) + ([f"lane{'s' * (len(lanes) > 1)} " + ", ".join(runs)]
+                                                             if lanes else [])
+    return " and ".join(parts) or "nothing"
 
 
 def as_bool(term):
@@ -316,7 +366,9 @@ def node_queries(unit: CombUnit, nets: list, flags: list, found: Denotations):
         value_deps = sorted(d for d in deps if d in values)
         covered = set().union(*[sets[d] for d in value_deps]) if value_deps else set()
         if not covered <= sets[key]:
-            return None, f"the sets of the nets do not compose at {by_id[key].decl().name()}"
+            return None, (f"the {by_id[key].size()}-bit net that probing found to hold the maximum of "
+                          f"{describe_set(sets[key])} reads nets holding {describe_set(covered)}: the sets do "
+                          "not compose")
         parts = [(valids[found.guarded[d][1]] if d in found.guarded else z3.BoolVal(True), values[d])
                  for d in value_deps]
         for lane in sorted(sets[key] - covered):
@@ -349,8 +401,11 @@ def cut_point_proof(unit: CombUnit, timeout_ms: int) -> MethodResult:
     everything = frozenset(range(unit.lanes)) | {SEED_LANE}
     result_id = unit.result.get_id()
     if found.padded.get(result_id) != everything:
+        held = found.padded.get(result_id) or (found.guarded.get(result_id) or (None,))[0]
+        what = f"it holds the maximum of {describe_set(held)} only" if held else "it is not the maximum of any set of them"
         return MethodResult("cut points", Verdict.UNKNOWN, time.perf_counter() - start,
-                            "the result net is not recognised as the maximum of the seed and every lane")
+                            f"probed with one input at the signed maximum at a time, the result is not the maximum "
+                            f"of the seed and every lane ({what})")
     limit = sys.getrecursionlimit()
     sys.setrecursionlimit(max(limit, 100_000))
     try:
@@ -360,14 +415,18 @@ def cut_point_proof(unit: CombUnit, timeout_ms: int) -> MethodResult:
     if queries is None:
         return MethodResult("cut points", Verdict.UNKNOWN, time.perf_counter() - start, why)
     proved_shapes: set = set()
+    sets = {**found.padded, **{key: lanes for key, (lanes, _) in found.guarded.items()}}
     for key, goal in queries:
         shape = _shape(goal)
         if shape in proved_shapes:     # the same node up to renaming: proved once
             continue
-        answer = prove([], goal, timeout_ms)
+        answer = prove([unit.assumption()], goal, timeout_ms)
         if answer.verdict != Verdict.PROVED:
+            kind = "with its valid bit " if key in found.guarded else ""
             return MethodResult("cut points", Verdict.UNKNOWN, time.perf_counter() - start,
-                                f"a node query was not proved ({answer.verdict.value} {answer.detail})".strip())
+                                f"the net that probing found to hold the maximum of {describe_set(sets[key])} "
+                                f"{kind}is not proved to hold it for every input ({answer.verdict.value}"
+                                f"{': ' + answer.detail if answer.detail else ''})")
         proved_shapes.add(shape)
     return MethodResult("cut points", Verdict.PROVED, time.perf_counter() - start,
                         f"{len(found.padded) + len(found.guarded)} cut points ({len(found.guarded)} with a "
@@ -402,7 +461,7 @@ def monolithic(unit: CombUnit, timeout_ms: int, solver: str):
     elements = [unit.element(i) for i in range(unit.lanes)]
     actives = [unit.active(i) for i in range(unit.lanes)]
     goal = spec.result_ok(unit.result, unit.seed, elements, actives)
-    answer = prove([], goal, timeout_ms, solver)
+    answer = prove([unit.assumption()], goal, timeout_ms, solver)
     return MethodResult("monolithic", answer.verdict, answer.seconds, answer.detail, answer.solver), answer.model
 
 
@@ -461,6 +520,11 @@ def check_combinational(design: Design, iface: Interface, timeout_ms: int, solve
         return out
     out.verdict = mono.verdict if mono.verdict != Verdict.COUNTEREXAMPLE else Verdict.ERROR
     out.detail = mono.detail or cut.detail
+    if out.verdict == Verdict.UNKNOWN:
+        out.detail = (f"cut points: {cut.detail}; the monolithic query: {mono.detail or 'no answer'}; no "
+                      f"counterexample in {RANDOM_CASES} random and corner cases. Try: a longer --timeout; a unit "
+                      "whose SEW-bit nets each hold the maximum of a set of lanes (a tree or a chain of signed "
+                      "max), so that the cut points apply; a smaller LANES to find a counterexample")
     return out
 
 

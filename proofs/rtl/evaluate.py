@@ -1,10 +1,11 @@
 """Evaluate bit-vector terms on concrete values, fast: the design simulated without a solver.
 
-A `Program` compiles a set of Z3 terms once (the DAG in topological order, one Python
-function per node) and then evaluates them for many assignments of their variables: the
-probing of the combinational method, the random simulation of the sequential one, the replay
-of counterexamples. Bit-vectors are unsigned ints, Booleans bools. An operator without a
-fast path is evaluated by Z3 itself on numerals, so every operator is covered.
+A `Program` compiles a set of Z3 terms once (the DAG in topological order) into one
+straight-line Python function, a statement per node, and then evaluates them for many
+assignments of their variables: the probing of the combinational method, the random
+simulation of the sequential one, the replay of counterexamples. Bit-vectors are unsigned
+ints, Booleans bools. An operator without a fast path is evaluated by Z3 itself on numerals,
+so every operator is covered.
 """
 
 from __future__ import annotations
@@ -22,71 +23,64 @@ def _signed(value: int, width: int) -> int:
     return value - (1 << width) if value >> (width - 1) & 1 else value
 
 
-def _concat(widths):
-    def run(*values):
-        out = 0
-        for value, width in zip(values, widths):
-            out = out << width | value
-        return out
-    return run
+def _join(op: str, args) -> str:
+    return "(" + f" {op} ".join(args) + ")"
 
 
-def _fast(term):
-    """A Python function of the children's values for this node, or None."""
+def _expression(term, args: list[str]) -> str | None:
+    """A Python expression of the children's values (named in `args`) for this node, or None."""
     kind, width = term.decl().kind(), term.size() if z3.is_bv(term) else 0
     mask = _mask(width) if width else 0
     kids = term.children()
     child_width = kids[0].size() if kids and z3.is_bv(kids[0]) else 0
-    params = term.params()
+    sign = 1 << (child_width - 1) if child_width else 0
+    a = args[0] if args else ""
+    b = args[1] if len(args) > 1 else ""
     simple = {
-        K.Z3_OP_ITE: lambda c, a, b: a if c else b,
-        K.Z3_OP_EQ: lambda a, b: a == b,
-        K.Z3_OP_DISTINCT: lambda *v: len(set(v)) == len(v),
-        K.Z3_OP_NOT: lambda a: not a,
-        K.Z3_OP_AND: lambda *v: all(v),
-        K.Z3_OP_OR: lambda *v: any(v),
-        K.Z3_OP_XOR: lambda a, b: a != b,
-        K.Z3_OP_IMPLIES: lambda a, b: (not a) or b,
-        K.Z3_OP_BAND: lambda *v: _fold(v, lambda x, y: x & y),
-        K.Z3_OP_BOR: lambda *v: _fold(v, lambda x, y: x | y),
-        K.Z3_OP_BXOR: lambda *v: _fold(v, lambda x, y: x ^ y),
-        K.Z3_OP_BNOT: lambda a: ~a & mask,
-        K.Z3_OP_BNEG: lambda a: -a & mask,
-        K.Z3_OP_BADD: lambda *v: sum(v) & mask,
-        K.Z3_OP_BSUB: lambda a, b: (a - b) & mask,
-        K.Z3_OP_BMUL: lambda *v: _fold(v, lambda x, y: x * y & mask),
-        K.Z3_OP_ULEQ: lambda a, b: a <= b,
-        K.Z3_OP_ULT: lambda a, b: a < b,
-        K.Z3_OP_UGEQ: lambda a, b: a >= b,
-        K.Z3_OP_UGT: lambda a, b: a > b,
-        K.Z3_OP_SLEQ: lambda a, b: _signed(a, child_width) <= _signed(b, child_width),
-        K.Z3_OP_SLT: lambda a, b: _signed(a, child_width) < _signed(b, child_width),
-        K.Z3_OP_SGEQ: lambda a, b: _signed(a, child_width) >= _signed(b, child_width),
-        K.Z3_OP_SGT: lambda a, b: _signed(a, child_width) > _signed(b, child_width),
-        K.Z3_OP_BSHL: lambda a, b: (a << b) & mask if b < width else 0,
-        K.Z3_OP_BLSHR: lambda a, b: a >> b if b < width else 0,
-        K.Z3_OP_BASHR: lambda a, b: (_signed(a, width) >> min(b, width)) & mask,
-        K.Z3_OP_BCOMP: lambda a, b: int(a == b),
+        K.Z3_OP_ITE: lambda: f"({b} if {a} else {args[2] if len(args) > 2 else ''})",
+        K.Z3_OP_EQ: lambda: f"({a} == {b})",
+        K.Z3_OP_DISTINCT: lambda: f"(len({{{', '.join(args)}}}) == {len(args)})",
+        K.Z3_OP_NOT: lambda: f"(not {a})",
+        K.Z3_OP_AND: lambda: _join("and", args),
+        K.Z3_OP_OR: lambda: _join("or", args),
+        K.Z3_OP_XOR: lambda: f"({a} != {b})",
+        K.Z3_OP_IMPLIES: lambda: f"((not {a}) or {b})",
+        K.Z3_OP_BAND: lambda: _join("&", args),
+        K.Z3_OP_BOR: lambda: _join("|", args),
+        K.Z3_OP_BXOR: lambda: _join("^", args),
+        K.Z3_OP_BNOT: lambda: f"(~{a} & {mask})",
+        K.Z3_OP_BNEG: lambda: f"(-{a} & {mask})",
+        K.Z3_OP_BADD: lambda: f"({_join('+', args)} & {mask})",
+        K.Z3_OP_BSUB: lambda: f"(({a} - {b}) & {mask})",
+        K.Z3_OP_BMUL: lambda: f"({_join('*', args)} & {mask})",
+        K.Z3_OP_ULEQ: lambda: f"({a} <= {b})",
+        K.Z3_OP_ULT: lambda: f"({a} < {b})",
+        K.Z3_OP_UGEQ: lambda: f"({a} >= {b})",
+        K.Z3_OP_UGT: lambda: f"({a} > {b})",
+        K.Z3_OP_SLEQ: lambda: f"(({a} ^ {sign}) <= ({b} ^ {sign}))",
+        K.Z3_OP_SLT: lambda: f"(({a} ^ {sign}) < ({b} ^ {sign}))",
+        K.Z3_OP_SGEQ: lambda: f"(({a} ^ {sign}) >= ({b} ^ {sign}))",
+        K.Z3_OP_SGT: lambda: f"(({a} ^ {sign}) > ({b} ^ {sign}))",
+        K.Z3_OP_BSHL: lambda: f"((({a} << {b}) & {mask}) if {b} < {width} else 0)",
+        K.Z3_OP_BLSHR: lambda: f"(({a} >> {b}) if {b} < {width} else 0)",
+        K.Z3_OP_BASHR: lambda: f"((_signed({a}, {width}) >> min({b}, {width})) & {mask})",
+        K.Z3_OP_BCOMP: lambda: f"int({a} == {b})",
+        K.Z3_OP_ZERO_EXT: lambda: a,
+        K.Z3_OP_SIGN_EXT: lambda: f"((({a} ^ {sign}) - {sign}) & {mask})",
     }
     if kind in simple:
-        return simple[kind]
+        return simple[kind]()
     if kind == K.Z3_OP_CONCAT:
-        return _concat([k.size() for k in kids])
+        out, total = "0", 0
+        parts = []
+        for value, kid in zip(reversed(args), reversed(kids)):
+            parts.append(f"({value} << {total})" if total else value)
+            total += kid.size()
+        return _join("|", parts) if parts else out
     if kind == K.Z3_OP_EXTRACT:
-        hi, lo = params
-        return lambda a: a >> lo & _mask(hi - lo + 1)
-    if kind == K.Z3_OP_ZERO_EXT:
-        return lambda a: a
-    if kind == K.Z3_OP_SIGN_EXT:
-        return lambda a: _signed(a, child_width) & mask
+        hi, lo = term.params()
+        return f"(({a} >> {lo}) & {_mask(hi - lo + 1)})"
     return None
-
-
-def _fold(values, op):
-    out = values[0]
-    for v in values[1:]:
-        out = op(out, v)
-    return out
 
 
 def _by_z3(term):
@@ -94,8 +88,8 @@ def _by_z3(term):
     decl, kids = term.decl(), term.children()
 
     def run(*values):
-        args = [z3.BoolVal(v) if z3.is_bool(k) else z3.BitVecVal(v, k.size()) for v, k in zip(values, kids)]
-        return _value(z3.simplify(decl(*args)))
+        numerals = [z3.BoolVal(v) if z3.is_bool(k) else z3.BitVecVal(v, k.size()) for v, k in zip(values, kids)]
+        return _value(z3.simplify(decl(*numerals)))
     return run
 
 
@@ -128,31 +122,26 @@ class Program:
             todo.append((term, True))
             todo.extend((k, False) for k in term.children() if k.get_id() not in index)
         self.variables: dict[str, int] = {}
-        self.steps = []
-        self.constants: dict[int, object] = {}
+        namespace = {"_signed": _signed}
+        lines = ["def evaluate(values):", "    get = values.get"]
         for slot, term in enumerate(order):
             if z3.is_const(term) and term.decl().kind() == K.Z3_OP_UNINTERPRETED:
                 self.variables[term.decl().name()] = slot
+                lines.append(f"    s{slot} = get({term.decl().name()!r}, 0)")
             elif not term.children():
-                self.constants[slot] = _value(term)
+                lines.append(f"    s{slot} = {_value(term)!r}")
             else:
-                run = _fast(term) or _by_z3(term)
-                self.steps.append((slot, run, tuple(index[k.get_id()] for k in term.children())))
-        self.size = len(order)
-        self.outputs = [index[t.get_id()] for t in terms.values()]
-        self.slot_of = index
+                args = [f"s{index[k.get_id()]}" for k in term.children()]
+                code = _expression(term, args)
+                if code is None:
+                    namespace[f"f{slot}"] = _by_z3(term)
+                    code = f"f{slot}({', '.join(args)})"
+                lines.append(f"    s{slot} = {code}")
+        outputs = [index[t.get_id()] for t in terms.values()]
+        lines.append("    return (" + "".join(f"s{i}, " for i in outputs) + ")")
+        exec(compile("\n".join(lines), "<rtl program>", "exec"), namespace)
+        self._evaluate = namespace["evaluate"]
 
     def run(self, values: dict) -> dict:
         """{term name: value} for {variable name: value} (missing variables are 0)."""
-        slots = self.evaluate(values)
-        return {name: slots[i] for name, i in zip(self.names, self.outputs)}
-
-    def evaluate(self, values: dict) -> list:
-        slots = [None] * self.size
-        for slot, value in self.constants.items():
-            slots[slot] = value
-        for name, slot in self.variables.items():
-            slots[slot] = values.get(name, 0)
-        for slot, run, args in self.steps:
-            slots[slot] = run(*[slots[a] for a in args])
-        return slots
+        return dict(zip(self.names, self._evaluate(values)))

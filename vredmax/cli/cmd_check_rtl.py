@@ -1,14 +1,17 @@
-"""`vredmax check-rtl FILE.v ... --top MODULE`: prove an RTL reduction unit against the spec."""
+"""`vredmax check-rtl FILE.sv ... --top MODULE`: prove an RTL reduction unit against the spec."""
 
 from __future__ import annotations
 
 import json
+import os
 
 from vredmax.presentation.counterexamples import rtl_counterexample_lines
 from vredmax.runtime.errors import EXIT_ERROR, EXIT_FAILED, EXIT_OK, EXIT_UNKNOWN, UsageError
-from vredmax.proofs.rtl.check import DEFAULT_SEWS, check_rtl
-from vredmax.proofs.rtl.ports import parse_ports
-from vredmax.proofs.rtl.yosys import RtlInputError
+from vredmax.proofs.rtl.check import Options, check_rtl
+from vredmax.proofs.rtl.frontend import RtlInputError
+from vredmax.proofs.rtl.ports import ACTIVE_MODES, parse_ports
+from vredmax.proofs.rtl.protocol import DONE_MODES, Protocol
+from vredmax.proofs.rtl.views import EXTENSIONS, Layout
 from vredmax.proofs.engine.verdict import Verdict
 from vredmax.schema import tagged
 from vredmax.spec.config import SEWS
@@ -20,18 +23,50 @@ SCHEMA_KIND = "check-rtl"
 
 def add_parser(subparsers) -> None:
     parser = subparsers.add_parser(
-        "check-rtl", help="prove a Verilog reduction unit against the spec (through Yosys)",
-        description="Prove a combinational or multi-cycle vredmax reduction unit written in Verilog "
-                    "against the spec, or show a counterexample. Needs the rtl extra "
+        "check-rtl", help="prove a SystemVerilog reduction unit against the spec (slang and Yosys)",
+        description="Prove a combinational or multi-cycle vredmax reduction unit written in SystemVerilog "
+                    "against the spec, or show a counterexample. Sources are given as to a simulator: "
+                    "files, -f FILES.f, +incdir+DIR, +define+NAME=VALUE. Needs the rtl extra "
                     "(pip install 'vredmax[rtl]'). Exit 0 proved, 1 counterexample, 3 unknown, 4 error.")
-    parser.add_argument("files", nargs="+", metavar="FILE.v")
+    parser.add_argument("files", nargs="*", metavar="FILE.sv",
+                        help="source files (packages too, in any order), +incdir+DIR, +define+NAME=VALUE")
+    parser.add_argument("-f", dest="command_files", action="append", default=[], metavar="FILES.f",
+                        help="a command file of sources and options, paths relative to the working folder")
+    parser.add_argument("-F", dest="relative_command_files", action="append", default=[], metavar="FILES.f",
+                        help="a command file whose paths are relative to itself")
+    parser.add_argument("-I", dest="include_dirs", action="append", default=[], metavar="DIR",
+                        help="an include folder (as +incdir+DIR)")
+    parser.add_argument("-D", dest="defines", action="append", default=[], metavar="NAME[=VALUE]",
+                        help="a macro (as +define+NAME=VALUE)")
     parser.add_argument("--top", required=True, metavar="MODULE", help="the unit's module")
     parser.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
                         help="set a parameter (repeatable); SEW is set by --sew")
     parser.add_argument("--port", action="append", default=[], metavar="ROLE=NAME",
                         help="the port playing a role, when not named after it (repeatable): "
-                             "seed elements active result clk rst start in_valid last done; "
-                             "ROLE=!NAME for an active-low rst, start, in_valid or last")
+                             "seed elements active result clk rst start in_valid last done, and the optional "
+                             "handshakes in_ready (an output: a chunk is taken with in_valid and in_ready) and "
+                             "out_ready (an input: done waits, held, until out_ready); NAME may be a "
+                             "field (ctrl.first_cycle) or bits (ctrl[3:0]); ROLE=!NAME for an active-low "
+                             "rst, start, in_valid, last or active")
+    parser.add_argument("--pin", action="append", default=[], metavar="PORT=VALUE",
+                        help="fix an input (or a field of it) to a constant (repeatable): an integer or a member "
+                             "of its enum, e.g. op_i=VREDMAX; {SEW} in VALUE is the SEW checked (vew_i=EW{SEW})")
+    parser.add_argument("--lane-width", type=int, metavar="W",
+                        help="SEW-bit elements in W-bit lanes (seed, elements, result); see --extend")
+    parser.add_argument("--extend", choices=EXTENSIONS, default="free",
+                        help="the upper bits of a lane: the element's sign or zero extension, or free "
+                             "(any value; the default)")
+    parser.add_argument("--simd", type=int, metavar="W",
+                        help="SIMD words of W/SEW elements: slot j of the result reduces slot j of the seed "
+                             "and of every word of elements (each slot checked)")
+    parser.add_argument("--active", choices=ACTIVE_MODES, default="mask",
+                        help="mask: any active mask (default); all: every lane active (a unit without a mask); "
+                             "below-vl: the elements below vl only (masking left to other hardware)")
+    parser.add_argument("--start-with-chunk", action="store_true",
+                        help="multi-cycle: the first chunk comes in the cycle of start (with in_valid)")
+    parser.add_argument("--done", choices=DONE_MODES, default="pulse",
+                        help="multi-cycle: done is a one-cycle pulse (default) or a level held with the result "
+                             "until the next start")
     parser.add_argument("--sew", action="append", default=[], metavar="SEW",
                         help="the SEW values to check (repeatable or comma-separated; default 8,16,32,64)")
     parser.add_argument("--elen", type=int, default=64, choices=(32, 64),
@@ -63,6 +98,16 @@ def parse_params(items) -> dict[str, int]:
     return params
 
 
+def parse_pins(items) -> list[tuple[str, str]]:
+    pins = []
+    for item in items:
+        name, sep, value = item.partition("=")
+        if not sep or not name or not value:
+            raise UsageError(f"pin: expected PORT=VALUE, got {item!r}")
+        pins.append((name, value))
+    return pins
+
+
 def parse_sews(items) -> list[int] | None:
     if not items:
         return None
@@ -85,23 +130,43 @@ def run(args) -> int:
     if args.latency is not None and args.latency < 0:
         raise UsageError(f"latency: must be at least 0, got {args.latency}")
     params, sews = parse_params(args.param), parse_sews(args.sew)
+    sources = list(args.files)
+    for flag, items in (("-f", args.command_files), ("-F", args.relative_command_files)):
+        for item in items:
+            if not os.path.isfile(item):
+                raise UsageError(f"file: no such command file: {item}")
+            sources += [flag, item]
+    sources += [f"+incdir+{d}" for d in args.include_dirs] + [f"+define+{d}" for d in args.defines]
+    if not args.files and not args.command_files and not args.relative_command_files:
+        raise UsageError("file: no source files (give FILE.sv ... or -f FILES.f)")
+    for width, name in ((args.lane_width, "lane-width"), (args.simd, "simd")):
+        if width is not None and (width < 8 or width % 8):
+            raise UsageError(f"{name}: must be a multiple of 8, got {width}")
+    if args.lane_width is not None and args.simd is not None:
+        raise UsageError("simd: give --lane-width or --simd, not both")
+    if args.extend != "free" and args.lane_width is None:
+        raise UsageError("extend: only with --lane-width")
     if sews is not None and any(sew > args.elen for sew in sews):
         raise UsageError(f"sew: {max(sews)} is wider than ELEN={args.elen}")
-    if sews is None and args.elen < max(DEFAULT_SEWS):
-        sews = [sew for sew in DEFAULT_SEWS if sew <= args.elen]
     explicit = [item.partition("=")[0] for item in args.port]
 
     def progress(result):
         if not args.json:
-            print(f"  {result.verdict.value:<14} SEW={result.sew:<3} LANES={result.lanes:<3} {result.kind:<13} "
+            slot = f" slot {result.slot}" if result.slot is not None else ""
+            print(f"  {result.verdict.value:<14} SEW={result.sew:<3} LANES={result.lanes:<3}{slot} {result.kind:<13} "
                   f"{result.seconds:6.1f} s", flush=True)
 
     try:
         mapping, inverted = parse_ports(args.port)
+        mapped = set(explicit)
+        options = Options(mapping, tuple(explicit), inverted, parse_pins(args.pin),
+                          Layout(args.lane_width, args.extend, args.simd), args.active,
+                          Protocol(args.start_with_chunk, args.done, args.active, in_ready="in_ready" in mapped,
+                                   out_ready="out_ready" in mapped), args.latency, args.accumulator)
         if not args.json:
-            print(f"check-rtl {' '.join(args.files)} --top {args.top}", flush=True)
-        report = check_rtl(args.files, args.top, params, mapping, sews, int(args.timeout * 1000),
-                           args.latency, args.accumulator, args.vcd, explicit, progress, inverted)
+            print(f"check-rtl {' '.join(sources)} --top {args.top}", flush=True)
+        report = check_rtl(sources, args.top, params, options, sews, int(args.timeout * 1000), args.vcd, progress,
+                           args.elen)
     except RtlInputError as error:
         raise UsageError(str(error)) from None
     if args.json:
@@ -124,7 +189,7 @@ def report_lines(report) -> list[str]:
         lines.append(f"{report.verdict.value}: {report.detail}")
         if proved:
             lines.append("proved before that:")
-    lines += [f"  {r.bounds}" for r in proved]
+    lines += [f"  {line}" for line in report.bounds()]
     last = report.results[-1] if report.results else None
     if last is not None:
         lines.append("methods:")
@@ -143,9 +208,11 @@ def report_json(report) -> dict:
     return tagged(SCHEMA_KIND, {
         "files": report.files, "top": report.top, "kind": report.kind, "verdict": report.verdict.value,
         "detail": report.detail, "notes": report.notes,
-        "bounds": [r.bounds for r in report.results if r.verdict == Verdict.PROVED],
+        "bounds": report.bounds(),
         "results": [{
-            "sew": r.sew, "lanes": r.lanes, "verdict": r.verdict.value, "seconds": round(r.seconds, 3),
+            "sew": r.sew, "lanes": r.lanes, "slot": r.slot, "verdict": r.verdict.value,
+            "seconds": round(r.seconds, 3), "method": getattr(r.outcome, "method", "") or None,
+            "depth": getattr(r.outcome, "depth", None),
             "methods": [{"method": m.method, "verdict": m.verdict.value, "seconds": round(m.seconds, 3),
                          "detail": m.detail} for m in r.outcome.methods],
             "latency": getattr(r.outcome, "latency", None),

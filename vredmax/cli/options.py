@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import argparse
+
 from vredmax.runtime.errors import UsageError
 
 
@@ -18,4 +20,15 @@ def positive_int(text, field: str) -> int:
         raise UsageError(f"{field}: expected a positive integer, got {text!r}") from None
     if value < 1:
         raise UsageError(f"{field}: expected a positive integer, got {text!r}")
+    return value
+
+
+def rows(text: str) -> int:
+    """argparse type of `--max-rows` (exec and explain alike): an integer >= 0."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be an integer 0 or more, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be an integer 0 or more, got {text!r}")
     return value

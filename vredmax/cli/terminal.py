@@ -38,7 +38,7 @@ from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn, 
 from rich.text import Text
 
 VERDICT_STYLES = {
-    "PROVED": "green", "OK": "green", "PASS": "green", "AGREE": "green", "REFUTED": "green",
+    "PROVED": "green", "CERTIFIED": "bold green", "OK": "green", "PASS": "green", "AGREE": "green", "REFUTED": "green",
     "COUNTEREXAMPLE": "bold red", "FAIL": "bold red", "MISMATCH": "bold red", "VIOLATION": "bold red",
     "UNKNOWN": "yellow", "ERROR": "bold magenta", "INTERRUPTED": "bold yellow",
 }

@@ -140,8 +140,10 @@ def install() -> None:
 
 
 def _start_z3_watcher() -> None:
-    import z3
-    z3.set_param("ctrl_c", False)
+    # Z3 is loaded with the parser for every command but `certify-check`, which must not load it
+    z3 = sys.modules.get("z3")
+    if z3 is not None:
+        z3.set_param("ctrl_c", False)
     read_end, write_end = os.pipe()
     os.set_blocking(write_end, False)
     signal.set_wakeup_fd(write_end, warn_on_full_buffer=False)
@@ -171,7 +173,9 @@ def _watch(read_end: int) -> None:
 
 def _interrupt_z3() -> None:
     """Cancel what every live Z3 context is doing (Z3_interrupt may be called from any thread)."""
-    import z3
+    z3 = sys.modules.get("z3")
+    if z3 is None:
+        return
     for found in gc.get_objects():
         if isinstance(found, z3.Context):
             try:

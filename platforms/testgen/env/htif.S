@@ -1,8 +1,9 @@
 # vredmax testgen environment: bare metal, machine mode, HTIF (Spike, or QEMU's spike board:
 # qemu-system-riscv64 -machine spike -bios none -kernel tests-htif.elf).
 #
-# Output through the HTIF console (device 1, command 1); exit by writing (code << 1) | 1 to
-# tohost. Traps and mstatus.VS as in virt.S.
+# Output through the HTIF console (device 1, command 1), one character at a time, each taken by
+# the host before the next; exit by writing (code << 1) | 1 to tohost. Traps and mstatus.VS as
+# in virt.S.
 
         .section .text.init, "ax"
         .globl _start
@@ -40,10 +41,10 @@ tg_putc:
         or      t0, t0, a0
         la      t1, tohost
         sd      t0, 0(t1)
-        la      t1, fromhost
-1:      ld      t2, 0(t1)               # wait for the host's answer
-        beqz    t2, 1b
-        sd      zero, 0(t1)
+1:      ld      t2, 0(t1)               # the host clears tohost when it takes a command (the
+        bnez    t2, 1b                  # riscv-pk/OpenSBI protocol): Spike's console never
+        la      t1, fromhost            # answers a write; QEMU's spike board does, in fromhost,
+        sd      zero, 0(t1)             # which is taken here
         ret
 
         .globl tg_exit

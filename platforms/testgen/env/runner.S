@@ -538,6 +538,13 @@ tg_putu:
 
 # tg_puthex(a0): 0x and 16 hex digits
 tg_puthex:
+        li      t1, 15                  # digits - 1
+        j       .Lputhex
+# tg_puthex32(a0): the low 32 bits as 0x and 8 hex digits
+tg_puthex32:
+        slli    a0, a0, 32
+        li      t1, 7
+.Lputhex:
         addi    sp, sp, -48
         sd      ra, 0(sp)
         sd      s0, 8(sp)
@@ -546,7 +553,6 @@ tg_puthex:
         sb      t0, 0(s0)
         li      t0, 'x'
         sb      t0, 1(s0)
-        li      t1, 15
 1:      srli    t0, a0, 60
         slli    a0, a0, 4
         li      t2, 10
@@ -603,7 +609,7 @@ tg_put_reg_detail:
         call    tg_puts
         add     t0, s3, s11
         lwu     a0, 0(t0)
-        call    tg_puthex
+        call    tg_puthex32
         la      a0, msg_expected
         call    tg_puts
         la      t0, tg_trapped
@@ -613,12 +619,12 @@ tg_put_reg_detail:
         mv      t1, s2
 1:      add     t0, t1, s11
         lwu     a0, 0(t0)
-        call    tg_puthex
+        call    tg_puthex32
         la      a0, msg_before
         call    tg_puts
         add     t0, s2, s11
         lwu     a0, 0(t0)
-        call    tg_puthex
+        call    tg_puthex32
         ld      ra, 0(sp)
         addi    sp, sp, 16
         ret

@@ -2,10 +2,11 @@
 
 `steps(trace)` is the list of teaching steps (decode, checks, vl, seed, one per lane, the
 write of vd[0], the tail, the CSRs); `text_lines` prints them for a terminal with the lane
-table in place of the per-lane steps; `figure_html` builds the animated figure: the fields
-of the word, a lane table whose cells appear as the steps reach them, a step panel, and
-keyboard-operable controls. Without JavaScript the table shows every value and the list of
-steps is open. Steps are teaching stages, not processor cycles.
+table in place of the per-lane steps; `figure_html` builds the figure: the fields
+of the word, the checks that apply, a lane table, and the steps as text; it opens in this
+reading view (scripts on or off), and its "Step through it" button starts the animation (cells
+appear as the steps reach them, a step panel, keyboard-operable controls). Steps are teaching
+stages, not processor cycles.
 """
 
 from __future__ import annotations
@@ -53,6 +54,23 @@ def _register_fields(trace: Trace) -> str:
             f"**v{insn.vs1}**[0] is the seed; vd={insn.vd:05b}: **v{insn.vd}**[0] receives the result.")
 
 
+MASK_ONLY = ("v0_mask_in_vs2", "v0_mask_is_vs1")
+GROUPS = ("m2", "m4", "m8")
+
+
+def applies(trace: Trace, check) -> bool:
+    """Whether a check means anything for this instruction: the two v0 checks only when it is
+    masked (vm=0: unmasked, v0 is not read), the alignment of vs2 only for a group of several
+    registers (LMUL > 1). A check that fired always applies."""
+    if check.fired:
+        return True
+    if check.rule.id in MASK_ONLY:
+        return trace.insn.vm == 0
+    if check.rule.id == "vs2_misaligned":
+        return trace.vtype.lmul in GROUPS
+    return True
+
+
 def _checks_text(trace: Trace) -> str:
     pre, insn, vt = trace.pre, trace.insn, trace.vtype
     said = {
@@ -60,14 +78,14 @@ def _checks_text(trace: Trace) -> str:
         "vill": (f"vtype is valid (SEW={vt.sew}, LMUL={vt.lmul})" if not vt.vill else vt.why_vill),
         "vstart_nonzero": f"vstart = {pre.vstart}",
         "vs2_misaligned": f"vs2=v{insn.vs2} is aligned to LMUL={trace.lmul}",
-        "v0_mask_in_vs2": "v0 is not in the vs2 group" if insn.vm == 0 else "unmasked: v0 is not read",
-        "v0_mask_is_vs1": "vs1 is not v0" if insn.vm == 0 else "",
+        "v0_mask_in_vs2": "v0 is not in the vs2 group",
+        "v0_mask_is_vs1": "vs1 is not v0",
     }
     parts = []
     for check in trace.checks:
         if check.fired:
             parts.append(f"**{trace.result.outcome}**: {trace.result.reason}")
-        elif said.get(check.rule.id):
+        elif applies(trace, check):
             parts.append(f"{said[check.rule.id]} ✓")
     return "; ".join(parts) + "."
 
@@ -268,14 +286,17 @@ def figure_html(trace: Trace, anim_id: str, caption: str) -> str:
                      'running maximum</span> <span class="key off">masked off: takes no part</span> '
                      '<span class="key vd">vd[0], the result</span>; values in hex, signed below</p>')
     parts.append(_outcome_html(trace, attrs))
-    parts += [f'<div class="panel" aria-live="polite"><p class="count">Step 1 of {len(made)}</p>',
+    parts += ['<button type="button" class="start" data-act="animate">'
+              f'Step through it: {len(made)} steps</button>',
+              f'<div class="panel" aria-live="polite"><p class="count">Step 1 of {len(made)}</p>',
               f'<p class="stitle">{inline_html(made[0].title)}</p><p class="stext">{inline_html(made[0].text)}</p></div>',
               f'<div class="controls" role="group" aria-label="Animation controls for {html.escape(trace.asm)}">',
               '<button type="button" data-act="first" aria-label="First step">« First</button>',
               '<button type="button" data-act="prev" aria-label="Previous step">◀ Back</button>',
-              '<button type="button" data-act="play" aria-label="Play" aria-pressed="false">▶ Play</button>',
+              '<button type="button" data-act="play" aria-label="Play" aria-pressed="false">Play</button>',
               '<button type="button" data-act="next" aria-label="Next step">Next ▶</button>',
               '<button type="button" data-act="last" aria-label="Last step">Last »</button>',
+              '<button type="button" data-act="read" aria-label="Back to the reading view">Reading view</button>',
               '<span class="hint">or ← → Home End</span></div>',
               f'<details class="all" open><summary>All {len(made)} steps as text</summary><ol>']
     parts += [f"<li><strong>{inline_html(s.title)}.</strong> {inline_html(s.text)}</li>" for s in made]
@@ -303,7 +324,7 @@ CHECK_LABELS = {
 
 def _checks_html(trace: Trace, attrs) -> str:
     items = []
-    for check in trace.checks:
+    for check in filter(lambda check: applies(trace, check), trace.checks):
         passed, fired = CHECK_LABELS.get(check.rule.id, (check.rule.id, check.rule.id))
         if check.fired:
             items.append(f'<li class="bad">✗ {html.escape(fired)}: {trace.result.outcome}</li>')

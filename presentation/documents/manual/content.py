@@ -55,12 +55,23 @@ class Proofs:
         verdicts = self.verdicts(name)
         return bool(verdicts) and all(v == "PROVED" for v in verdicts)
 
+    def certified(self, name: str) -> int | None:
+        """How many of its verdicts the certificate route certified (None: not run)."""
+        if not self.doc.get("certification"):
+            return None
+        return sum(c for e in self.by_name[name]["results"] for c in e.get("certified", {}).values())
+
     def status(self, name: str) -> str:
         verdicts = self.verdicts(name)
         if not verdicts:
             return "not run at these configurations"
         if self.proved(name):
-            return f"PROVED ×{len(verdicts)}"
+            certified = self.certified(name)
+            if certified is None:
+                return f"PROVED ×{len(verdicts)}"
+            if certified == len(verdicts):
+                return f"CERTIFIED ×{len(verdicts)}"
+            return f"PROVED ×{len(verdicts)}, {certified} of them CERTIFIED"
         counts = {v: verdicts.count(v) for v in sorted(set(verdicts))}
         return ", ".join(f"{v} ×{n}" for v, n in counts.items())
 
@@ -189,26 +200,46 @@ def checked_word(insn: Insn) -> int:
     return word
 
 
-def encoding_svg() -> str:
-    unit, top, height = 24, 18, 46
-    width = 32 * unit
+# The diagram in one row of 32 bits, and for narrow screens (a phone) in two rows that split
+# at a field boundary, with larger text: page.css shows one of them.
+WIDE_ROWS = (("funct6", "vm", "vs2", "vs1", "funct3", "vd", "opcode"),)
+NARROW_ROWS = (("funct6", "vm", "vs2"), ("vs1", "funct3", "vd", "opcode"))
+
+
+def encoding_svg(rows=WIDE_ROWS, css: str = "wide") -> str:
+    narrow = len(rows) > 1
+    unit, top, height, gap = (30, 22, 56, 30) if narrow else (24, 18, 46, 22)
+    sizes = ("14px", "17px", "14px") if narrow else ("10px", "13px", "11px")   # bit numbers, values, names
+    fields = {name: (hi, lo) for name, hi, lo in layout()}
+    bits = [sum(fields[name][0] - fields[name][1] + 1 for name in row) for row in rows]
+    width = max(bits) * unit
+    row_height = top + height + 8
+    total = row_height * len(rows) + gap
     meaning = {"funct6": "000111", "vm": "vm", "vs2": "vs2", "vs1": "vs1", "funct3": "010", "vd": "vd",
                "opcode": "1010111"}
-    parts = [f'<svg class="encsvg" viewBox="0 0 {width + 2} {top + height + 22}" role="img" '
-             'aria-labelledby="enc-title"><title id="enc-title">vredmax.vs encoding: funct6=000111 (31:26), '
+    title_id = f"enc-title-{css}"
+    parts = [f'<svg class="encsvg {css}" viewBox="0 0 {width + 2} {total}" role="img" '
+             f'aria-labelledby="{title_id}"><title id="{title_id}">vredmax.vs encoding: funct6=000111 (31:26), '
              'vm (25), vs2 (24:20), vs1 (19:15), funct3=010 (14:12), vd (11:7), opcode=1010111 (6:0)</title>']
-    for name, hi, lo in layout():
-        x = (31 - hi) * unit + 1
-        w = (hi - lo + 1) * unit
-        fixed = name in ("funct6", "funct3", "opcode")
-        parts.append(f'<rect x="{x}" y="{top}" width="{w}" height="{height}" class="{"fixed" if fixed else "var"}"/>')
-        parts.append(f'<text x="{x + 3}" y="{top - 5}" class="bitno">{hi}</text>')
-        if lo != hi:
-            parts.append(f'<text x="{x + w - 3}" y="{top - 5}" class="bitno" text-anchor="end">{lo}</text>')
-        parts.append(f'<text x="{x + w / 2}" y="{top + 20}" class="fval" text-anchor="middle">{meaning[name]}</text>')
-        parts.append(f'<text x="{x + w / 2}" y="{top + 38}" class="fname" text-anchor="middle">{name}</text>')
-    parts.append(f'<text x="1" y="{top + height + 17}" class="bitno">OP-V major opcode, OPMVV '
-                 '(funct3=010): the integer reductions and other vector-vector operations</text>')
+    for k, row in enumerate(rows):
+        y, first_hi = k * row_height + top, fields[row[0]][0]
+        for name in row:
+            hi, lo = fields[name]
+            x = (first_hi - hi) * unit + 1
+            w = (hi - lo + 1) * unit
+            fixed = name in ("funct6", "funct3", "opcode")
+            parts.append(f'<rect x="{x}" y="{y}" width="{w}" height="{height}" class="{"fixed" if fixed else "var"}"/>')
+            parts.append(f'<text x="{x + 3}" y="{y - 5}" class="bitno" font-size="{sizes[0]}">{hi}</text>')
+            if lo != hi:
+                parts.append(f'<text x="{x + w - 3}" y="{y - 5}" class="bitno" font-size="{sizes[0]}" '
+                             f'text-anchor="end">{lo}</text>')
+            parts.append(f'<text x="{x + w / 2}" y="{y + height * 0.45}" class="fval" font-size="{sizes[1]}" '
+                         f'text-anchor="middle">{meaning[name]}</text>')
+            parts.append(f'<text x="{x + w / 2}" y="{y + height * 0.82}" class="fname" font-size="{sizes[2]}" '
+                         f'text-anchor="middle">{name}</text>')
+    caption = "OP-V, OPMVV (funct3=010)" if narrow else ("OP-V major opcode, OPMVV (funct3=010): the integer "
+                                                          "reductions and other vector-vector operations")
+    parts.append(f'<text x="1" y="{total - 8}" class="bitno" font-size="{sizes[0]}">{caption}</text>')
     parts.append("</svg>")
     return "".join(parts)
 
@@ -235,7 +266,7 @@ def syntax_section() -> list:
     return [
         Heading(2, "Syntax and encoding", "syntax"),
         Code("vredmax.vs vd, vs2, vs1          # vm=1: unmasked\nvredmax.vs vd, vs2, vs1, v0.t    # vm=0: masked by v0"),
-        Raw(encoding_svg(), f"```text\n{encoding_text()}\n```"),
+        Raw(encoding_svg() + encoding_svg(NARROW_ROWS, "narrow"), f"```text\n{encoding_text()}\n```"),
         Table(["field", "bits", "meaning"], field_rows),
         Para("Encodings produced by the project's encoder, each checked here against the diagram, the "
              "decoder and the assembler (and in the test suite against GNU `as`/`objdump`):"),
@@ -300,7 +331,8 @@ BEHAVIOUR = (
     ("No vector register other than vd changes. After a legal instruction vstart is 0 and vtype and vl "
      "are unchanged; with vl > 0 mstatus.VS becomes Dirty. Where vd is not written, VS keeps its value or "
      "turns Dirty from Initial or Clean; Off stays Off.",
-     ("frame", "legal_retires", "success_resets_vstart", "success_dirties_vs", "vs_kept_or_dirty")),
+     ("frame", "legal_retires", "success_resets_vstart", "success_keeps_vl_vtype", "success_dirties_vs",
+      "vs_kept_or_dirty")),
     ("Sources are read before vd is written: vd may overlap the vs2 group, vs1 or v0. With vs1 = vs2 "
      "the seed is vs2[0], read from the same register.",
      ("overlap_vd_vs2", "overlap_vd_vs1", "overlap_vd_v0", "vs1_equals_vs2")),
@@ -381,6 +413,7 @@ def exceptions_section(proofs: Proofs) -> list:
                  proofs.cite("legal_retires")])
     diff = profiles.difference_table()
     sources = [[f"`{choice}`", *[profiles.PROFILE_SOURCES[n][choice] for n in names]] for choice in profiles.CHOICES]
+    sources.append(["source read", *[profiles.SOURCE_VERSIONS.get(n, "RVV 1.0") for n in names]])
     return [
         Heading(2, "Exceptions and reserved encodings", "exceptions"),
         Para("The checks run in this order; the first that applies decides. A trap changes no register, "
@@ -416,9 +449,10 @@ def animation_section() -> list:
         Heading(2, "Decode and execute, step by step", "animation"),
         Para("The seed document's example: VLEN=4096, SEW=16, LMUL=1 (VLMAX=256), vl=8, "
              "`vredmax.vs v4, v8, v12, v0.t`. Lane 5 holds 0x0020, the largest value, but it is masked "
-             f"off and must not win: the result is `{animation.value_text(run.written, 16)}`. Use the "
-             "buttons (or the arrow keys, Home and End once a button has focus). The steps are teaching "
-             "stages, not processor cycles."),
+             f"off and must not win: the result is `{animation.value_text(run.written, 16)}`. The figure "
+             "shows every value and lists the steps; **Step through it** animates them (buttons, or the "
+             "arrow keys, Home and End once a button has focus). The steps are teaching stages, not "
+             "processor cycles."),
         animated(SEED_CASE, "anim-seed", "The seed example: `vredmax.vs v4, v8, v12, v0.t`"),
         Details("This case in the `vredmax exec` / `vredmax explain` format", [Code(json.dumps(SEED_CASE, indent=1))]),
     ]
@@ -638,6 +672,13 @@ def appendix_section(doc: dict, proofs: Proofs) -> list:
              "`defined` = not reserved (or illegal anyway). \"for every i\" ranges over 0 .. VLMAX-1."),
         Para("Bounds of every PROVED: for each configuration below, vd, vs2, vs1, vm, vta, vma, vill, vstart, "
              "mstatus.VS, vl 0 .. VLMAX and all 32 registers symbolic (every overlap included)."),
+        Para("CERTIFIED: every solver question the verdict rests on was also decided by the certificate "
+             "route (bit-blasting, a SAT solver's DRAT proof, an independent proof checker); see \"What a "
+             "CERTIFIED verdict trusts\" below. " + ("A property marked PROVED only was not certified at every "
+                                                     "configuration (the count says how many were)."
+                                                     if doc.get("certification") else
+                                                     "This page was generated without it (`vredmax report "
+                                                     "--certify DIR`): no property is marked.")),
         Details(f"The {len(configs)} configurations (ELEN=64)", [Table(["VLEN", "SEW", "LMUL", "VLMAX"], configs)]),
         Table(["property, kind, IDs", "statement and formula", "verdicts and bounds"], rows, "props", anchors),
     ]
@@ -650,6 +691,8 @@ def appendix_section(doc: dict, proofs: Proofs) -> list:
     blocks += [Heading(3, "How the proofs are done", "method")]
     blocks += parse_markdown(doc["method"]["description"], shift=1)
     blocks += parse_markdown(doc["method"]["soundness"], shift=0)
+    if doc["method"].get("trusted_base"):
+        blocks += parse_markdown(doc["method"]["trusted_base"], shift=0)
     return blocks
 
 

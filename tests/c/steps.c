@@ -1,0 +1,226 @@
+/* Whole vredmax.vs steps for tests/test_check_c.py, written as emulators write them: a byte
+ * register file with pointer arithmetic, a per-SEW switch, memcpy. s_* are correct; bug_*
+ * each have one planted bug, named in their comment. */
+#include <string.h>
+#include "vredmax_check.h"
+
+#define VLENB(s) ((size_t)(s)->vlen / 8)
+#define REG(s, r) ((s)->vregs + (size_t)(r) * VLENB(s))
+
+/* log2 of LMUL by vlmul; 99: reserved */
+static const int lmul_log2[8] = {0, 1, 2, 3, 99, -3, -2, -1};
+
+/* -1 when the instruction may execute, else its outcome; *sew set when legal */
+static int legality(const vredmax_state *s, uint32_t insn, unsigned *sew, int check_vstart)
+{
+    uint64_t vtype = s->vtype;
+    unsigned vsew = VREDMAX_VSEW(vtype);
+    int l = lmul_log2[VREDMAX_VLMUL(vtype)];
+    if (s->vs == 0)
+        return VREDMAX_ILLEGAL;
+    if ((vtype >> 8) != 0 || vsew > 3 || l == 99)
+        return VREDMAX_ILLEGAL;
+    *sew = 8u << vsew;
+    if (*sew > s->elen || (l < 0 && *sew > (s->elen >> -l)))
+        return VREDMAX_ILLEGAL;
+    if (check_vstart && s->vstart != 0)
+        return VREDMAX_ILLEGAL;
+    unsigned vs2 = VREDMAX_VS2(insn), vs1 = VREDMAX_VS1(insn);
+    if (l > 0 && vs2 % (1u << l) != 0)
+        return VREDMAX_RESERVED;
+    if (!VREDMAX_VM(insn) && (vs2 == 0 || vs1 == 0))
+        return VREDMAX_RESERVED;
+    return -1;
+}
+
+static int64_t load(const uint8_t *p, unsigned sew)
+{
+    switch (sew) {
+    case 8:  { int8_t x;  memcpy(&x, p, 1); return x; }
+    case 16: { int16_t x; memcpy(&x, p, 2); return x; }
+    case 32: { int32_t x; memcpy(&x, p, 4); return x; }
+    default: { int64_t x; memcpy(&x, p, 8); return x; }
+    }
+}
+
+static int mask_on(const vredmax_state *s, uint64_t i)
+{
+    return (s->vregs[i >> 3] >> (i & 7)) & 1;
+}
+
+/* The reduction over the group at vs2 with seed vs1[0]; `one_past` reads one element more
+ * (and ignores it), `mask_bytes` reads the mask a byte per element. */
+static int64_t reduce(const vredmax_state *s, uint32_t insn, unsigned sew, int one_past, int mask_bytes)
+{
+    const uint8_t *src = REG(s, VREDMAX_VS2(insn));
+    int64_t acc = load(REG(s, VREDMAX_VS1(insn)), sew);
+    int vm = VREDMAX_VM(insn);
+    for (uint64_t i = 0; i < s->vl + (one_past ? 1 : 0); i++, src += sew / 8) {
+        int64_t x = load(src, sew);
+        int on = vm || (mask_bytes ? s->vregs[i] != 0 : mask_on(s, i));
+        if (i < s->vl && on && x > acc)
+            acc = x;
+    }
+    return acc;
+}
+
+static void store_element0(vredmax_state *s, unsigned vd, int64_t value, unsigned sew)
+{
+    memcpy(REG(s, vd), &value, sew / 8);   /* little-endian host: the low bytes */
+}
+
+/* correct */
+int s_plain(vredmax_state *s, uint32_t insn)
+{
+    unsigned sew;
+    int outcome = legality(s, insn, &sew, 1);
+    if (outcome >= 0)
+        return outcome;
+    if (s->vl == 0)
+        return VREDMAX_RETIRED;
+    store_element0(s, VREDMAX_VD(insn), reduce(s, insn, sew, 0, 0), sew);
+    s->vs = 3;
+    return VREDMAX_RETIRED;
+}
+
+/* correct: the tail of vd set to ones when vta says agnostic */
+int s_tail_ones(vredmax_state *s, uint32_t insn)
+{
+    unsigned sew;
+    int outcome = legality(s, insn, &sew, 1);
+    if (outcome >= 0)
+        return outcome;
+    if (s->vl == 0)
+        return VREDMAX_RETIRED;
+    int64_t r = reduce(s, insn, sew, 0, 0);
+    if (VREDMAX_VTA(s->vtype))
+        memset(REG(s, VREDMAX_VD(insn)), 0xff, VLENB(s));
+    store_element0(s, VREDMAX_VD(insn), r, sew);
+    s->vs = 3;
+    return VREDMAX_RETIRED;
+}
+
+/* correct: vd built in a temporary copy, then copied back whole */
+int s_temp_copy(vredmax_state *s, uint32_t insn)
+{
+    unsigned sew;
+    int outcome = legality(s, insn, &sew, 1);
+    if (outcome >= 0)
+        return outcome;
+    if (s->vl == 0)
+        return VREDMAX_RETIRED;
+    uint8_t temp[8192];
+    unsigned vd = VREDMAX_VD(insn);
+    memcpy(temp, REG(s, vd), VLENB(s));
+    int64_t r = reduce(s, insn, sew, 0, 0);
+    memcpy(temp, &r, sew / 8);
+    memcpy(REG(s, vd), temp, VLENB(s));
+    s->vs = 3;
+    return VREDMAX_RETIRED;
+}
+
+/* correct: one loop per SEW from a macro, the element pointer recomputed each time */
+#define LOOP(T) do { T acc, x; memcpy(&acc, REG(s, vs1), sizeof(T));                          \
+        for (uint64_t i = 0; i < s->vl; i++) {                                                  \
+            if (!vm && !mask_on(s, i)) continue;                                                \
+            memcpy(&x, REG(s, vs2) + i * sizeof(T), sizeof(T));                                 \
+            if (x > acc) acc = x; }                                                             \
+        memcpy(REG(s, vd), &acc, sizeof(T)); } while (0)
+int s_macro(vredmax_state *s, uint32_t insn)
+{
+    unsigned sew, vd = VREDMAX_VD(insn), vs1 = VREDMAX_VS1(insn), vs2 = VREDMAX_VS2(insn), vm = VREDMAX_VM(insn);
+    int outcome = legality(s, insn, &sew, 1);
+    if (outcome >= 0)
+        return outcome;
+    if (s->vl == 0)
+        return VREDMAX_RETIRED;
+    switch (sew) { case 8: LOOP(int8_t); break; case 16: LOOP(int16_t); break;
+                   case 32: LOOP(int32_t); break; default: LOOP(int64_t); break; }
+    s->vs = 3;
+    return VREDMAX_RETIRED;
+}
+
+/* correct: VS is set Dirty even when vl = 0 (the architecture allows either) */
+int s_dirty_always(vredmax_state *s, uint32_t insn)
+{
+    unsigned sew;
+    int outcome = legality(s, insn, &sew, 1);
+    if (outcome >= 0)
+        return outcome;
+    s->vs = 3;
+    if (s->vl != 0)
+        store_element0(s, VREDMAX_VD(insn), reduce(s, insn, sew, 0, 0), sew);
+    return VREDMAX_RETIRED;
+}
+
+/* bug (QEMU 9.0's): vl = 0 is not special, so vd[0] is written with the seed */
+int bug_vl0(vredmax_state *s, uint32_t insn)
+{
+    unsigned sew;
+    int outcome = legality(s, insn, &sew, 1);
+    if (outcome >= 0)
+        return outcome;
+    store_element0(s, VREDMAX_VD(insn), reduce(s, insn, sew, 0, 0), sew);
+    s->vs = 3;
+    return VREDMAX_RETIRED;
+}
+
+/* bug: vstart is not checked (a reduction with vstart != 0 must raise illegal-instruction) */
+int bug_vstart(vredmax_state *s, uint32_t insn)
+{
+    unsigned sew;
+    int outcome = legality(s, insn, &sew, 0);
+    if (outcome >= 0)
+        return outcome;
+    if (s->vl == 0)
+        return VREDMAX_RETIRED;
+    store_element0(s, VREDMAX_VD(insn), reduce(s, insn, sew, 0, 0), sew);
+    s->vs = 3;
+    s->vstart = 0;
+    return VREDMAX_RETIRED;
+}
+
+/* bug: the mask read a byte per element instead of a bit */
+int bug_mask_bytes(vredmax_state *s, uint32_t insn)
+{
+    unsigned sew;
+    int outcome = legality(s, insn, &sew, 1);
+    if (outcome >= 0)
+        return outcome;
+    if (s->vl == 0)
+        return VREDMAX_RETIRED;
+    store_element0(s, VREDMAX_VD(insn), reduce(s, insn, sew, 0, 1), sew);
+    s->vs = 3;
+    return VREDMAX_RETIRED;
+}
+
+/* bug: vd's tail cleared to zero (the tail must keep its value, or be all ones under vta) */
+int bug_tail_zero(vredmax_state *s, uint32_t insn)
+{
+    unsigned sew;
+    int outcome = legality(s, insn, &sew, 1);
+    if (outcome >= 0)
+        return outcome;
+    if (s->vl == 0)
+        return VREDMAX_RETIRED;
+    int64_t r = reduce(s, insn, sew, 0, 0);
+    memset(REG(s, VREDMAX_VD(insn)), 0, VLENB(s));
+    store_element0(s, VREDMAX_VD(insn), r, sew);
+    s->vs = 3;
+    return VREDMAX_RETIRED;
+}
+
+/* bug: one element past vl is read (and ignored): at vl = VLMAX of the last group, a read
+ * past the register file; the result is right, the read is undefined behaviour */
+int bug_read_past(vredmax_state *s, uint32_t insn)
+{
+    unsigned sew;
+    int outcome = legality(s, insn, &sew, 1);
+    if (outcome >= 0)
+        return outcome;
+    if (s->vl == 0)
+        return VREDMAX_RETIRED;
+    store_element0(s, VREDMAX_VD(insn), reduce(s, insn, sew, 1, 0), sew);
+    s->vs = 3;
+    return VREDMAX_RETIRED;
+}

@@ -1,0 +1,136 @@
+/* Reduction units for tests/test_check_c.py, written as emulator helpers are: macros over
+ * the element type, a switch per SEW, pointer arithmetic and memcpy. u_* are correct;
+ * bug_* each have one planted bug, named in their comment. */
+#include <string.h>
+#include "vredmax_check.h"
+
+/* Sign-extend the low `sew` bits of x. */
+static int64_t sext(uint64_t x, unsigned sew)
+{
+    return sew == 64 ? (int64_t)x : (int64_t)(x << (64 - sew)) >> (64 - sew);
+}
+
+static int64_t element(const void *elements, size_t i, unsigned sew)
+{
+    uint64_t raw = 0;
+    memcpy(&raw, (const uint8_t *)elements + i * (sew / 8), sew / 8);   /* little-endian host */
+    return sext(raw, sew);
+}
+
+/* correct: a byte pointer walked with memcpy, every SEW through one 64-bit path */
+uint64_t u_memcpy_walk(unsigned sew, uint64_t seed, const void *elements, const uint8_t *active, size_t n)
+{
+    const uint8_t *p = elements;
+    int64_t acc = sext(seed, sew);
+    for (size_t i = 0; i < n; i++, p += sew / 8) {
+        uint64_t raw = 0;
+        memcpy(&raw, p, sew / 8);
+        int64_t x = sext(raw, sew);
+        if (active[i] && x > acc)
+            acc = x;
+    }
+    return (uint64_t)acc;
+}
+
+/* correct: from the last element down */
+#define DOWN(T) do { const T *e = elements; T acc = (T)seed;                     \
+        for (size_t i = n; i-- > 0;) if (active[i] && e[i] > acc) acc = e[i];     \
+        return (uint64_t)acc; } while (0)
+uint64_t u_reverse(unsigned sew, uint64_t seed, const void *elements, const uint8_t *active, size_t n)
+{
+    switch (sew) { case 8: DOWN(int8_t); case 16: DOWN(int16_t); case 32: DOWN(int32_t); default: DOWN(int64_t); }
+}
+
+/* correct: branch-free selects */
+#define SELECT(T) do { const T *e = elements; T acc = (T)seed;                   \
+        for (size_t i = 0; i < n; i++) { T m = e[i] > acc ? e[i] : acc;           \
+            acc = active[i] ? m : acc; }                                          \
+        return (uint64_t)acc; } while (0)
+uint64_t u_select(unsigned sew, uint64_t seed, const void *elements, const uint8_t *active, size_t n)
+{
+    switch (sew) { case 8: SELECT(int8_t); case 16: SELECT(int16_t); case 32: SELECT(int32_t); default: SELECT(int64_t); }
+}
+
+/* correct: the active elements' maximum apart, the seed joined at the end */
+uint64_t u_found_flag(unsigned sew, uint64_t seed, const void *elements, const uint8_t *active, size_t n)
+{
+    int found = 0;
+    int64_t best = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!active[i])
+            continue;
+        int64_t x = element(elements, i, sew);
+        if (!found || x > best)
+            best = x;
+        found = 1;
+    }
+    int64_t s = sext(seed, sew);
+    return (uint64_t)(found && best > s ? best : s);
+}
+
+/* correct: two elements per iteration (pairs first, then the running maximum) */
+#define PAIRS(T) do { const T *e = elements; T acc = (T)seed; size_t i = 0;                      \
+        for (; i + 1 < n; i += 2) {                                                                \
+            T a = e[i], b = e[i + 1];                                                              \
+            if (active[i] && active[i + 1]) { T m = a > b ? a : b; if (m > acc) acc = m; }       \
+            else if (active[i]) { if (a > acc) acc = a; }                                          \
+            else if (active[i + 1]) { if (b > acc) acc = b; }                                     \
+        }                                                                                          \
+        if (i < n && active[i] && e[i] > acc) acc = e[i];                                          \
+        return (uint64_t)acc; } while (0)
+uint64_t u_pairs(unsigned sew, uint64_t seed, const void *elements, const uint8_t *active, size_t n)
+{
+    switch (sew) { case 8: PAIRS(int8_t); case 16: PAIRS(int16_t); case 32: PAIRS(int32_t); default: PAIRS(int64_t); }
+}
+
+/* bug: the elements compared as unsigned numbers */
+#define UNS(T) do { const T *e = elements; T acc = (T)seed;                      \
+        for (size_t i = 0; i < n; i++) if (active[i] && e[i] > acc) acc = e[i];   \
+        return (uint64_t)acc; } while (0)
+uint64_t bug_unsigned(unsigned sew, uint64_t seed, const void *elements, const uint8_t *active, size_t n)
+{
+    switch (sew) { case 8: UNS(uint8_t); case 16: UNS(uint16_t); case 32: UNS(uint32_t); default: UNS(uint64_t); }
+}
+
+/* bug: the loop stops one element short */
+#define SHORT(T) do { const T *e = elements; T acc = (T)seed;                    \
+        for (size_t i = 0; i + 1 < n; i++) if (active[i] && e[i] > acc) acc = e[i];  \
+        return (uint64_t)acc; } while (0)
+uint64_t bug_one_short(unsigned sew, uint64_t seed, const void *elements, const uint8_t *active, size_t n)
+{
+    switch (sew) { case 8: SHORT(int8_t); case 16: SHORT(int16_t); case 32: SHORT(int32_t); default: SHORT(int64_t); }
+}
+
+/* bug: the active flags are ignored (inactive elements take part) */
+uint64_t bug_all_lanes(unsigned sew, uint64_t seed, const void *elements, const uint8_t *active, size_t n)
+{
+    (void)active;
+    int64_t acc = sext(seed, sew);
+    for (size_t i = 0; i < n; i++) {
+        int64_t x = element(elements, i, sew);
+        if (x > acc)
+            acc = x;
+    }
+    return (uint64_t)acc;
+}
+
+/* bug: the running maximum starts at 0, not at the smallest value (all negative: 0) */
+uint64_t bug_zero_start(unsigned sew, uint64_t seed, const void *elements, const uint8_t *active, size_t n)
+{
+    int64_t best = 0;
+    for (size_t i = 0; i < n; i++)
+        if (active[i] && element(elements, i, sew) > best)
+            best = element(elements, i, sew);
+    int64_t s = sext(seed, sew);
+    return (uint64_t)(best > s ? best : s);
+}
+
+/* bug: compared by the sign of a difference, which overflows (undefined behaviour) for
+ * 32- and 64-bit elements far apart; 8- and 16-bit ones are promoted to int and are right */
+#define DIFF(T) do { const T *e = elements; T acc = (T)seed;                         \
+        for (size_t i = 0; i < n; i++) if (active[i] && e[i] - acc > 0) acc = e[i];    \
+        return (uint64_t)acc; } while (0)
+uint64_t bug_difference(unsigned sew, uint64_t seed, const void *elements, const uint8_t *active, size_t n)
+{
+    switch (sew) { case 8: DIFF(int8_t); case 16: DIFF(int16_t); case 32: DIFF(int32_t); default: DIFF(int64_t); }
+}
