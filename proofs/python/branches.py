@@ -234,6 +234,9 @@ def or_(value, rest_fn, site):
 
 
 def not_(value):
+    if type(value) is Filtered:             # `if not values:` of a filtered list: none kept
+        t = value.truth()
+        return _negate(t) if type(t) is V.SymBool else not t
     if _symbolic(value):
         t = V.truth(value)
         return _negate(t) if type(t) is V.SymBool else not t
@@ -311,6 +314,18 @@ def _whole_register_file(items):
     from vredmax.proofs.python.facade import NUM_VREGS, SymRegs, selected
     if len(items) != NUM_VREGS or not all(type(x) is V.SymInt and x.bk.name == "z3" for x in items):
         return None
+    # asked at every read of the list: the answer kept for these very items (z3's API is slow)
+    cx = items[0].cx
+    cache = cx.__dict__.setdefault("_whole_register_files", {})
+    key = tuple(id(x) for x in items)
+    if key in cache:
+        return cache[key][1]
+    found = _register_file_of(items, selected, SymRegs)
+    cache[key] = (list(items), found)        # the items kept alive: their ids stay theirs
+    return found
+
+
+def _register_file_of(items, selected, SymRegs):
     first = selected(items[0].t)
     if first is None:
         return None
@@ -400,10 +415,34 @@ def call(function, *args, **kwargs):
         function = pybuiltins.SUBSTITUTES.get(function, function)
     except TypeError:       # an unhashable callable
         pass
+    if _from_numpy(function) and (any(_held(a) for a in args) or any(_held(v) for v in kwargs.values())):
+        name = getattr(function, "__name__", None) or type(function).__name__
+        cx.refuse(f"numpy ({name}) of symbolic values: a numpy array cannot hold them",
+                  "keep the elements in a Python list of ints (max(), min(), sorted(), the operators and "
+                  "if on them are proved), or write the reduction with ops")
     if cx.guards and _mutates(cx, function):
         raise Escalate(cx.guard_site(), f"a call of {getattr(function, '__qualname__', function)} that may "
                                         "change its arguments inside a branch")
     return function(*args, **kwargs)
+
+
+def _from_numpy(function) -> bool:
+    module = getattr(function, "__module__", None) or type(function).__module__ or ""
+    owner = getattr(function, "__self__", None)
+    return module.split(".")[0] == "numpy" or (owner is not None and type(owner).__module__.split(".")[0] == "numpy")
+
+
+def _held(value, depth=3) -> bool:
+    """Does a value hold a symbolic one (in a list, tuple, dict or filtered list)?"""
+    from vredmax.proofs.python.pybuiltins import SortedFiltered, SymRange
+    from vredmax.proofs.python.facade import SymRegs
+    if type(value) in (V.SymInt, V.SymBool, SymRegs, Filtered, SymRange, SortedFiltered, MaybeUnbound):
+        return True
+    if depth and type(value) in (list, tuple, set, frozenset):
+        return any(_held(v, depth - 1) for v in value)
+    if depth and type(value) is dict:
+        return any(_held(v, depth - 1) for v in value.values())
+    return False
 
 
 def call_star(function, tagged, **kwargs):

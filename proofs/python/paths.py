@@ -69,12 +69,13 @@ class ProofContext(V.Context):
         self.guards, self.guard_sites = [], []
         self.occurrences: dict = {}
         self.rounds: dict = {}
+        self.decided: dict = {}          # z3 id of a decided condition (under its guard): the choice
 
     def path_condition(self):
         """This path's condition as a SymBool (or True)."""
         result = True
         for _, cond in self.taken:
-            result = cond if result is True else V.make_bool(self, cond.bk, cond.bk.and_(result.t, cond.t))
+            result = cond if result is True else V.both(self, result, cond)
         return result
 
     # guards of merged branches ------------------------------------------------------------
@@ -89,7 +90,7 @@ class ProofContext(V.Context):
     def guard(self):
         result = True
         for g in self.guards:
-            result = g if result is True else V.make_bool(self, g.bk, g.bk.and_(result.t, g.t))
+            result = g if result is True else V.both(self, result, g)
         return result
 
     def guard_site(self):
@@ -124,6 +125,11 @@ class ProofContext(V.Context):
         if not self.exploring or self.refusals:       # a path already refused: no more solving
             V.Context.decide(self, cond, what)
         literal = lambda choice: cond if choice else V.make_bool(self, cond.bk, cond.bk.not_(cond.t))
+        # the same question under the same guard, already answered on this path (a loop's
+        # bound check per round): the path's condition fixes the answer, no solving, no new plan
+        key = self.z3_bool(self._under_guard(cond)).get_id()
+        if key in self.decided:
+            return self.decided[key]
         if self.position < len(self.plan):
             choice = self.plan[self.position]
         else:
@@ -134,6 +140,7 @@ class ProofContext(V.Context):
             self.plan.append(choice)
         self.position += 1
         self.taken.append((choice, self._under_guard(literal(choice))))
+        self.decided[key] = choice
         return choice
 
     def concretize(self, value, what):
@@ -174,7 +181,8 @@ class ProofContext(V.Context):
         guard = self.guard()
         if guard is True:
             return literal
-        return V.make_bool(self, guard.bk, guard.bk.or_(guard.bk.not_(guard.t), literal.t))
+        bk, guard, literal = V._place(self, 1, guard, literal)     # the two may be of two backends
+        return V.make_bool(self, bk, bk.or_(bk.not_(guard.t), literal.t))
 
     def possible(self, cond) -> bool:
         """May `cond` hold on this path (within the merged branches being run)?"""
@@ -192,10 +200,19 @@ class ProofContext(V.Context):
         return found
 
     def _satisfiable(self, conditions) -> bool:
-        solver = z3.Solver()
-        solver.set("timeout", FEASIBILITY_MS)
-        solver.add(*self.assumptions, *conditions)
-        return solver.check() != z3.unsat      # unknown: possible (explored, never dropped)
+        # one solver for the run, the domain's assumptions asserted once (a loop asks a
+        # question per round: re-asserting them each time was most of the cost)
+        solver = self.__dict__.get("_solver")
+        if solver is None:
+            solver = self._solver = z3.Solver()
+            solver.set("timeout", FEASIBILITY_MS)
+            solver.add(*self.assumptions)
+        solver.push()
+        try:
+            solver.add(*conditions)
+            return solver.check() != z3.unsat      # unknown: possible (explored, never dropped)
+        finally:
+            solver.pop()
 
     def _model_value(self, value, excluded):
         solver = z3.Solver()

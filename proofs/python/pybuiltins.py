@@ -170,7 +170,7 @@ def symbolic_sorted(iterable, key=None, reverse=False):
     of merged compare-and-swap steps: the same order as the builtin's)."""
     from vredmax.proofs.python.branches import Filtered
     if type(iterable) is Filtered:
-        iterable._refuse()
+        return SortedFiltered(iterable, key, reverse)
     items = list(iterable)
     keys = [_call(key, item) for item in items] if key is not None else list(items)
     if not any(_symbolic(k) or _symbolic(i) for k, i in zip(keys, items)):
@@ -184,6 +184,40 @@ def symbolic_sorted(iterable, key=None, reverse=False):
             items[j], items[j + 1] = _pick(swap, items[j + 1], items[j]), _pick(swap, items[j], items[j + 1])
             keys[j], keys[j + 1] = _pick(swap, keys[j + 1], keys[j]), _pick(swap, keys[j], keys[j + 1])
     return items
+
+
+class SortedFiltered:
+    """sorted() of a list filtered by symbolic conditions (its length depends on the inputs):
+    only its ends can be read. The sort is stable, so [0] is the first item of least key
+    (reverse: of greatest key) and [-1] the last item of greatest key (reverse: of least);
+    [:n] keeps [0] readable (heapq.nlargest(1, ...)[0])."""
+
+    def __init__(self, filtered, key, reverse, head_only=False):
+        self.filtered, self.key, self.reverse, self.head_only = filtered, key, reverse, head_only
+
+    def __getitem__(self, index):
+        if type(index) is builtins.slice and index.start in (None, 0) and index.step in (None, 1) \
+                and type(index.stop) is int and index.stop >= 1:
+            return SortedFiltered(self.filtered, self.key, self.reverse, head_only=True)
+        if index == 0:      # first of least key; reverse: first of greatest
+            replace = (lambda k, best: less(best, k)) if self.reverse else (lambda k, best: less(k, best))
+        elif index == -1 and not self.head_only:      # last of greatest key; reverse: last of least
+            replace = ((lambda k, best: _not(less(best, k))) if self.reverse
+                       else (lambda k, best: _not(less(k, best))))
+        else:
+            return self._refuse()
+        try:
+            return _filtered_extreme("sorted", replace, self.filtered, self.key, _NOTHING)
+        except ValueError:
+            raise IndexError("list index out of range") from None
+
+    def _refuse(self, *args):
+        _cx().refuse("a sorted list of items filtered by a symbolic condition read other than at [0] or [-1] "
+                     "(its length depends on the inputs)",
+                     "take sorted(...)[0], sorted(...)[-1], max() or min(), or keep every element and choose "
+                     "with a condition (x if a else smallest)")
+
+    __iter__ = __len__ = __contains__ = __reversed__ = __bool__ = _refuse
 
 
 def _conditions(iterable, combine):
@@ -322,10 +356,16 @@ def symbolic_heappush(heap, item):
 
 def symbolic_nlargest(n, iterable, key=None):
     """heapq.nlargest: sorted(iterable, key=key, reverse=True)[:n] (heapq's documented equivalent)."""
+    from vredmax.proofs.python.branches import Filtered
+    if type(iterable) is Filtered and type(n) is int and n >= 1:
+        return SortedFiltered(iterable, key, True)[:n]
     return symbolic_sorted(iterable, key=key, reverse=True)[:n]
 
 
 def symbolic_nsmallest(n, iterable, key=None):
+    from vredmax.proofs.python.branches import Filtered
+    if type(iterable) is Filtered and type(n) is int and n >= 1:
+        return SortedFiltered(iterable, key, False)[:n]
     return symbolic_sorted(iterable, key=key)[:n]
 
 

@@ -145,7 +145,7 @@ class Context:
     def guard(self):
         result = True
         for g in self.guards:
-            result = g if result is True else make_bool(self, g.bk, g.bk.and_(result.t, g.t))
+            result = g if result is True else both(self, result, g)
         return result
 
     def guard_site(self):
@@ -934,6 +934,13 @@ class SymBool:
 
     def to_bytes(self, *args, **kwargs):
         self.as_int().to_bytes()
+
+
+def both(cx, a: "SymBool", b: "SymBool") -> "SymBool":
+    """a and b as one SymBool, on their common backend (a guard on a machine condition and one
+    on a traced condition meet here: proofs/python/paths.py)."""
+    bk, a, b = _place(cx, 1, a, b)
+    return make_bool(cx, bk, bk.and_(a.t, b.t))
 
 
 def _complementary(x: "SymBool", y: "SymBool") -> bool:
