@@ -24,7 +24,7 @@ import z3
 
 from vredmax.proofs.python import values as V
 from vredmax.proofs.python.facade import Z3
-from vredmax.proofs.python.terms import TraceTerms, Z3Terms, kind
+from vredmax.proofs.python.terms import TraceTerms, Z3Terms, is_numeral, kind
 from vredmax.proofs.python.trace import evaluate
 from vredmax.spec.bv import Z3Elements
 
@@ -352,7 +352,9 @@ class CutContext(ProofContext):
         if found is None:
             op = kind(term)
             if op == z3.Z3_OP_SELECT:
-                found = True
+                # a register at a register number: vs1, vs2 + k; not v0 (the mask register at
+                # the constant 0, whose top bits shifted down look as narrow as an element)
+                found = not is_numeral(term.arg(1))
             elif depth and op in (z3.Z3_OP_EXTRACT, z3.Z3_OP_ZERO_EXT, z3.Z3_OP_SIGN_EXT, z3.Z3_OP_BAND,
                                   z3.Z3_OP_BLSHR, z3.Z3_OP_ITE):
                 found = any(self._from_registers(a, depth - 1) for a in term.children()
