@@ -37,6 +37,18 @@ def _missing(message: str) -> None:
 
 
 @pytest.fixture(scope="session", autouse=True)
+def no_inherited_width():
+    """The commands the tests start print unfitted lines, as in a pipe (vredmax/cli/terminal.py
+    fits lines to $COLUMNS): GNU readline, loaded by pytest, exports the terminal's COLUMNS and
+    LINES into the process environment (not into os.environ), and children would inherit them.
+    A test that wants a width sets COLUMNS itself."""
+    for name in ("COLUMNS", "LINES"):
+        os.environ.pop(name, None)
+        os.unsetenv(name)
+    yield
+
+
+@pytest.fixture(scope="session", autouse=True)
 def answers_of_this_run(tmp_path_factory):
     """Solver answers are kept (proofs/engine/answers.py) in a folder of this test run, shared by
     its pytest-xdist workers and the commands the tests start, never in the user's cache: a

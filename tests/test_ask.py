@@ -399,7 +399,7 @@ def test_profile_constraints_agree_with_the_decision_procedure(name):
 def test_emit_test_into_a_missing_directory_is_bad_input(tmp_path, capsys):
     target = tmp_path / "missing" / "test_x.py"
     assert main(["ask", "legal or not legal", "--sew", "8", "--lmul", "m1", "--emit-test", str(target)]) == 2
-    assert capsys.readouterr().err.startswith("vredmax: error: --emit-test: cannot write to ")
+    assert capsys.readouterr().err.startswith("vredmax: error: --test-out: cannot write to ")
     assert not target.parent.exists()
 
 

@@ -99,7 +99,7 @@ def test_a_bug_the_concrete_runs_miss_is_found_by_the_solver(tmp_path):
     (["nonexistent.c"], "c: no such file: nonexistent.c"),
     ([f"{UNITS}:no_such"], "function: "),
     ([f"{UNITS}:sext"], "is not of type"),
-    ([f"{UNITS}:u_select", "--cflags", "-O2 '"], "cflags:"),
+    ([f"{UNITS}:u_select", "--cflags", "-O2 '"], "--cflags:"),
     ([f"{UNITS}:u_select", "--vlen", "100"], "--vlen: must be a power of two"),
 ])
 def test_bad_input_is_one_line(args, message):

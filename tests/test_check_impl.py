@@ -371,9 +371,9 @@ def test_cli_a_module_that_exits_while_loading(capsys, tmp_path):
     ([f"{EXAMPLE}:reduce", "--sew", "12"], "--sew: must be one of 8, 16, 32, 64, got '12'"),
     ([f"{EXAMPLE}:reduce", "--vlen", "100"], "--vlen: must be a power of two"),
     ([f"{EXAMPLE}:reduce", "--sew", "64", "--lmul", "mf8"], "--lmul: no legal configuration matches"),
-    (["json:dumps"], "level: cannot tell the plug-in level"),
-    ([f"{EXAMPLE}:reduce", "--timeout", "0"], "timeout: must be positive"),
-    ([f"{EXAMPLE}:reduce", "--random", "-1"], "random: must be at least 0"),
+    (["json:dumps"], "--level: cannot tell the plug-in level"),
+    ([f"{EXAMPLE}:reduce", "--timeout", "0"], "--timeout: must be positive"),
+    ([f"{EXAMPLE}:reduce", "--random", "-1"], "--random: must be at least 0"),
     ([f"{EXAMPLE}:reduce", "--elen", "16"], "--elen: must be one of 32, 64"),
     ([f"{EXAMPLE}:step", "--vlen", "8192"], "--vlen: a whole instruction is checked up to VLEN=4096"),
 ])
@@ -536,7 +536,7 @@ def test_a_function_of_the_wrong_arity_is_an_error_saying_so(capsys):
 
 
 @pytest.mark.parametrize("argv, message", [
-    ([f"{EXAMPLE}:reduce", "--timeout", "inf"], "timeout: must be positive and at most"),
+    ([f"{EXAMPLE}:reduce", "--timeout", "inf"], "--timeout: must be positive and at most"),
     ([f"{EXAMPLE}:reduce:extra"], "impl: expected MODULE:FUNCTION with one ':'"),
 ])
 def test_cli_more_usage_errors(capsys, argv, message):

@@ -279,20 +279,20 @@ def test_text_counterexample_has_the_lane_table(capsys):
 
 @pytest.mark.parametrize("argv, message", [
     (["no/such.v", "--top", "x"], "file: no such file: no/such.v"),
-    ([TREE, "--top", "nothing"], "top: no module 'nothing' in the files (modules: smax2, tree_reduce)"),
-    ([TREE, "--top", "tree_reduce", "--param", "WIDTH=3"], "param: module tree_reduce has no parameter 'WIDTH'"),
-    ([TREE, "--top", "tree_reduce", "--param", "SEW=8"], "param: set SEW with --sew"),
-    ([TREE, "--top", "tree_reduce", "--port", "seed=init"], "port: module tree_reduce has no port 'init' for seed"),
-    ([TREE, "--top", "tree_reduce", "--port", "colour=x"], "port: unknown role 'colour'"),
-    ([TREE, "--top", "tree_reduce", "--sew", "12"], "sew: must be one of 8, 16, 32, 64, got 12"),
-    ([TREE, "--top", "tree_reduce", "--sew", "64", "--elen", "32"], "sew: 64 is wider than ELEN=32"),
-    ([TREE, "--top", "smax2"], "port: module smax2 has no port 'seed' for seed"),
-    ([TREE, "--top", "tree_reduce", "--port", "result=node"], "port: module tree_reduce has no port 'node'"),
-    ([TREE, "--top", "tree_reduce", "--accumulator", "acc"], "accumulator: only for multi-cycle units"),
-    ([CHUNKED, "--top", "chunked_reduce", "--sew", "8", "--accumulator", "nope"], "accumulator: no register 'nope'"),
+    ([TREE, "--top", "nothing"], "--top: no module 'nothing' in the files (modules: smax2, tree_reduce)"),
+    ([TREE, "--top", "tree_reduce", "--param", "WIDTH=3"], "--param: module tree_reduce has no parameter 'WIDTH'"),
+    ([TREE, "--top", "tree_reduce", "--param", "SEW=8"], "--param: set SEW with --sew"),
+    ([TREE, "--top", "tree_reduce", "--port", "seed=init"], "--port: module tree_reduce has no port 'init' for seed"),
+    ([TREE, "--top", "tree_reduce", "--port", "colour=x"], "--port: unknown role 'colour'"),
+    ([TREE, "--top", "tree_reduce", "--sew", "12"], "--sew: must be one of 8, 16, 32, 64, got 12"),
+    ([TREE, "--top", "tree_reduce", "--sew", "64", "--elen", "32"], "--sew: 64 is wider than ELEN=32"),
+    ([TREE, "--top", "smax2"], "--port: module smax2 has no port 'seed' for seed"),
+    ([TREE, "--top", "tree_reduce", "--port", "result=node"], "--port: module tree_reduce has no port 'node'"),
+    ([TREE, "--top", "tree_reduce", "--accumulator", "acc"], "--accumulator: only for multi-cycle units"),
+    ([CHUNKED, "--top", "chunked_reduce", "--sew", "8", "--accumulator", "nope"], "--accumulator: no register 'nope'"),
     ([CHUNKED, "--top", "chunked_reduce", "--sew", "8", "--port", "clk=clock"],
-     "port: module chunked_reduce has no port 'clock' for clk"),
-    ([CHUNKED, "--top", "chunked_reduce", "--port", "done=!done"], "port: done: only rst, start, in_valid, last"),
+     "--port: module chunked_reduce has no port 'clock' for clk"),
+    ([CHUNKED, "--top", "chunked_reduce", "--port", "done=!done"], "--port: done: only rst, start, in_valid, last"),
 ])
 def test_bad_input(capsys, argv, message):
     code, out, err = run(capsys, "check-rtl", *argv)
@@ -306,7 +306,7 @@ def test_wrong_port_width(capsys, tmp_path):
                     "output [7:0] result);\n  assign result = seed;\nendmodule\n")
     code, _, err = run(capsys, "check-rtl", str(path), "--top", "narrow")
     assert code == 2
-    assert err == "vredmax: error: port: elements is 16 bits wide, expected LANES*SEW = 4*8\n"
+    assert err == "vredmax: error: --port: elements is 16 bits wide, expected LANES*SEW = 4*8\n"
 
 
 def test_empty_module_is_found_not_a_blackbox(capsys, tmp_path):
@@ -315,7 +315,7 @@ def test_empty_module_is_found_not_a_blackbox(capsys, tmp_path):
     path.write_text("module stub(input [7:0] seed, input [31:0] elements, input [3:0] active, input [7:0] result);\n"
                     "endmodule\n")
     code, _, err = run(capsys, "check-rtl", str(path), "--top", "stub")
-    assert code == 2 and err == "vredmax: error: port: result must be an output (result), it is an input\n"
+    assert code == 2 and err == "vredmax: error: --port: result must be an output (result), it is an input\n"
 
 
 def test_combinational_unit_with_a_latch(capsys, tmp_path):
@@ -324,7 +324,7 @@ def test_combinational_unit_with_a_latch(capsys, tmp_path):
     path.write_text("module latch(input [7:0] seed, input [31:0] elements, input [3:0] active, output reg [7:0] result);\n"
                     "  always @* if (active[0]) result = seed;\nendmodule\n")
     code, _, err = run(capsys, "check-rtl", str(path), "--top", "latch")
-    assert code == 2 and err.startswith("vredmax: error: port: module latch holds state but has none of "
+    assert code == 2 and err.startswith("vredmax: error: --port: module latch holds state but has none of "
                                         "the multi-cycle ports") and err.count("\n") == 1
 
 

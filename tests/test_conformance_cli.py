@@ -20,10 +20,10 @@ def run_cli(*args):
 
 
 @pytest.mark.parametrize("args,field", [
-    (["--vlen", "100"], "vlen"),
-    (["--vlen", "64"], "vlen"),
-    (["--cases", "0"], "cases"),
-    (["--emulator", "no-such-qemu-riscv64"], "emulator"),
+    (["--vlen", "100"], "--vlen"),
+    (["--vlen", "64"], "--vlen"),
+    (["--cases", "0"], "--cases"),
+    (["--emulator", "no-such-qemu-riscv64"], "--emulator"),
 ])
 def test_bad_input_exits_2_with_one_line(args, field, capsys):
     assert main(["conform", *args]) == 2
@@ -61,13 +61,13 @@ def test_an_emulator_that_refuses_the_cpu_is_one_line(harness_binary):
     code, out, err = run_cli("--vlen", "65536", "--cases", "5", "--seed", "1")
     if code == 0:
         pytest.skip("this emulator supports VLEN=65536")
-    assert code == 2 and err.count("\n") == 1 and err.startswith("vredmax: error: emulator: ")
+    assert code == 2 and err.count("\n") == 1 and err.startswith("vredmax: error: --emulator: ")
 
 
 def test_something_that_is_not_an_emulator_is_one_line(capsys):
     assert main(["conform", "--emulator", "false", "--harness", sys.executable, "--cases", "3"]) == 2
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and err.startswith("vredmax: error: emulator: ") and "stopped early" in err
+    assert err.count("\n") == 1 and err.startswith("vredmax: error: --emulator: ") and "stopped early" in err
 
 
 def test_an_emulator_that_dies_mid_run_fails(harness_binary, tmp_path):

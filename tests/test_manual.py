@@ -306,7 +306,7 @@ def test_explain_html_into_a_directory_is_bad_input(tmp_path, capsys):
     path = tmp_path / "case.json"
     path.write_text(json.dumps(content.SEED_CASE))
     assert main(["explain", str(path), "--html", str(tmp_path)]) == 2
-    assert capsys.readouterr().err == f"vredmax: error: --html: {tmp_path} is a directory\n"
+    assert capsys.readouterr().err == f"vredmax: error: --html-out: {tmp_path} is a directory\n"
 
 
 def test_case_page_for_a_trap(tmp_path):

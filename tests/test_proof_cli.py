@@ -36,9 +36,11 @@ def test_default_output_is_a_line_per_configuration_and_quiet_only_the_summary(c
     code, out, err = prove(capsys, *SMALL)
     assert code == EXIT_OK and err == ""
     lines = out.splitlines()
-    assert lines[0].startswith("PROVED         VLEN=128 ELEN=64 SEW=32 LMUL=m1 VLMAX=4")
-    assert lines[1].startswith("PROVED         VLEN=128 ELEN=32 SEW=32 LMUL=m1 VLMAX=4")
-    assert " obligations proved " in lines[0] and len(lines) == 4 and lines[-1].startswith("Summary: ")
+    assert lines[0].startswith("PROVED    VLEN=128 ELEN=64 SEW=32 LMUL=m1 VLMAX=4")
+    assert lines[1].startswith("PROVED    VLEN=128 ELEN=32 SEW=32 LMUL=m1 VLMAX=4")
+    assert re.search(r" (\d+)/\1 proved ", lines[0]) and lines[1].endswith(", reused")   # the ELEN twin's answers
+    assert lines[2].startswith("2 configurations, ") and lines[3].startswith("solvers: z3 ")
+    assert lines[4].startswith("reused: ") and len(lines) == 6 and lines[-1].startswith("Summary: ")
     code, out, err = prove(capsys, *SMALL, "-q")
     assert code == EXIT_OK and out.splitlines() == [lines[-1]] and err == ""
 
@@ -64,7 +66,7 @@ def test_progress_on_a_terminal_names_the_configuration_and_the_obligation():
     assert done.returncode == EXIT_OK and "0 counterexamples, 0 unknown, 0 errors" in done.stdout
     text = shown.decode()
     # a rich progress bar naming the configuration and the obligation (as last drawn) and an ETA
-    assert re.search(r"prove: VLEN=128 ELEN=(64|32) SEW=32 LMUL=m1 tail_", text) and "ETA" in text
+    assert re.search(r"prove: tail_\w+ at VLEN=128 ELEN=(64|32) SEW=32 LMUL=m1", text) and "ETA" in text
 
 
 def test_pattern_and_json(capsys):
@@ -134,6 +136,6 @@ def test_console_script_exit_code_on_a_counterexample(tmp_path):
     assert done.returncode == 1, done.stdout + done.stderr
     assert "COUNTEREXAMPLE" in done.stdout and "Summary: 0 proved, 1 counterexamples" in done.stdout
     lines = done.stdout.splitlines()   # the configuration's line, then the failure in full
-    assert lines[0].startswith("COUNTEREXAMPLE VLEN=128 ELEN=64 SEW=64 LMUL=m1") and "0 of 1 obligations" in lines[0]
+    assert lines[0].startswith("COUNTEREXAMPLE VLEN=128 ELEN=64 SEW=64 LMUL=m1") and "0/1 proved" in lines[0]
     assert lines[1].startswith("  COUNTEREXAMPLE vredmax.sew64.refines_spec")
     assert any(line.startswith("      COUNTEREXAMPLE of lanes/") for line in lines)

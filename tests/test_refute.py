@@ -210,7 +210,7 @@ def test_cli_emit_test(tmp_path, capsys):
 
 def test_cli_emit_test_bad_directory(capsys):
     assert main(["refute", "-k", "unsigned", "--emit-test", "/no/such/dir/t.py"]) == 2
-    assert capsys.readouterr().err.startswith("vredmax: error: --emit-test: cannot write to /no/such/dir")
+    assert capsys.readouterr().err.startswith("vredmax: error: --test-out: cannot write to /no/such/dir")
 
 
 def test_view_replays_concretely():

@@ -148,4 +148,4 @@ def test_cli_bad_out_dir(tmp_path, capsys):
     path = tmp_path / "file"
     path.write_text("")
     assert main(["report", "--out-dir", str(path)]) == 2
-    assert capsys.readouterr().err == f"vredmax: error: --out-dir: cannot write to {path}: not a directory\n"
+    assert capsys.readouterr().err == f"vredmax: error: --out: cannot write to {path}: not a directory\n"

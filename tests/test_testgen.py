@@ -159,8 +159,8 @@ def test_command_text_output(tmp_path, capsys):
 
 
 @pytest.mark.parametrize("argv,field", [
-    (["--vlen", "100"], "vlen"), (["--vlen", "128", "--random", "-1"], "random"),
-    (["--vlen", "128", "--seed", "-2"], "seed")])
+    (["--vlen", "100"], "--vlen"), (["--vlen", "128", "--random", "-1"], "--random"),
+    (["--vlen", "128", "--seed", "-2"], "--seed")])
 def test_bad_input_names_the_field(tmp_path, capsys, argv, field):
     assert main(["testgen", *argv, "-o", str(tmp_path / "x")]) == 2
     err = capsys.readouterr().err.strip().splitlines()

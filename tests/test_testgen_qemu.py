@@ -235,7 +235,7 @@ def test_command_runs_and_summarises(tmp_path, capsys, qemu_user, qemu_system):
     assert code == 1 and run["verdict"] == "fail" and run["failed_case"] >= 1 and run["field"]
     assert main(["testgen", "--vlen", "128", "-o", str(tmp_path / "x"), "--run",
                  "--emulator", str(tmp_path / "no-such-qemu")]) == 2
-    assert capsys.readouterr().err.startswith("vredmax: error: emulator: ")
+    assert capsys.readouterr().err.startswith("vredmax: error: --emulator: ")
 
 
 def test_the_written_build_script_builds_the_same_programs(tmp_path, qemu_user):

@@ -94,7 +94,7 @@ def test_testgen_runs_spike(tmp_path, capsys, spike):
     capsys.readouterr()
     assert main(["testgen", "--vlen", "128", "-o", str(tmp_path / "x"), "--run-spike",
                  "--spike", str(tmp_path / "no-such-spike")]) == 2
-    assert capsys.readouterr().err.startswith("vredmax: error: spike: ")
+    assert capsys.readouterr().err.startswith("vredmax: error: --spike: ")
 
 
 @pytest.mark.testgen_sweep

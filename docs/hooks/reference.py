@@ -42,8 +42,8 @@ def _option_rows(parser: argparse.ArgumentParser) -> list[str]:
     formatter = parser._get_formatter()
     rows = []
     for action in parser._actions:
-        if isinstance(action, (argparse._HelpAction, argparse._SubParsersAction)):
-            continue
+        if isinstance(action, (argparse._HelpAction, argparse._SubParsersAction)) or action.help == argparse.SUPPRESS:
+            continue   # (a hidden alias: an earlier spelling, still accepted)
         if action.option_strings:
             metavar = formatter._format_args(action, action.dest.upper()) if action.nargs != 0 else ""
             names = ", ".join(f"`{name}{' ' + metavar if metavar else ''}`" for name in action.option_strings)

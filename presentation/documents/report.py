@@ -294,7 +294,9 @@ def markdown(doc: dict) -> str:
         "bitwuzla and queries about the spec relation to `auto`: Z3 for a moment, then bitwuzla if Z3 has "
         "not decided; `vredmax report --timings FILE` records which solver decided each proof.", "",
         f"**Summary:** {s['proved']} proved{_certified_text(doc)}, {s['counterexamples']} counterexamples, "
-        f"{s['unknown']} unknown, {s['errors']} errors over {len(doc['properties'])} properties; "
+        f"{s['unknown']} unknown, {s['errors']} errors over {len(doc['properties'])} properties (a proof: one "
+        f"property at one configuration of one subject; `vredmax prove` shows them as "
+        f"{sum(len(p['results']) for p in doc['properties'])} obligation lines, one per property and configuration); "
         f"{s['claims_refuted']} of {s['claims']} wrong assumptions refuted.", "",
         "Names in the formal statements: `vs1[0]` the seed, `vs2[i]` element i of the vs2 group, "
         "`active[i]` element i takes part (i < vl and unmasked or its mask bit set), `mask[i]` bit i "

@@ -26,10 +26,10 @@ The store is off until a command turns it on (`using`); `--no-cache` leaves it o
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 import os
 import sys
-import tempfile
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -55,6 +55,9 @@ class Store:
 
     def __init__(self, folder):
         self.folder = Path(folder)
+        self._root = str(self.folder)
+        self._folders: set = set()   # the entry folders known to exist
+        self._serials = itertools.count()
         self._memory: dict = {}
         self.hits = self.misses = self.ignored = self.written = 0
 
@@ -82,10 +85,14 @@ class Store:
             return
         body = {"format": FORMAT, "key": key, "check": check, "entry": entry}
         text = json.dumps(dict(body, sum=_sum(body)), sort_keys=True)
-        path = self._path(key)
+        folder, path = self._path(key)
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            descriptor, temporary = tempfile.mkstemp(prefix=".", suffix=".tmp", dir=path.parent)
+            if folder not in self._folders:
+                os.makedirs(folder, exist_ok=True)
+                self._folders.add(folder)
+            # a name of this process's own (pid and a counter; O_EXCL: never another's file)
+            temporary = os.path.join(folder, f".{os.getpid()}.{next(self._serials)}.tmp")
+            descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
             try:
                 with os.fdopen(descriptor, "w", encoding="utf-8") as stream:
                     stream.write(text)
@@ -103,12 +110,15 @@ class Store:
         self._memory.pop(key, None)
         self.ignored += 1
 
-    def _path(self, key: str) -> Path:
-        return self.folder / key[:2] / f"{key[2:]}.json"
+    def _path(self, key: str) -> tuple[str, str]:
+        """(folder, file) of an entry (as strings: pathlib's objects cost more than the read)."""
+        folder = os.path.join(self._root, key[:2])
+        return folder, os.path.join(folder, f"{key[2:]}.json")
 
     def _read(self, key: str, check: str) -> dict | None:
         try:
-            text = self._path(key).read_text(encoding="utf-8")
+            with open(self._path(key)[1], encoding="utf-8") as stream:
+                text = stream.read()
         except (OSError, UnicodeDecodeError):
             return None
         try:

@@ -31,7 +31,7 @@ from vredmax.proofs.engine.semilattice import NotExpressible, SemilatticeElement
 from vredmax.proofs.engine.setting import Setting, split_subject
 from vredmax.proofs.engine.solvers import available
 from vredmax.proofs.engine.verdict import (VACUOUS, Answer, Verdict, consult, gathering, judging, prove,
-                                           satisfiable)
+                                           satisfiable, shared_assumptions)
 from vredmax.spec import relation as spec
 from vredmax.spec import z3fast as fast
 
@@ -199,6 +199,13 @@ def _check_witnessed(work: Witnessed, timeout_ms: int) -> Answer:
 
 
 def _check_cases(work: Cases, timeout_ms: int) -> Answer:
+    if work.solver != "z3":
+        return _each_case(work, timeout_ms)
+    with shared_assumptions(work.assumptions):   # one Z3 solver holds them for every case
+        return _each_case(work, timeout_ms)
+
+
+def _each_case(work: Cases, timeout_ms: int) -> Answer:
     start = time.perf_counter()
     first = prove(work.assumptions, z3.BoolVal(True), timeout_ms, work.solver)
     if first.verdict != Verdict.PROVED:
@@ -218,9 +225,14 @@ def _check_cases(work: Cases, timeout_ms: int) -> Answer:
 
 
 def _check_batch(batch: Batch, timeout_ms: int) -> Answer:
-    start = time.perf_counter()
     if batch.problem:
-        return Answer(batch.problem_verdict, time.perf_counter() - start, batch.problem)
+        return Answer(batch.problem_verdict, 0.0, batch.problem)
+    with shared_assumptions(batch.assumptions):   # one Z3 solver holds them for every chunk
+        return _each_chunk(batch, timeout_ms)
+
+
+def _each_chunk(batch: Batch, timeout_ms: int) -> Answer:
+    start = time.perf_counter()
     first = prove(batch.assumptions, z3.BoolVal(True), timeout_ms)
     if first.verdict != Verdict.PROVED:
         return first
@@ -459,8 +471,7 @@ def result_field_part(s: Setting) -> Part:
         pred = s.uninterpreted_result
         goal = pred(s.result_of(run))
         # only the relation's own case for "vd is written" is needed as a hypothesis
-        required = next(req for name, _, req in spec.relation_cases(s.cfg, s.pre, s.insn, run.outcome,
-                                                                      run.post, pred) if name == "writes")
+        required = next(req for name, _, req in s.relation_cases(run, pred) if name == "writes")
 
         return generalized_first(lambda prepare: Query(s.wf + [s.writes_vd], z3.simplify(prepare(
             z3.Implies(required, goal))), register_solver(s, "spec")), [s.free_tail])

@@ -131,6 +131,17 @@ class Setting:
         return spec.each_tail_element_old_or_ones(self.cfg, z3.Select(self.pre.regs, self.insn.vd),
                                                   z3.Select(self.free_run.post.regs, self.insn.vd))
 
+    def relation_cases(self, run: Run, result_pred) -> list:
+        """spec.relation_cases of this pre-state and `run`, kept per run and predicate (the
+        instruction obligations all ask for the free run's with the uninterpreted predicate:
+        the same terms, since Z3 terms are hash-consed, built once)."""
+        cache = self.__dict__.setdefault("_relation_cases", {})
+        key = (id(run), id(result_pred))
+        if key not in cache:   # (the entry holds run and predicate: their ids stay theirs)
+            cache[key] = (run, result_pred, spec.relation_cases(self.cfg, self.pre, self.insn, run.outcome, run.post,
+                                                                result_pred))
+        return cache[key][2]
+
     def relation(self, run: Run, result_pred=None):
         return spec.relation(self.cfg, self.pre, self.insn, run.outcome, run.post,
                              result_pred if result_pred is not None else self.result_pred())

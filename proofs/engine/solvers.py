@@ -73,8 +73,20 @@ def query_text(assumption, goal) -> str:
     query alone. The key of its answer (proofs/engine/answers.py)."""
     definition = z3.Bool(GOAL_NAME, goal.ctx) == z3.Not(goal)
     firsts = (z3.z3types.Ast * 1)(assumption.as_ast())
-    text = z3.z3core.Z3_benchmark_to_smtlib_string(goal.ctx.ref(), "", "", "unknown", "", 1, firsts,
-                                                   definition.as_ast())
+    return _renamed(z3.z3core.Z3_benchmark_to_smtlib_string(goal.ctx.ref(), "", "", "unknown", "", 1, firsts,
+                                                            definition.as_ast()))
+
+
+def assertion_text(assumption) -> str:
+    """One term as SMT-LIB2 declarations and an assertion, printed as `query_text` prints
+    (the shared part of a case split's queries, proofs/engine/verdict.py)."""
+    none = (z3.z3types.Ast * 0)()
+    return _renamed(z3.z3core.Z3_benchmark_to_smtlib_string(assumption.ctx.ref(), "", "", "unknown", "", 0, none,
+                                                            assumption.as_ast()))
+
+
+def _renamed(text: str) -> str:
+    """The text with its `let` names renamed in order of appearance."""
     binders = set(re.findall(r"\(let \(\(([$?]x\d+) ", text))
     names: dict = {}
     return re.sub(r"(?<![\w|$?.!@%^&*_+=<>/~-])[$?]x\d+(?![\w|$?.!@%^&*_+=<>/~-])",
@@ -178,7 +190,16 @@ def _z3_text(script: str, timeout_ms: int) -> Checked:
 
 
 def without_checks(script: str) -> str:
-    """The declarations and assertions only: the caller asks the two questions itself."""
-    kept = [line for line in script.splitlines()
-            if not line.startswith(("(check-sat", "(set-option :produce-models"))]
+    """The declarations and assertions only: the caller asks the two questions itself. (A
+    declaration repeated word for word, as in a case split's key text, is kept once.)"""
+    declared: set = set()
+    kept = []
+    for line in script.splitlines():
+        if line.startswith(("(check-sat", "(set-option :produce-models")):
+            continue
+        if line.startswith("(declare-"):
+            if line in declared:
+                continue
+            declared.add(line)
+        kept.append(line)
     return "\n".join(kept) + "\n"

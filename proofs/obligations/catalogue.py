@@ -76,8 +76,7 @@ def _spec_cases(s: Setting, extras, goal_of, result_pred) -> comp.Generalized:
 
     def cases(prepare) -> Cases:
         made = [(name, when, comp.assuming(extras + [when], prepare(z3.Implies(required, goal_of(run)))))
-                for name, when, required in
-                spec.relation_cases(s.cfg, s.pre, s.insn, run.outcome, run.post, result_pred)]
+                for name, when, required in s.relation_cases(run, result_pred)]
         made.append(("reserved", z3.And(z3.Not(s.illegal), s.reserved), goal_of(run)))
         return Cases(s.wf + extras, made, comp.register_solver(s, "spec"))
     return comp.generalized_first(cases, [s.free_tail])
@@ -617,9 +616,7 @@ def _deterministic_compositional(s: Setting, subject: str):
         one, two = s.free_run, _second_free_run(s)
         pred = s.uninterpreted_result
         cases = []
-        for (name, when, first), (_, _, second) in zip(
-                spec.relation_cases(s.cfg, s.pre, s.insn, one.outcome, one.post, pred),
-                spec.relation_cases(s.cfg, s.pre, s.insn, two.outcome, two.post, pred)):
+        for (name, when, first), (_, _, second) in zip(s.relation_cases(one, pred), s.relation_cases(two, pred)):
             if name != "writes":
                 cases.append((name, when, z3.simplify(z3.Implies(z3.And(first, second),
                                                                  _deterministic_goal(s, one, two)))))

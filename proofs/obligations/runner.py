@@ -30,6 +30,9 @@ class Result:
     answer: Answer
     parts: list = field(default_factory=list)   # (part text, Answer), in order
     files: list = field(default_factory=list)   # SMT-LIB2 files written for it (with an exporter)
+    # where each part's answer came from: "asked" (for this configuration, in this process),
+    # "reused" (asked for another configuration: the ELEN twin) or "kept" (the answer store)
+    origins: list = field(default_factory=list)
 
     @property
     def id(self) -> str:
@@ -46,6 +49,7 @@ class Result:
 
 _SETTINGS: dict = {}
 _ANSWERS: dict = {}
+_ANSWERED_AT: dict = {}   # a key of _ANSWERS -> the configuration whose proof put it there
 
 
 def _answer_key(obligation: Obligation, key: tuple) -> tuple:
@@ -108,7 +112,7 @@ def run(obligation: Obligation, cfg: Config, subject: str, method: str = "compos
         result = Result(obligation, cfg, subject, method, answer, [("one query over the whole instruction", answer)])
         result.files = files
         return result
-    parts = []
+    parts, origins = [], []
     verdict_answer = None
     # kept parts (proofs/engine/answers.py) carry no second opinion: unused while a judge decides
     store = answers.current() if setting is None and _built_in_units() and judging() is None else None
@@ -117,12 +121,15 @@ def run(obligation: Obligation, cfg: Config, subject: str, method: str = "compos
         answer = _ANSWERS.get(key) if setting is None else None
         if answer is not None and answer.judged is not judging():   # judged by another judge, or none
             answer = None
+        origin = "reused" if answer is not None and _ANSWERED_AT.get(key) != cfg else "asked"
         material = None
         if answer is None and store is not None:
             material = _part_material(key)
             answer = _kept_part(store, material)
             if answer is not None:
-                _ANSWERS[key] = answer
+                _ANSWERS[key], _ANSWERED_AT[key] = answer, cfg
+                origin = "kept"
+        origins.append(origin)
         work = None
         if answer is None or (exporter is not None and not exporter.has(part.key)):
             work = part.build()
@@ -132,7 +139,7 @@ def run(obligation: Obligation, cfg: Config, subject: str, method: str = "compos
             with about(part=part.text):
                 answer = comp.check(work, timeout_ms)
             if setting is None and answer.verdict != Verdict.UNKNOWN:
-                _ANSWERS[key] = answer
+                _ANSWERS[key], _ANSWERED_AT[key] = answer, cfg
             if material is not None and answer.verdict == Verdict.PROVED:
                 store.put(material, {"verdict": "PROVED", "detail": answer.detail, "solver": answer.solver})
         parts.append((part.text, answer))
@@ -143,7 +150,7 @@ def run(obligation: Obligation, cfg: Config, subject: str, method: str = "compos
         solvers = sorted({a.solver for _, a in parts})
         verdict_answer = Answer(Verdict.PROVED, 0.0, f"{len(parts)} parts", solver="+".join(solvers))
     verdict_answer.seconds = time.perf_counter() - start
-    result = Result(obligation, cfg, subject, method, verdict_answer, parts)
+    result = Result(obligation, cfg, subject, method, verdict_answer, parts, origins=origins)
     result.files = files
     return result
 
@@ -241,4 +248,5 @@ def _forget_terms() -> None:
 def clear_caches() -> None:
     _SETTINGS.clear()
     _ANSWERS.clear()
+    _ANSWERED_AT.clear()
     _forget_terms()

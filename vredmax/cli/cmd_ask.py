@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import textwrap
 
+from vredmax.cli.options import hidden_alias
 from vredmax.cli import configurations
 from vredmax.proofs.claims.claim_language import NAMES_HELP
 from vredmax.runtime.errors import EXIT_ERROR, EXIT_FAILED, EXIT_OK, EXIT_UNKNOWN, UsageError
@@ -39,7 +40,8 @@ def add_parser(subparsers) -> None:
                         help="narrow the spec to a profile: any (the architecture, default), sail, spike, qemu")
     parser.add_argument("--timeout", default="60", metavar="SECONDS", help="per solver query (default 60)")
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
-    parser.add_argument("--emit-test", metavar="FILE",
+    hidden_alias(parser, "--emit-test", dest="emit_test")
+    parser.add_argument("--test-out", dest="emit_test", metavar="FILE",
                         help="write a pytest file (public API only) replaying the counterexample, or "
                              "sampling executions of a proved claim")
     parser.set_defaults(run=run)
@@ -54,7 +56,7 @@ def select_configs(args):
 
 def run(args) -> int:
     from vredmax.runtime.outputs import check_writable_file, cut_short, write_text
-    from vredmax.cli.terminal import progress
+    from vredmax.cli.terminal import progress, say
     from vredmax.proofs.claims import ask
     from vredmax.proofs.claims.claim_language import ClaimError, check
     try:
@@ -71,7 +73,7 @@ def run(args) -> int:
     if not timeout > 0:
         raise UsageError(f"--timeout: expected a positive number of seconds, got {args.timeout!r}")
     if args.emit_test:
-        check_writable_file(args.emit_test, "--emit-test")
+        check_writable_file(args.emit_test, "--test-out")
 
     decided = []
     try:
@@ -85,15 +87,15 @@ def run(args) -> int:
     except ClaimError as error:
         raise UsageError(f"claim: {error}") from None
     except KeyboardInterrupt:
-        print(f"INTERRUPTED after {len(decided)} of {len(configs)} configurations: no verdict", flush=True)
+        say(f"INTERRUPTED after {len(decided)} of {len(configs)} configurations: no verdict")
         raise
     if args.emit_test:
         from vredmax.proofs.claims.emit_test import ask_file
-        write_text(args.emit_test, ask_file(asked), "emit-test")
+        write_text(args.emit_test, ask_file(asked), "--test-out")
     if args.json:
         print(json.dumps(result_json(asked, configs), indent=2))
     else:
-        print("\n".join(summary_lines(asked, configs)))
+        say("\n".join(summary_lines(asked, configs)))
     return EXIT_BY_VERDICT[asked.verdict.value]
 
 

@@ -84,17 +84,17 @@ def run(args) -> int:
     try:
         timeout = float(args.timeout)
     except ValueError:
-        raise UsageError(f"timeout: expected seconds, got {args.timeout!r}") from None
+        raise UsageError(f"--timeout: expected seconds, got {args.timeout!r}") from None
     if not 0 < timeout <= 1_000_000:
-        raise UsageError(f"timeout: must be positive and at most 1000000 seconds, got {args.timeout}")
+        raise UsageError(f"--timeout: must be positive and at most 1000000 seconds, got {args.timeout}")
     wanted = configurations.filters(args, one_elen=True)
     configs = configurations.chosen(legal_configs(wanted.elen, list(wanted.vlens) or list(VLENS)), wanted)
     configs.sort(key=lambda c: (c.vlmax, c.vlen, -c.sew, c.lmul))
-    options = Options(random=_int(args.random, "random"), seed=_int(args.seed, "seed"), timeout_s=timeout,
-                      symbolic_vlmax=None if args.symbolic_vlmax is None else _int(args.symbolic_vlmax, "symbolic-vlmax"),
+    options = Options(random=_int(args.random, "--random"), seed=_int(args.seed, "--seed"), timeout_s=timeout,
+                      symbolic_vlmax=None if args.symbolic_vlmax is None else _int(args.symbolic_vlmax, "--symbolic-vlmax"),
                       engine_python=args.engine_python, elen=wanted.elen, sews=wanted.sews)
     if args.case_out:
-        check_writable_file(args.case_out, "case-out")
+        check_writable_file(args.case_out, "--case-out")
     path, function = split_target(args.target)
     try:
         cflags = parse_cflags(args.cflags)
@@ -111,7 +111,7 @@ def run(args) -> int:
         with cut_short():
             report = check_c(built, configs, options, say)
         if args.case_out and report.counterexample is not None:
-            write_json(args.case_out, cx_case(report.counterexample), "case-out")
+            write_json(args.case_out, cx_case(report.counterexample), "--case-out")
         if args.json:
             print(json.dumps(tagged("check-c", report_json(args.target, built, report, configs)), indent=2))
         else:
@@ -139,7 +139,8 @@ def report_lines(report, configs, case_out: str | None = None) -> list[str]:
         if case_out:
             lines += ["Replay it:", f"  vredmax exec {case_out}    # the case, written there", ""]
         elif len(case) <= INLINE_CASE_LIMIT:
-            lines += ["Replay it:", f"  vredmax exec case.json    # case.json: {case}", ""]
+            lines += ["Replay it: save the case below as case.json, then run vredmax exec case.json",
+                      f"  {case}", ""]
         else:
             lines += [f"Replay it: the case has {len(case)} characters; write it with --case-out FILE, "
                       "then vredmax exec FILE", ""]

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 
 from vredmax.cli import configurations
 from vredmax.presentation.counterexamples import counterexample_lines
@@ -25,7 +26,6 @@ from vredmax.spec.config import legal_configs
 from vredmax.cli import terminal
 from vredmax.runtime.outputs import check_writable_file, cut_short, write_json
 
-DEFAULT_JOBS = min(2, os.cpu_count() or 1)
 MAX_TIMEOUT_S = 1_000_000     # solvers take milliseconds as a 32-bit number
 EXIT_CODES = {Verdict.PROVED: EXIT_OK, Verdict.COUNTEREXAMPLE: EXIT_FAILED,
               Verdict.UNKNOWN: EXIT_UNKNOWN, Verdict.ERROR: EXIT_ERROR}
@@ -59,9 +59,9 @@ def add_parser(subparsers) -> None:
                         help=f"random concrete states per configuration, run (with directed ones) before the proof "
                              f"(default {DEFAULT_RANDOM})")
     parser.add_argument("--seed", default="0", metavar="N", help="seed of the random states (default 0)")
-    add_worker_arguments(parser, f"configurations checked in parallel on this machine (default {DEFAULT_JOBS}); "
+    add_worker_arguments(parser, "configurations checked in parallel on this machine (default 1, as every command: "
+                                 "--jobs 2 on two cores); "
                                  "each configuration runs your code in a fresh child process; with --scheduler, ignored")
-    parser.set_defaults(jobs=str(DEFAULT_JOBS))
     parser.add_argument("--case-out", metavar="FILE",
                         help="write the counterexample's case (the `vredmax exec` format) to FILE")
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
@@ -95,19 +95,19 @@ def run(args) -> int:
     try:
         timeout = float(args.timeout)
     except ValueError:
-        raise UsageError(f"timeout: expected seconds, got {args.timeout!r}") from None
+        raise UsageError(f"--timeout: expected seconds, got {args.timeout!r}") from None
     if not 0 < timeout <= MAX_TIMEOUT_S:     # also nan and inf
-        raise UsageError(f"timeout: must be positive and at most {MAX_TIMEOUT_S} seconds, got {args.timeout}")
+        raise UsageError(f"--timeout: must be positive and at most {MAX_TIMEOUT_S} seconds, got {args.timeout}")
     if args.solver and not available(args.solver):
-        raise UsageError(f"solver: {args.solver} is not installed")
-    random_states = _int(args.random, "random")
-    seed = _int(args.seed, "seed")
+        raise UsageError(f"--solver: {args.solver} is not installed")
+    random_states = _int(args.random, "--random")
+    seed = _int(args.seed, "--seed")
     workers = workers_from_args(args)
     if ":" not in args.target or args.target.startswith(":") or args.target.endswith(":"):
         raise UsageError(f"impl: expected MODULE:FUNCTION (a file path or a module name), got {args.target!r}")
     configs_for(args, args.level or UNIT)    # bad filters are reported before any loading
     if args.case_out:
-        check_writable_file(args.case_out, "case-out")
+        check_writable_file(args.case_out, "--case-out")
     options = (("timeout_ms", int(timeout * 1000)), ("solver", args.solver),
                ("random_states", random_states), ("seed", seed))
     target, cwd = portable_target(args.target), os.getcwd()
@@ -117,7 +117,7 @@ def run(args) -> int:
         raise UsageError(f"impl: {error}") from None
     level = args.level or detected
     if level is None:
-        raise UsageError(f"level: cannot tell the plug-in level of {args.target} from its parameters; "
+        raise UsageError(f"--level: cannot tell the plug-in level of {args.target} from its parameters; "
                          "pass --level unit or --level instruction")
     configs = configs_for(args, level)
     from vredmax.proofs.python.check_impl import Report
@@ -147,7 +147,7 @@ def run(args) -> int:
                          f"({report.count(Verdict.PROVED)} proved so far)")
         raise
     if args.case_out and report.counterexample is not None:
-        write_json(args.case_out, cx_case(report.counterexample), "case-out")
+        write_json(args.case_out, cx_case(report.counterexample), "--case-out")
     if args.json:
         print(json.dumps(tagged("check-impl", report_json(args.target, report)), indent=2))
     else:
@@ -157,14 +157,25 @@ def run(args) -> int:
 
 def result_line(result) -> str:
     cfg = result.cfg
-    text = (f"{str(cfg):<37} VLMAX={cfg.vlmax:<6} {result.method:<11} {result.seconds:6.1f} s"
-            + (f"  {result.random_states} random" if result.random_states else ""))
+    # 80 columns: verdict 15, configuration 35, VLMAX 12, method 11, time (the random states are
+    # counted in the Covered line)
+    text = f"{str(cfg):<34} VLMAX={cfg.vlmax:<5} {result.method:<10} {result.seconds:5.1f}s"
     for note in result.notes:
+        if result.counterexample is not None:   # one witness: the replayable one, shown below
+            note = LOCAL_WITNESS.sub(r"\1", note)
         text += f"\n    note: {note}"
     for check in result.checks:
         if check.verdict != Verdict.PROVED:
-            text += f"\n    {check.verdict.value} (tail {check.tail}, {check.method}): {check.detail}"
+            detail = check.detail if result.counterexample is None else LOCAL_WITNESS.sub(r"\1", check.detail)
+            text += f"\n    {check.verdict.value} (tail {check.tail}, {check.method})" + (
+                f": {detail}" if detail else "")
     return text
+
+
+# The cut-point analysis's own witness (proofs/python/cutpoint.py: the values at one node) in a
+# note, when the monolithic query then found the counterexample that is shown (minimised)
+LOCAL_WITNESS = re.compile(r"(is not a signed max of its inputs): with .*?, which is no signed max of a choice of "
+                           r"them(; no concrete counterexample was found, so the unit may still be right)?", re.S)
 
 
 INLINE_CASE_LIMIT = 400   # characters of a case shown inline (VLEN=65536 registers are not)
@@ -179,7 +190,8 @@ def report_lines(report, case_out: str | None = None) -> list[str]:
         if case_out:
             lines += ["Replay it:", f"  vredmax exec {case_out}    # the case, written there", ""]
         elif len(case) <= INLINE_CASE_LIMIT:
-            lines += ["Replay it:", f"  vredmax exec case.json    # case.json: {case}", ""]
+            lines += ["Replay it: save the case below as case.json, then run vredmax exec case.json",
+                      f"  {case}", ""]
         else:
             lines += [f"Replay it: the case has {len(case)} characters; write it with --case-out FILE "
                       "(or take counterexample.case from --json), then vredmax exec FILE", ""]
@@ -196,7 +208,7 @@ def report_lines(report, case_out: str | None = None) -> list[str]:
     if verdict == Verdict.PROVED:
         lines.append("PROVED: the implementation refines the spec at every configuration checked:")
     else:
-        lines.append(f"{verdict.value}: {report.detail}")
+        lines.append(f"{verdict.value}: {_once(report)}")
         if report.bounds:
             lines.append("proved:")
     lines += [f"  {b}" for b in report.bounds]
@@ -205,6 +217,17 @@ def report_lines(report, case_out: str | None = None) -> list[str]:
     lines.append(f"Covered: {report.coverage()}")
     lines.append(report.summary())
     return lines
+
+
+def _once(report) -> str:
+    """The verdict's detail, unless a configuration's line above printed it already: then where
+    it was (each error is printed once)."""
+    for result in report.results:
+        for check in result.checks:
+            if check.verdict != Verdict.PROVED and check.detail and report.detail.endswith(check.detail):
+                where = report.detail[:-len(check.detail)].rstrip(": ")
+                return f"{where} (the {check.verdict.value} under that configuration above)"
+    return report.detail
 
 
 def cx_case(cx) -> dict:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 
+from vredmax.cli.options import hidden_alias
 from vredmax.presentation.counterexamples import rtl_counterexample_lines
 from vredmax.runtime.errors import EXIT_ERROR, EXIT_FAILED, EXIT_OK, EXIT_UNKNOWN, UsageError
 from vredmax.proofs.rtl.check import Options, check_rtl
@@ -14,6 +15,7 @@ from vredmax.proofs.rtl.protocol import DONE_MODES, Protocol
 from vredmax.proofs.rtl.views import EXTENSIONS, Layout
 from vredmax.proofs.engine.verdict import Verdict
 from vredmax.schema import tagged
+from vredmax.cli import terminal
 from vredmax.spec.config import SEWS
 
 EXIT_CODES = {Verdict.PROVED: EXIT_OK, Verdict.COUNTEREXAMPLE: EXIT_FAILED,
@@ -76,7 +78,8 @@ def add_parser(subparsers) -> None:
     parser.add_argument("--latency", type=int, metavar="N",
                         help="multi-cycle: done must come at most N cycles after the last chunk "
                              "(default: the latency measured by simulation)")
-    parser.add_argument("--vcd", metavar="PATH", help="where to write a counterexample's waveform "
+    hidden_alias(parser, "--vcd", dest="vcd")
+    parser.add_argument("--vcd-out", dest="vcd", metavar="PATH", help="where to write a counterexample's waveform "
                                                       "(default: TOP.sewN.counterexample.vcd)")
     parser.add_argument("--timeout", type=float, default=60.0, metavar="SECONDS", help="time limit per query")
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
@@ -88,13 +91,13 @@ def parse_params(items) -> dict[str, int]:
     for item in items:
         name, sep, value = item.partition("=")
         if not sep or not name:
-            raise UsageError(f"param: expected NAME=VALUE, got {item!r}")
+            raise UsageError(f"--param: expected NAME=VALUE, got {item!r}")
         try:
             params[name] = int(value.replace("_", ""), 0)
         except ValueError:
-            raise UsageError(f"param: {name}: expected an integer, got {value!r}") from None
+            raise UsageError(f"--param: {name}: expected an integer, got {value!r}") from None
         if name == "SEW":
-            raise UsageError("param: set SEW with --sew")
+            raise UsageError("--param: set SEW with --sew")
     return params
 
 
@@ -103,7 +106,7 @@ def parse_pins(items) -> list[tuple[str, str]]:
     for item in items:
         name, sep, value = item.partition("=")
         if not sep or not name or not value:
-            raise UsageError(f"pin: expected PORT=VALUE, got {item!r}")
+            raise UsageError(f"--pin: expected PORT=VALUE, got {item!r}")
         pins.append((name, value))
     return pins
 
@@ -117,18 +120,18 @@ def parse_sews(items) -> list[int] | None:
             try:
                 sew = int(text)
             except ValueError:
-                raise UsageError(f"sew: expected 8, 16, 32 or 64, got {text!r}") from None
+                raise UsageError(f"--sew: expected 8, 16, 32 or 64, got {text!r}") from None
             if sew not in SEWS:
-                raise UsageError(f"sew: must be one of {', '.join(map(str, SEWS))}, got {sew}")
+                raise UsageError(f"--sew: must be one of {', '.join(map(str, SEWS))}, got {sew}")
             found.append(sew)
     return list(dict.fromkeys(found))
 
 
 def run(args) -> int:
     if args.timeout <= 0:
-        raise UsageError(f"timeout: must be positive, got {args.timeout:g}")
+        raise UsageError(f"--timeout: must be positive, got {args.timeout:g}")
     if args.latency is not None and args.latency < 0:
-        raise UsageError(f"latency: must be at least 0, got {args.latency}")
+        raise UsageError(f"--latency: must be at least 0, got {args.latency}")
     params, sews = parse_params(args.param), parse_sews(args.sew)
     sources = list(args.files)
     for flag, items in (("-f", args.command_files), ("-F", args.relative_command_files)):
@@ -139,22 +142,22 @@ def run(args) -> int:
     sources += [f"+incdir+{d}" for d in args.include_dirs] + [f"+define+{d}" for d in args.defines]
     if not args.files and not args.command_files and not args.relative_command_files:
         raise UsageError("file: no source files (give FILE.sv ... or -f FILES.f)")
-    for width, name in ((args.lane_width, "lane-width"), (args.simd, "simd")):
+    for width, name in ((args.lane_width, "--lane-width"), (args.simd, "--simd")):
         if width is not None and (width < 8 or width % 8):
             raise UsageError(f"{name}: must be a multiple of 8, got {width}")
     if args.lane_width is not None and args.simd is not None:
-        raise UsageError("simd: give --lane-width or --simd, not both")
+        raise UsageError("--simd: give --lane-width or --simd, not both")
     if args.extend != "free" and args.lane_width is None:
-        raise UsageError("extend: only with --lane-width")
+        raise UsageError("--extend: only with --lane-width")
     if sews is not None and any(sew > args.elen for sew in sews):
-        raise UsageError(f"sew: {max(sews)} is wider than ELEN={args.elen}")
+        raise UsageError(f"--sew: {max(sews)} is wider than ELEN={args.elen}")
     explicit = [item.partition("=")[0] for item in args.port]
 
     def progress(result):
         if not args.json:
             slot = f" slot {result.slot}" if result.slot is not None else ""
-            print(f"  {result.verdict.value:<14} SEW={result.sew:<3} LANES={result.lanes:<3}{slot} {result.kind:<13} "
-                  f"{result.seconds:6.1f} s", flush=True)
+            terminal.print_verdict(result.verdict.value, f"SEW={result.sew:<3} LANES={result.lanes:<3}{slot} "
+                                   f"{result.kind:<13} {result.seconds:6.1f} s", indent="  ")
 
     try:
         mapping, inverted = parse_ports(args.port)
@@ -164,7 +167,7 @@ def run(args) -> int:
                           Protocol(args.start_with_chunk, args.done, args.active, in_ready="in_ready" in mapped,
                                    out_ready="out_ready" in mapped), args.latency, args.accumulator)
         if not args.json:
-            print(f"check-rtl {' '.join(sources)} --top {args.top}", flush=True)
+            terminal.say(f"check-rtl {' '.join(sources)} --top {args.top}")
         report = check_rtl(sources, args.top, params, options, sews, int(args.timeout * 1000), args.vcd, progress,
                            args.elen)
     except RtlInputError as error:
@@ -172,7 +175,7 @@ def run(args) -> int:
     if args.json:
         print(json.dumps(report_json(report), indent=2))
     else:
-        print("\n".join(report_lines(report)))
+        terminal.say("\n".join(report_lines(report)))
     return EXIT_CODES[report.verdict]
 
 

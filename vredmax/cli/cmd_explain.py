@@ -1,12 +1,13 @@
 """`vredmax explain`: the decode-and-execute animation of one case, for teaching and bug reports.
 
 In a terminal: each step (decode, checks, vl, the seed, the lane table with the running
-maximum, the write of vd[0], the tail, the CSRs). With `--html OUT`: a self-contained page
+maximum, the write of vd[0], the tail, the CSRs). With `--html-out FILE`: a self-contained page
 with the same animation as the manual (docs/vredmax.vs.html), for this case.
 """
 
 from __future__ import annotations
 
+from vredmax.cli.options import hidden_alias
 from vredmax.cli import options
 
 from vredmax.impl.case import CaseError, parse_case
@@ -25,7 +26,9 @@ def add_parser(subparsers) -> None:
                     "encoding fields, the legality checks, the seed, each lane's value, mask bit, active "
                     "flag and running maximum, the write of vd[0] and the tail.")
     parser.add_argument("case", help="case file, or - for standard input")
-    parser.add_argument("--html", metavar="OUT", help="also write the animated page to OUT (self-contained HTML)")
+    parser.add_argument("--html-out", dest="html", metavar="FILE",
+                        help="also write the animated page to FILE (self-contained HTML)")
+    hidden_alias(parser, "--html", dest="html")
     parser.add_argument("--max-rows", type=options.rows, default=64, metavar="N",
                         help="lanes shown in the terminal's lane table (default: 64)")
     parser.add_argument("--elen", type=int, choices=(32, 64),
@@ -35,7 +38,7 @@ def add_parser(subparsers) -> None:
 
 def run(args) -> int:
     if args.html:
-        check_writable_file(args.html, "--html")
+        check_writable_file(args.html, "--html-out")
     with _open(args.case) as stream:
         text = stream.read()
     try:
@@ -46,6 +49,6 @@ def run(args) -> int:
     run_trace = trace(pre, insn, tail)
     print("\n".join(text_lines(run_trace, args.max_rows)))
     if args.html:
-        write_text(args.html, case_page(run_trace, obj if isinstance(obj, dict) else None), "--html")
+        write_text(args.html, case_page(run_trace, obj if isinstance(obj, dict) else None), "--html-out")
         print(f"wrote {args.html}")
     return EXIT_OK

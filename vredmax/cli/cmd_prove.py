@@ -25,7 +25,7 @@ from vredmax.cli.cluster import add_arguments as add_worker_arguments, workers_f
 from vredmax.cli.options import positive_int
 from vredmax.runtime.outputs import check_writable, cut_short
 from vredmax.schema import tagged
-from vredmax.cli.terminal import print_verdict, progress, say
+from vredmax.cli.terminal import print_verdict, progress, say, width
 
 from vredmax.spec.config import Config, every_config, legal_configs
 from vredmax.runtime.errors import EXIT_ERROR, EXIT_FAILED, EXIT_OK, EXIT_UNKNOWN, UsageError
@@ -37,11 +37,15 @@ SEED_CONFIG = Config(4096, DEFAULT_ELEN, 16, "m1")   # the seed document's confi
 DEFAULT_CONFIGS = (legal_configs(64, [128]) + [SEED_CONFIG] + legal_configs(32, [32])
                    + legal_configs(64, [64]))
 VERDICT_ORDER = ("COUNTEREXAMPLE", "ERROR", "UNKNOWN", "PROVED")   # worst first
+# A configuration's line fits 80 columns: PROVED, CERTIFIED, UNKNOWN, ERROR fill the verdict
+# column, COUNTEREXAMPLE overflows it (and the line wraps if it must: terminal.fit)
+CONFIG_VERDICT_WIDTH = 9
 
 
 def add_parser(subparsers) -> None:
     parser = subparsers.add_parser(
-        "prove", help="prove the obligations (default: a representative set, under a minute)",
+        "prove", help="prove the obligations (default: 60 representative configurations; about a minute of "
+                 "CPU, seconds when the answers are kept)",
         description="Prove every obligation of the catalogue of the spec and of each algorithm, per "
                     "configuration. Default: every SEW x LMUL at VLEN=128 and ELEN=64, VLEN=4096 SEW=16 "
                     "LMUL=m1, and every SEW x LMUL of the smallest machines VLEN=ELEN=32 and VLEN=ELEN=64.")
@@ -112,22 +116,30 @@ def run(args) -> int:
         lemma_hosts.setdefault((twins[0].sew, method), twins[0])
     work = [(twins, method, args.pattern, timeout, args.smt2_out, lemma_hosts[(twins[0].sew, method)] == twins[0],
              args.certify) for twins, method in tasks]
+    # the bar counts configurations, as the summary does: one is done when its every unit is
+    units_left: dict = {}
+    for twins, _ in tasks:
+        for cfg in twins:
+            units_left[cfg] = units_left.get(cfg, 0) + 1
     start = time.perf_counter()
     records, queries = [], {}
     try:
-        with cut_short(), workers as pool, progress(len(work), "prove", quiet=args.quiet or args.json) as bar:
+        with cut_short(), workers as pool, progress(len(units_left), "prove", quiet=args.quiet or args.json) as bar:
             function = prove_unit
             if pool.in_process:   # this process proves: the bar can name each obligation
-                function = functools.partial(prove_unit, on_obligation=lambda cfg, name: bar.describe(f"{cfg} {name}"))
-            for _, batch in pool.map_unordered(function, work):
+                function = functools.partial(prove_unit, on_obligation=lambda cfg, name: bar.describe(f"{name} at {cfg}"))
+            for index, batch in pool.map_unordered(function, work):
                 for record in batch:     # the certificates' records travel with the obligations'
                     for query in record.pop("_queries", ()):
                         queries.setdefault(query["id"], query)
                 records += batch
                 if not args.json:
-                    for indent, verdict, text in report_lines(batch, args.quiet, args.verbose):
-                        bar.log_verdict(verdict, text, indent=indent)
-                bar.advance()
+                    for indent, verdict, text, width in report_lines(batch, args.quiet, args.verbose):
+                        bar.log_verdict(verdict, text, width=width, indent=indent)
+                twins = work[index][0]
+                for cfg in twins:
+                    units_left[cfg] -= 1
+                bar.advance(n=sum(1 for cfg in twins if units_left[cfg] == 0))
     except KeyboardInterrupt:
         _print_totals(args, configs, records, time.perf_counter() - start, interrupted=(len(records), len(work)))
         raise
@@ -173,23 +185,27 @@ def _print_totals(args, configs, records, elapsed: float, interrupted=None) -> d
     if args.json:
         say(json.dumps(tagged("prove-result", {
             "interrupted": interrupted is not None, "summary": counts, "seconds": round(elapsed, 2),
-            "solvers": versions(), "configurations": len(configs), "results": records}), indent=2))
+            "solvers": versions(), "configurations": len(configs), "results": records}), indent=2), fitted=False)
     elif interrupted is not None:
         print_verdict("INTERRUPTED", f"after {interrupted[0]} obligation lines: {tally} so far; the run is "
                                      f"not complete", width=0)
     else:
         if not args.quiet:
-            say(f"{len(configs)} configurations, {len(records)} obligation lines, {elapsed:.1f} s "
-                f"({', '.join(f'{k} {v}' for k, v in versions().items())})")
+            proofs = sum(len(r["subjects"]) for r in records)
+            say(f"{len(configs)} configurations, {len(records)} obligation lines ({proofs} proofs, one per "
+                f"subject), {elapsed:.1f} s")
+            say(f"solvers: {', '.join(f'{k} {v}' for k, v in versions().items())}")
+            if any(origin_of(r) != "asked" for r in records):
+                say(REUSE_LEGEND)
         say(f"Summary: {tally}")
     return counts
 
 
 def report_lines(batch: list[dict], quiet: bool, verbose: bool):
-    """(indent, verdict, text) lines for one unit of work: per obligation with `verbose`; else
+    """(indent, verdict, text, verdict width) lines for one unit of work: per obligation with `verbose`; else
     per configuration (not with `quiet`), and every obligation not proved in full under it."""
     if verbose:
-        return [("", shown_verdict(r), line(r)[15:]) for r in batch]
+        return [("", shown_verdict(r), line(r)[15:], 14) for r in batch]
     lines = []
     by_config: dict = {}
     for record in batch:
@@ -203,13 +219,42 @@ def report_lines(batch: list[dict], quiet: bool, verbose: bool):
             c = group[0]["config"]
             seconds = sum(r["seconds"] for r in group)
             proved = sum(1 for r in group if r["verdict"] == "PROVED")
-            certified = f", {sum(1 for r in group if r.get('certified'))} certified" if certifying else ""
+            shown = f"{proved}/{len(group)} proved"
+            if certifying:
+                certified = sum(1 for r in group if r.get("certified"))
+                shown = f"{certified}/{len(group)} certified" if certified == proved else f"{shown}, {certified} certified"
             where = f"VLEN={c['vlen']} ELEN={c['elen']} SEW={c['sew']} LMUL={c['lmul']} VLMAX={c['vlmax']}"
-            lines.append(("", worst, f"{where:<48} {proved} of {len(group)} obligations proved{certified}  "
-                                     f"{seconds:.2f}s" + ("  (monolithic)" if method == "monolithic" else "")))
-        lines += [("  ", shown_verdict(r), line(r)[15:].replace("\n", "\n  ")) for r in group
+            marks = [m for m in (reuse_mark(group), "monolithic" if method == "monolithic" else "") if m]
+            lines.append(("", worst, f"{where:<39} {shown} {seconds:.2f}s"
+                                     + "".join(f", {m}" for m in marks), CONFIG_VERDICT_WIDTH))
+        lines += [("  ", shown_verdict(r), line(r)[15:].replace("\n", "\n  "), 14) for r in group
                   if r["verdict"] != "PROVED" or r.get("certified") is False]
     return lines
+
+
+def origin_of(record: dict) -> str:
+    """"asked" when a solver was asked any part of the line's proof for its configuration in
+    this run; else "kept" (every answer from the answer store) or "reused" (answers asked for
+    another configuration of the run: the ELEN twin's, the same queries)."""
+    origins = [p.get("origin") for s in record["subjects"] for p in s["parts"]]
+    if not origins or None in origins or "asked" in origins:
+        return "asked"
+    return "kept" if all(o == "kept" for o in origins) else "reused"
+
+
+def reuse_mark(group: list[dict]) -> str:
+    """How many of a configuration's lines rest on answers not asked for it: "reused", "kept",
+    "12 reused", "3 reused, 40 kept" or ""."""
+    origins = [origin_of(r) for r in group]
+    counts = [(origins.count(o), o) for o in ("reused", "kept") if o in origins]
+    if len(counts) == 1 and counts[0][0] == len(group):
+        return counts[0][1]
+    return ", ".join(f"{n} {o}" for n, o in counts)
+
+
+REUSE_LEGEND = ("reused: every answer was asked for another configuration of this run (the same query: "
+                "an ELEN=32 configuration asks what its ELEN=64 twin asked); kept: every answer was kept "
+                "from an earlier run (--no-cache asks again)")
 
 
 def shown_verdict(record: dict) -> str:
@@ -279,8 +324,9 @@ def record_of(obligation, cfg: Config, method: str, results, certifying: bool = 
         "seconds": round(sum(r.answer.seconds for r in results), 3),
         "subjects": [{"subject": r.subject, "verdict": r.answer.verdict.value, "seconds": round(r.answer.seconds, 3),
                       "solver": r.answer.solver, "detail": r.answer.detail,
-                      "parts": [{"part": text, "verdict": a.verdict.value, "solver": a.solver, "detail": a.detail}
-                                for text, a in r.parts]}
+                      "parts": [{"part": text, "verdict": a.verdict.value, "solver": a.solver, "detail": a.detail,
+                                 **({"origin": origin} if origin else {})}
+                                for (text, a), origin in zip(r.parts, list(r.origins) + [None] * len(r.parts))]}
                      for r in results],
     }
     if certifying:
@@ -341,7 +387,9 @@ def line(record: dict) -> str:
     if record["kind"] == "lemma":
         where = f"SEW={c['sew']} (all values)"
     subjects = record["subjects"]
-    text = (f"{shown_verdict(record):<14} {record['id']:<48} {where:<48} "
+    columns = width()
+    pad = 48 if columns is None or columns >= 150 else 0   # aligned columns where they fit, else fitted text
+    text = (f"{shown_verdict(record):<14} {record['id']:<{pad}} {where:<{pad}} "
             f"{len(subjects)} subject{'s' if len(subjects) > 1 else ''}  {record['seconds']:.2f}s")
     if record["method"] == "monolithic":
         text += "  (monolithic)"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+from vredmax.cli.options import hidden_alias
 from vredmax.cli import configurations
 from vredmax.presentation.counterexamples import counterexample_lines
 from vredmax.proofs.claims.claims import select
@@ -27,7 +28,8 @@ def add_parser(subparsers) -> None:
     parser.add_argument("-k", metavar="PATTERN", dest="pattern",
                         help="only the claims whose id contains PATTERN")
     parser.add_argument("--json", action="store_true", help="print the results as JSON")
-    parser.add_argument("--emit-test", metavar="FILE",
+    hidden_alias(parser, "--emit-test", dest="emit_test")
+    parser.add_argument("--test-out", dest="emit_test", metavar="FILE",
                         help="write the counterexamples as a pytest regression test file")
     parser.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT_MS / 1000, metavar="SECONDS",
                         help=f"solver time limit per claim (default: {DEFAULT_TIMEOUT_MS // 1000})")
@@ -52,7 +54,7 @@ def run(args) -> int:
     if args.timeout <= 0:
         raise UsageError(f"--timeout: must be positive, got {args.timeout:g}")
     if args.emit_test:
-        check_writable_file(args.emit_test, "--emit-test")
+        check_writable_file(args.emit_test, "--test-out")
     configs = chosen_configs(args)
     if args.list:
         for claim in claims:
@@ -71,7 +73,7 @@ def run(args) -> int:
     except KeyboardInterrupt:   # what was refuted so far, marked INTERRUPTED; no file, no Summary
         if args.json:
             say(json.dumps(tagged("refute-result", {"interrupted": True, "claims": [result_json(r) for r in results],
-                                                    "summary": summary_counts(results)}), indent=2))
+                                                    "summary": summary_counts(results)}), indent=2), fitted=False)
         else:
             print_verdict("INTERRUPTED", f"after {len(results)} of {len(claims)} claims; the run is not complete",
                           width=0)
@@ -141,5 +143,5 @@ def write_tests(path: str, results: list[Refutation]) -> None:
     items = [(r.claim, r.counterexample, r.asked) for r in results
              if r.status == REFUTED and r.counterexample is not None]
     if not items:
-        raise UsageError("emit-test: no counterexample to write (existential claims have none)")
-    write_text(path, refute_file(items), "emit-test")
+        raise UsageError("--test-out: no counterexample to write (existential claims have none)")
+    write_text(path, refute_file(items), "--test-out")

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 
+from vredmax.cli.options import hidden_alias
 from vredmax.runtime.outputs import check_writable, check_writable_file, cut_short, write_text
 from vredmax.schema import tagged
 from vredmax.cli.terminal import print_verdict, progress
@@ -22,8 +23,9 @@ def add_parser(subparsers) -> None:
         description="Run every proof obligation and every refutation and write the semantics "
                     "document. The output is deterministic (no timings), so it can be committed "
                     "and checked.")
-    parser.add_argument("--out-dir", "-o", "--output", dest="out_dir", default="docs", metavar="DIR",
-                        help="where to write (default: docs; -o and --output as in testgen)")
+    parser.add_argument("-o", "--out", dest="out_dir", default="docs", metavar="DIR",
+                        help="where to write (default: docs)")
+    hidden_alias(parser, "--out-dir", "--output", dest="out_dir", default="docs")
     parser.add_argument("--check", action="store_true",
                         help="write nothing; exit 1 if regenerating would change the files")
     parser.add_argument("--all", action="store_true",
@@ -50,7 +52,7 @@ def run(args) -> int:
     if args.timeout <= 0:
         raise UsageError(f"--timeout: must be positive, got {args.timeout:g}")
     if not args.check:   # before any proving: where the files go must take them
-        check_writable(args.out_dir, "--out-dir")
+        check_writable(args.out_dir, "--out")
     if args.timings:
         check_writable_file(args.timings, "--timings")
     judge = None
@@ -82,10 +84,13 @@ def run(args) -> int:
         print(f"{', '.join(os.path.join(args.out_dir, name) for name in files)}: up to date")
     else:
         for name, text in files.items():   # each file whole or not at all
-            write_text(os.path.join(args.out_dir, name), text, "--out-dir")
+            write_text(os.path.join(args.out_dir, name), text, "--out")
         print(f"wrote {', '.join(os.path.join(args.out_dir, name) for name in files)}")
     s = doc["summary"]
     certified = f" ({s['certified']} CERTIFIED)" if "certified" in s else ""
+    lines = sum(len(p["results"]) for p in doc["properties"])
+    proofs = s["proved"] + s["counterexamples"] + s["unknown"] + s["errors"]
+    print(f"{lines} obligation lines (as `vredmax prove` counts them), {proofs} proofs (one per line and subject)")
     print(f"Summary: {s['proved']} proved{certified}, {s['counterexamples']} counterexamples, {s['unknown']} unknown, "
           f"{s['errors']} errors; {s['claims_refuted']} of {s['claims']} wrong assumptions refuted")
     if s["counterexamples"] or s["claims_refuted"] < s["claims"]:

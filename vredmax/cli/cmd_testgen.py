@@ -14,6 +14,7 @@ import sys
 import time
 from pathlib import Path
 
+from vredmax.cli.options import hidden_alias
 from vredmax.platforms.conformance.qemu import TAILS
 from vredmax.runtime.errors import EXIT_ERROR, EXIT_FAILED, EXIT_OK, UsageError
 from vredmax.schema import tagged
@@ -42,8 +43,9 @@ def add_parser(subparsers) -> None:
     parser.add_argument("--tail", choices=("undisturbed", "ones", "any"),
                         help="override the profile's agnostic-tail policy (qemu with ones = rvv_ta_all_1s=true)")
     parser.add_argument("--random", type=int, default=100, metavar="K", help="seeded random cases (default 100)")
-    parser.add_argument("--seed", type=int, default=1, metavar="S", help="the random cases' seed (default 1)")
-    parser.add_argument("-o", "--output", required=True, metavar="DIR", help="the output directory")
+    parser.add_argument("--seed", type=int, default=0, metavar="N", help="the random cases' seed (default 0)")
+    parser.add_argument("-o", "--out", dest="output", metavar="DIR", help="the output directory (required)")
+    hidden_alias(parser, "--output", dest="output")
     parser.add_argument("--mutate", choices=sorted(MUTANTS), metavar="NAME",
                         help="write a mutant instead (no cases.jsonl): the instruction word's operation "
                              f"replaced by this reduction ({', '.join(sorted(MUTANTS))}), same operands; its "
@@ -73,15 +75,17 @@ def add_parser(subparsers) -> None:
 def _check(args) -> None:
     try:
         check_machine(args.vlen, args.elen)
-    except ValueError as error:
-        raise UsageError(str(error)) from None
+    except ValueError as error:   # "vlen: ..." from the spec: the option's name, as everywhere
+        raise UsageError(f"--{error}") from None
     if args.random < 0:
-        raise UsageError(f"random: must be 0 or more, got {args.random}")
+        raise UsageError(f"--random: must be 0 or more, got {args.random}")
     if args.seed < 0:
-        raise UsageError(f"seed: must be 0 or more, got {args.seed}")
+        raise UsageError(f"--seed: must be 0 or more, got {args.seed}")
+    if args.output is None:
+        raise UsageError("-o/--out: required (the folder to write the suite into; see vredmax testgen --help)")
     out = Path(args.output)
     if out.exists() and not out.is_dir():
-        raise UsageError(f"output: {args.output} exists and is not a directory")
+        raise UsageError(f"--out: {args.output} exists and is not a directory")
 
 
 def run(args) -> int:
@@ -95,7 +99,7 @@ def run(args) -> int:
     try:
         files = write_suite(suite, out, funct6)
     except OSError as error:
-        raise UsageError(f"output: cannot write {args.output}: {error.strerror}") from None
+        raise UsageError(f"--out: cannot write {args.output}: {error.strerror}") from None
     summary = {"vlen": args.vlen, "elen": args.elen, "profile": profile.name, "directed": suite.directed,
                "random": suite.random, "seed": args.seed, "cases": len(suite.entries),
                "skipped_by_profile": sum(e.check.skip for e in suite.entries),

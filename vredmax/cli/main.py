@@ -66,17 +66,40 @@ def main(argv=None) -> int:
     file) and Ctrl-C become one line on stderr and an exit code (vredmax/runtime/outputs.py)."""
     argv = sys.argv[1:] if argv is None else list(argv)
     alone = STANDALONE.get(argv[0]) if argv else None
+    parser = build_parser((alone,) if alone else COMMANDS)
     try:
-        args = build_parser((alone,) if alone else COMMANDS).parse_args(argv)
+        args = parser.parse_args(argv)
     except UsageError as error:   # argparse's own mistakes, as one line
         print(f"vredmax: error: {error}", file=sys.stderr)
         return EXIT_USAGE
-    return guarded(lambda: _run(args))
+    options = set() if args.command in CASE_COMMANDS else _options_of(parser, args.command)
+    return guarded(lambda: _run(args, options))
 
 
-def _run(args) -> int:
-    if not hasattr(args, "no_cache"):
-        return args.run(args)
-    from vredmax.proofs.engine import answers
-    with answers.using(None if args.no_cache else answers.default_folder()):
-        return args.run(args)
+# their errors name a case's fields (`elen: ...` is the case's ELEN), never renamed as options
+CASE_COMMANDS = {"exec", "explain", "judge", "asm", "disasm"}
+
+
+def _options_of(parser, command: str) -> set[str]:
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    return {name for action in sub.choices[command]._actions for name in action.option_strings}
+
+
+def _run(args, options: set[str] = frozenset()) -> int:
+    try:
+        if not hasattr(args, "no_cache"):
+            return args.run(args)
+        from vredmax.proofs.engine import answers
+        with answers.using(None if args.no_cache else answers.default_folder()):
+            return args.run(args)
+    except UsageError as error:
+        raise _named_as_option(error, options) from None
+
+
+def _named_as_option(error: UsageError, options: set[str]) -> UsageError:
+    """Error fields in one style: an option is named as it is typed (`--seed: ...`), whichever
+    layer found the mistake (`seed: ...`); a file or an argument keeps its name (`case: ...`)."""
+    field, colon, rest = str(error).partition(": ")
+    if colon and not field.startswith("-") and f"--{field}" in options:
+        return UsageError(f"--{field}: {rest}")
+    return error

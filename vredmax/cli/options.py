@@ -32,3 +32,9 @@ def rows(text: str) -> int:
     if value < 0:
         raise argparse.ArgumentTypeError(f"must be an integer 0 or more, got {text!r}")
     return value
+
+
+def hidden_alias(parser, *names: str, dest: str, **kwargs) -> None:
+    """An earlier spelling of an option, still accepted and not shown in --help
+    (docs/reference/output.md#shared-options has the names in use)."""
+    parser.add_argument(*names, dest=dest, help=argparse.SUPPRESS, **kwargs)

@@ -19,22 +19,30 @@ API (stable for the command modules):
 
     console()                      # the rich Console on stdout (colour only on a terminal)
     err_console()                  # the same on stderr
-    say(text, style=None)          # one line on stdout, plain text (no markup interpreted)
+    say(text, style=None)          # one line on stdout, plain text (no markup interpreted), fitted
+    say(json_text, fitted=False)   # text a program reads: never wrapped
     print_verdict(verdict, text, width=14, indent="")   # "PROVED  text", the verdict coloured
     verdict_style(verdict)         # the style name of a verdict (PROVED green, ...)
 
-Lines are printed with soft wrapping (a long line stays one line in a file) and without rich
-markup or highlighting, so text from proofs or users is printed as it is.
+Lines are printed without rich markup or highlighting, so text from proofs or users is printed
+as it is. A line wider than the output is wrapped here, deliberately, at spaces, its continuation
+indented under its text (`fit`), so that no line wraps on the terminal: the width is $COLUMNS
+when it is set, else the terminal's width when stdout is one; piped output without $COLUMNS is
+not wrapped (a long line stays one line in a file). A word longer than the width (a register's
+hex value at a large VLEN) is not cut.
 """
 
 from __future__ import annotations
 
+import os
 import sys
+import textwrap
 from contextlib import contextmanager
 
 from rich.console import Console
 from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn,
                            TimeRemainingColumn)
+from rich.table import Column
 from rich.text import Text
 
 VERDICT_STYLES = {
@@ -76,22 +84,58 @@ def err_console() -> Console:
     return _console_for(sys.stderr)
 
 
+def width() -> int | None:
+    """The width lines are fitted to: $COLUMNS, else the terminal's (stdout a terminal), else None."""
+    try:
+        columns = int(os.environ.get("COLUMNS", ""))
+    except ValueError:
+        columns = 0
+    if columns > 0:
+        return max(columns, 20)
+    if _is_tty(sys.stdout):
+        return max(console().width, 20)
+    return None
+
+
+def fit(text: str, hang: int = 4, columns: int | None = None, first_hang: int | None = None) -> str:
+    """`text` with every line wider than `columns` (default: `width()`) wrapped at spaces; the
+    continuation lines are indented `hang` columns more than the line's own indentation
+    (`first_hang` for the first line's: e.g. under the text after a verdict word)."""
+    columns = width() if columns is None else columns
+    if columns is None:
+        return text
+    out = []
+    for number, line in enumerate(text.split("\n")):
+        if len(line) <= columns:
+            out.append(line)
+            continue
+        extra = first_hang if number == 0 and first_hang is not None else hang
+        indent = " " * min(len(line) - len(line.lstrip(" ")) + extra, columns // 2)
+        out += textwrap.wrap(line, columns, subsequent_indent=indent, break_long_words=False,
+                             break_on_hyphens=False) or [line]
+    return "\n".join(out)
+
+
 def verdict_style(verdict: str) -> str | None:
     return VERDICT_STYLES.get(verdict)
 
 
-def say(text: str, style: str | None = None) -> None:
-    """One line (or several) on stdout as plain text; coloured with `style` on a terminal."""
+def say(text: str, style: str | None = None, fitted: bool = True) -> None:
+    """One line (or several) on stdout as plain text; coloured with `style` on a terminal.
+    `fitted=False` for text a program reads (JSON): printed as it is, never wrapped."""
     out = console()
-    out.print(Text(text, style=style or ""), soft_wrap=True)
+    out.print(Text(fit(text) if fitted else text, style=style or ""), soft_wrap=True)
     out.file.flush()
 
 
 def _verdict_line(verdict: str, text: str, width: int, indent: str) -> Text:
-    line = Text(indent)
-    line.append(f"{verdict:<{width}}", style=verdict_style(verdict) or "")
-    if text:
-        line.append(f" {text}")
+    """The verdict word coloured, the text after it; fitted, continuation lines under the text."""
+    plain = fit(f"{indent}{verdict:<{width}}" + (f" {text}" if text else ""),
+                first_hang=len(f"{verdict:<{width}} ") if width else 4)
+    head = len(indent) + len(verdict)
+    line = Text(plain[:len(indent)])
+    line.append(plain[len(indent):head], style=verdict_style(verdict) or "")
+    line.append(plain[head:])
     return line
 
 
@@ -128,7 +172,7 @@ class Bar:
         """Print a line on stdout. When the bar is drawn on the same terminal, the line goes
         above it; when stdout is a pipe it is written there as plain text."""
         if self._live is not None and _is_tty(sys.stdout):
-            self._live.console.print(Text(line, style=style or ""), soft_wrap=True)
+            self._live.console.print(Text(fit(line), style=style or ""), soft_wrap=True)
         else:
             say(line, style)
 
@@ -155,10 +199,14 @@ def progress(total: int, label: str, quiet: bool = False):
     if quiet or not _is_tty(sys.stderr):
         yield Bar(total, label, None)
         return
-    live = Progress(TextColumn("{task.description}", markup=False), BarColumn(), MofNCompleteColumn(),
-                    TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(),
-                    console=_Console(file=sys.stderr, markup=False, highlight=False, emoji=False),
-                    transient=True, redirect_stdout=False, redirect_stderr=False)
+    bar_console = _Console(file=sys.stderr, markup=False, highlight=False, emoji=False)
+    columns = width() or bar_console.width
+    # the counts and times keep their room; the description gives way (cut with an ellipsis)
+    fixed = len(f"{total}/{total}") + len("0:00:00 ETA 0:00:00") + 12 + 5
+    text = Column(no_wrap=True, overflow="ellipsis", max_width=max(columns - fixed, 8))
+    live = Progress(TextColumn("{task.description}", markup=False, table_column=text), BarColumn(bar_width=12),
+                    MofNCompleteColumn(), TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(),
+                    console=bar_console, transient=True, redirect_stdout=False, redirect_stderr=False)
     live.start()
     try:
         yield Bar(total, label, live)
