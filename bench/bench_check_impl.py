@@ -11,6 +11,10 @@
 3. With --all, every legal configuration (proofs/check_impl.all_configs, 220 at ELEN=64).
 4. With --step, `prove_step_at_scale` of a whole instruction (examples/my_reduction.py:step by
    default) at every configuration with VLEN=4096, both tail policies.
+5. With --plain-step, the plain default run a user makes of a correct emulator step written in
+   plain Python (`vredmax check-impl tests/buggy/emulators.py:step_plain`, no options: every
+   default configuration, concrete states, proofs), in a fresh process: its output and wall
+   time (stopped after --plain-limit seconds, which it then says).
 It prints the figures (per configuration and totals); it asserts nothing. The machine is
 shared (2 cores, other processes running): figures vary from run to run.
 """
@@ -111,6 +115,28 @@ def step_sweep(target: str, configs, timeout_ms: int) -> None:
           flush=True)
 
 
+def plain_step(target: str, limit: int) -> None:
+    import signal
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    command = [os.path.join(os.path.dirname(sys.executable), "vredmax"), "check-impl", target]
+    print(f"\nA plain default run of a plain-Python step: vredmax check-impl {target}", flush=True)
+    start = time.perf_counter()
+    child = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=root,
+                             start_new_session=True)       # its workers stopped with it
+    try:
+        out, _ = child.communicate(timeout=limit)
+    except subprocess.TimeoutExpired:
+        os.killpg(child.pid, signal.SIGTERM)
+        out, _ = child.communicate()
+        for line in (out or "").splitlines():
+            print("  " + line)
+        print(f"  did not finish within {limit} s (stopped)", flush=True)
+        return
+    for line in out.splitlines():
+        print("  " + line)
+    print(f"  exit {child.returncode}; wall time {time.perf_counter() - start:.1f} s", flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--unit", default=DEFAULT_UNIT, help="MODULE:FUNCTION of the unit to time")
@@ -120,6 +146,9 @@ def main() -> None:
     parser.add_argument("--all", action="store_true", help="also every legal configuration")
     parser.add_argument("--step", nargs="?", const="examples/my_reduction.py:step",
                         help="also time a whole instruction (MODULE:FUNCTION) at VLEN=4096")
+    parser.add_argument("--plain-step", nargs="?", const="tests/buggy/emulators.py:step_plain",
+                        help="also time a plain default check-impl run of a plain-Python step")
+    parser.add_argument("--plain-limit", type=int, default=1800, help="seconds before --plain-step is stopped")
     parser.add_argument("--one", help=argparse.SUPPRESS)
     parser.add_argument("--config", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -142,6 +171,8 @@ def main() -> None:
         sweep("Every legal configuration (--all)", args.unit, all_configs(UNIT), timeout_ms)
     if args.step:
         step_sweep(args.step, [c for c in all_configs("instruction") if c.vlen == 4096], timeout_ms)
+    if args.plain_step:
+        plain_step(args.plain_step, args.plain_limit)
 
 
 if __name__ == "__main__":

@@ -8,10 +8,9 @@ Two plug-in levels; this file has one function of each:
 
 A reduction unit gets the element ops `ops` (spec/bv.py: ops.smax, ops.smin, ops.ite,
 ops.const, ops.and_, ...), the seed vs1[0], the VLMAX elements of the vs2 group and their
-active flags, and returns vd[0]. The same code runs on Python ints and on Z3 terms, so only
-use `ops` to combine values: no Python `if` on a value or a flag (use ops.ite); check-impl
-stops with an error at the line of such an `if`. Python control flow on concrete things (the
-index i, len(elements), ops.width) is fine.
+active flags, and returns vd[0]. The same code runs on Python ints and on symbolic values
+with the ints' meaning; `ops` is the cheapest way to combine them, but plain Python (`if`,
+`max(..., key=...)`, `sorted`) is proved too (docs/guide/check-impl.md; tests/buggy/emulators.py).
 
 A whole instruction gets the machine ops `m` (spec/bv.py), the pre-state (spec/state.py
 ArchState), the instruction fields (vd, vs2, vs1, vm), the configuration (spec/config.py

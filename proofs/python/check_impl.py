@@ -47,9 +47,11 @@ from vredmax.proofs.engine.counterexample import Counterexample
 from vredmax.proofs.engine.minimise import smallest_model
 from vredmax.proofs.engine.solvers import available, versions
 from vredmax.proofs.engine.truth_guard import SymbolicBranch, no_truth_tests
-from vredmax.proofs.python import plugin
+from vredmax.proofs.python import plugin, rewrite
+from vredmax.proofs.python.paths import explore
+from vredmax.proofs.python.branches import Escalate
 from vredmax.proofs.python.concrete import DIRECTED, RANDOM, concrete_states, random_count, random_state
-from vredmax.proofs.python.values import Refusal
+from vredmax.proofs.python.values import INTERNAL_FILES, Refusal
 from vredmax.proofs.engine.verdict import Verdict, prove
 from vredmax.spec import relation as spec
 from vredmax.spec.bv import Concrete, Symbolic, Z3Elements
@@ -164,9 +166,11 @@ def load(target: str):
             path = os.path.abspath(module_name)
             name = "vredmax_user_" + "".join(c if c.isalnum() else "_" for c in
                                              os.path.splitext(os.path.basename(path))[0])
-            loader_spec = importlib.util.spec_from_file_location(name, path)
-            module = importlib.util.module_from_spec(loader_spec)
+            # rewritten so that its branches on symbolic values can be merged or explored
+            # (proofs/python/rewrite.py), its neighbours too when it imports them
+            loader_spec, module = rewrite.module_from_file(name, path)
             folder = os.path.dirname(path)
+            rewrite.user_folder(folder)
             if folder not in sys.path:
                 sys.path.insert(0, folder)
             if os.getcwd() not in sys.path:     # as `python` does: packages of the working directory
@@ -181,7 +185,8 @@ def load(target: str):
         # the innermost frame outside importlib's machinery (a SyntaxError names its own place)
         frames = [f for f in traceback.extract_tb(error.__traceback__)
                   if not f.filename.startswith("<frozen") and "importlib" not in f.filename
-                  and os.path.abspath(f.filename) != os.path.abspath(__file__)]
+                  and os.path.abspath(f.filename) != os.path.abspath(__file__)
+                  and os.path.abspath(f.filename) not in INTERNAL_FILES]
         where = (f" (at {frames[-1].filename}:{frames[-1].lineno})"
                  if frames and not isinstance(error, SyntaxError) else "")
         raise LoadError(f"cannot load {module_name}: {type(error).__name__}: {error}{where}") from None
@@ -244,7 +249,7 @@ def call_user(function, args, backend: str, name: str | None = None, cx=None):
     except SymbolicBranch as error:
         raise ImplementationError(f"{name} branches on a symbolic value at {error}") from None
     except BaseException as error:
-        if isinstance(error, ImplementationError):
+        if isinstance(error, (ImplementationError, Escalate)):
             raise
         if isinstance(error, Refusal):
             raise ImplementationError(f"{name} {error.verb()} {error}") from None
@@ -286,27 +291,46 @@ def _user_files(function) -> list:
 
 def checked_unit(unit):
     """The unit as step calls it: handed the proxies of its backend (proofs/python/plugin.py),
-    run through `call_user`, its result checked to be one SEW-bit element value and returned
-    as the backend's term."""
+    run through `call_user` (while proving, once per path: proofs/python/paths.py), its result
+    checked to be one SEW-bit element value and returned as the backend's term."""
     name = getattr(unit, "__name__", "reduce")
 
     def run(ops, seed, elements, active):
         cx = plugin.unit_context(ops, _user_files(unit))
-        args = plugin.unit_arguments(ops, seed, elements, active, cx)
         backend = ("a concrete case" if cx is None else "Z3 terms" if isinstance(ops, Z3Elements)
                    else "symbolic values (cut points)")
-        result = call_user(unit, args, backend, name, cx)
-        try:
-            if cx is None:
-                return plugin.unit_result(result, ops, cx)
+        if cx is None:
+            result = call_user(unit, plugin.unit_arguments(ops, seed, elements, active, cx), backend, name, cx)
+            return _contract(name, lambda: plugin.unit_result(result, ops, cx))
+        paths = explore(cx, lambda: call_user(unit, plugin.unit_arguments(ops, seed, elements, active, cx),
+                                               backend, name, cx))
+        results = []
+        for condition, (kind, value) in paths:
+            if kind == "error":
+                raise _path_error(name, value, backend)
             with cx:
-                return plugin.unit_result(result, ops, cx)
-        except plugin.ContractError as error:
-            raise ImplementationError(f"{name} {error}") from None
-        except Refusal as error:
-            raise ImplementationError(f"{name} {error.verb()} {error}") from None
+                results.append((condition, _contract(name, lambda: plugin.unit_result(value, ops, cx))))
+        return plugin.merge_terms(cx, results)
     run.__name__ = name
     return run
+
+
+def _contract(name, make):
+    try:
+        return make()
+    except plugin.ContractError as error:
+        raise ImplementationError(f"{name} {error}") from None
+    except Refusal as error:
+        raise ImplementationError(f"{name} {error.verb()} {error}") from None
+
+
+def _path_error(name, error, backend):
+    """An ImplementationError for a path of the symbolic run that failed."""
+    if isinstance(error, ImplementationError):
+        return error
+    if isinstance(error, Refusal):
+        return ImplementationError(f"{name} {error.verb()} {error}")
+    return ImplementationError(f"{name} raised {type(error).__name__} on {backend}: {error}")
 
 
 def as_instruction(unit):
@@ -322,23 +346,29 @@ def as_instruction(unit):
 
 def run_instruction(function, m, pre, insn, cfg, tail):
     """(traps, post) of a whole-instruction function, its contract checked; while proving,
-    the user's function gets proxies (proofs/python/plugin.py) and its result comes back as
-    Z3 terms."""
+    the user's function gets proxies (proofs/python/plugin.py), is run once per path
+    (proofs/python/paths.py) and its result comes back as Z3 terms."""
     name = getattr(function, "__name__", "step")
     backend = "Z3 terms" if m.symbolic else "a concrete case"
     if getattr(function, "project_step", False):
         result = function(m, pre, insn, cfg, tail)    # the unit inside is guarded itself
-        cx = None
+        traps, post = _contract(name, lambda: plugin.instruction_result(result, cfg, None))
     else:
-        cx = plugin.instruction_context(m, cfg, _user_files(function))
-        machine, user_pre, user_insn = plugin.instruction_arguments(m, pre, insn, cfg, cx)
-        result = call_user(function, (machine, user_pre, user_insn, cfg, tail), backend, name, cx)
-    try:
-        traps, post = plugin.instruction_result(result, cfg, cx)
-    except plugin.ContractError as error:
-        raise ImplementationError(f"{name} {error}") from None
-    except Refusal as error:
-        raise ImplementationError(f"{name}: {error}") from None
+        cx = plugin.instruction_context(m, pre, cfg, _user_files(function))
+
+        def once():
+            machine, user_pre, user_insn = plugin.instruction_arguments(m, pre, insn, cfg, cx)
+            return call_user(function, (machine, user_pre, user_insn, cfg, tail), backend, name, cx)
+        if cx is None:
+            result = once()
+            traps, post = _contract(name, lambda: plugin.instruction_result(result, cfg, cx))
+        else:
+            results = []
+            for condition, (kind, value) in explore(cx, once):
+                if kind == "error":
+                    raise _path_error(name, value, backend)
+                results.append((condition, _contract(name, lambda: plugin.instruction_result(value, cfg, cx))))
+            traps, post = _contract(name, lambda: plugin.merge_steps(cx, results, cfg))
     _check_post(name, post, cfg, m.symbolic, traps)
     return traps, post
 

@@ -103,8 +103,8 @@ def shape_value(ops, key, xvals, bvals):
 
     def ref(r):
         kind = r[0]
-        if kind == "x":     # ("x", j, encoding): the cut node's value is its max xor encoding
-            return xvals[r[1]] if not r[2] else ops.xor(xvals[r[1]], ops.const(r[2]))
+        if kind == "x":     # ("x", j, encoding): the cut node's value is its max, encoded
+            return encoded(ops, xvals[r[1]], r[2])
         if kind == "b":
             return bvals[r[1]]
         if kind == "c":
@@ -114,6 +114,28 @@ def shape_value(ops, key, xvals, bvals):
     for op, param, width, args in steps:
         values.append(apply_op(ops, op, param, width, [ref(a) for a in args]))
     return values[-1]
+
+
+# An encoding of a denoted node: its value is its guarded join `j` xor an int constant (at
+# SEW bits; 0: the join itself), or ("sext", W) the join sign-extended to W bits (a running
+# maximum kept as a signed Python int, one bit or more wider than an element).
+def encoded(ops, join, encoding):
+    if isinstance(encoding, tuple):
+        return _at(ops, encoding[1]).sext(join, ops.width)
+    return join if not encoding else ops.xor(join, ops.const(encoding))
+
+
+def _at(ops, width):
+    return type(ops)(width)
+
+
+def decoded(ops, value, encoding):
+    """The join a value encodes, or None when it encodes none (a wide value whose high bits
+    are not the sign extension of its low SEW bits)."""
+    if isinstance(encoding, tuple):
+        low = value & ops.mask
+        return low if _at(ops, encoding[1]).sext(low, ops.width) == value else None
+    return value ^ encoding
 
 
 @dataclass
@@ -127,7 +149,7 @@ class Shape:
     detail: str = ""
     witness: tuple | None = None
     recipe: list | None = None     # the table read as a guarded join (see Denoter.guarded_join)
-    encoding: int = 0              # the node is its guarded join xor this (0: the join itself)
+    encoding: object = 0           # the node is its guarded join, encoded (see `encoded`)
 
 
 def _probe(key, sew: int, rng: random.Random) -> Shape:
@@ -135,8 +157,11 @@ def _probe(key, sew: int, rng: random.Random) -> Shape:
     the value itself, then as the value xor a constant (an accumulator kept with flipped sign
     bits, say, whose maximum is taken unsigned): the encodings of its cut points, the sign bit."""
     ops = ConcreteElements(sew)
+    width = key[1][-1][2] if key[1] else sew
+    if width != sew:               # a wider node: a sign-extended join (a signed Python int)
+        return _probe_encoded(key, sew, rng, ops, ("sext", width))
     # the complement (xor all ones) too: an accumulator kept as ~max, a min over complemented values
-    encodings = [0] + sorted({r[2] for r in _refs(key) if r[0] == "x" and r[2]}
+    encodings = [0] + sorted({r[2] for r in _refs(key) if r[0] == "x" and r[2] and not isinstance(r[2], tuple)}
                              | {1 << (sew - 1), ops.mask})
     first = None
     for encoding in encodings:
@@ -156,7 +181,7 @@ def _probe_encoded(key, sew, rng, ops, encoding) -> Shape:
     smin, top = 1 << (sew - 1), (1 << (sew - 1)) - 1
 
     def value(xvals, bits):
-        return shape_value(ops, key, xvals, bits) ^ encoding
+        return decoded(ops, shape_value(ops, key, xvals, bits), encoding)
 
     table = {}
     for bits in itertools.product((False, True), repeat=m):
@@ -199,7 +224,9 @@ def _prove_shape(key, shape: Shape, sew: int, timeout_ms: int) -> Shape:
         return z3.If(bs[len(prefix)], guarded(prefix + (True,)), guarded(prefix + (False,)))
 
     claim = guarded(())
-    if shape.encoding:
+    if isinstance(shape.encoding, tuple):
+        claim = z3.SignExt(shape.encoding[1] - sew, claim)
+    elif shape.encoding:
         claim = ops.xor(claim, ops.const(shape.encoding))
     answer = prove([], shape_value(ops, key, xs, bs) == claim, timeout_ms)
     if answer.verdict == Verdict.PROVED:
@@ -255,6 +282,34 @@ def element_span(node: Term) -> tuple[int, int]:
     return (min(indices), max(indices)) if indices else (0, 0)
 
 
+class SharedLattice(SemilatticeElements):
+    """The free semilattice with equal joins and choices made once (the same object): two
+    nodes of the unit that denote the same join (an element and the key it was compared by,
+    a value and its sign-extended copy) then share one cut variable in their parents' cones."""
+
+    def __init__(self, width: int):
+        super().__init__(width)
+        self._made: dict = {}
+
+    def smax(self, a, b):
+        if a is EMPTY or b is EMPTY or a is b:
+            return super().smax(a, b)
+        key = ("join", id(a), id(b))
+        found = self._made.get(key)
+        if found is None:
+            found = self._made[key] = (super().smax(a, b), a, b)
+        return found[0]
+
+    def ite(self, c, a, b):
+        if isinstance(a, z3.BoolRef) or a is b:
+            return super().ite(c, a, b)
+        key = ("ite", c.get_id(), id(a), id(b))
+        found = self._made.get(key)
+        if found is None:
+            found = self._made[key] = (super().ite(c, a, b), a, b, c)
+        return found[0]
+
+
 class Denoter:
     """Gives each element-wide node of a traced unit its denotation, children first (see the
     module docstring): `run(root)` returns the Analysis. `flags` are the Z3 Booleans the
@@ -264,7 +319,7 @@ class Denoter:
         self.sew = sew
         self.flags = flags
         self.timeout_ms = timeout_ms
-        self.lattice = SemilatticeElements(sew)
+        self.lattice = SharedLattice(sew)
         self.den: dict = {}
         self.conds: dict = {}
         self.rng = random.Random(0)
@@ -311,6 +366,15 @@ class Denoter:
         a.nodes = len(order)
         for node in order:
             if node.width != self.sew:
+                # a wider value (a signed Python int of proofs/python/values.py) may be a
+                # sign-extended join; when it is none it is inlined into its parents' cones
+                if self.sew < node.width <= 2 * self.sew and node.args and node.op not in ("zext", "sext"):
+                    try:
+                        found = self.denote_cone(node, False, wide=True)
+                    except ConeTooLarge:
+                        found = None
+                    if found is not None:
+                        self.den[id(node)] = found
                 continue
             try:
                 self.den[id(node)] = self.denote(node, node is root)
@@ -355,7 +419,7 @@ class Denoter:
             op = n.op
             if op == "const" or op == "bool":
                 ref = ("c", op, n.param, n.width)
-            elif n is not node and n.width == sew and den.get(id(n)) is not None and id(n) not in inline:
+            elif n is not node and den.get(id(n)) is not None and id(n) not in inline:
                 term, encoding = den[id(n)]
                 if id(term) not in variables:
                     variables[id(term)] = len(xs)
@@ -381,7 +445,7 @@ class Denoter:
         build(node)
         return Cone((sew, tuple(steps), len(xs), len(bs)), xs, bs)
 
-    def denote_cone(self, node: Term, is_root: bool):
+    def denote_cone(self, node: Term, is_root: bool, wide: bool = False):
         cone = self.cone(node)
         self.analysis.cone_nodes += 1
         if len(cone.xs) > CUT_LIMIT or len(cone.bs) > BOOL_CUT_LIMIT:
@@ -391,7 +455,7 @@ class Denoter:
         if shape.table is None:
             # name the first node that selects (a compare-and-select, a max), not an xor feeding one
             selects = any(op in ("ite", "umax", "smax") for op, _, _, _ in cone.key[1])
-            if shape.witness is not None and selects and self.analysis.refuted is None:
+            if shape.witness is not None and selects and self.analysis.refuted is None and not wide:
                 self.analysis.refuted = (node, cone, shape.witness)
             if shape.verdict == Verdict.UNKNOWN:
                 self.analysis.failure = Failure(node, shape.detail, Verdict.UNKNOWN)

@@ -25,7 +25,8 @@ from dataclasses import dataclass
 import z3
 
 from vredmax.proofs.python import values as V
-from vredmax.proofs.python.terms import TraceTerms, Z3Terms
+from vredmax.proofs.python.terms import TraceTerms, Z3Terms, is_numeral, kind
+from vredmax.spec import z3fast as fast
 from vredmax.proofs.python.trace import BOOL, Term, TraceElements
 from vredmax.spec.bv import Concrete, ConcreteElements, Z3Elements
 from vredmax.spec.state import NUM_VREGS, ArchState
@@ -503,11 +504,9 @@ class SymRegs:
             _refuse(f"a register file of {len(values)} registers", f"keep all {NUM_VREGS}")
         vlen = max((v.w for v in values if isinstance(v, V.SymInt)), default=1)
         cx = V.active()
-        vlen = getattr(cx, "vlen", vlen)
-        array = z3.K(z3.BitVecSort(5), z3.BitVecVal(0, vlen))
-        for k, v in enumerate(values):
-            array = z3.Store(array, z3.BitVecVal(k, 5), register_term(v, vlen))
-        return SymRegs(cx, vlen, array)
+        vlen = getattr(cx, "vlen", None) or vlen
+        terms = [register_term(v, vlen) for v in values]
+        return SymRegs(cx, vlen, array_of(terms, vlen))
 
     def __len__(self):
         return NUM_VREGS
@@ -564,16 +563,79 @@ class SymRegs:
         return f"<symbolic register file, {NUM_VREGS} x {self.vlen} bits>"
 
 
+def selected(term):
+    """(array, k) when the term is Select(array, k) of a numeral k, else None."""
+    if kind(term) == z3.Z3_OP_SELECT and is_numeral(term.arg(1)):
+        return term.arg(0), term.arg(1).as_long()
+    return None
+
+
+def array_of(terms, vlen: int):
+    """The register file holding these 32 terms as a Z3 array, in the form the spec's own
+    step makes where it can: a register file read whole and written at one symbolic number
+    (each register `ite(e == k, v, A[k])`) is Store(A, e, v); unchanged registers (A[k]) are A."""
+    base = None
+    for k, t in enumerate(terms):
+        found = selected(t) or (selected(t.arg(2)) if kind(t) == z3.Z3_OP_ITE else None)
+        if found is not None and found[1] == k:
+            base = found[0]
+            break
+    written = _written_at(terms, base) if base is not None else None
+    if written is not None:
+        return z3.Store(base, written[0], written[1])
+    array = base if base is not None else z3.K(z3.BitVecSort(5), z3.BitVecVal(0, vlen))
+    for k, t in enumerate(terms):
+        found = selected(t) if base is not None else None
+        if found is None or not fast.same(found[0], base) or found[1] != k:
+            array = z3.Store(array, z3.BitVecVal(k, 5), t)
+    return array
+
+
+def _written_at(terms, base):
+    """(e, v) when every term k is ite(e == k, v, base[k]) (a list written at e) or
+    ite(g and e == k, v, base[k]) (written at e where g holds: v is then ite(g, v, base[e])),
+    else None."""
+    index = value = guard = None
+    for k, t in enumerate(terms):
+        if kind(t) != z3.Z3_OP_ITE:
+            return None
+        cond, then, other = t.children()
+        found = selected(other)
+        if found is None or not fast.same(found[0], base) or found[1] != k:
+            return None
+        g = None
+        if kind(cond) == z3.Z3_OP_AND and cond.num_args() == 2:
+            g, cond = cond.children()
+        if kind(cond) != z3.Z3_OP_EQ:
+            return None
+        e, number = cond.children()
+        if not is_numeral(number) or number.as_long() != k:
+            return None
+        if index is None:
+            index, value, guard = e, then, g
+        elif not (fast.same(index, e) and fast.same(value, then) and
+                  (g is guard or (g is not None and guard is not None and fast.same(g, guard)))):
+            return None
+    if guard is not None:
+        value = z3.If(guard, value, z3.Select(base, index))
+    return index, value
+
+
 def _register_number(cx, index: V.SymInt):
     """A symbolic register number as a 5-bit term; outside 0..31, IndexError as a tuple does
     (negative numbers count from the end, as a tuple's)."""
-    if index.lo >= 0 and index.hi < NUM_VREGS:
-        return V.fit(Z3, index, 5) if index.bk is Z3 or isinstance(index.bk, Z3Terms) else _z3_index(cx, index)
-    inside = (index >= -NUM_VREGS) & (index < NUM_VREGS)
-    if not V.decided(cx, inside, "a register number that may be outside 0..31"):
-        raise IndexError("tuple index out of range")
-    wrapped = V.merge_ints(cx, index < 0, index + NUM_VREGS, index)
-    return _register_number(cx, wrapped) if not isinstance(wrapped, int) else z3.BitVecVal(wrapped, 5)
+    if not (index.lo >= 0 and index.hi < NUM_VREGS):
+        inside = (index >= -NUM_VREGS) & (index < NUM_VREGS)
+        if not V.decided(cx, inside, "a register number that may be outside 0..31"):
+            raise IndexError("tuple index out of range")
+        if index.lo < 0:
+            index = V.merge_ints(cx, index < 0, index + NUM_VREGS, index)
+            if type(index) is int:
+                return z3.BitVecVal(index, 5)
+        # within 0..31 on this path (the decision above): the same term, its bounds clipped
+        index = V.SymInt(index.cx, index.bk, index.t, index.w, index.s, max(index.lo, 0),
+                         min(index.hi, NUM_VREGS - 1))
+    return V.fit(Z3, index, 5) if index.bk is Z3 or isinstance(index.bk, Z3Terms) else _z3_index(cx, index)
 
 
 def _z3_index(cx, index):

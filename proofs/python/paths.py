@@ -1,10 +1,21 @@
-"""The contexts of a symbolic run of the user's code: what a term cannot answer is asked here.
+"""The contexts of a symbolic run of the user's code, and the exploration of its paths.
 
-`ProofContext` answers constants and refuses the rest (values.Context): a run whose code
-never needs a Python value of a symbolic one. `CutContext` is the run of a whole instruction
-cut at its reduction (proofs/python/cutstep.py): machine values are Z3 terms, the reduction's
-are traced; where the two meet, an element-sized Z3 value becomes a leaf of the trace, and a
-traced value that reaches a machine value is cut (a fresh variable r, cutstep's cut point).
+A term cannot answer a Python truth test, int() or an index: the run's context does. The
+rewritten code (rewrite.py, branches.py) merges the two ways of most branches itself; what is
+left reaches `ProofContext.decide` / `concretize`, which *explore*: the user's function is run
+again for each way (CrossHair's method), each run following a plan of earlier choices and
+taking, at each new question, a way the solver shows possible under the path's condition (and
+the domain's assumptions), the other ways queued as new plans. A question inside a merged
+branch constrains only where the branch's guard holds. `explore` returns every path's
+condition and result; the caller merges the results with if-then-else on the conditions
+(they cover every input the assumptions allow). An int() of a value with more than
+MAX_VALUES possible values, or more than MAX_PATHS paths, is refused (one line naming the
+user's file and line).
+
+`CutContext` is the run of a whole instruction cut at its reduction (proofs/python/cutstep.py):
+machine values are Z3 terms, the reduction's are traced; where they meet, an element-sized Z3
+value becomes a leaf of the trace, and a traced value that grows register-wide is cut (a
+fresh variable r, cutstep's cut point).
 """
 
 from __future__ import annotations
@@ -13,41 +24,285 @@ import z3
 
 from vredmax.proofs.python import values as V
 from vredmax.proofs.python.facade import Z3
-from vredmax.proofs.python.terms import TraceTerms, Z3Terms
-from vredmax.proofs.python.trace import BOOL
+from vredmax.proofs.python.terms import TraceTerms, Z3Terms, is_numeral, kind
+from vredmax.proofs.python.trace import evaluate
+from vredmax.spec.bv import Z3Elements
 
 V.internal(__file__)
+
+MAX_PATHS = 64          # paths of one run of the user's function
+MAX_VALUES = 32         # values an int() of a symbolic value may take (a register number: 32)
+MAX_ROUNDS = 4096       # rounds of a while loop whose test is symbolic
+FEASIBILITY_MS = 10_000
 
 
 def is_z3(bk) -> bool:
     return isinstance(bk, Z3Terms)
 
 
-class ProofContext(V.Context):
-    """A symbolic run: constants are answered, everything else refused (and recorded)."""
+class Explored(Exception):
+    """A question the exploration cannot answer (too many paths or values): a refusal."""
 
-    def __init__(self, user_files=(), vlen: int | None = None):
+
+class ProofContext(V.Context):
+    """A symbolic run that explores (module docstring). `assumptions`: the domain's Z3
+    conditions (a whole instruction's configuration), used for feasibility."""
+
+    def __init__(self, user_files=(), vlen: int | None = None, assumptions=(), explore: bool = True):
         super().__init__(user_files)
         self.vlen = vlen
+        self.assumptions = list(assumptions)
+        self.exploring = explore
+        self.split_sites: set = set()
+        self.plans: list = [[]]
+        self._z3_cache: dict = {}
+        self._answers: dict = {}
+        self.paths_run = 0
+        self.start([])
 
-    def to_z3(self, cond: V.SymBool):
-        if is_z3(cond.bk):
-            return cond.t
-        self.refuse("a traced condition used as a machine condition", "keep the reduction's conditions inside it")
+    # one path -----------------------------------------------------------------------------
+    def start(self, plan):
+        self.plan, self.position = list(plan), 0
+        self.taken: list = []            # (plan entry, SymBool condition) of this path
+        self.new_plans: list = []
+        self.refusals = []
+        self.guards, self.guard_sites = [], []
+        self.occurrences: dict = {}
+        self.rounds: dict = {}
+        self.decided: dict = {}          # z3 id of a decided condition (under its guard): the choice
 
-    def to_z3_int(self, value: V.SymInt):
+    def path_condition(self):
+        """This path's condition as a SymBool (or True)."""
+        result = True
+        for _, cond in self.taken:
+            result = cond if result is True else V.both(self, result, cond)
+        return result
+
+    # guards of merged branches ------------------------------------------------------------
+    def push_guard(self, cond, site):
+        self.guards.append(cond)
+        self.guard_sites.append(site)
+
+    def pop_guard(self):
+        self.guards.pop()
+        self.guard_sites.pop()
+
+    def guard(self):
+        result = True
+        for g in self.guards:
+            result = g if result is True else V.both(self, result, g)
+        return result
+
+    def guard_site(self):
+        return self.guard_sites[-1] if self.guard_sites else None
+
+    def feasible_guards(self) -> bool:
+        if not self.guards:
+            return True
+        return self._satisfiable([self.z3_bool(self.guard())])
+
+    # sites that are explored rather than merged ---------------------------------------------
+    def is_split(self, site) -> bool:
+        if site is None:
+            return False
+        count = self.occurrences.get(site, 0)
+        self.occurrences[site] = count + 1
+        return (site, count) in self.split_sites or (site, None) in self.split_sites
+
+    def split(self, sites):
+        for site in sites:
+            if site is not None:
+                self.split_sites.add((site, None))
+
+    def count_round(self, site):
+        self.rounds[site] = self.rounds.get(site, 0) + 1
+        if self.rounds[site] > MAX_ROUNDS:
+            self.refuse(f"a while loop whose test stays symbolic for {MAX_ROUNDS} rounds",
+                        "bound the loop with a concrete count (for i in range(N))")
+
+    # the questions ---------------------------------------------------------------------------
+    def decide(self, cond, what):
+        if not self.exploring or self.refusals:       # a path already refused: no more solving
+            V.Context.decide(self, cond, what)
+        literal = lambda choice: cond if choice else V.make_bool(self, cond.bk, cond.bk.not_(cond.t))
+        # the same question under the same guard, already answered on this path (a loop's
+        # bound check per round): the path's condition fixes the answer, no solving, no new plan
+        key = self.z3_bool(self._under_guard(cond)).get_id()
+        if key in self.decided:
+            return self.decided[key]
+        if self.position < len(self.plan):
+            choice = self.plan[self.position]
+        else:
+            options = [c for c in (True, False) if self._possible(literal(c))]
+            choice = options[0] if options else True
+            if len(options) == 2:
+                self._queue(self.plan[:self.position] + [False], what)
+            self.plan.append(choice)
+        self.position += 1
+        self.taken.append((choice, self._under_guard(literal(choice))))
+        self.decided[key] = choice
+        return choice
+
+    def concretize(self, value, what):
+        if not self.exploring or self.refusals or value.hi - value.lo >= 1 << 16:
+            V.Context.concretize(self, value, what)
+        entry = self.plan[self.position] if self.position < len(self.plan) else ("not", ())
+        if entry[0] == "not":
+            excluded = entry[1]
+            found = self._model_value(value, excluded)
+            if found is None:
+                found = value.lo if value.lo not in excluded else None
+            if found is None:
+                self.refuse(f"{what} of a symbolic value on a path the solver cannot continue",
+                            V.advice_for(what, V.where()))
+            if len(excluded) + 1 >= MAX_VALUES:
+                self.refuse(f"{what} of a symbolic value that may take more than {MAX_VALUES} values",
+                            V.advice_for(what, V.where()))
+            self._queue(self.plan[:self.position] + [("not", tuple(excluded) + (found,))], what)
+            entry = ("value", found)
+            if self.position < len(self.plan):
+                self.plan[self.position] = entry
+            else:
+                self.plan.append(entry)
+        self.position += 1
+        equal = value == entry[1]
+        if type(equal) is V.SymBool:
+            self.taken.append((entry, self._under_guard(equal)))
+        return entry[1]
+
+    def _queue(self, plan, what):
+        if self.paths_run + len(self.new_plans) + len(self.plans) >= MAX_PATHS:
+            self.refuse(f"{what}: the code takes more than {MAX_PATHS} paths on symbolic values",
+                        "choose between values with ops.ite / m.ite or a Python if on them (merged), not by "
+                        "branching on register numbers and fields at every step")
+        self.new_plans.append(plan)
+
+    def _under_guard(self, literal):
+        guard = self.guard()
+        if guard is True:
+            return literal
+        bk, guard, literal = V._place(self, 1, guard, literal)     # the two may be of two backends
+        return V.make_bool(self, bk, bk.or_(bk.not_(guard.t), literal.t))
+
+    def possible(self, cond) -> bool:
+        """May `cond` hold on this path (within the merged branches being run)?"""
+        return self._possible(cond)
+
+    def _possible(self, literal) -> bool:
+        conditions = [self.z3_bool(c) for _, c in self.taken] + [self.z3_bool(self._under_guard(literal))]
+        guard = self.guard()
+        if guard is not True:
+            conditions.append(self.z3_bool(guard))
+        key = tuple(c.get_id() for c in conditions)
+        found = self._answers.get(key)      # the same question on the same path: a loop's rounds
+        if found is None:
+            found = self._answers[key] = self._satisfiable(conditions)
+        return found
+
+    def _satisfiable(self, conditions) -> bool:
+        # one solver for the run, the domain's assumptions asserted once (a loop asks a
+        # question per round: re-asserting them each time was most of the cost)
+        solver = self.__dict__.get("_solver")
+        if solver is None:
+            solver = self._solver = z3.Solver()
+            solver.set("timeout", FEASIBILITY_MS)
+            solver.add(*self.assumptions)
+        solver.push()
+        try:
+            solver.add(*conditions)
+            return solver.check() != z3.unsat      # unknown: possible (explored, never dropped)
+        finally:
+            solver.pop()
+
+    def _model_value(self, value, excluded):
+        solver = z3.Solver()
+        solver.set("timeout", FEASIBILITY_MS)
+        term = self.z3_int(value)
+        solver.add(*self.assumptions, *[self.z3_bool(c) for _, c in self.taken])
+        guard = self.guard()
+        if guard is not True:
+            solver.add(self.z3_bool(guard))
+        solver.add(*[term != v for v in excluded])
+        if solver.check() != z3.sat:
+            return None
+        found = solver.model().eval(term, model_completion=True).as_long()
+        return found - (1 << value.w) if value.s and found >> (value.w - 1) & 1 else found
+
+    # terms as Z3 --------------------------------------------------------------------------------
+    def z3_bool(self, cond):
+        if cond is True or cond is False:
+            return z3.BoolVal(cond)
+        return cond.t if is_z3(cond.bk) else self._traced(cond.t, cond.bk)
+
+    def z3_int(self, value):
+        return value.t if is_z3(value.bk) else self._traced(value.t, value.bk)
+
+    def _traced(self, term, bk: TraceTerms):
+        found = self._z3_cache.get(id(term))
+        if found is None:
+            found = evaluate(Z3Elements(bk.sew), term, lambda node: self._leaf(node, bk))
+            self._z3_cache[id(term)] = found
+        return found
+
+    def _leaf(self, node, bk):
+        if node.op == "seed":
+            return z3.BitVec("seed", node.width)
+        if node.op == "elem":
+            return z3.BitVec(f"elem_{node.param}", node.width)
+        if node.op == "flag":
+            conditions = getattr(bk.tracer, "conditions", None)
+            return conditions[node.param] if conditions is not None else z3.Bool(f"active_{node.param}")
+        if node.op == "input":
+            return bk.tracer.inputs[node.param]
+        return None
+
+    def to_z3(self, cond):
+        return self.z3_bool(cond)
+
+    def to_z3_int(self, value):
         if is_z3(value.bk):
             return value
         self.refuse("a traced value used as a machine value", "keep the reduction's values inside it")
 
 
-class CutContext(ProofContext):
-    """A whole instruction run on the cut machine of proofs/python/cutstep.py."""
+def explore(cx: ProofContext, run_once):
+    """Every path of `run_once()` (the user's function on fresh arguments, in `cx`):
+    [(path condition, ("value", result) or ("error", exception))]."""
+    from vredmax.proofs.python.branches import Escalate
+    paths = []
+    cx.plans = [[]]
+    while cx.plans:
+        plan = cx.plans.pop()
+        restarts = 0
+        while True:
+            cx.start(plan)
+            try:
+                outcome = ("value", run_once())
+            except Escalate as error:
+                restarts += 1
+                if restarts > 64 or all((s, None) in cx.split_sites for s in error.sites if s is not None):
+                    outcome = ("error", V.Refusal(f"{error.sites[0][0]}:{error.sites[0][2]}: {error.why}; "
+                                                  "the branch could be neither merged nor explored"))
+                else:
+                    cx.split(error.sites)
+                    continue
+            except Exception as error:          # the user's code failed on this path
+                outcome = ("error", error)
+            break
+        cx.paths_run += 1
+        paths.append((cx.path_condition(), outcome))
+        cx.plans.extend(cx.new_plans)
+    return paths
 
-    def __init__(self, machine, user_files=(), vlen: int | None = None):
-        super().__init__(user_files, vlen)
+
+class CutContext(ProofContext):
+    """A whole instruction run on the cut machine of proofs/python/cutstep.py (module docstring)."""
+
+    def __init__(self, machine, user_files=(), vlen: int | None = None, assumptions=()):
+        super().__init__(user_files, vlen, assumptions)
         self.machine = machine
         self.sew = machine.tracer.sew
+        self._data: dict = {}
 
     @property
     def trace_limit(self):
@@ -75,10 +330,39 @@ class CutContext(ProofContext):
         variable = self.machine._cut(V.fit(value.bk, value, width))
         return V.SymInt(self, Z3, variable, width, value.s and width == value.w, value.lo, value.hi)
 
-    def to_z3(self, cond: V.SymBool):
-        if is_z3(cond.bk):
-            return cond.t
+    def to_z3(self, cond):
+        if cond is True or cond is False or is_z3(cond.bk):
+            return self.z3_bool(cond)
         return self.machine._cut(cond.t)      # refused there: a traced condition is no reduction result
+
+    def element_data(self, values, compute: bool) -> bool:
+        """Is one of the machine values an element read from the register file's data (the
+        seed, an element; not a mask bit, vl or a register number)? Combining such values
+        (`compute`: a comparison, a choice, a sum) is the reduction: it is traced; so is taking
+        a field of one (its sign bit) but not of a wider value (an element out of a register)."""
+        top = self.trace_limit if compute else self.sew
+        for v in values:
+            if isinstance(v, V.SymInt) and is_z3(v.bk) and 2 <= v.w <= top and self._from_registers(v.t):
+                return True
+        return False
+
+    def _from_registers(self, term, depth=6) -> bool:
+        key = term.get_id()
+        found = self._data.get(key)
+        if found is None:
+            op = kind(term)
+            if op == z3.Z3_OP_SELECT:
+                # a register at a register number: vs1, vs2 + k; not v0 (the mask register at
+                # the constant 0, whose top bits shifted down look as narrow as an element)
+                found = not is_numeral(term.arg(1))
+            elif depth and op in (z3.Z3_OP_EXTRACT, z3.Z3_OP_ZERO_EXT, z3.Z3_OP_SIGN_EXT, z3.Z3_OP_BAND,
+                                  z3.Z3_OP_BLSHR, z3.Z3_OP_ITE):
+                found = any(self._from_registers(a, depth - 1) for a in term.children()
+                            if not isinstance(a, z3.BoolRef))
+            else:
+                found = False
+            self._data[key] = found
+        return found
 
     def place(self, width, values):
         """Where traced and machine values meet (or a traced one grows wider than an element

@@ -33,7 +33,19 @@ def unit_context(ops, user_files):
     """The context of a unit's run on `ops` (None for a concrete run)."""
     if isinstance(ops, (ConcreteElements, ElementOps)) or not getattr(ops, "symbolic", False):
         return None
-    return ProofContext(user_files)
+    return ProofContext(_rewritten(user_files))
+
+
+def merge_terms(cx, results):
+    """The unit's result: each path's term, chosen by the paths' conditions."""
+    (_, merged), rest = results[-1], results[:-1]
+    for condition, term in reversed(rest):
+        if condition is True:
+            merged = term
+        elif condition is not False:
+            bk = condition.bk
+            merged = bk.ite(condition.t, term, merged) if bk.width(term) == bk.width(merged) else merged
+    return merged
 
 
 def unit_arguments(ops, seed, elements, active, cx):
@@ -91,12 +103,44 @@ def _short(x) -> str:
 
 # A whole instruction ------------------------------------------------------------------------
 
-def instruction_context(m, cfg: Config, user_files):
+def instruction_context(m, pre, cfg: Config, user_files):
+    """The context of a whole instruction's symbolic run (None concretely); its paths are
+    explored within the configuration's assumptions."""
     if not getattr(m, "symbolic", False):
         return None
+    from vredmax.spec.relation import in_configuration
+    assumptions = in_configuration(cfg, pre)
     if hasattr(m, "tracer") and hasattr(m, "_cut"):
-        return CutContext(m, user_files, cfg.vlen)
-    return ProofContext(user_files, cfg.vlen)
+        return CutContext(m, _rewritten(user_files), cfg.vlen, assumptions)
+    return ProofContext(_rewritten(user_files), cfg.vlen, assumptions)
+
+
+def _rewritten(user_files):
+    """The user's files: the function's own and every file loaded rewritten (its helpers)."""
+    from vredmax.proofs.python.rewrite import REWRITTEN_FILES
+    return list(user_files) + sorted(REWRITTEN_FILES)
+
+
+def merge_steps(cx, results, cfg: Config):
+    """One (traps, post) of Z3 terms from each path's, chosen by the paths' conditions."""
+    if len(results) == 1:
+        return results[0][1]
+    rules = []
+    for _, (traps, _) in results:
+        for rule, _ in traps:
+            if rule not in rules:
+                rules.append(rule)
+    (_, (traps, post)), rest = results[-1], results[:-1]
+    merged_traps = {rule: cond for rule, cond in traps}
+    merged_post = post
+    for condition, (traps_k, post_k) in reversed(rest):
+        c = cx.z3_bool(condition)
+        conds = dict(traps_k)
+        merged_traps = {rule: z3.If(c, conds.get(rule, z3.BoolVal(False)), merged_traps.get(rule, z3.BoolVal(False)))
+                        for rule in rules}
+        merged_post = ArchState(post.vlen, post.elen, *[z3.If(c, getattr(post_k, f), getattr(merged_post, f))
+                                                      for f in ("regs", "vtype", "vl", "vstart", "vs")])
+    return [(rule, merged_traps.get(rule, z3.BoolVal(False))) for rule in rules], merged_post
 
 
 def instruction_arguments(m, pre: ArchState, insn, cfg: Config, cx):

@@ -179,7 +179,17 @@ class Z3Terms:
     def eq(self, a, b):
         return fast.eq(a, b)
 
-    def ite(self, c, a, b): return fast.ite(c, a, b)
+    def ite(self, c, a, b):
+        if fast.same(a, b):
+            return a
+        # c ? (d ? x : b) : b is (c and d) ? x : b: a guarded store of a guarded store
+        if kind(a) == z3.Z3_OP_ITE and fast.same(a.arg(2), b):
+            return fast.ite(fast.and_(c, a.arg(0)), a.arg(1), b)
+        return fast.ite(c, a, b)
+
+    def is_not_of(self, x, y) -> bool:
+        """x is the term not(y)."""
+        return kind(x) == z3.Z3_OP_NOT and fast.same(x.arg(0), y)
     def and_(self, a, b): return fast.and_(a, b)
     def or_(self, a, b): return fast.or_(a, b)
     def not_(self, a): return fast.not_(a)
@@ -285,3 +295,6 @@ class TraceTerms:
         if a.op == "not_":
             return a.args[0]
         return self._make("not_", (a,), None, BOOL)
+
+    def is_not_of(self, x, y) -> bool:
+        return x.op == "not_" and x.args[0] is y

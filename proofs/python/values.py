@@ -135,6 +135,34 @@ class Context:
         self.refusals.append(error)
         raise error
 
+    # merged branches (proofs/python/branches.py; paths.ProofContext explores and checks)
+    def push_guard(self, cond, site):
+        self.guards.append(cond)
+
+    def pop_guard(self):
+        self.guards.pop()
+
+    def guard(self):
+        result = True
+        for g in self.guards:
+            result = g if result is True else both(self, result, g)
+        return result
+
+    def guard_site(self):
+        return None
+
+    def feasible_guards(self) -> bool:
+        return True
+
+    def possible(self, cond) -> bool:
+        return True
+
+    def is_split(self, site) -> bool:
+        return False
+
+    def count_round(self, site):
+        pass
+
     def decide(self, cond: "SymBool", what: str) -> bool:
         self.refuse(f"{what} of a symbolic condition (its value depends on the inputs)",
                     "Python cannot take both ways here: choose with ops.ite(cond, a, b) (m.ite in a "
@@ -145,6 +173,9 @@ class Context:
                     advice_for(what, where()))
 
     trace_limit = None     # CutContext: traced values wider than this are cut (paths.py)
+
+    def element_data(self, values, compute: bool) -> bool:
+        return False
 
     def place(self, width: int, values):
         """(backend, values) for an operation on `values` giving a `width`-bit result, when
@@ -253,9 +284,11 @@ def _numeric(x):
     return NotImplemented
 
 
-def _place(cx, width, *values):
+def _place(cx, width, *values, compute=False):
     """(backend, values) for an operation on values (Python ints, SymInts, SymBools) giving a
-    `width`-bit result: their common backend, or the context's choice (a cut run)."""
+    `width`-bit result: their common backend, or the context's choice (a cut run: proofs/
+    python/paths.py CutContext; `compute` marks an operation that combines values, which a
+    cut run traces when its operands are elements, rather than one that extracts a field)."""
     bk = None
     for v in values:
         if isinstance(v, (SymInt, SymBool)):
@@ -264,7 +297,8 @@ def _place(cx, width, *values):
             elif v.bk is not bk and not (bk.name == "z3" == v.bk.name):
                 return cx.place(width, values)
     limit = cx.trace_limit
-    if limit is not None and width > limit and bk.name == "trace":
+    if limit is not None and (bk.name == "trace" and width > limit or bk.name == "z3"
+                              and width <= limit and cx.element_data(values, compute)):
         return cx.place(width, values)
     return (bk, *values)
 
@@ -297,7 +331,8 @@ class SymInt:
         w, s = need(lo, hi)
         if w > MAX_WIDTH:
             cx.refuse(f"a value of {w} bits", "keep values within the registers' width (mask with &)")
-        bk, a, b = _place(cx, w, a, b)
+        compute = op != "band" or (isinstance(a, SymInt) and isinstance(b, SymInt))
+        bk, a, b = _place(cx, w, a, b, compute=compute)
         return make_int(cx, bk, getattr(bk, op)(fit(bk, a, w), fit(bk, b, w)), w, s, lo, hi)
 
     def __add__(self, other):
@@ -337,7 +372,7 @@ class SymInt:
         cx = _cx(self)
         lo, hi = -self.hi, -self.lo
         w, s = need(lo, hi)
-        bk, x = _place(cx, w, self)
+        bk, x = _place(cx, w, self, compute=True)
         return make_int(cx, bk, bk.neg(fit(bk, x, w)), w, s, lo, hi)
 
     def __pos__(self):
@@ -348,7 +383,7 @@ class SymInt:
         cx = _cx(self)
         lo, hi = -self.hi - 1, -self.lo - 1
         w, s = need(lo, hi)
-        bk, x = _place(cx, w, self)
+        bk, x = _place(cx, w, self, compute=True)
         return make_int(cx, bk, bk.bnot(fit(bk, x, w)), w, s, lo, hi)
 
     def __abs__(self):
@@ -677,7 +712,7 @@ def _divmod(a, b):
     if isinstance(b, SymInt) and alo >= 0 and blo > 0:
         qlo, qhi, rlo, rhi = alo // bhi, ahi // blo, 0, min(ahi, bhi - 1)
     qw, rw = need(qlo, qhi)[0], need(rlo, rhi)[0]
-    bk, a, b = _place(cx, max(signed_width(a), signed_width(b), qw, rw) + 2, a, b)
+    bk, a, b = _place(cx, max(signed_width(a), signed_width(b), qw, rw) + 2, a, b, compute=True)
     if alo >= 0 and blo > 0:
         at = max(need(alo, ahi)[0], need(blo, bhi)[0], qw, rw)
         ta, tb = fit(bk, a, at), fit(bk, b, at)
@@ -720,7 +755,7 @@ def _compare(a, b, op):
     else:
         w = max(signed_width(a), signed_width(b))
         names = {"eq": "eq", "lt": "slt", "le": "sle"}
-    bk, a, b = _place(cx, w, a, b)
+    bk, a, b = _place(cx, w, a, b, compute=True)
     return make_bool(cx, bk, getattr(bk, names[op])(fit(bk, a, w), fit(bk, b, w)))
 
 
@@ -740,7 +775,9 @@ def merge_ints(cx, cond, a, b):
     (alo, ahi), (blo, bhi) = bounds(a), bounds(b)
     lo, hi = min(alo, blo), max(ahi, bhi)
     w, s = need(lo, hi)
-    bk, cond, a, b = _place(cx, w, cond, a, b)
+    if not s:      # at the operands' own width: a register stays a VLEN-bit term
+        w = max([w] + [x.w for x in (a, b) if isinstance(x, SymInt) and not x.s])
+    bk, cond, a, b = _place(cx, w, cond, a, b, compute=True)
     return make_int(cx, bk, bk.ite(cond.t, fit(bk, a, w), fit(bk, b, w)), w, s, lo, hi)
 
 
@@ -750,7 +787,19 @@ def merge_bools(cx, cond, a, b):
         return a if cond else b
     if a is b:
         return a
+    if a is True and isinstance(b, SymBool) and _complementary(cond, b):
+        return True                               # `c ? True : not c`: a flag set on both ways
+    if a is True and b is False:
+        return cond
+    if a is False and b is True:
+        return _not(cond)
     bk, cond, a, b = _place(cx, 1, cond, a, b)
+    if a is cond or (isinstance(a, SymBool) and a.t is cond.t):      # c ? c : b is c or b
+        return make_bool(cx, bk, bk.or_(cond.t, b.t if isinstance(b, SymBool) else bk.boolean(b)))
+    if a is True:
+        return make_bool(cx, bk, bk.or_(cond.t, b.t))
+    if b is False:
+        return make_bool(cx, bk, bk.and_(cond.t, a.t))
     ta = a.t if isinstance(a, SymBool) else bk.boolean(a)
     tb = b.t if isinstance(b, SymBool) else bk.boolean(b)
     return make_bool(cx, bk, bk.ite(cond.t, ta, tb))
@@ -885,6 +934,20 @@ class SymBool:
 
     def to_bytes(self, *args, **kwargs):
         self.as_int().to_bytes()
+
+
+def both(cx, a: "SymBool", b: "SymBool") -> "SymBool":
+    """a and b as one SymBool, on their common backend (a guard on a machine condition and one
+    on a traced condition meet here: proofs/python/paths.py)."""
+    bk, a, b = _place(cx, 1, a, b)
+    return make_bool(cx, bk, bk.and_(a.t, b.t))
+
+
+def _complementary(x: "SymBool", y: "SymBool") -> bool:
+    """Is x, as a term, the negation of y (or y of x)?"""
+    if x.bk is not y.bk:
+        return False
+    return x.bk.is_not_of(x.t, y.t) or x.bk.is_not_of(y.t, x.t)
 
 
 def _eq_term(bk, a, b):
