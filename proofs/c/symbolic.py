@@ -18,11 +18,14 @@ A counterexample is a model, turned into a case that the caller replays on the c
 
 from __future__ import annotations
 
+import atexit
 import importlib.util
 import json
 import os
+import select
 import subprocess
 import sys
+import tempfile
 import time
 from dataclasses import dataclass
 
@@ -73,16 +76,62 @@ def engine_python(explicit: str | None = None) -> str:
                         f"{ENGINE_VARIABLE} to a Python that has it")
 
 
+class Engine:
+    """One angr interpreter kept running for a whole check: importing angr and loading the
+    library take longer than most symbolic runs, so jobs go to it one JSON line at a time and
+    come back one line each (angr_run.py's loop). A job past its time limit kills the process;
+    the next job starts a new one."""
+
+    def __init__(self, python: str):
+        self.python = python
+        self.process = None
+        self.errors = None
+
+    def _start(self) -> None:
+        self.errors = tempfile.TemporaryFile(mode="w+")
+        self.process = subprocess.Popen([self.python, ENGINE_SCRIPT], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                        stderr=self.errors, text=True, bufsize=1)
+
+    def stop(self) -> None:
+        if self.process is not None:
+            self.process.kill()
+            self.process.wait()
+            self.process = None
+
+    def _failed(self) -> str:
+        self.errors.seek(0)
+        tail = (self.errors.read().strip().splitlines() or ["no output"])[-1]
+        self.stop()
+        return tail
+
+    def run(self, job: dict) -> dict:
+        if self.process is None or self.process.poll() is not None:
+            self._start()
+        limit = job["timeout_s"] + ENGINE_MARGIN_S
+        try:
+            self.process.stdin.write(json.dumps(job) + "\n")
+            self.process.stdin.flush()
+        except BrokenPipeError:
+            return {"incomplete": f"angr failed: {self._failed()}"}
+        ready, _, _ = select.select([self.process.stdout], [], [], limit)
+        if not ready:
+            self.stop()
+            return {"incomplete": f"angr ran past its time limit ({job['timeout_s']:g} s)"}
+        line = self.process.stdout.readline()
+        if not line.strip():
+            return {"incomplete": f"angr failed: {self._failed()}"}
+        return json.loads(line)
+
+
+_ENGINES: dict[str, Engine] = {}
+
+
 def run_engine(python: str, job: dict) -> dict:
-    try:
-        done = subprocess.run([python, ENGINE_SCRIPT], input=json.dumps(job), capture_output=True, text=True,
-                              timeout=job["timeout_s"] + ENGINE_MARGIN_S)
-    except subprocess.TimeoutExpired:
-        return {"incomplete": f"angr ran past its time limit ({job['timeout_s']:g} s)"}
-    if done.returncode != 0 or not done.stdout.strip():
-        tail = (done.stderr.strip().splitlines() or ["no output"])[-1]
-        return {"incomplete": f"angr failed: {tail}"}
-    return json.loads(done.stdout)
+    """The job's result from this interpreter's engine (started on first use, kept until exit)."""
+    if python not in _ENGINES:
+        _ENGINES[python] = Engine(python)
+        atexit.register(_ENGINES[python].stop)
+    return _ENGINES[python].run(job)
 
 
 def _paths(result: dict) -> list[tuple[dict, z3.BoolRef]]:
