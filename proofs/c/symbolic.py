@@ -31,7 +31,7 @@ from dataclasses import dataclass
 
 import z3
 
-from vredmax.proofs.engine.verdict import VACUOUS, Verdict, prove
+from vredmax.proofs.engine.verdict import Verdict, prove
 from vredmax.spec import relation as spec
 from vredmax.spec.config import Config
 from vredmax.spec.encoding import Insn, encode
