@@ -195,6 +195,18 @@ def spec_fold(sew: int, seed, elements, flags):
     return acc
 
 
+def is_spec_fold(sew: int, seed, elements, flags, result):
+    """`result == spec_fold(...)`, said the way solvers find easy: the signed maximum of the seed
+    and the active elements is the one value among them that none of them exceeds (whatever the
+    order a unit walks them in). Measured on tests/c/units.c:u_reverse at SEW=64, VLMAX 8: 77 s
+    with bitwuzla and 117 s with Z3 this way; 98 s and over 300 s against the fold's chain."""
+    seed = z3.Extract(sew - 1, 0, seed)
+    active = [(flag != 0, element) for element, flag in zip(elements, flags)]
+    bound = z3.And(result >= seed, *[z3.Implies(on, result >= element) for on, element in active])
+    member = z3.Or(result == seed, *[z3.And(on, result == element) for on, element in active])
+    return z3.And(bound, member)
+
+
 def prove_unit(python: str, library: str, sew: int, n: int, timeout_s: float, solver: str) -> tuple[SymbolicResult, dict | None]:
     """The unit over n elements at SEW; with a counterexample, its inputs (seed, elements, flags)."""
     start = time.perf_counter()
@@ -211,8 +223,8 @@ def prove_unit(python: str, library: str, sew: int, n: int, timeout_s: float, so
     lost = _coverage(domain, _any(p for _, p in paths), timeout_ms)
     if lost:
         return SymbolicResult(Verdict.UNKNOWN, lost, time.perf_counter() - start, **base), None
-    fold = spec_fold(sew, seed, elements, flags)
-    answer = _per_path(domain, [(p, z3.Extract(sew - 1, 0, o["ret"]) == fold) for o, p in paths], timeout_ms, solver)
+    answer = _per_path(domain, [(p, is_spec_fold(sew, seed, elements, flags, z3.Extract(sew - 1, 0, o["ret"])))
+                                for o, p in paths], timeout_ms, solver)
     found = SymbolicResult(answer.verdict, answer.detail, time.perf_counter() - start, solver=solver, **base)
     if answer.verdict != Verdict.COUNTEREXAMPLE or answer.model is None:
         if answer.verdict == Verdict.COUNTEREXAMPLE:
