@@ -107,16 +107,100 @@ def _options(angr, lazy: bool):
     return add, angr.options.unicorn
 
 
+_PROJECTS: dict = {}
+MAX_COPY = 1 << 16     # the largest memcpy/memset size a path may have (bytes)
+
+
+def _project(angr, library: str):
+    """The library loaded once per engine process (one check runs many jobs on it)."""
+    import os
+    key = (library, os.stat(library).st_mtime_ns)
+    if key not in _PROJECTS:
+        project = angr.Project(library, auto_load_libs=False, load_options={"main_opts": {"base_addr": 0x400000}})
+        copy, fill = _byte_procedures(angr)
+        for name in ("memcpy", "memmove", "__memcpy_chk", "__memmove_chk"):
+            project.hook_symbol(name, copy(), replace=True)
+        for name in ("memset", "__memset_chk"):
+            project.hook_symbol(name, fill(), replace=True)
+        _PROJECTS[key] = project
+    return _PROJECTS[key]
+
+
+def _byte_procedures(angr):
+    """memcpy and memset for a size that may be symbolic (`memcpy(d, s, sew / 8)` with SEW read
+    from vtype): byte k is written under the condition k < size, for every k up to the largest
+    size the path allows. angr's own procedures fail there ("Not enough data for store") or pin
+    the size to one value."""
+    import claripy
+
+    def largest(state, size) -> int:
+        values = state.solver.eval_upto(size, 65)
+        if max(values) > MAX_COPY or len(values) > 64:
+            raise Incomplete(f"a memcpy or memset of up to {max(values)} bytes at {state.addr:#x} "
+                             f"(at most {MAX_COPY}, of at most 64 sizes)")
+        return max(values)
+
+    def write(state, dst, data_of, size):
+        top = largest(state, size)
+        if top == 0:
+            return
+        if not state.solver.symbolic(size):
+            state.memory.store(dst, claripy.Concat(*[data_of(k) for k in range(top)]))
+            return
+        for k in range(top):
+            state.memory.store(dst + k, data_of(k), condition=claripy.UGT(size, k))
+
+    class Copy(angr.SimProcedure):
+        def run(self, dst, src, size, _limit=None):
+            top = largest(self.state, size)
+            loaded = [self.state.memory.load(src + k, 1) for k in range(top)]   # all read before any write
+            write(self.state, dst, lambda k: loaded[k], size)
+            return dst
+
+    class Fill(angr.SimProcedure):
+        def run(self, dst, value, size, _limit=None):
+            byte = value[7:0]
+            write(self.state, dst, lambda k: byte, size)
+            return dst
+
+    return Copy, Fill
+
+
+def _one_byte_order(claripy) -> None:
+    """Every memory object kept big-endian (a little-endian value stored as its byte reversal,
+    the same bytes at the same addresses). angr's page merge (UltraPage.merge) joins the values
+    of objects of the same base and length as they are, with the first one's byte order: a
+    little-endian object merged with a big-endian one came out byte-reversed (`*sew = 64` read
+    back as 0x40000000 after the paths of a legality check met). With one order there is nothing
+    to get wrong."""
+    from angr.storage import memory_object
+
+    cls = memory_object.SimMemoryObject
+    if getattr(cls, "_vredmax_one_order", False):
+        return
+    original = cls.__init__
+
+    def __init__(self, obj, base, endness, length=None, byte_width=8):
+        if (endness == "Iend_LE" and isinstance(obj, claripy.ast.BV) and obj.symbolic and byte_width == 8
+                and (length is None or length * 8 == obj.size())):
+            obj, endness = obj.reversed, "Iend_BE"
+        original(self, obj, base, endness, length, byte_width)
+
+    cls.__init__ = __init__
+    cls._vredmax_one_order = True
+
+
 def run(job: dict) -> dict:
     logging.disable(logging.CRITICAL)
     import angr
     import claripy
     import z3
 
+    _one_byte_order(claripy)
+
     start_time = time.monotonic()
     deadline = start_time + job["timeout_s"]
-    project = angr.Project(job["library"], auto_load_libs=False,
-                           load_options={"main_opts": {"base_addr": 0x400000}})
+    project = _project(angr, job["library"])
     entry = project.loader.find_symbol("vredmax_entry").rebased_addr
     add, remove = _options(angr, job["level"] == "unit")
     domain = []
@@ -199,16 +283,20 @@ def _claripy_of(text: str, claripy, z3):
 
 
 def main() -> None:
-    job = json.loads(sys.stdin.read())
-    try:
-        result = run(job)
-    except Incomplete as error:
-        result = {"incomplete": str(error)}
-    except Exception as error:   # angr's own failures: said, never a verdict
-        import traceback
-        result = {"incomplete": f"angr: {type(error).__name__}: {error}",
-                  "traceback": traceback.format_exc()[-3000:]}
-    sys.stdout.write(json.dumps(result))
+    """One job a line on stdin, one result a line on stdout, until stdin closes (symbolic.Engine)."""
+    for line in sys.stdin:
+        if not line.strip():
+            continue
+        try:
+            result = run(json.loads(line))
+        except Incomplete as error:
+            result = {"incomplete": str(error)}
+        except Exception as error:   # angr's own failures: said, never a verdict
+            import traceback
+            result = {"incomplete": f"angr: {type(error).__name__}: {error}",
+                      "traceback": traceback.format_exc()[-3000:]}
+        sys.stdout.write(json.dumps(result) + "\n")
+        sys.stdout.flush()
 
 
 if __name__ == "__main__":

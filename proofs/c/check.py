@@ -205,13 +205,23 @@ def _symbolic_unit(built, python, options, report, say) -> None:
                 break
 
 
+def _step_solver(solver: str) -> str:
+    """Bitwuzla for the step's queries when it is installed (the register file's bit-vectors:
+    about half Z3's time on them, and "auto" spends its first seconds in Z3 on each)."""
+    if solver != "auto":
+        return solver
+    from vredmax.proofs.engine.solvers import available
+    return "bitwuzla" if available("bitwuzla") else "z3"
+
+
 def _symbolic_step(built, python, options, report, say) -> None:
+    solver = _step_solver(options.solver)
     bound = options.symbolic_vlmax if options.symbolic_vlmax is not None else DEFAULT_STEP_VLMAX
     configs = sorted((c for c in legal_configs(options.elen, [STEP_VLEN], options.sews or SEWS) if c.vlmax <= bound),
                      key=lambda c: (c.vlmax, -c.sew))
     for cfg in configs:
         for fields in STEP_WORDS:
-            result, case = symbolic.prove_step(python, built.plain, cfg, options.timeout_s, options.solver, fields)
+            result, case = symbolic.prove_step(python, built.plain, cfg, options.timeout_s, solver, fields)
             what = f"{cfg}: vd=v{fields.vd} vs2=v{fields.vs2} vs1=v{fields.vs1} vm={fields.vm}"
             check = SymbolicCheck(what, cfg.sew, cfg.vlmax, result.verdict, result.detail, result.seconds,
                                   result.paths, result.solver)

@@ -44,6 +44,7 @@ from vredmax.impl.execute import TAIL_POLICIES, execute, operands, step
 from vredmax.impl.sequential import reduce_sequential
 from vredmax.proofs.engine.outcome import View
 from vredmax.proofs.engine.counterexample import Counterexample
+from vredmax.proofs.engine.judging import judge_step
 from vredmax.proofs.engine.minimise import smallest_model
 from vredmax.proofs.engine.solvers import available, versions
 from vredmax.proofs.engine.truth_guard import SymbolicBranch, no_truth_tests
@@ -55,10 +56,9 @@ from vredmax.proofs.python.values import INTERNAL_FILES, Refusal
 from vredmax.proofs.engine.verdict import Verdict, prove
 from vredmax.spec import relation as spec
 from vredmax.spec.bv import Concrete, Symbolic, Z3Elements
-from vredmax.spec.config import VTYPE_VTA_BIT, XLEN, Config, encode_vtype, legal_configs
+from vredmax.spec.config import XLEN, Config, encode_vtype, legal_configs
 from vredmax.spec.encoding import Insn
 from vredmax.spec.legality import ILLEGAL, RESERVED, RETIRED
-from vredmax.spec.profiles import ANYTHING, Observed, allowed
 from vredmax.spec.state import NUM_VREGS, ArchState
 
 UNIT, INSTRUCTION = "unit", "instruction"
@@ -561,85 +561,7 @@ def replay(function, cfg: Config, pre: ArchState, insn: Insn, tail: str, notes=(
     executable spec's (run with the same tail policy) and the judge's reasons as notes; when it
     is allowed, nothing differs."""
     traps, post = run_instruction(function, Concrete, pre, insn, cfg, tail)
-    result = execute(pre, insn, "sequential", tail)
-    kind = impl_outcome_kind(traps)
-    notes = list(notes)
-    architecture = allowed(pre, insn, "any")
-    if kind == RESERVED:
-        ok = ANYTHING in architecture.kinds
-        reasons = () if ok else (f"outcome: allowed {' or '.join(sorted(architecture.kinds))}, observed reserved",)
-    else:
-        judgement = architecture.judge(Observed.of(kind, post))
-        ok, reasons = judgement.allowed, judgement.rules + judgement.differences
-    spec_values, impl_values, widths = {}, {}, {}
-    reason = result.reason if result.outcome != RETIRED else ""
-
-    def compare(name, spec_value, impl_value, width=None):
-        if name in ("vd[0]", "traps") or spec_value != impl_value:   # these two always shown
-            spec_values[name], impl_values[name] = spec_value, impl_value
-            if width:
-                widths[name] = width
-
-    if ok:
-        if result.outcome == RESERVED:
-            notes.append(f"the encoding is reserved ({result.reason}): the architecture allows any outcome")
-        return Counterexample(cfg, pre, insn, tail, {}, {}, "implementation", reason, notes, widths)
-    compare("traps", result.outcome != RETIRED, kind != RETIRED)
-    compare("illegal instruction", result.outcome == ILLEGAL, kind == ILLEGAL)
-    expected = result.state
-    sew, agnostic = cfg.sew, bool(pre.vtype >> VTYPE_VTA_BIT & 1)
-    ones = (1 << sew) - 1
-    written = result.outcome == RETIRED and pre.vl != 0
-    for register in range(NUM_VREGS):
-        want_reg, have_reg = expected.regs[register], post.regs[register]
-        if want_reg == have_reg and register != insn.vd:
-            continue
-        want = Concrete.split(want_reg, sew, cfg.elements_per_register)
-        have = Concrete.split(have_reg, sew, cfg.elements_per_register)
-        old = Concrete.split(pre.regs[register], sew, cfg.elements_per_register)
-        for k in range(cfg.elements_per_register):
-            name = f"vd[{k}]" if register == insn.vd else f"v{register}[{k}]"
-            if (register == insn.vd and k > 0 and agnostic and written
-                    and have[k] in (old[k], ones) and have[k] != want[k]):
-                continue   # an agnostic tail element may be old or all ones
-            compare(name, want[k], have[k])
-    for name, width in (("vstart", XLEN), ("vl", XLEN), ("vtype", XLEN), ("vs", 2)):
-        if name != "vs" or any(text.startswith("vs:") for text in reasons):   # VS may turn Dirty
-            compare(name, getattr(expected, name), getattr(post, name), width)
-    if all(spec_values[n] == impl_values[n] for n in spec_values):
-        compare("allowed by the spec", True, False)   # the judge's reasons say why
-    if written and spec_values.get("vd[0]") != impl_values.get("vd[0]"):
-        notes += element_notes(cfg, pre, insn, spec_values["vd[0]"], impl_values["vd[0]"])
-    notes += [f"spec: {_shortened(text)}" for text in reasons]
-    return Counterexample(cfg, pre, insn, tail, spec_values, impl_values, "implementation",
-                          reason, notes, widths)
-
-
-def _shortened(text: str, limit: int = 200) -> str:
-    """A judge's reason with long hex numbers cut down (registers are VLEN bits wide)."""
-    import re
-    text = re.sub(r"0x0*([0-9a-f]{1,24})\b", lambda m: "0x" + m.group(1), text)
-    text = re.sub(r"0x([0-9a-f]{12})[0-9a-f]{13,}", lambda m: f"0x{m.group(1)}...", text)
-    return text if len(text) <= limit else text[:limit - 3] + "..."
-
-
-def element_notes(cfg: Config, pre: ArchState, insn: Insn, want: int, got: int) -> list[str]:
-    """Which input each side's vd[0] is: the element that decides the case, by name (the
-    lane table shows only the first lanes of a long group)."""
-    seed, elements, active = operands(Concrete, pre, insn, cfg)
-
-    def which(value, active_only):
-        found = [f"vs2[{i}]" for i, (x, a) in enumerate(zip(elements, active))
-                 if x == value and (a or not active_only)]
-        names = (["the seed vs1[0]"] if seed == value else []) + found[:3]
-        more = len(found) - 3
-        return " = ".join(names) + (f" (and {more} more)" if more > 0 else "") if names else "no input"
-
-    lanes = [i for i, a in enumerate(active) if a]
-    shown = ", ".join(map(str, lanes[:8])) + (", ..." if len(lanes) > 8 else "")
-    return [f"active lanes: {shown or 'none'} ({len(lanes)} of vl={pre.vl})",
-            f"the spec's vd[0] is {which(want, True)}",
-            f"the implementation's vd[0] is {which(got, False)}"]
+    return judge_step(cfg, pre, insn, tail, impl_outcome_kind(traps), post, notes)
 
 
 # The cut-point method (proofs/python/cutpoint.py) ---------------------------------------------------

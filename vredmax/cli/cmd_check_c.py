@@ -11,7 +11,7 @@ import json
 import os
 import tempfile
 
-from vredmax.cli import configurations, terminal
+from vredmax.cli import configurations, options, terminal
 from vredmax.presentation.counterexamples import counterexample_lines
 from vredmax.proofs.c.build import DEFAULT_FUNCTION, LEVELS, BuildError, build, parse_cflags
 from vredmax.proofs.c.check import DEFAULT_STEP_VLMAX, DEFAULT_UNIT_VLMAX, STEP_VLEN, Options, check_c
@@ -44,31 +44,17 @@ def add_parser(subparsers) -> None:
     parser.add_argument("--cflags", default="", metavar="FLAGS",
                         help="compiler flags, one string (default -O2; e.g. --cflags='-O3 -DFOO -Iinclude')")
     configurations.add_options(parser)
-    parser.add_argument("--random", default="50", metavar="N",
-                        help="random cases per configuration, fewer at large VLMAX (default 50)")
-    parser.add_argument("--seed", default="0", metavar="N", help="seed of the random cases (default 0)")
     parser.add_argument("--symbolic-vlmax", metavar="N",
                         help=f"the largest VLMAX the symbolic method tries (default {DEFAULT_UNIT_VLMAX} for a unit, "
                              f"{DEFAULT_STEP_VLMAX} for a step at VLEN={STEP_VLEN}; 0: no proof, so at best UNKNOWN)")
-    parser.add_argument("--timeout", default="120", metavar="SECONDS",
-                        help="time limit of one symbolic execution and of each solver query (default 120)")
+    options.add_check_options(parser, timeout_default="120",
+                              timeout_help="time limit of one symbolic execution and of each solver query (default 120)",
+                              random_default="50",
+                              random_help="random cases per configuration, fewer at large VLMAX (default 50)")
     parser.add_argument("--engine-python", metavar="PATH",
                         help="the Python that has angr (default: $VREDMAX_ANGR_PYTHON, this one, or .venv-angr "
                              "next to this environment: `make angr`)")
-    parser.add_argument("--case-out", metavar="FILE",
-                        help="write the counterexample's case (the `vredmax exec` format) to FILE")
-    parser.add_argument("--json", action="store_true", help="print the result as JSON")
     parser.set_defaults(run=run)
-
-
-def _int(text: str, field: str, minimum: int = 0) -> int:
-    try:
-        value = int(text)
-    except (TypeError, ValueError):
-        raise UsageError(f"{field}: expected an integer, got {text!r}") from None
-    if value < minimum:
-        raise UsageError(f"{field}: must be at least {minimum}, got {value}")
-    return value
 
 
 def split_target(target: str) -> tuple[str, str | None]:
@@ -81,17 +67,12 @@ def split_target(target: str) -> tuple[str, str | None]:
 
 
 def run(args) -> int:
-    try:
-        timeout = float(args.timeout)
-    except ValueError:
-        raise UsageError(f"--timeout: expected seconds, got {args.timeout!r}") from None
-    if not 0 < timeout <= 1_000_000:
-        raise UsageError(f"--timeout: must be positive and at most 1000000 seconds, got {args.timeout}")
+    timeout = options.check_timeout(args.timeout)
     wanted = configurations.filters(args, one_elen=True)
     configs = configurations.chosen(legal_configs(wanted.elen, list(wanted.vlens) or list(VLENS)), wanted)
     configs.sort(key=lambda c: (c.vlmax, c.vlen, -c.sew, c.lmul))
-    options = Options(random=_int(args.random, "--random"), seed=_int(args.seed, "--seed"), timeout_s=timeout,
-                      symbolic_vlmax=None if args.symbolic_vlmax is None else _int(args.symbolic_vlmax, "--symbolic-vlmax"),
+    check_options = Options(random=options.natural(args.random, "--random"), seed=options.natural(args.seed, "--seed"), timeout_s=timeout,
+                      symbolic_vlmax=None if args.symbolic_vlmax is None else options.natural(args.symbolic_vlmax, "--symbolic-vlmax"),
                       engine_python=args.engine_python, elen=wanted.elen, sews=wanted.sews)
     if args.case_out:
         check_writable_file(args.case_out, "--case-out")
@@ -109,7 +90,7 @@ def run(args) -> int:
         say(f"check-c {args.target}: {built.function} is a {LEVEL_TEXT[built.level]}; compiled with "
             f"{os.path.basename(built.compiler)} {' '.join(built.cflags)}; {len(configs)} configurations")
         with cut_short():
-            report = check_c(built, configs, options, say)
+            report = check_c(built, configs, check_options, say)
         if args.case_out and report.counterexample is not None:
             write_json(args.case_out, cx_case(report.counterexample), "--case-out")
         if args.json:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 
-from vredmax.cli import configurations
+from vredmax.cli import configurations, options as check_options
 from vredmax.cli.cluster import add_arguments as add_worker_arguments, workers_from_args
 from vredmax.presentation.check_impl import LEVEL_TEXT, cx_case, report_json, report_lines, result_line
 from vredmax.runtime.errors import EXIT_ERROR, EXIT_FAILED, EXIT_OK, EXIT_UNKNOWN, UsageError
@@ -45,19 +45,15 @@ def add_parser(subparsers) -> None:
     configurations.add_options(parser)
     parser.add_argument("--solver", choices=SOLVERS,
                         help="solver for the whole-instruction queries (default: bitwuzla if installed, else z3)")
-    parser.add_argument("--timeout", default=str(DEFAULT_TIMEOUT_MS // 1000), metavar="SECONDS",
-                        help="time limit per solver query and per call of your code "
-                             f"(default: {DEFAULT_TIMEOUT_MS // 1000})")
-    parser.add_argument("--random", default=str(DEFAULT_RANDOM), metavar="N",
-                        help=f"random concrete states per configuration, run (with directed ones) before the proof "
-                             f"(default {DEFAULT_RANDOM})")
-    parser.add_argument("--seed", default="0", metavar="N", help="seed of the random states (default 0)")
+    check_options.add_check_options(
+        parser, timeout_default=str(DEFAULT_TIMEOUT_MS // 1000),
+        timeout_help=f"time limit per solver query and per call of your code (default: {DEFAULT_TIMEOUT_MS // 1000})",
+        random_default=str(DEFAULT_RANDOM),
+        random_help=f"random concrete states per configuration, run (with directed ones) before the proof "
+                    f"(default {DEFAULT_RANDOM})")
     add_worker_arguments(parser, "configurations checked in parallel on this machine (default 1, as every command: "
                                  "--jobs 2 on two cores); "
                                  "each configuration runs your code in a fresh child process; with --scheduler, ignored")
-    parser.add_argument("--case-out", metavar="FILE",
-                        help="write the counterexample's case (the `vredmax exec` format) to FILE")
-    parser.add_argument("--json", action="store_true", help="print the result as JSON")
     parser.set_defaults(run=run)
 
 
