@@ -32,7 +32,6 @@ import importlib
 import importlib.util
 import inspect
 import os
-import random
 import sys
 import time
 import traceback
@@ -51,12 +50,12 @@ from vredmax.proofs.engine.truth_guard import SymbolicBranch, no_truth_tests
 from vredmax.proofs.python import plugin, rewrite
 from vredmax.proofs.python.paths import explore
 from vredmax.proofs.python.branches import Escalate
-from vredmax.proofs.python.concrete import DIRECTED, RANDOM, concrete_states, random_count, random_state
+from vredmax.proofs.python.concrete import DIRECTED, RANDOM, concrete_states, random_count
 from vredmax.proofs.python.values import INTERNAL_FILES, Refusal
 from vredmax.proofs.engine.verdict import Verdict, prove
 from vredmax.spec import relation as spec
 from vredmax.spec.bv import Concrete, Symbolic, Z3Elements
-from vredmax.spec.config import XLEN, Config, encode_vtype, legal_configs
+from vredmax.spec.config import XLEN, Config, legal_configs
 from vredmax.spec.encoding import Insn
 from vredmax.spec.legality import ILLEGAL, RESERVED, RETIRED
 from vredmax.spec.state import NUM_VREGS, ArchState

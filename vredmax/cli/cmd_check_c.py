@@ -13,7 +13,7 @@ import tempfile
 
 from vredmax.cli import configurations, options, terminal
 from vredmax.presentation.counterexamples import counterexample_lines
-from vredmax.proofs.c.build import DEFAULT_FUNCTION, LEVELS, BuildError, build, parse_cflags
+from vredmax.proofs.c.build import LEVELS, BuildError, build, parse_cflags
 from vredmax.proofs.c.check import DEFAULT_STEP_VLMAX, DEFAULT_UNIT_VLMAX, STEP_VLEN, Options, check_c
 from vredmax.proofs.engine.verdict import Verdict
 from vredmax.runtime.errors import EXIT_ERROR, EXIT_FAILED, EXIT_OK, EXIT_UNKNOWN, UsageError
