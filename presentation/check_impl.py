@@ -4,10 +4,9 @@
 
 from __future__ import annotations
 
-import json
 import re
 
-from vredmax.presentation.counterexamples import counterexample_lines
+from vredmax.presentation.counterexamples import counterexample_lines, replay_lines
 from vredmax.proofs.engine.solvers import versions
 from vredmax.proofs.engine.verdict import Verdict
 from vredmax.proofs.python.check_impl import INSTRUCTION, UNIT
@@ -39,23 +38,12 @@ LOCAL_WITNESS = re.compile(r"(is not a signed max of its inputs): with .*?, whic
                            r"them(; no concrete counterexample was found, so the unit may still be right)?", re.S)
 
 
-INLINE_CASE_LIMIT = 400   # characters of a case shown inline (VLEN=65536 registers are not)
-
-
 def report_lines(report, case_out: str | None = None) -> list[str]:
     lines = [""]
     if report.counterexample is not None:
         cx = report.counterexample
         lines += counterexample_lines(cx) + [""]
-        case = json.dumps(cx_case(cx))
-        if case_out:
-            lines += ["Replay it:", f"  vredmax exec {case_out}    # the case, written there", ""]
-        elif len(case) <= INLINE_CASE_LIMIT:
-            lines += ["Replay it: save the case below as case.json, then run vredmax exec case.json",
-                      f"  {case}", ""]
-        else:
-            lines += [f"Replay it: the case has {len(case)} characters; write it with --case-out FILE "
-                      "(or take counterexample.case from --json), then vredmax exec FILE", ""]
+        lines += replay_lines(cx, case_out)
     outputs: dict[str, list[str]] = {}    # the same output at many configurations: shown once
     for where, text in [("while loading", report.output)] + [(f"at {r.cfg}", r.output) for r in report.results]:
         if text.strip():
@@ -89,11 +77,6 @@ def _once(report) -> str:
                 where = report.detail[:-len(check.detail)].rstrip(": ")
                 return f"{where} (the {check.verdict.value} under that configuration above)"
     return report.detail
-
-
-def cx_case(cx) -> dict:
-    from vredmax.impl.case import case_json
-    return case_json(cx.pre, cx.insn, cx.tail)
 
 
 def report_json(target: str, report) -> dict:

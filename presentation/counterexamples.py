@@ -8,6 +8,8 @@ command line and the generated documents alike.
 
 from __future__ import annotations
 
+import json
+
 import textwrap
 
 from vredmax.impl.execute import operands
@@ -95,6 +97,27 @@ def counterexample_lines(cx: Counterexample, limit: int = 8) -> list[str]:
         lines.append(f"  ({hidden} more differing and {equal} equal values not shown)")
     lines += [f"note: {text}" for text in cx.notes]
     return lines
+
+
+INLINE_CASE_LIMIT = 400   # characters of a case shown inline (VLEN=65536 registers are not)
+
+
+def replay_case(cx: Counterexample) -> dict:
+    """The counterexample as a `vredmax exec` case."""
+    from vredmax.impl.case import case_json
+    return case_json(cx.pre, cx.insn, cx.tail)
+
+
+def replay_lines(cx: Counterexample, case_out: str | None = None) -> list[str]:
+    """How to replay the counterexample: the file it was written to, the case inline, or how
+    to get it when it is too long to show."""
+    case = json.dumps(replay_case(cx))
+    if case_out:
+        return ["Replay it:", f"  vredmax exec {case_out}    # the case, written there", ""]
+    if len(case) <= INLINE_CASE_LIMIT:
+        return ["Replay it: save the case below as case.json, then run vredmax exec case.json", f"  {case}", ""]
+    return [f"Replay it: the case has {len(case)} characters; write it with --case-out FILE "
+            "(or take counterexample.case from --json), then vredmax exec FILE", ""]
 
 
 def _shown_value(kind: str, value, sew: int, vlen: int) -> str:

@@ -49,9 +49,10 @@ import os as _os
 import sys as _sys
 from dataclasses import dataclass as _dataclass, field as _field
 
-from vredmax.presentation.check_impl import cx_case as _cx_case, report_json as _report_json, \
+from vredmax.presentation.check_impl import report_json as _report_json, \
     report_lines as _report_lines
-from vredmax.presentation.counterexamples import counterexample_lines as _counterexample_lines
+from vredmax.presentation.counterexamples import counterexample_lines as _counterexample_lines, \
+    replay_case as _replay_case
 from vredmax.proofs.python import session as _session
 from vredmax.runtime.errors import UsageError as _UsageError
 
@@ -208,7 +209,7 @@ def check_impl(function, *, level: str | None = None, vlen=None, sew=None, lmul=
     cx = report.counterexample
     shown = target.name or f"{getattr(function, '__module__', '?')}:{getattr(function, '__qualname__', '?')}"
     checked = CheckReport(
-        shown, level, report.verdict, report.detail, report.bounds, cx, _cx_case(cx) if cx is not None else None,
+        shown, level, report.verdict, report.detail, report.bounds, cx, _replay_case(cx) if cx is not None else None,
         [ConfigVerdict(r.cfg, r.verdict, r.method, r.seconds, r.detail) for r in report.results],
         report.coverage(), report.summary(), list(report.notes),
         "".join([report.output] + [r.output for r in report.results]), report,

@@ -326,19 +326,19 @@ class ProxyMachine:
     def all_(*conds):
         result = True
         for c in conds:
-            result = _and(result, V.truth(c))
+            result = V.bool_and(result, V.truth(c))
         return result
 
     @staticmethod
     def any_(*conds):
         result = False
         for c in conds:
-            result = _or(result, V.truth(c))
+            result = V.bool_or(result, V.truth(c))
         return result
 
     @staticmethod
     def not_(cond):
-        return _not(V.truth(cond))
+        return V.bool_not(V.truth(cond))
 
     @staticmethod
     def ite(cond, a, b):
@@ -413,34 +413,6 @@ def _field(value: V.SymInt, lo: int, width: int):
     hi = min(lo + width, value.w) - 1
     return V.make_int(value.cx, value.bk, value.bk.extract(value.t, hi, lo), hi - lo + 1, False, 0,
                       min((1 << (hi - lo + 1)) - 1, value.hi >> lo))
-
-
-def _and(a, b):
-    if a is False or b is False:
-        return False
-    if a is True:
-        return b
-    if b is True:
-        return a
-    bk, a, b = V._place(a.cx, 1, a, b)
-    return V.make_bool(a.cx, bk, bk.and_(a.t, b.t))
-
-
-def _or(a, b):
-    if a is True or b is True:
-        return True
-    if a is False:
-        return b
-    if b is False:
-        return a
-    bk, a, b = V._place(a.cx, 1, a, b)
-    return V.make_bool(a.cx, bk, bk.or_(a.t, b.t))
-
-
-def _not(a):
-    if isinstance(a, V.SymBool):
-        return V.make_bool(a.cx, a.bk, a.bk.not_(a.t))
-    return not a
 
 
 def merge(cx, cond, a, b):
@@ -548,7 +520,7 @@ class SymRegs:
 
     def __ne__(self, other):
         result = self.__eq__(other)
-        return _not(result) if result is not NotImplemented else result
+        return V.bool_not(result) if result is not NotImplemented else result
 
     def __hash__(self):
         _refuse("hash() of a symbolic register file", "keep it in a variable, not a dict key")

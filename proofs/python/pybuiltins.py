@@ -100,10 +100,10 @@ def _filtered_extreme(name, replace, items, key, default):
             take = cond
         else:
             better = replace(k, best_key)
-            take = _and(cond, _or(_not(have), better))
+            take = V.bool_and(cond, V.bool_or(V.bool_not(have), better))
         best = item if best is None else _pick(take, item, best)
         best_key = k if best_key is None else _pick(take, k, best_key)
-        have = _or(have, cond)
+        have = V.bool_or(have, cond)
     if have is True:
         return best
     if default is _NOTHING:
@@ -111,32 +111,6 @@ def _filtered_extreme(name, replace, items, key, default):
             raise ValueError(f"{name}() arg is an empty sequence")
         return best
     return default if have is False else _pick(have, best, default)
-
-
-def _and(a, b):
-    if a is False or b is False:
-        return False
-    if a is True:
-        return b
-    if b is True:
-        return a
-    bk, a, b = V._place(a.cx, 1, a, b)
-    return V.make_bool(a.cx, bk, bk.and_(a.t, b.t))
-
-
-def _or(a, b):
-    if a is True or b is True:
-        return True
-    if a is False:
-        return b
-    if b is False:
-        return a
-    bk, a, b = V._place(a.cx, 1, a, b)
-    return V.make_bool(a.cx, bk, bk.or_(a.t, b.t))
-
-
-def _not(a):
-    return not a if type(a) is bool else V.make_bool(a.cx, a.bk, a.bk.not_(a.t))
 
 
 def symbolic_sum(iterable, start=0):
@@ -202,8 +176,8 @@ class SortedFiltered:
         if index == 0:      # first of least key; reverse: first of greatest
             replace = (lambda k, best: less(best, k)) if self.reverse else (lambda k, best: less(k, best))
         elif index == -1 and not self.head_only:      # last of greatest key; reverse: last of least
-            replace = ((lambda k, best: _not(less(best, k))) if self.reverse
-                       else (lambda k, best: _not(less(k, best))))
+            replace = ((lambda k, best: V.bool_not(less(best, k))) if self.reverse
+                       else (lambda k, best: V.bool_not(less(k, best))))
         else:
             return self._refuse()
         try:
@@ -229,7 +203,7 @@ def _conditions(iterable, combine):
 
 def symbolic_any(iterable):
     result = False
-    for item in _conditions(iterable, _and):
+    for item in _conditions(iterable, V.bool_and):
         t = V.truth(item)
         if t is True:
             return True
@@ -240,7 +214,7 @@ def symbolic_any(iterable):
 
 def symbolic_all(iterable):
     result = True
-    for item in _conditions(iterable, lambda c, t: _or(_not(c), t)):
+    for item in _conditions(iterable, lambda c, t: V.bool_or(V.bool_not(c), t)):
         t = V.truth(item)
         if t is False:
             return False

@@ -27,7 +27,7 @@ import os
 import sys
 
 from vredmax.proofs.python import trace
-from vredmax.proofs.python.trace import BOOL, SymbolicUse
+from vredmax.proofs.python.trace import SymbolicUse
 
 MAX_WIDTH = 1 << 18          # a value wider than this (a shift by a huge amount) is refused
 POW_LIMIT = 64               # x ** k is multiplied out up to this k
@@ -267,6 +267,34 @@ def make_bool(cx, bk, t):
     if value is not None:
         return bool(value)
     return SymBool(cx, bk, t)
+
+
+def bool_and(a, b):
+    """`a and b` of Python bools and symbolic bools, folding the constants."""
+    if a is False or b is False:
+        return False
+    if a is True:
+        return b
+    if b is True:
+        return a
+    bk, a, b = _place(a.cx, 1, a, b)
+    return make_bool(a.cx, bk, bk.and_(a.t, b.t))
+
+
+def bool_or(a, b):
+    """`a or b` of Python bools and symbolic bools, folding the constants."""
+    if a is True or b is True:
+        return True
+    if a is False:
+        return b
+    if b is False:
+        return a
+    bk, a, b = _place(a.cx, 1, a, b)
+    return make_bool(a.cx, bk, bk.or_(a.t, b.t))
+
+
+def bool_not(a):
+    return make_bool(a.cx, a.bk, a.bk.not_(a.t)) if isinstance(a, SymBool) else not a
 
 
 def _numeric(x):

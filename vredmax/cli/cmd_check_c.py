@@ -12,7 +12,7 @@ import os
 import tempfile
 
 from vredmax.cli import configurations, options, terminal
-from vredmax.presentation.counterexamples import counterexample_lines
+from vredmax.presentation.counterexamples import counterexample_lines, replay_case, replay_lines
 from vredmax.proofs.c.build import LEVELS, BuildError, build, parse_cflags
 from vredmax.proofs.c.check import DEFAULT_STEP_VLMAX, DEFAULT_UNIT_VLMAX, STEP_VLEN, Options, check_c
 from vredmax.proofs.engine.verdict import Verdict
@@ -26,7 +26,6 @@ EXIT_CODES = {Verdict.PROVED: EXIT_OK, Verdict.COUNTEREXAMPLE: EXIT_FAILED,
 LEVEL_TEXT = {"unit": "reduction unit uint64_t f(unsigned sew, uint64_t seed, const void *elements, "
                       "const uint8_t *active, size_t n)",
               "step": "whole instruction int f(vredmax_state *s, uint32_t insn)"}
-INLINE_CASE_LIMIT = 400
 VLENS = tuple(1 << k for k in range(7, 17))
 
 
@@ -92,17 +91,12 @@ def run(args) -> int:
         with cut_short():
             report = check_c(built, configs, check_options, say)
         if args.case_out and report.counterexample is not None:
-            write_json(args.case_out, cx_case(report.counterexample), "--case-out")
+            write_json(args.case_out, replay_case(report.counterexample), "--case-out")
         if args.json:
             print(json.dumps(tagged("check-c", report_json(args.target, built, report, configs)), indent=2))
         else:
             terminal.say("\n".join(report_lines(report, configs, args.case_out)))
     return EXIT_CODES[report.verdict]
-
-
-def cx_case(cx) -> dict:
-    from vredmax.impl.case import case_json
-    return case_json(cx.pre, cx.insn, cx.tail)
 
 
 def coverage(report, configs) -> str:
@@ -116,15 +110,7 @@ def report_lines(report, configs, case_out: str | None = None) -> list[str]:
     cx = report.counterexample
     if cx is not None:
         lines += counterexample_lines(cx) + [""]
-        case = json.dumps(cx_case(cx))
-        if case_out:
-            lines += ["Replay it:", f"  vredmax exec {case_out}    # the case, written there", ""]
-        elif len(case) <= INLINE_CASE_LIMIT:
-            lines += ["Replay it: save the case below as case.json, then run vredmax exec case.json",
-                      f"  {case}", ""]
-        else:
-            lines += [f"Replay it: the case has {len(case)} characters; write it with --case-out FILE, "
-                      "then vredmax exec FILE", ""]
+        lines += replay_lines(cx, case_out)
     verdict = report.verdict
     if verdict == Verdict.PROVED:
         lines.append("PROVED within these bounds (larger VLMAX: the concrete runs only):")

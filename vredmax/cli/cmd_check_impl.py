@@ -12,7 +12,8 @@ import json
 
 from vredmax.cli import configurations, options as check_options
 from vredmax.cli.cluster import add_arguments as add_worker_arguments, workers_from_args
-from vredmax.presentation.check_impl import LEVEL_TEXT, cx_case, report_json, report_lines, result_line
+from vredmax.presentation.check_impl import LEVEL_TEXT, report_json, report_lines, result_line
+from vredmax.presentation.counterexamples import replay_case
 from vredmax.runtime.errors import EXIT_ERROR, EXIT_FAILED, EXIT_OK, EXIT_UNKNOWN, UsageError
 from vredmax.proofs.python.check_impl import (DEFAULT_RANDOM, DEFAULT_TIMEOUT_MS, LEVELS, UNIT, Report)
 from vredmax.proofs.python import session
@@ -97,7 +98,7 @@ def run(args) -> int:
                          f"({report.count(Verdict.PROVED)} proved so far)")
         raise
     if args.case_out and report.counterexample is not None:
-        write_json(args.case_out, cx_case(report.counterexample), "--case-out")
+        write_json(args.case_out, replay_case(report.counterexample), "--case-out")
     if args.json:
         print(json.dumps(tagged("check-impl", report_json(args.target, report)), indent=2))
     else:
