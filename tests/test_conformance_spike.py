@@ -80,7 +80,7 @@ def test_the_command_on_spike(spike, htif_harness):
                          (["--spike", "/no/such/spike"], "spike")):
         done = subprocess.run([*base, *extra, "--cases", "3"], capture_output=True, text=True)
         assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
-        assert done.stderr.startswith(f"vredmax: error: {field}: ")
+        assert done.stderr.startswith(f"vredmax: error: --{field}: ")
 
 
 @pytest.mark.conformance_sweep

@@ -10,7 +10,7 @@ API (stable for the command modules):
         for item in work:
             ...
             bar.log(line)          # a result line on stdout, printed above the bar
-            bar.advance(text)      # one unit done; `text` names what comes next (optional)
+            bar.advance(text)      # one unit done; `text` names what comes next (without it the text stays)
         bar.describe(text)         # change the text without advancing
 
     The bar is drawn on stderr, only when stderr is a terminal and `quiet` is false; it is
@@ -161,8 +161,10 @@ class Bar:
 
     def advance(self, text: str = "", n: int = 1) -> None:
         self.done += n
-        if self._live is not None:
+        if self._live is not None and text:
             self._live.update(self._task, advance=n, description=self._describe(text))
+        elif self._live is not None:   # the description stays: what was proved last, until the next
+            self._live.update(self._task, advance=n)
 
     def describe(self, text: str) -> None:
         if self._live is not None:
