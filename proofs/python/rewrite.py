@@ -600,7 +600,6 @@ _ROOTS: set = set()               # folders whose modules are the user's (rewrit
 
 
 def _project_folders():
-    import vredmax
     found = set()
     for name in ("vredmax", "vredmax.spec", "vredmax.impl", "vredmax.proofs", "vredmax.presentation",
                  "vredmax.platforms"):
