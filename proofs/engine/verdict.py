@@ -167,14 +167,7 @@ def _prove_known_vacuity(store, assumptions, goal, timeout_ms: int) -> Answer:
     if verdict == Verdict.PROVED.value:   # they can hold: only the goal is left to ask
         start = time.perf_counter()
         with _engine(assumptions, timeout_ms) as (engine, context):
-            engine.add(z3.Not(goal).translate(context))
-            result = engine.check()
-            seconds = time.perf_counter() - start
-            if result == z3.unsat:
-                return Answer(Verdict.PROVED, seconds)
-            if result == z3.sat:
-                return Answer(Verdict.COUNTEREXAMPLE, seconds, model=engine.model().translate(z3.main_ctx()))
-            return Answer(Verdict.UNKNOWN, seconds, engine.reason_unknown())
+            return _ask_goal(engine, context, goal, start)
     if verdict == Verdict.ERROR.value:
         return Answer(Verdict.ERROR, 0.0, VACUOUS)
     answer = _prove(assumptions, goal, timeout_ms, "z3")
@@ -184,6 +177,19 @@ def _prove_known_vacuity(store, assumptions, goal, timeout_ms: int) -> Answer:
     elif not (answer.verdict == Verdict.UNKNOWN and answer.detail.startswith("satisfiability of the assumptions")):
         store.put(material, {"verdict": Verdict.PROVED.value, "detail": "", "solver": "z3", "model": None}, durable)
     return answer
+
+
+def _ask_goal(engine, context, goal, start: float) -> Answer:
+    """The goal's answer from a Z3 solver whose assumptions are satisfiable: PROVED when its
+    negation has no model."""
+    engine.add(z3.Not(goal).translate(context))
+    result = engine.check()
+    seconds = time.perf_counter() - start
+    if result == z3.unsat:
+        return Answer(Verdict.PROVED, seconds)
+    if result == z3.sat:
+        return Answer(Verdict.COUNTEREXAMPLE, seconds, model=engine.model().translate(z3.main_ctx()))
+    return Answer(Verdict.UNKNOWN, seconds, engine.reason_unknown())
 
 
 def _prove(assumptions, goal, timeout_ms: int, solver: str) -> Answer:
@@ -203,14 +209,7 @@ def _prove(assumptions, goal, timeout_ms: int, solver: str) -> Answer:
             return _unsatisfiable(engine, vacuity, start)
         if z3.is_true(goal):   # nothing left to ask: not(true) has no model
             return Answer(Verdict.PROVED, time.perf_counter() - start)
-        engine.add(z3.Not(goal).translate(context))
-        result = engine.check()
-        seconds = time.perf_counter() - start
-        if result == z3.unsat:
-            return Answer(Verdict.PROVED, seconds)
-        if result == z3.sat:
-            return Answer(Verdict.COUNTEREXAMPLE, seconds, model=engine.model().translate(z3.main_ctx()))
-        return Answer(Verdict.UNKNOWN, seconds, engine.reason_unknown())
+        return _ask_goal(engine, context, goal, start)
 
 
 def satisfiable(assumptions, timeout_ms: int = 60_000) -> Answer:
