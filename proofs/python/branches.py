@@ -156,15 +156,8 @@ def live(*flags):
         if flag is True:
             return False
         if type(flag) is V.SymBool:
-            result = _and(result, _negate(flag))
+            result = V.bool_and(result, _negate(flag))
     return result
-
-
-def _and(a, b):
-    if a is True:
-        return b
-    bk, a, b = V._place(a.cx, 1, a, b)
-    return V.make_bool(a.cx, bk, bk.and_(a.t, b.t))
 
 
 def result(ret, value, sites):

@@ -208,7 +208,7 @@ def symbolic_any(iterable):
         if t is True:
             return True
         if type(t) is V.SymBool:
-            result = t if result is False else V.make_bool(t.cx, t.bk, t.bk.or_(result.t, t.t))
+            result = V.bool_or(result, t)
     return result
 
 
@@ -219,7 +219,7 @@ def symbolic_all(iterable):
         if t is False:
             return False
         if type(t) is V.SymBool:
-            result = t if result is True else V.make_bool(t.cx, t.bk, t.bk.and_(result.t, t.t))
+            result = V.bool_and(result, t)
     return result
 
 

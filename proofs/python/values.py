@@ -961,7 +961,7 @@ class SymBool:
         return self.as_int()
 
     def to_bytes(self, *args, **kwargs):
-        self.as_int().to_bytes()
+        return self.as_int().to_bytes(*args, **kwargs)   # refused, as an int's
 
 
 def both(cx, a: "SymBool", b: "SymBool") -> "SymBool":
