@@ -70,7 +70,8 @@ def test(value, site):
         return bool(value)
     cond = V.truth(value) if _symbolic(value) else value.truth() if type(value) is Filtered else bool(value)
     if type(cond) is V.SymBool and cx.is_split(site):
-        return cx.decide(cond, "the test of a branch that cannot be merged")
+        why = cx.split_reason(site) if hasattr(cx, "split_reason") else ""
+        return cx.decide(cond, "the test of a branch that cannot be merged" + (f" ({why})" if why else ""))
     return cond
 
 
@@ -137,7 +138,40 @@ def merge(cx, cond, a, b, name=""):
         bound = V.merge_bools(cx, cond, bound_a, bound_b)
         value = a if b is UNBOUND else b if a is UNBOUND else merge_values(cx, cond, a, b)
         return value if bound is True else UNBOUND if bound is False else MaybeUnbound(name, bound, value)
+    if type(a) is V.SymBool or type(b) is V.SymBool:
+        return _merge_flag(cx, cond, a, b)
     return merge_values(cx, cond, a, b)
+
+
+def _merge_flag(cx, cond, a, b):
+    """`a if cond else b` of bools, kept shallow: a loop's `break` flag would otherwise grow
+    by one `or` per round (brk_i = c_i or brk_(i-1)), and the conditions the proof compares
+    with the spec's with it. For the rounds' guards `not flag` (live(), which records them):
+    - where the merged value is used (under the guards of the branches being run), a flag
+      that a guard negates is False;
+    - `a if not b else b` is `a or b`, which is `a` when b implies a (i-1 >= vl implies
+      i >= vl), asked of the solver."""
+    lives = cx.__dict__.get("_live_of")
+    if not lives:
+        return merge_values(cx, cond, a, b)
+    a, b = _fixed_by_guards(cx, lives, a), _fixed_by_guards(cx, lives, b)
+    negated = lives.get(id(cond))
+    if negated is not None and negated[0] is cond and negated[1] is b and type(a) is V.SymBool \
+            and a.bk is b.bk:
+        if getattr(cx, "implies", None) is not None and cx.implies(b, a):
+            return a
+        return V.bool_or(a, b)
+    return merge_values(cx, cond, a, b)
+
+
+def _fixed_by_guards(cx, lives, flag):
+    if type(flag) is not V.SymBool:
+        return flag
+    for guard in cx.guards:
+        negated = lives.get(id(guard))
+        if negated is not None and negated[0] is guard and negated[1] is flag:
+            return False
+    return flag
 
 
 def _binding(value):
@@ -152,11 +186,15 @@ def _binding(value):
 def live(*flags):
     """`not any(flags)`: whether the statements after a return/break/continue still run."""
     result = True
+    symbolic = []
     for flag in flags:
         if flag is True:
             return False
         if type(flag) is V.SymBool:
             result = V.bool_and(result, _negate(flag))
+            symbolic.append(flag)
+    if len(symbolic) == 1:      # `not flag`: known to _merge_flag by the objects themselves
+        _cx().__dict__.setdefault("_live_of", {})[id(result)] = (result, symbolic[0])
     return result
 
 
@@ -183,6 +221,10 @@ def while_stop(value, site):
     t = test(value, site)
     if type(t) is not V.SymBool:
         return not t
+    if not cx.possible(t):
+        # no input reaches another round (a bound such as `i < n` with i merged from the
+        # rounds before: its value range alone cannot show the loop is over)
+        return True
     cx.count_round(site)
     return _negate(t)
 
@@ -224,6 +266,31 @@ def or_(value, rest_fn, site):
     if type(t) is not V.SymBool:
         return value if t else rest_fn()
     return _merged(cx, t, value, _guarded(cx, _negate(t), rest_fn, site), site)
+
+
+def all_of(value, rest_fn, site):
+    """The truth of `value and rest` where only its truth is used (rewrite.py: `condition`):
+    a Python bool, or while proving a SymBool; each operand's truth asked once, as Python does."""
+    cx = _cx()
+    t = test(value, site) if cx is not None else bool(value)
+    if type(t) is not V.SymBool:
+        return _truth(cx, rest_fn(), site) if t else False
+    rest = _guarded(cx, t, lambda: _truth(cx, rest_fn(), site), site)
+    return t if rest is ABANDONED else V.bool_and(t, rest)
+
+
+def any_of(value, rest_fn, site):
+    """The truth of `value or rest` where only its truth is used (all_of's twin)."""
+    cx = _cx()
+    t = test(value, site) if cx is not None else bool(value)
+    if type(t) is not V.SymBool:
+        return True if t else _truth(cx, rest_fn(), site)
+    rest = _guarded(cx, _negate(t), lambda: _truth(cx, rest_fn(), site), site)
+    return t if rest is ABANDONED else V.bool_or(t, rest)
+
+
+def _truth(cx, value, site):
+    return test(value, site) if cx is not None else bool(value)
 
 
 def not_(value):

@@ -34,6 +34,7 @@ MAX_PATHS = 64          # paths of one run of the user's function
 MAX_VALUES = 32         # values an int() of a symbolic value may take (a register number: 32)
 MAX_ROUNDS = 4096       # rounds of a while loop whose test is symbolic
 FEASIBILITY_MS = 10_000
+IMPLIES_MS = 2_000
 
 
 def is_z3(bk) -> bool:
@@ -54,9 +55,11 @@ class ProofContext(V.Context):
         self.assumptions = list(assumptions)
         self.exploring = explore
         self.split_sites: set = set()
+        self.split_reasons: dict = {}       # site: why its branch could not be merged
         self.plans: list = [[]]
         self._z3_cache: dict = {}
         self._answers: dict = {}
+        self._implications: dict = {}
         self.paths_run = 0
         self.start([])
 
@@ -109,10 +112,14 @@ class ProofContext(V.Context):
         self.occurrences[site] = count + 1
         return (site, count) in self.split_sites or (site, None) in self.split_sites
 
-    def split(self, sites):
+    def split(self, sites, why=""):
         for site in sites:
             if site is not None:
                 self.split_sites.add((site, None))
+                self.split_reasons.setdefault(site, why)
+
+    def split_reason(self, site) -> str:
+        return self.split_reasons.get(site, "")
 
     def count_round(self, site):
         self.rounds[site] = self.rounds.get(site, 0) + 1
@@ -130,6 +137,10 @@ class ProofContext(V.Context):
         key = self.z3_bool(self._under_guard(cond)).get_id()
         if key in self.decided:
             return self.decided[key]
+        implied = self._implied(cond)
+        if implied is not None:         # one way is impossible: no choice, nothing to record
+            self.decided[key] = implied
+            return implied
         if self.position < len(self.plan):
             choice = self.plan[self.position]
         else:
@@ -142,6 +153,48 @@ class ProofContext(V.Context):
         self.taken.append((choice, self._under_guard(literal(choice))))
         self.decided[key] = choice
         return choice
+
+    def _implied(self, cond):
+        """True or False when the path's condition and the outer part of the guard (some
+        prefix of the merged branches being run) leave `cond` one way only, else None. The
+        inner guards change at every round of a loop (`not brk` of a break), the outer ones
+        (a step's `not traps`) do not: the answers for a prefix are kept for the whole run,
+        so a question a loop asks at every round (is this index in range?) is solved once."""
+        taken = tuple(self.z3_bool(c).get_id() for _, c in self.taken)
+        prefix = []
+        for depth in range(len(self.guards) + 1):
+            if depth:
+                prefix.append(self.z3_bool(self.guards[depth - 1]))
+            key = (self.z3_bool(cond).get_id(), taken, tuple(g.get_id() for g in prefix))
+            found = self._implications.get(key, "?")
+            if found == "?":
+                conditions = [self.z3_bool(c) for _, c in self.taken] + prefix
+                found = (False if not self._satisfiable(conditions + [self.z3_bool(cond)]) else
+                         True if not self._satisfiable(conditions + [z3.Not(self.z3_bool(cond))]) else None)
+                self._implications[key] = found
+            if found is not None:
+                return found
+        return None
+
+    def implies(self, a, b) -> bool:
+        """Does `a` imply `b` for every input (no assumption used: a fact of the terms)?
+        Kept for the run (a loop asks it at each round, of terms one round apart)."""
+        key = (self.z3_bool(a).get_id(), self.z3_bool(b).get_id())
+        found = self._implications.get(key)
+        if found is None:
+            found = _bound_implies(self.z3_bool(a), self.z3_bool(b))
+        if found is None:
+            solver = self.__dict__.get("_plain_solver")
+            if solver is None:
+                solver = self._plain_solver = z3.SolverFor("QF_BV")
+                solver.set("timeout", IMPLIES_MS)
+            solver.push()
+            try:
+                solver.add(self.z3_bool(a), z3.Not(self.z3_bool(b)))
+                found = self._implications[key] = solver.check() == z3.unsat      # unknown: not shown
+            finally:
+                solver.pop()
+        return found
 
     def concretize(self, value, what):
         if not self.exploring or self.refusals or value.hi - value.lo >= 1 << 16:
@@ -172,7 +225,12 @@ class ProofContext(V.Context):
 
     def _queue(self, plan, what):
         if self.paths_run + len(self.new_plans) + len(self.plans) >= MAX_PATHS:
+            mutation = "change its arguments" in what or "creates an entry" in what
             self.refuse(f"{what}: the code takes more than {MAX_PATHS} paths on symbolic values",
+                        "build the list with a filtered comprehension ([x for x, a in zip(xs, mask) if a]: "
+                        "max/min/sorted/sum/len of it are proved) or keep every element and choose with a "
+                        "condition (x if a else smallest), not list.append (or a new entry) under an if on a "
+                        "symbolic value" if mutation else
                         "choose between values with ops.ite / m.ite or a Python if on them (merged), not by "
                         "branching on register numbers and fields at every step")
         self.new_plans.append(plan)
@@ -265,6 +323,39 @@ class ProofContext(V.Context):
         self.refuse("a traced value used as a machine value", "keep the reduction's values inside it")
 
 
+_BOUNDS = {z3.Z3_OP_ULEQ: ("le", 0), z3.Z3_OP_ULT: ("le", -1), z3.Z3_OP_UGEQ: ("ge", 0), z3.Z3_OP_UGT: ("ge", 1)}
+
+
+def _bound(term):
+    """(x, side, k) when `term` bounds x by a numeral k (x <= k: "le", x >= k: "ge", unsigned), else None."""
+    op = kind(term)
+    if op == z3.Z3_OP_NOT:
+        inner = _bound(term.arg(0))
+        if inner is None:
+            return None
+        x, side, k = inner
+        return (x, "ge", k + 1) if side == "le" else (x, "le", k - 1)
+    if op not in _BOUNDS:
+        return None
+    side, shift = _BOUNDS[op]
+    left, right = term.arg(0), term.arg(1)
+    if is_numeral(right) and not is_numeral(left):
+        return left, side, right.as_long() + shift
+    if is_numeral(left) and not is_numeral(right):      # k <= x is x >= k
+        flipped = "ge" if side == "le" else "le"
+        return right, flipped, left.as_long() - shift
+    return None
+
+
+def _bound_implies(a, b):
+    """True when a and b bound one term from one side and a's bound is the tighter one
+    (vl <= 3 implies vl <= 4); None when the shapes say nothing (the solver is asked)."""
+    x, y = _bound(a), _bound(b)
+    if x is None or y is None or x[1] != y[1] or not x[0].eq(y[0]):
+        return None
+    return True if (x[2] <= y[2] if x[1] == "le" else x[2] >= y[2]) else None
+
+
 def explore(cx: ProofContext, run_once):
     """Every path of `run_once()` (the user's function on fresh arguments, in `cx`):
     [(path condition, ("value", result) or ("error", exception))]."""
@@ -272,7 +363,9 @@ def explore(cx: ProofContext, run_once):
     paths = []
     cx.plans = [[]]
     while cx.plans:
-        plan = cx.plans.pop()
+        # the earliest choice flipped first: code whose paths double at every round of a loop
+        # (an append under an if) reaches MAX_PATHS in a few runs, not after MAX_PATHS runs
+        plan = cx.plans.pop(0)
         restarts = 0
         while True:
             cx.start(plan)
@@ -284,7 +377,7 @@ def explore(cx: ProofContext, run_once):
                     outcome = ("error", V.Refusal(f"{error.sites[0][0]}:{error.sites[0][2]}: {error.why}; "
                                                   "the branch could be neither merged nor explored"))
                 else:
-                    cx.split(error.sites)
+                    cx.split(error.sites, error.why)
                     continue
             except Exception as error:          # the user's code failed on this path
                 outcome = ("error", error)

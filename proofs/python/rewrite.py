@@ -193,8 +193,26 @@ class Expressions(ast.NodeTransformer):
     def __init__(self, sites: _Sites):
         self.sites = sites
 
+    def condition(self, node):
+        """An expression whose value is used only for its truth (the test of an if, while,
+        conditional expression, filter or assert, the operand of not): `and`/`or` inside it
+        become `__vx__.all_of`/`any_of`, which give the truth only, so a symbolic operand
+        merges with a plain one (`if x >> 7 and tail == "ones":` would otherwise leave an int
+        on one side, a bool on the other, to merge)."""
+        if isinstance(node, ast.BoolOp):
+            name = "all_of" if isinstance(node.op, ast.And) else "any_of"
+            values = [self.condition(v) for v in node.values]
+            result = values[-1]
+            for value in reversed(values[:-1]):
+                result = _call(name, value, _lambda(result), self.sites.new(node))
+            return ast.copy_location(result, node)
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+            return ast.copy_location(_call("not_", self.condition(node.operand)), node)
+        return self.visit(node)
+
     def visit_IfExp(self, node):
-        self.generic_visit(node)
+        node.test = self.condition(node.test)
+        node.body, node.orelse = self.visit(node.body), self.visit(node.orelse)
         return ast.copy_location(_call("ifexp", node.test, _lambda(node.body), _lambda(node.orelse),
                                        self.sites.new(node)), node)
 
@@ -207,9 +225,9 @@ class Expressions(ast.NodeTransformer):
         return ast.copy_location(result, node)
 
     def visit_UnaryOp(self, node):
-        self.generic_visit(node)
         if isinstance(node.op, ast.Not):
-            return ast.copy_location(_call("not_", node.operand), node)
+            return self.condition(node)
+        self.generic_visit(node)
         return node
 
     def visit_Compare(self, node):
@@ -250,11 +268,16 @@ class Expressions(ast.NodeTransformer):
         condition (`__vx__.maybe`), collected by `__vx__.filtered` (a plain list or iterator
         when every condition is concrete; else the values with their conditions, which max,
         min, sum, any, all, len and for loops take)."""
-        self.generic_visit(node)
+        for generator in node.generators:
+            generator.iter = self.visit(generator.iter)
+            generator.ifs = [self.condition(test) for test in generator.ifs]
+        node.elt = self.visit(node.elt)
         last = node.generators[-1]
         if not last.ifs or any(g.ifs for g in node.generators[:-1]) or last.is_async:
             return node
-        test = last.ifs[0] if len(last.ifs) == 1 else self.visit(ast.BoolOp(ast.And(), list(last.ifs)))
+        test = last.ifs[-1]
+        for earlier in reversed(last.ifs[:-1]):
+            test = _call("all_of", earlier, _lambda(test), self.sites.new(node))
         last.ifs = []
         element = _call("maybe", test, _lambda(node.elt))
         inner = ast.ListComp(element, node.generators)
@@ -381,7 +404,7 @@ class Rewriter:
         if isinstance(stmt, ast.Break) and loop is not None:
             return [ast.copy_location(_assign(loop[1], ast.Constant(True)), stmt)], [loop[1]]
         if isinstance(stmt, ast.If):
-            stmt.test = self.expr(stmt.test)
+            stmt.test = self.expressions.condition(stmt.test)
             flags = self.flags_set(stmt.body + stmt.orelse, scope, loop)
             stmt.body = self.block(stmt.body, scope, loop)
             stmt.orelse = self.block(stmt.orelse, scope, loop) if stmt.orelse else []
@@ -401,7 +424,7 @@ class Rewriter:
             value = _call("inplace", _name(stmt.target.id), ast.Constant(type(stmt.op).__name__), self.expr(stmt.value))
             return [ast.copy_location(_assign(stmt.target.id, value), stmt)], []
         if isinstance(stmt, ast.Assert):
-            test = _call("assert_", self.expr(stmt.test), _lambda(self.expr(stmt.msg) if stmt.msg else ast.Constant(None)))
+            test = _call("assert_", self.expressions.condition(stmt.test), _lambda(self.expr(stmt.msg) if stmt.msg else ast.Constant(None)))
             return [ast.copy_location(ast.Expr(test), stmt)], []
         if isinstance(stmt, (ast.Try, ast.With)):
             # their own control flow: statements rewritten inside, flags never cross them
@@ -496,7 +519,7 @@ class Rewriter:
             # guards the round (the runtime bounds how many rounds a symbolic test may keep)
             stopped = f"{FLAG_PREFIX}w{number}"
             guarded_body = ([_assign(cont, ast.Constant(False)),
-                             _assign(stopped, _call("while_stop", self.expr(stmt.test), self.sites.new(stmt))),
+                             _assign(stopped, _call("while_stop", self.expressions.condition(stmt.test), self.sites.new(stmt))),
                              ast.If(_is(stopped, True), [ast.Break()], [])]
                             + self.guarded(flags + [stopped], body, scope, stmt))
             new = ast.While(ast.Constant(True), guarded_body + [stop], [])
