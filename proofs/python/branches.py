@@ -40,6 +40,38 @@ class Escalate(BaseException):
         self.why = why
 
 
+class InternalError(RuntimeError):
+    """A failure of the checker's own code during a symbolic run (not of the user's): an
+    ERROR, never a reason to explore a branch or to drop it."""
+
+
+# What the symbolic values and this runtime raise on purpose, as Python raises them on ints
+# (an index out of range, a division by zero, a name bound on some paths only, ...); any
+# other exception whose innermost frame is the checker's own code or z3 is a bug of the checker.
+_AS_PYTHON = (IndexError, KeyError, ZeroDivisionError, UnboundLocalError, ValueError, OverflowError,
+              AssertionError, TypeError, StopIteration, RecursionError, MemoryError, V.Refusal)
+
+
+def internal_bug(error: BaseException):
+    """An InternalError for `error` when it is a bug of the checker, else None."""
+    if isinstance(error, _AS_PYTHON) or not isinstance(error, Exception):
+        return None
+    frames = []
+    tb = error.__traceback__
+    while tb is not None:
+        frames.append(tb.tb_frame.f_code.co_filename)
+        last_line, last_function = tb.tb_lineno, tb.tb_frame.f_code.co_name
+        tb = tb.tb_next
+    if not frames or last_function == "__getattr__":     # a proxy passing on the user's attribute
+        return None
+    name = os.path.abspath(frames[-1])
+    z3_dir = V._Z3_DIR
+    if name not in V.INTERNAL_FILES and not (z3_dir and name.startswith(z3_dir)):
+        return None             # raised by the user's code (or a library it called)
+    return InternalError(f"check-impl's own code failed (not the implementation) at "
+                         f"{os.path.basename(name)}:{last_line}: {type(error).__name__}: {error}")
+
+
 class _Sentinel:
     def __init__(self, name):
         self.name = name
@@ -86,8 +118,10 @@ def out(loc, names):
     return tuple(loc.get(n, UNBOUND) for n in names)
 
 
-def branch(cond, then_fn, else_fn, loc, names, site):
-    """Both branches of an `if` on a symbolic condition, their names merged (module docstring)."""
+def branch(cond, then_fn, else_fn, loc, names, site, dead=()):
+    """Both branches of an `if` on a symbolic condition, their names merged (module docstring).
+    `dead`: names whose value from where the branch does not run is never read (a loop's
+    temporaries, rewrite.py `_dead_at_back_edge`): they keep the branch's value."""
     cx = _cx()
     before = out(loc, names)
     then_values = _guarded(cx, cond, lambda: then_fn(*before), site)
@@ -97,7 +131,8 @@ def branch(cond, then_fn, else_fn, loc, names, site):
     if else_values is ABANDONED:
         return then_values
     try:
-        return tuple(merge(cx, cond, a, b, name) for a, b, name in zip(then_values, else_values, names))
+        return tuple(a if name in dead else merge(cx, cond, a, b, name)
+                     for a, b, name in zip(then_values, else_values, names))
     except CannotMerge as error:
         raise Escalate(site, f"the branches leave {error} to merge") from None
 
@@ -113,9 +148,12 @@ def _guarded(cx, cond, run, site):
     cx.push_guard(cond, site)
     try:
         return run()
-    except (Escalate, KeyboardInterrupt, SystemExit):
+    except (Escalate, InternalError, KeyboardInterrupt, SystemExit):
         raise
     except BaseException as error:
+        bug = internal_bug(error)
+        if bug is not None:         # never read as "this branch cannot be merged"
+            raise bug from error
         if not cx.feasible_guards():
             del cx.refusals[refusals:]      # a refusal where nothing can run is no refusal
             return ABANDONED

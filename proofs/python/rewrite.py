@@ -313,11 +313,79 @@ def _argument_tag(arg) -> ast.Constant:
 class _Scope:
     """What the statement rewriting of one function knows."""
 
-    def __init__(self, declared, returns: bool):
+    def __init__(self, declared, returns: bool, body=()):
         self.declared = declared          # names declared global or nonlocal
         self.returns = returns            # returns become flags
         self.flags = itertools.count()
         self.sites: list = []             # the branch sites of this function
+        # for _dead_at_back_edge: every load of a name (the original nodes), the names a
+        # nested function or lambda reads from here or that are deleted, and whether the
+        # function reads its own frame (locals(), eval ...)
+        self.loads: list = []
+        self.kept: set = set(declared)
+        self.frame_read = False
+        for node in _walk_scope(body):
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+                self.loads.append((node.id, id(node)))
+                if node.id in FRAME_FUNCTIONS:
+                    self.frame_read = True
+            elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Del):
+                self.kept.add(node.id)
+            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+                self.kept.update(_free_names(node))
+
+
+def _walk_scope(stmts):
+    """The nodes of a function body, not entering nested functions, lambdas or classes
+    (which are yielded themselves)."""
+    stack = list(stmts)
+    while stack:
+        node = stack.pop()
+        yield node
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            stack.extend(ast.iter_child_nodes(node))
+
+
+def _free_names(node) -> set:
+    """Names a nested function, lambda or class reads that it does not bind itself (a
+    superset: every load not of its parameters or of a name it stores)."""
+    loads, bound = set(), set()
+    for n in ast.walk(node):
+        if isinstance(n, ast.Name):
+            (loads if isinstance(n.ctx, ast.Load) else bound).add(n.id)
+        elif isinstance(n, ast.arg):
+            bound.add(n.arg)
+    return loads - bound
+
+
+def _names_in(node) -> set:
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)} | \
+        {n.arg for n in ast.walk(node) if isinstance(n, ast.arg)}
+
+
+def _dead_at_back_edge(loop, scope) -> set:
+    """Names of a loop body whose value from the round before is never read: each is first
+    met in the body as the target of a top-level assignment (so every round that reads it
+    stored it first), and it is read nowhere outside the body (nor by a nested function,
+    nor through the frame). Where a merged branch of the body's rest assigns one, the value
+    from where the branch does not run need not be merged in (branches.branch `dead`): a
+    loop's temporaries would otherwise grow an if-then-else per round."""
+    if scope.frame_read:
+        return set()
+    inside = {id(n) for s in loop.body for n in ast.walk(s)}
+    found, seen = set(), set()
+    for stmt in loop.body:
+        if isinstance(stmt, ast.Assign) and all(isinstance(t, ast.Name) or (
+                isinstance(t, ast.Tuple) and all(isinstance(e, ast.Name) for e in t.elts)) for t in stmt.targets):
+            seen |= _names_in(stmt.value)
+            for name in [n.id for t in stmt.targets for n in ast.walk(t) if isinstance(n, ast.Name)]:
+                if name not in seen:
+                    found.add(name)
+                seen.add(name)
+        else:
+            seen |= _names_in(stmt)
+    outside = {name for name, node in scope.loads if node not in inside}
+    return found - outside - scope.kept
 
 
 class Rewriter:
@@ -365,7 +433,7 @@ class Rewriter:
         for n in ast.walk(ast.Module(node.body, [])):
             if isinstance(n, (ast.Global, ast.Nonlocal)):
                 declared.update(n.names)
-        scope = _Scope(declared, returns=_has(ast.Module(node.body, []), ast.Return))
+        scope = _Scope(declared, returns=_has(ast.Module(node.body, []), ast.Return), body=node.body)
         body = self.block(node.body, scope, loop=None)
         if scope.returns:
             sites = ast.Tuple([s for s in scope.sites], ast.Load())
@@ -376,21 +444,26 @@ class Rewriter:
         return node
 
     # a block: each statement rewritten; after one that may set a flag, the rest guarded
-    def block(self, stmts, scope, loop):
+    def block(self, stmts, scope, loop, dead=frozenset()):
+        """`dead`: for a loop body's own block, its names of _dead_at_back_edge not yet
+        met in the statements before."""
         out = []
         for index, stmt in enumerate(stmts):
+            met = _names_in(stmt) if dead else set()
             rewritten, flags = self.statement(stmt, scope, loop)
             out.extend(rewritten)
+            dead = dead - met
             if flags and index + 1 < len(stmts):
-                rest = self.block(stmts[index + 1:], scope, loop)
-                out.extend(self.guarded(flags, rest, scope, stmt))
+                rest = self.block(stmts[index + 1:], scope, loop, dead)
+                out.extend(self.guarded(flags, rest, scope, stmt, dead))
                 break
         return out or [ast.Pass()]
 
-    def guarded(self, flags, body, scope, origin):
+    def guarded(self, flags, body, scope, origin, dead=frozenset()):
         """`if not any(flags): body`, the test asked of the runtime (so it may merge)."""
         test = _call("live", *[_name(f) for f in flags])
-        return self.branch_statement(ast.copy_location(ast.If(test, body, []), origin), scope, rewritten=True)
+        return self.branch_statement(ast.copy_location(ast.If(test, body, []), origin), scope, rewritten=True,
+                                     dead=dead)
 
     def statement(self, stmt, scope, loop):
         """(statements, the flags it may set)."""
@@ -459,7 +532,7 @@ class Rewriter:
                     flags.append(name)
         return flags
 
-    def branch_statement(self, stmt: ast.If, scope, rewritten: bool):
+    def branch_statement(self, stmt: ast.If, scope, rewritten: bool, dead=frozenset()):
         """The rewritten `if` (module docstring)."""
         site = self.sites.new(stmt)
         scope.sites.append(site)
@@ -483,9 +556,11 @@ class Rewriter:
             return ast.FunctionDef(name=name, args=args, body=list(body or [ast.Pass()]) + [out],
                                    decorator_list=[], returns=None, type_comment=None)
 
+        dead_names = [n for n in names if n in dead]
         merged = _call("branch", _name(condition), _name(then_name), _name(else_name),
                        ast.Call(_name("locals"), [], []),
-                       ast.Tuple([ast.Constant(n) for n in names], ast.Load()), site)
+                       ast.Tuple([ast.Constant(n) for n in names], ast.Load()), site,
+                       *([ast.Tuple([ast.Constant(n) for n in dead_names], ast.Load())] if dead_names else []))
         symbolic = [branch_function(then_name, stmt.body), branch_function(else_name, stmt.orelse)]
         if names:
             symbolic.append(ast.Assign([ast.Tuple([_name(n, ast.Store()) for n in names], ast.Store())], merged))
@@ -503,7 +578,8 @@ class Rewriter:
         cont, brk = f"{FLAG_PREFIX}cont{number}", f"{FLAG_PREFIX}brk{number}"
         inner = (cont, brk)
         flags = [brk] + ([f"{FLAG_PREFIX}ret"] if scope.returns and _has(ast.Module(stmt.body, []), ast.Return) else [])
-        body = self.block(stmt.body, scope, inner)
+        dead = frozenset(_dead_at_back_edge(stmt, scope))
+        body = self.block(stmt.body, scope, inner, dead)
         guarded_body = [_assign(cont, ast.Constant(False))] + self.guarded(flags, body, scope, stmt)
         tests = [_is(f, True) for f in flags]
         stop = ast.If(ast.BoolOp(ast.Or(), tests) if len(tests) > 1 else tests[0], [ast.Break()], [])
@@ -511,7 +587,8 @@ class Rewriter:
         if isinstance(stmt, ast.For):
             # iterate yields (item, stop): stop is False, or for a symbolic range(n) `i >= n`
             stopped = f"{FLAG_PREFIX}s{number}"
-            guarded_body = [_assign(cont, ast.Constant(False))] + self.guarded(flags + [stopped], body, scope, stmt)
+            guarded_body = [_assign(cont, ast.Constant(False))] + self.guarded(flags + [stopped], body, scope, stmt,
+                                                                              dead)
             target = ast.Tuple([stmt.target, _name(stopped, ast.Store())], ast.Store())
             new = ast.For(target, _call("iterate", self.expr(stmt.iter)), guarded_body + [stop], [])
         else:
@@ -521,7 +598,7 @@ class Rewriter:
             guarded_body = ([_assign(cont, ast.Constant(False)),
                              _assign(stopped, _call("while_stop", self.expressions.condition(stmt.test), self.sites.new(stmt))),
                              ast.If(_is(stopped, True), [ast.Break()], [])]
-                            + self.guarded(flags + [stopped], body, scope, stmt))
+                            + self.guarded(flags + [stopped], body, scope, stmt, dead))
             new = ast.While(ast.Constant(True), guarded_body + [stop], [])
         ast.copy_location(new, stmt)
         return [ast.copy_location(_assign(brk, ast.Constant(False)), stmt), new] + orelse

@@ -148,7 +148,7 @@ def while_over_the_lanes(ops, seed, elements, active):
     return best
 
 
-@case("proved", MONOLITHIC)
+@case("proved", MONOLITHIC, CUT)
 def elif_by_sign(ops, seed, elements, active):
     """if/elif on the signs: a non-negative value beats a negative one; with equal signs the
     raw (unsigned) compare is the signed order."""
@@ -175,10 +175,11 @@ def min_of_negated(ops, seed, elements, active):
     return (-min(negated)) & ((1 << w) - 1)
 
 
-@case("proved", MONOLITHIC)
+@case("proved", MONOLITHIC, SLOW_CUT)
 def while_to_the_first_active(ops, seed, elements, active):
-    """A while loop on the mask (a symbolic test) to the first active lane, then the rest.
-    Not in UNITS: its proof did not finish within minutes on the shared machine (left to study)."""
+    """A while loop on the mask (a symbolic test) to the first active lane, then the rest
+    (the loop stops where no input reaches another round; at cut points its proof takes
+    tens of seconds: -m check_impl_scale)."""
     w = ops.width
     i, n = 0, len(elements)
     while i < n and not active[i]:
@@ -190,7 +191,7 @@ def while_to_the_first_active(ops, seed, elements, active):
     return best & ((1 << w) - 1)
 
 
-@case("counterexample", MONOLITHIC)
+@case("counterexample", MONOLITHIC, CUT)
 def elif_by_sign_swapped(ops, seed, elements, active):
     """The same if/elif with the two sign arms swapped: a negative value beats a positive one."""
     w = ops.width
@@ -374,7 +375,86 @@ def caught_symbolic_exception(ops, seed, elements, active):
     return max([_signed(seed, w)] + values) & ((1 << w) - 1)
 
 
-UNITS = (elif_by_sign, min_of_negated, elif_by_sign_swapped, min_without_negation,
+@case("counterexample", MONOLITHIC)
+def while_past_the_first_active(ops, seed, elements, active):
+    """The same while loop, then the lanes after the first active one: the first is lost."""
+    w = ops.width
+    i, n = 0, len(elements)
+    while i < n and not active[i]:
+        i += 1
+    best = _signed(seed, w)
+    for j in range(n):
+        if j > i and active[j]:
+            best = max(best, _signed(elements[j], w))
+    return best & ((1 << w) - 1)
+
+
+@case("error", CUT)
+def append_under_if(ops, seed, elements, active):
+    """list.append inside an `if` on a mask bit: the list's length depends on the inputs, so
+    the branch cannot be merged and its paths double at every lane. Right, but refused at
+    once with what to write instead, a filtered comprehension (at VLMAX 2 its four paths are
+    explored: PROVED)."""
+    w = ops.width
+    values = [_signed(seed, w)]
+    for x, a in zip(elements, active):
+        if a:
+            values.append(_signed(x, w))
+    return max(values) & ((1 << w) - 1)
+
+
+@case("counterexample", CUT, proof="error")
+def append_under_if_unsigned(ops, seed, elements, active):
+    """The same list.append, the elements compared unsigned: refused while proving at VLMAX
+    16 (the concrete states find the bug; at VLMAX 2 the proof refutes it)."""
+    values = [seed]
+    for x, a in zip(elements, active):
+        if a:
+            values.append(x)
+    return max(values)
+
+
+@case("counterexample", MONOLITHIC, CUT)
+def elif_chain_by_sign_bits(ops, seed, elements, active):
+    """if/elif/else on the sign bits with `and`/`or` in the tests; wrong when both are negative
+    (the raw compare taken the wrong way round)."""
+    w = ops.width
+    top = 1 << (w - 1)
+    best = seed
+    for x, a in zip(elements, active):
+        if not a or x == best:
+            continue
+        if x & top and not best & top:
+            continue
+        elif best & top and not x & top:
+            best = x
+        elif x & top and best & top and x < best:
+            best = x
+        elif not x & top and not best & top and x > best:
+            best = x
+    return best
+
+
+@case("proved", MONOLITHIC, CUT)
+def elif_chain_by_sign_bits_right(ops, seed, elements, active):
+    """The same if/elif chain, both-negative compared the right way round."""
+    w = ops.width
+    top = 1 << (w - 1)
+    best = seed
+    for x, a in zip(elements, active):
+        if not a or x == best:
+            continue
+        if x & top and not best & top:
+            continue
+        elif best & top and not x & top:
+            best = x
+        elif x > best:
+            best = x
+    return best
+
+
+UNITS = (while_to_the_first_active, while_past_the_first_active, append_under_if, append_under_if_unsigned,
+         elif_chain_by_sign_bits, elif_chain_by_sign_bits_right, elif_by_sign, min_of_negated, elif_by_sign_swapped, min_without_negation,
          if_continue, max_with_key, max_biased_key, sorted_last, heapq_largest, reduce_builtin_max,
          early_exit_at_the_top, tournament_network, seed_unless_any_active, while_over_the_lanes,
          max_without_key, max_key_negated, sorted_first, heapq_smallest, continue_inverted,

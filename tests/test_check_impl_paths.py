@@ -1,0 +1,119 @@
+"""The symbolic run of plain Python (proofs/python/branches.py, paths.py): what keeps it fast
+and what it refuses at once.
+
+- `and`/`or` in a test give its truth only, so `if x >> 7 and tail == "ones":` merges (an int
+  on one side, a bool on the other, used to split the run in two paths, and the if/elif on
+  signs of tests/buggy/emulators.py went past 64 paths at VLMAX 16);
+- code whose paths double at every lane (list.append under an if on a mask bit) is refused
+  within seconds, naming its file and line and what to write instead;
+- a failure of the checker's own code inside a merged branch is an ERROR, never a reason to
+  explore the branch instead.
+"""
+
+import time
+
+from vredmax.proofs.engine.verdict import Verdict
+from vredmax.proofs.python import branches, paths
+from vredmax.proofs.python import values as V
+from vredmax.proofs.python.check_impl import INSTRUCTION, UNIT, InProcess, check_implementation, load
+from tests.buggy import emulators
+
+FILE = "tests/buggy/emulators.py"
+
+
+def _proof(name, level, cfg):
+    return check_implementation(InProcess(load(f"{FILE}:{name}"), level, random_states=0, directed=False),
+                                level, [cfg])
+
+
+def test_a_step_runs_once_per_tail_policy(monkeypatch):
+    """step_plain's `if vta and tail == "ones":` merges: one path per run of the step."""
+    runs = []
+    explore = paths.explore
+
+    def counted(cx, run_once):
+        found = explore(cx, run_once)
+        runs.append(cx.paths_run)
+        return found
+    monkeypatch.setattr(paths, "explore", counted)
+    from vredmax.proofs.python import check_impl
+    monkeypatch.setattr(check_impl, "explore", counted)
+    report = _proof("step_plain", INSTRUCTION, emulators.STEP_CUT)
+    assert report.verdict == Verdict.PROVED, report.detail
+    assert runs and all(n == 1 for n in runs), runs
+
+
+def test_if_elif_on_signs_is_merged_at_vlmax_16():
+    start = time.perf_counter()
+    assert _proof("elif_by_sign", UNIT, emulators.CUT).verdict == Verdict.PROVED
+    assert _proof("elif_by_sign_swapped", UNIT, emulators.CUT).verdict == Verdict.COUNTEREXAMPLE
+    assert time.perf_counter() - start < 120
+
+
+def test_append_under_an_if_is_refused_at_once():
+    start = time.perf_counter()
+    report = _proof("append_under_if", UNIT, emulators.CUT)
+    assert time.perf_counter() - start < 60
+    assert report.verdict == Verdict.ERROR
+    assert "emulators.py:" in report.detail and "list.append" in report.detail
+    assert "filtered comprehension" in report.detail
+
+
+def test_a_while_loop_on_the_mask_ends():
+    """`while i < n and not active[i]: i += 1`: i merged from the rounds before cannot show by
+    its range that the loop is over; the round no input reaches ends it."""
+    assert _proof("while_to_the_first_active", UNIT, emulators.MONOLITHIC).verdict == Verdict.PROVED
+    assert _proof("while_past_the_first_active", UNIT, emulators.MONOLITHIC).verdict == Verdict.COUNTEREXAMPLE
+
+
+def test_a_failure_of_the_checker_inside_a_merged_branch_is_an_error(monkeypatch):
+    """A store inside a merged branch goes through _guarded_value; made to fail as an internal
+    bug would (an AttributeError raised in values.py), the run is an ERROR naming the
+    checker's code, not a run that explores the branch (where the store is not guarded, and
+    the proof would pass)."""
+    def broken(cx, cond, new, old):
+        return V.make_int(None, None, None, 8, False, 0, 255)      # AttributeError inside values.py
+    monkeypatch.setattr(branches, "_guarded_value", broken)
+    report = _proof("tournament_network", UNIT, emulators.MONOLITHIC)
+    assert report.verdict == Verdict.ERROR
+    assert "check-impl's own code" in report.detail and "AttributeError" in report.detail
+
+
+def test_internal_bug_tells_the_users_exceptions_apart():
+    def users():
+        raise AttributeError("no such field")
+    try:
+        users()
+    except AttributeError as error:
+        assert branches.internal_bug(error) is None
+    try:
+        V.make_int(None, None, None, 8, False, 0, 255)
+    except AttributeError as error:
+        assert isinstance(branches.internal_bug(error), branches.InternalError)
+    try:
+        [][1]
+    except IndexError as error:
+        assert branches.internal_bug(error) is None
+
+
+def _dead(source):
+    import ast
+    from vredmax.proofs.python import rewrite
+    function = ast.parse(source).body[0]
+    scope = rewrite._Scope(set(), False, body=function.body)
+    loop = next(n for n in ast.walk(function) if isinstance(n, (ast.For, ast.While)))
+    return rewrite._dead_at_back_edge(loop, scope)
+
+
+def test_a_loops_temporaries_are_not_merged_across_rounds():
+    """Names stored first in a round and read nowhere else keep the branch's value (no
+    if-then-else per round); any other read keeps the merge."""
+    body = ("    for i in range(n):\n        if i >= vl:\n            break\n        t = f(i)\n"
+            "        if t > a:\n            a = t\n")
+    assert _dead("def g(n, vl, a):\n" + body + "    return a\n") == {"t"}
+    assert _dead("def g(n, vl, a):\n" + body + "    return a, t\n") == set()          # read after the loop
+    assert _dead("def g(n, vl, a):\n" + body + "    return locals()\n") == set()      # the frame read
+    assert _dead("def g(n, vl, a):\n    h = lambda: t\n" + body + "    return a\n") == set()   # captured
+    assert _dead("def g(n, t, a):\n    for i in range(n):\n        t = t + i\n    return a\n") == set()
+    assert _dead("def g(n, a):\n    for i in range(n):\n        if i:\n            t = i\n        a = t\n"
+                 "    return a\n") == set()                   # first met inside an if: may be last round's
