@@ -13,7 +13,12 @@ of proofs/python/values.py is active):
 - a store (`t[k] = v`, `o.a = v`) inside a merged branch stores `merge(guard, v, old)`;
   a call that mutates its object (list.append, heapq.heappush ...) inside one escalates;
 - a symbolic index into a list or tuple is a merged read or write; `range(n)` of a symbolic n
-  iterates up to n's bound with the rounds past n stopped (`iterate`).
+  iterates up to n's bound with the rounds past n stopped (`iterate`);
+- `and`/`or` in a test give its truth only (`all_of`, `any_of`), a loop's break flag stays one
+  comparison deep (`_merge_flag`), and a loop's temporaries are not merged across rounds
+  (`branch`'s `dead`): what keeps a step's run linear in VLMAX with a small constant;
+- an exception of the checker's own code inside a merged branch is an InternalError (an
+  ERROR), never a reason to explore the branch.
 """
 
 from __future__ import annotations

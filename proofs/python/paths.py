@@ -6,8 +6,11 @@ left reaches `ProofContext.decide` / `concretize`, which *explore*: the user's f
 again for each way (CrossHair's method), each run following a plan of earlier choices and
 taking, at each new question, a way the solver shows possible under the path's condition (and
 the domain's assumptions), the other ways queued as new plans. A question inside a merged
-branch constrains only where the branch's guard holds. `explore` returns every path's
-condition and result; the caller merges the results with if-then-else on the conditions
+branch constrains only where the branch's guard holds; one that the path's condition and the
+outer guards already decide is no choice (a loop's "is this index in range?" is solved once,
+not per round). Plans are run earliest choice first, so code whose paths double at every
+round reaches MAX_PATHS within a few runs. `explore` returns every path's condition and
+result; the caller merges the results with if-then-else on the conditions
 (they cover every input the assumptions allow). An int() of a value with more than
 MAX_VALUES possible values, or more than MAX_PATHS paths, is refused (one line naming the
 user's file and line).
@@ -134,12 +137,13 @@ class ProofContext(V.Context):
         literal = lambda choice: cond if choice else V.make_bool(self, cond.bk, cond.bk.not_(cond.t))
         # the same question under the same guard, already answered on this path (a loop's
         # bound check per round): the path's condition fixes the answer, no solving, no new plan
-        key = self.z3_bool(self._under_guard(cond)).get_id()
+        term = self.z3_bool(self._under_guard(cond))
+        key = term.get_id()
         if key in self.decided:
-            return self.decided[key]
+            return self.decided[key][0]
         implied = self._implied(cond)
         if implied is not None:         # one way is impossible: no choice, nothing to record
-            self.decided[key] = implied
+            self.decided[key] = (implied, term)     # the term kept: its id is its own while it lives
             return implied
         if self.position < len(self.plan):
             choice = self.plan[self.position]
@@ -151,7 +155,7 @@ class ProofContext(V.Context):
             self.plan.append(choice)
         self.position += 1
         self.taken.append((choice, self._under_guard(literal(choice))))
-        self.decided[key] = choice
+        self.decided[key] = (choice, term)
         return choice
 
     def _implied(self, cond):
@@ -166,12 +170,13 @@ class ProofContext(V.Context):
             if depth:
                 prefix.append(self.z3_bool(self.guards[depth - 1]))
             key = (self.z3_bool(cond).get_id(), taken, tuple(g.get_id() for g in prefix))
-            found = self._implications.get(key, "?")
+            found, _ = self._implications.get(key, ("?", None))
             if found == "?":
                 conditions = [self.z3_bool(c) for _, c in self.taken] + prefix
                 found = (False if not self._satisfiable(conditions + [self.z3_bool(cond)]) else
                          True if not self._satisfiable(conditions + [z3.Not(self.z3_bool(cond))]) else None)
-                self._implications[key] = found
+                # the terms kept with the answer: an id is a term's only while the term lives
+                self._implications[key] = (found, (self.z3_bool(cond), conditions))
             if found is not None:
                 return found
         return None
@@ -180,7 +185,7 @@ class ProofContext(V.Context):
         """Does `a` imply `b` for every input (no assumption used: a fact of the terms)?
         Kept for the run (a loop asks it at each round, of terms one round apart)."""
         key = (self.z3_bool(a).get_id(), self.z3_bool(b).get_id())
-        found = self._implications.get(key)
+        found, _ = self._implications.get(key, (None, None))
         if found is None:
             found = _bound_implies(self.z3_bool(a), self.z3_bool(b))
         if found is None:
@@ -191,9 +196,10 @@ class ProofContext(V.Context):
             solver.push()
             try:
                 solver.add(self.z3_bool(a), z3.Not(self.z3_bool(b)))
-                found = self._implications[key] = solver.check() == z3.unsat      # unknown: not shown
+                found = solver.check() == z3.unsat      # unknown: not shown
             finally:
                 solver.pop()
+        self._implications[key] = (found, (self.z3_bool(a), self.z3_bool(b)))     # the terms kept alive
         return found
 
     def concretize(self, value, what):
@@ -252,9 +258,10 @@ class ProofContext(V.Context):
         if guard is not True:
             conditions.append(self.z3_bool(guard))
         key = tuple(c.get_id() for c in conditions)
-        found = self._answers.get(key)      # the same question on the same path: a loop's rounds
+        found, _ = self._answers.get(key, (None, None))     # the same question on the same path: a loop's rounds
         if found is None:
-            found = self._answers[key] = self._satisfiable(conditions)
+            found = self._satisfiable(conditions)
+            self._answers[key] = (found, conditions)      # the terms kept alive: their ids stay theirs
         return found
 
     def _satisfiable(self, conditions) -> bool:
