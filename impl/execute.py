@@ -51,11 +51,14 @@ def choose(m, cond, then: ArchState, other: ArchState) -> ArchState:
     return then.with_(**{f: m.ite(cond, getattr(then, f), getattr(other, f)) for f in fields})
 
 
-def step(m, pre: ArchState, insn, cfg: Config | None, reduce, tail: str = "undisturbed", vill=None):
+def step(m, pre: ArchState, insn, cfg: Config | None, reduce, tail: str = "undisturbed", vill=None,
+         sources=None):
     """Return (trap conditions, post-state). A trap and vl=0 change nothing.
 
     cfg is the element layout the vtype selects; it may be None only when vill is
     concretely set. vill defaults to vtype bit 63 (the caller constrains the other bits).
+    sources is `operands(m, pre, insn, cfg)` when the caller has it already (a proof runs the
+    step once per tail policy; at VLMAX 65536 reading them is a second's work).
     """
     if tail not in TAIL_POLICIES:
         raise ValueError(f"tail: must be one of {', '.join(TAIL_POLICIES)}, got {tail!r}")
@@ -66,7 +69,7 @@ def step(m, pre: ArchState, insn, cfg: Config | None, reduce, tail: str = "undis
     no_elements = m.eq(pre.vl, 0)
     if m.decided(trapped) or m.decided(no_elements):
         return traps, pre
-    seed, elements, active = operands(m, pre, insn, cfg)
+    seed, elements, active = sources if sources is not None else operands(m, pre, insn, cfg)
     result = reduce(m.elements(cfg.sew), seed, elements, active)
     vd = written_vd(m, m.read(pre.regs, insn.vd), result, m.bit(pre.vtype, VTYPE_VTA_BIT), cfg, tail)
     retired = pre.with_(regs=m.write(pre.regs, insn.vd, vd), vstart=m.const(0, XLEN),

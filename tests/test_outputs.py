@@ -258,9 +258,9 @@ def _interrupt(argv, after_line: str, wait_s: float = 0.0):
 @pytest.mark.xdist_group("interrupts")
 @pytest.mark.parametrize("jobs", ["1", "2"])
 def test_ctrl_c_stops_prove_at_once_marks_it_interrupted_and_ends_the_workers(jobs):
-    # VLEN=4096 takes minutes (with no kept answers): the run is interrupted after its first
-    # configuration line
-    argv = ["prove", "--vlen", "128,4096", "--sew", "8", "--jobs", jobs, "--no-cache"]
+    # VLEN=65536 takes most of a minute at SEW 8 (seven LMULs, no kept answers): the run is
+    # interrupted a second after its first configuration line, long before it could end
+    argv = ["prove", "--vlen", "128,65536", "--sew", "8", "--jobs", jobs, "--no-cache"]
     code, seconds, out, error, workers = _interrupt(argv, "VLEN=", wait_s=1.0)
     assert code == 130, error
     assert seconds < 10

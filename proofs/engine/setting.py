@@ -15,7 +15,7 @@ from functools import cached_property
 import z3
 
 from vredmax.impl import ALGORITHMS
-from vredmax.impl.execute import TAIL_POLICIES, step
+from vredmax.impl.execute import TAIL_POLICIES, operands, step
 from vredmax.proofs.engine.truth_guard import no_truth_tests
 from vredmax.spec import relation as spec
 from vredmax.spec import z3fast as fast
@@ -159,9 +159,15 @@ class Setting:
             name, tail = split_subject(subject)
             unit = reduce if reduce is not None else self.units[name]
             with no_truth_tests():    # an algorithm may not branch on a term (proofs/engine/truth_guard.py)
-                traps, post = step(FastSymbolic, self.pre, self.insn, self.cfg, unit, tail)
+                traps, post = step(FastSymbolic, self.pre, self.insn, self.cfg, unit, tail, sources=self.sources)
             cache[key] = Run(impl_outcome(traps), post)
         return cache[key]
+
+    @cached_property
+    def sources(self):
+        """The step's operands (seed, vs2 elements, active flags), read once for every run."""
+        with no_truth_tests():
+            return operands(FastSymbolic, self.pre, self.insn, self.cfg)
 
     def abstract_run(self, tail: str) -> tuple[Run, z3.BitVecRef, Captured]:
         """step with the reduction unit cut out: it records its inputs and returns a fresh r."""
@@ -175,7 +181,7 @@ class Setting:
                 return result
 
             with no_truth_tests():
-                traps, post = step(FastSymbolic, self.pre, self.insn, self.cfg, cut, tail)
+                traps, post = step(FastSymbolic, self.pre, self.insn, self.cfg, cut, tail, sources=self.sources)
             cache[tail] = (Run(impl_outcome(traps), post), result, captured)
         return cache[tail]
 

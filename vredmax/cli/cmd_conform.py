@@ -96,15 +96,15 @@ def run(args) -> int:
     except (ValueError, EmulatorError) as error:   # an option it lacks, or missing: the user's setup
         raise UsageError(str(error)) from None
     harness_path = _harness_path(args, emulator.harness_kind)
-    try:
-        version = emulator.version()
-        harness = Harness(emulator, harness_path)
-    except EmulatorError as error:  # refuses this machine, or does not run the harness
-        raise UsageError(str(error)) from None
-    if not workers.in_process:   # it only checked the setup: each worker runs emulators of its own
-        harness.close()         # (closed before the workers fork, or they would hold its input open)
     last = {}
-    try:
+    try:   # from the first run of the emulator on: a Ctrl-C prints the counts so far
+        try:
+            version = emulator.version()
+            harness = Harness(emulator, harness_path)
+        except EmulatorError as error:  # refuses this machine, or does not run the harness
+            raise UsageError(str(error)) from None
+        if not workers.in_process:   # it only checked the setup: each worker runs emulators of its own
+            harness.close()         # (closed before the workers fork, or they would hold its input open)
         with cut_short(), workers as pool, progress(args.cases, "conform", quiet=args.json) as bar:
             def show(done: int, total: int, tally) -> None:
                 last["tally"] = tally

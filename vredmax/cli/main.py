@@ -17,9 +17,9 @@ from vredmax.runtime.outputs import EXIT_INTERRUPTED, guarded
 # second or more to load).
 COMMANDS = ("cmd_exec", "cmd_asm", "cmd_conform", "cmd_prove", "cmd_refute", "cmd_check_impl", "cmd_check_rtl", "cmd_check_c",
             "cmd_report", "cmd_judge", "cmd_explain", "cmd_ask", "cmd_testgen", "cmd_certify_check")
-# Commands parsed on their own, so that the others' imports (Z3 among them) are not loaded:
-# `certify-check` re-checks certificates without any SMT solver.
-STANDALONE = {"certify-check": "cmd_certify_check"}
+# A named command is parsed with its own module alone: loading every command's module costs
+# half a second of each start, and `certify-check` must run without any SMT solver loaded.
+MODULE_OF = {**{module[len("cmd_"):].replace("_", "-"): module for module in COMMANDS}, "disasm": "cmd_asm"}
 # The commands that ask solvers keep their answers (proofs/engine/answers.py) unless --no-cache.
 CACHED = ("prove", "report", "check-impl", "check-rtl", "ask", "refute")
 
@@ -65,7 +65,7 @@ def main(argv=None) -> int:
     """Parse and run one command. Bad input, output errors (broken pipe, full disk, unwritable
     file) and Ctrl-C become one line on stderr and an exit code (vredmax/runtime/outputs.py)."""
     argv = sys.argv[1:] if argv is None else list(argv)
-    alone = STANDALONE.get(argv[0]) if argv else None
+    alone = MODULE_OF.get(argv[0]) if argv else None
     parser = build_parser((alone,) if alone else COMMANDS)
     try:
         args = parser.parse_args(argv)
