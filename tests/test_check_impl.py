@@ -459,6 +459,8 @@ def test_a_truth_test_at_scale_is_an_error_not_unknown(tmp_path):
         report = check_implementation(InProcess(load(f"{path}:{name}"), level, random_states=0), level, [cfg])
         assert report.verdict == Verdict.ERROR, report.detail
         assert f"uses a symbolic value at {path}:{line}" in report.detail
+        # refused when first met, having counted its values: no path run per value
+        assert "may take more than 32 values" in report.detail
 
 
 def test_a_counterexample_does_not_wait_for_the_configurations_still_running(tmp_path):

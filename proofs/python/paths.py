@@ -208,7 +208,13 @@ class ProofContext(V.Context):
         entry = self.plan[self.position] if self.position < len(self.plan) else ("not", ())
         if entry[0] == "not":
             excluded = entry[1]
-            found = self._model_value(value, excluded)
+            # at its first visit, count the values (up to the limit) before any path runs one:
+            # a value with too many would otherwise be refused only after MAX_VALUES runs
+            values = self._model_values(value, excluded, 1 if excluded else MAX_VALUES)
+            if len(values) >= MAX_VALUES:
+                self.refuse(f"{what} of a symbolic value that may take more than {MAX_VALUES} values",
+                            V.advice_for(what, V.where()))
+            found = values[0] if values else None
             if found is None:
                 found = value.lo if value.lo not in excluded else None
             if found is None:
@@ -279,7 +285,9 @@ class ProofContext(V.Context):
         finally:
             solver.pop()
 
-    def _model_value(self, value, excluded):
+    def _model_values(self, value, excluded, limit: int) -> list:
+        """Up to `limit` values the value may take on this path, other than `excluded` (fewer
+        when the solver gives up: those found so far)."""
         solver = z3.Solver()
         solver.set("timeout", FEASIBILITY_MS)
         term = self.z3_int(value)
@@ -288,10 +296,12 @@ class ProofContext(V.Context):
         if guard is not True:
             solver.add(self.z3_bool(guard))
         solver.add(*[term != v for v in excluded])
-        if solver.check() != z3.sat:
-            return None
-        found = solver.model().eval(term, model_completion=True).as_long()
-        return found - (1 << value.w) if value.s and found >> (value.w - 1) & 1 else found
+        found = []
+        while len(found) < limit and solver.check() == z3.sat:
+            raw = solver.model().eval(term, model_completion=True).as_long()
+            solver.add(term != raw)
+            found.append(raw - (1 << value.w) if value.s and raw >> (value.w - 1) & 1 else raw)
+        return found
 
     # terms as Z3 --------------------------------------------------------------------------------
     def z3_bool(self, cond):
@@ -365,7 +375,8 @@ def _bound_implies(a, b):
 
 def explore(cx: ProofContext, run_once):
     """Every path of `run_once()` (the user's function on fresh arguments, in `cx`):
-    [(path condition, ("value", result) or ("error", exception))]."""
+    [(path condition, ("value", result) or ("error", exception))], up to the first path that
+    fails: its error is the run's (the callers raise it), the paths left could not change that."""
     from vredmax.proofs.python.branches import Escalate
     paths = []
     cx.plans = [[]]
@@ -391,6 +402,8 @@ def explore(cx: ProofContext, run_once):
             break
         cx.paths_run += 1
         paths.append((cx.path_condition(), outcome))
+        if outcome[0] == "error":
+            break
         cx.plans.extend(cx.new_plans)
     return paths
 
