@@ -66,7 +66,7 @@ def _driver(browser: str, driver: str, javascript: bool = True):
     return webdriver.Chrome(service=Service(driver), options=options)
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def page(tmp_path_factory):
     doc = collect([Config(128, 64, 64, "m1")], claims=[CLAIMS_BY_ID["vredmax.wrong.masked_count_as_zero"]])
     directory = tmp_path_factory.mktemp("manual")
@@ -75,7 +75,7 @@ def page(tmp_path_factory):
     return directory / manual.HTML
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def chromium():
     browser, driver = _require_browser()
     session = _driver(browser, driver)

@@ -20,6 +20,8 @@ import z3
 pytest.importorskip("pysat")
 pytest.importorskip("dratify")
 jsonschema = pytest.importorskip("jsonschema")
+# one worker: the certified run below is made once (--dist loadgroup)
+pytestmark = pytest.mark.xdist_group("certify")
 
 from vredmax.cli.main import main                                    # noqa: E402
 from vredmax.proofs.certify.route import Judge                       # noqa: E402
@@ -35,7 +37,7 @@ from vredmax.spec.config import XLEN                                 # noqa: E40
 PER_SEW = ["--vlen", "64", "--elen", "64", "--lmul", "m1"]
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def certified(tmp_path_factory):
     """One `prove --certify` run over a configuration per SEW: (exit code, output, DIR)."""
     directory = tmp_path_factory.mktemp("certificates")

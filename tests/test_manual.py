@@ -37,12 +37,12 @@ TINY = [Config(128, 64, 64, "m1")]
 TINY_CLAIMS = ["vredmax.wrong.masked_count_as_zero", "vredmax.wrong.vma_changes_result"]
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def doc():
     return collect(TINY, claims=[CLAIMS_BY_ID[c] for c in TINY_CLAIMS])
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def files(doc):
     return manual.render(doc)
 

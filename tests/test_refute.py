@@ -18,7 +18,8 @@ from vredmax.proofs.engine.verdict import Verdict
 from vredmax.impl.sequential import reduce_sequential
 from vredmax.cli.main import main
 
-# Under pytest-xdist (--dist loadgroup) the module runs on one worker: every claim refuted once for the module.
+# Under pytest-xdist (--dist loadgroup) the module runs on one worker: every claim refuted once (a session
+# fixture: a worker may run other modules between these tests, which would end a module fixture).
 pytestmark = pytest.mark.xdist_group("refute")
 
 REQUIRED = ("masked_count_as_zero", "vl0_writes_seed", "all_masked_same_as_vl0", "result_broadcast",
@@ -27,7 +28,7 @@ REQUIRED = ("masked_count_as_zero", "vl0_writes_seed", "all_masked_same_as_vl0",
             "tree_pads_with_zero", "vd_written_before_vs2_read", "agnostic_tail_written_at_vl0")
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def results():
     return {claim.id: refute(claim) for claim in CLAIMS}
 

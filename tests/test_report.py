@@ -25,12 +25,12 @@ DOCS = Path(__file__).resolve().parent.parent / "docs"
 TINY = [Config(128, 64, 64, "m1")]
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def committed():
     return json.loads((DOCS / "SEMANTICS.json").read_text(encoding="utf-8"))
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def tiny_doc():
     return collect(TINY, claims=[CLAIMS_BY_ID["vredmax.wrong.unsigned_same"],
                                  CLAIMS_BY_ID["vredmax.wrong.vma_changes_result"]])

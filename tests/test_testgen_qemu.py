@@ -21,7 +21,8 @@ from vredmax.platforms.testgen.build import build
 from vredmax.platforms.testgen.run import FIELD_CODES, run_baremetal, run_linux
 from vredmax.platforms.testgen.suite import make_suite, write_suite
 
-# Under pytest-xdist (--dist loadgroup) the module runs on one worker: the suites built once for the module.
+# Under pytest-xdist (--dist loadgroup) the module runs on one worker: the suites built once (session
+# fixtures: a worker may run other modules between these tests, which would end a module fixture).
 pytestmark = pytest.mark.xdist_group("testgen_qemu")
 
 VLENS = (128, 256, 512, 1024)
@@ -31,10 +32,10 @@ MUTANTS = {"vredmaxu": 0b000110, "vredmin": 0b000101, "vredsum": 0b000000}
 BINUTILS = ("riscv64-linux-gnu-as", "riscv64-linux-gnu-ld")
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def built(tmp_path_factory):
     """built(vlen, profile, tail=None, funct6=None, random=RANDOM, suite=None) -> the directory
-    of the built programs (cached for the module unless `suite` is given)."""
+    of the built programs (cached for the session unless `suite` is given)."""
     require_tools(*BINUTILS)
     cache = {}
 
@@ -52,12 +53,12 @@ def built(tmp_path_factory):
     return get
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def qemu_user():
     require_tools("qemu-riscv64")
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def qemu_system():
     require_tools("qemu-system-riscv64")
 
