@@ -16,8 +16,14 @@ import sys
 
 import pytest
 
-from vredmax.proofs.c import symbolic
-from vredmax.proofs.c.check import STEP_WORDS
+from vredmax.proofs.c import concrete, symbolic
+from vredmax.proofs.c.build import build
+from vredmax.proofs.c.check import STEP_WORDS, Options, judged_values
+from vredmax.proofs.c.check import check_c as check_c_in_process
+from vredmax.proofs.engine import solvers, verdict
+from vredmax.proofs.engine.counterexample import Counterexample
+from vredmax.proofs.engine.verdict import Verdict
+from vredmax.spec.config import legal_configs
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 UNITS, STEPS = os.path.join(ROOT, "tests", "c", "units.c"), os.path.join(ROOT, "tests", "c", "steps.c")
@@ -26,7 +32,8 @@ BUGGY_UNITS = ("bug_unsigned", "bug_one_short", "bug_all_lanes", "bug_zero_start
 CORRECT_STEPS = ("s_plain", "s_tail_ones", "s_temp_copy", "s_macro", "s_dirty_always")
 BUGGY_STEPS = ("bug_vl0", "bug_vstart", "bug_mask_bytes", "bug_tail_zero", "bug_read_past")
 VREDMAX = (sys.executable, "-c", "from vredmax.cli.main import entry; entry()")
-UNDEFINED = {"bug_difference", "bug_read_past"}   # found by the sanitized build
+# found by the sanitized build, with the sanitizer's name for the undefined behaviour
+UNDEFINED = {"bug_difference": "signed integer overflow", "bug_read_past": "heap-buffer-overflow"}
 
 pytestmark = pytest.mark.skipif(shutil.which("cc") is None, reason="no C compiler")
 
@@ -56,6 +63,7 @@ def test_buggy_code_is_a_counterexample(path, function):
     assert cx["differing"]
     if function in UNDEFINED:
         assert "well-defined C" in cx["differing"]
+        assert any(UNDEFINED[function] in note for note in cx["notes"]), cx["notes"]
     else:
         # the case replays on the executable spec as the spec side says
         case = json.dumps(cx["case"])
@@ -95,21 +103,48 @@ def test_a_correct_step_is_proved():
                                 f"over {len(STEP_WORDS)} instruction words)"]
 
 
+RARE_BUG = ('#include "vredmax_check.h"\n'
+            "uint64_t reduce(unsigned sew, uint64_t seed, const void *elements, const uint8_t *active, size_t n)\n"
+            "{ const int8_t *e = elements; int8_t acc = (int8_t)seed;\n"
+            "  for (size_t i = 0; i < n; i++) if (active[i] && e[i] > acc) acc = e[i];\n"
+            "  const uint8_t *b = elements;\n"
+            "  if (sew == 8 && (uint8_t)seed == 0x5b && n == 2 && b[0] == 0x3c && b[1] == 0x7e) return 0x11;\n"
+            "  return (uint64_t)acc; }\n")
+
+
 @needs_angr
 def test_a_bug_the_concrete_runs_miss_is_found_by_the_solver(tmp_path):
     """A unit wrong for one seed and elements alone: no random or directed case has them."""
     source = tmp_path / "rare.c"
-    source.write_text('#include "vredmax_check.h"\n'
-                      "uint64_t reduce(unsigned sew, uint64_t seed, const void *elements, const uint8_t *active, size_t n)\n"
-                      "{ const int8_t *e = elements; int8_t acc = (int8_t)seed;\n"
-                      "  for (size_t i = 0; i < n; i++) if (active[i] && e[i] > acc) acc = e[i];\n"
-                      "  const uint8_t *b = elements;\n"
-                      "  if (sew == 8 && (uint8_t)seed == 0x5b && n == 2 && b[0] == 0x3c && b[1] == 0x7e) return 0x11;\n"
-                      "  return (uint64_t)acc; }\n")
+    source.write_text(RARE_BUG)
     code, report, _ = check_c(f"{source}:reduce", "--vlen", "128", "--sew", "8", "--lmul", "mf8", "--symbolic-vlmax", "2")
     assert code == 1 and report["verdict"] == "COUNTEREXAMPLE"
     assert report["counterexample"]["implementation"]["vd[0]"]["unsigned"] == 0x11
     assert "symbolic" in report["detail"]
+
+
+@needs_angr
+@pytest.mark.skipif(not solvers.available("bitwuzla"), reason="bitwuzla is not installed")
+@pytest.mark.parametrize("replays", [True, False])
+def test_bitwuzla_model_when_z3_gives_none(tmp_path, monkeypatch, replays):
+    """Bitwuzla refutes and Z3 rebuilds no model: bitwuzla's own values make the case, which
+    is replayed; a COUNTEREXAMPLE when the compiled code fails on it, else UNKNOWN (never a
+    verdict on the solver's word alone)."""
+    monkeypatch.setattr(verdict, "_z3_model", lambda *args: None)
+    if not replays:   # as if the compiled code had computed the right value on that case
+        monkeypatch.setattr(concrete, "replay", lambda built, cfg, pre, insn: judged_values(
+            cfg, pre, insn, Counterexample(cfg, pre, insn, "undisturbed", {}, {}, "implementation")))
+    source = tmp_path / "rare.c"
+    source.write_text(RARE_BUG)
+    built = build(str(source), "reduce", (), str(tmp_path))
+    cfgs = [c for c in legal_configs(64, [128]) if c.sew == 8 and c.lmul == "mf8"]
+    report = check_c_in_process(built, cfgs, Options(random=3, symbolic_vlmax=2, solver="bitwuzla", sews=(8,)))
+    if replays:
+        assert report.verdict == Verdict.COUNTEREXAMPLE, report.detail
+        assert "bitwuzla's model" in report.counterexample_source
+        assert report.counterexample.other["vd[0]"] == 0x11
+    else:
+        assert report.verdict == Verdict.UNKNOWN and "bitwuzla refuted" in report.detail, report.detail
 
 
 @pytest.mark.parametrize("args,message", [
