@@ -205,7 +205,7 @@ def _symbolic_unit(built, python, options, report, say) -> None:
                 break
 
 
-def _step_solver(solver: str) -> str:
+def step_solver(solver: str) -> str:
     """Bitwuzla for the step's queries when it is installed (the register file's bit-vectors:
     about half Z3's time on them, and "auto" spends its first seconds in Z3 on each)."""
     if solver != "auto":
@@ -215,7 +215,7 @@ def _step_solver(solver: str) -> str:
 
 
 def _symbolic_step(built, python, options, report, say) -> None:
-    solver = _step_solver(options.solver)
+    solver = step_solver(options.solver)
     bound = options.symbolic_vlmax if options.symbolic_vlmax is not None else DEFAULT_STEP_VLMAX
     configs = sorted((c for c in legal_configs(options.elen, [STEP_VLEN], options.sews or SEWS) if c.vlmax <= bound),
                      key=lambda c: (c.vlmax, -c.sew))

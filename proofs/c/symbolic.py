@@ -307,16 +307,15 @@ def prove_step(python: str, library: str, cfg: Config, timeout_s: float, solver:
     paths = _paths(result)
     timeout_ms = int(timeout_s * 1000)
     base = dict(paths=result["paths"], steps=result["steps"])
-    assumptions = domain
-    lost = _coverage(assumptions, _any(p for _, p in paths), timeout_ms)
+    lost = _coverage(domain, _any(p for _, p in paths), timeout_ms)
     if lost:
         return SymbolicResult(Verdict.UNKNOWN, lost, time.perf_counter() - start, **base), None
-    answer, query = _per_path(assumptions, [(path, register_wise(_step_goal(cfg, pre, insn, outputs)))
+    answer, query = _per_path(domain, [(path, register_wise(_step_goal(cfg, pre, insn, outputs)))
                                             for outputs, path in paths], timeout_ms, solver)
     found = SymbolicResult(answer.verdict, answer.detail, time.perf_counter() - start, solver=solver, **base)
     if answer.verdict != Verdict.COUNTEREXAMPLE:
         return found, None
-    valuation = _valuation(answer, assumptions, query, timeout_ms)
+    valuation = _valuation(answer, domain, query, timeout_ms)
     if valuation is None:
         found.verdict, found.detail = Verdict.UNKNOWN, f"the solver refuted it but gave no model ({answer.detail})"
         return found, None
