@@ -1,9 +1,11 @@
 """vredmax check-c: C units and steps of tests/c (5 correct and 5 buggy of each level) and the
 examples get the right verdict; bad input is one line and exit 2.
 
-The default run checks the concrete verdicts at VLEN=128 (seconds each), one symbolic proof of
-a unit (SEW=8 up to VLMAX 16) and one of a step (SEW=64, VLMAX 2); `-m check_c_scale` runs every
-implementation with the symbolic method.
+The default run checks the concrete verdicts at VLEN=128 (seconds each; each buggy case is
+replayed on the compiled code and on `vredmax exec`), one symbolic proof of a unit (SEW=8 up to
+VLMAX 16) and one of a step (SEW=32, VLMAX 2), a solver-only bug, and bitwuzla's own model;
+`-m check_c_scale` runs every implementation with the symbolic method (and the symbolic method
+alone on each buggy step).
 """
 
 from __future__ import annotations
