@@ -199,13 +199,13 @@ def _symbolic_unit(built, python, options, report, say) -> None:
             if result.verdict == Verdict.COUNTEREXAMPLE:
                 cfg = unit_config(sew, n, options.elen)
                 pre, insn = unit_case(cfg, inputs)
-                _replayed(built, report, cfg, pre, insn, check)
+                _replayed(built, report, cfg, pre, insn, check, result.model_from)
                 return
             if result.verdict != Verdict.PROVED:
                 break
 
 
-def _step_solver(solver: str) -> str:
+def step_solver(solver: str) -> str:
     """Bitwuzla for the step's queries when it is installed (the register file's bit-vectors:
     about half Z3's time on them, and "auto" spends its first seconds in Z3 on each)."""
     if solver != "auto":
@@ -215,7 +215,7 @@ def _step_solver(solver: str) -> str:
 
 
 def _symbolic_step(built, python, options, report, say) -> None:
-    solver = _step_solver(options.solver)
+    solver = step_solver(options.solver)
     bound = options.symbolic_vlmax if options.symbolic_vlmax is not None else DEFAULT_STEP_VLMAX
     configs = sorted((c for c in legal_configs(options.elen, [STEP_VLEN], options.sews or SEWS) if c.vlmax <= bound),
                      key=lambda c: (c.vlmax, -c.sew))
@@ -228,7 +228,7 @@ def _symbolic_step(built, python, options, report, say) -> None:
             report.symbolic.append(check)
             say(f"symbolic {what}: {check.verdict.value} ({check.seconds:.1f} s)")
             if result.verdict == Verdict.COUNTEREXAMPLE:
-                _replayed(built, report, cfg, case[0], case[1], check)
+                _replayed(built, report, cfg, case[0], case[1], check, result.model_from)
                 return
             if result.verdict != Verdict.PROVED:
                 return
@@ -268,12 +268,20 @@ def tidied(built: Built, cx: Counterexample) -> Counterexample:
     return smaller if smaller.differing and "well-defined C" not in smaller.spec else cx
 
 
-def _replayed(built, report, cfg, pre, insn, check) -> None:
-    """A solver's counterexample, run on the compiled code: a COUNTEREXAMPLE if it fails there."""
+def _replayed(built, report, cfg, pre, insn, check, model_from: str = "z3") -> None:
+    """A solver's counterexample, run on the compiled code: a COUNTEREXAMPLE if it fails there.
+    Z3's model that does not fail there is a fault of the checker (angr's model of the code and
+    the code disagree); bitwuzla's (taken when Z3 could not rebuild one) is only UNKNOWN."""
     cx = concrete.replay(built, cfg, pre, insn)
     if cx.differing:
         report.counterexample = tidied(built, cx)
-        report.counterexample_source = f"{check.what}: the symbolic method, replayed on the compiled code"
+        report.counterexample_source = (f"{check.what}: the symbolic method ({model_from}'s model), "
+                                        "replayed on the compiled code")
+        return
+    if model_from == "bitwuzla":
+        check.verdict = Verdict.UNKNOWN
+        check.detail = ("bitwuzla refuted the property, but its model, replayed on the compiled code, shows "
+                        "no difference (and Z3 gave no model)")
         return
     check.verdict = Verdict.ERROR
     check.detail = ("checker fault: the solver's counterexample does not replay on the compiled code "

@@ -150,6 +150,26 @@ def _bitwuzla(script: str, timeout_ms: int) -> Checked:
     return Checked(first, second, "bitwuzla gave up (time limit)" if second == "unknown" else "")
 
 
+def bitwuzla_values(script: str, timeout_ms: int) -> dict | None:
+    """Bitwuzla's model of a refuted query (the script of `smt2_script`): every declared
+    bit-vector constant's value, by name; None unless the negated goal is satisfiable. For
+    when Z3 cannot rebuild the model of a query bitwuzla refuted."""
+    import bitwuzla as bw
+    tm = bw.TermManager()
+    options = bw.Options()
+    options.set(bw.Option.TIME_LIMIT_PER, timeout_ms)
+    options.set(bw.Option.PRODUCE_MODELS, True)
+    parser = bw.Parser(tm, options)
+    parser.parse(without_checks(script), True, False)
+    solver = parser.bitwuzla()
+    declared = parser.get_declared_funs()
+    goal = next(t for t in declared if t.symbol() == GOAL_NAME)
+    with interrupts.deferred():
+        if solver.check_sat(goal) != bw.Result.SAT:
+            return None
+    return {t.symbol().strip("|"): int(solver.get_value(t).value(10)) for t in declared if t.sort().is_bv()}
+
+
 def _cvc5(script: str, timeout_ms: int) -> Checked:
     import cvc5
     tm = cvc5.TermManager()
