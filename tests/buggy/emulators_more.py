@@ -1,0 +1,266 @@
+"""More implementations as emulator authors write them (see tests/buggy/emulators.py).
+
+Whole steps whose operands are the spec's by value but not the same terms (an element put
+together from its bytes, the group's register as `vs2 | k`, the inactive elements replaced
+before the reduction, the register file in a dict or a class), and units and steps with a
+bug where a real author would put it: a lane far from 0, SEW=64 only, LMUL=m8 only, a byte
+order slip, a sign extension from the wrong bit. Each carries `.expect` and `.where` (the
+configurations where it gets that verdict; for a wrong one, where the bug lives).
+tests/test_check_impl_more.py checks each with the proof alone (`--random 0`).
+"""
+
+import heapq
+
+from vredmax.spec.config import VTYPE_VILL_BIT, VTYPE_VTA_BIT, Config
+from vredmax.spec.legality import trap_conditions
+from vredmax.spec.state import VS_DIRTY
+
+MONOLITHIC = Config(128, 64, 64, "m1")     # VLMAX 2: the monolithic query
+CUT = Config(128, 64, 8, "m1")             # VLMAX 16: cut points
+STEP16 = Config(128, 64, 16, "m2")         # VLMAX 16, SEW=16 (elements of two bytes), two registers
+STEP64 = Config(256, 64, 64, "m8")         # VLMAX 32, SEW=64 m8: the widest elements, 8 registers
+WIDE = Config(128, 64, 8, "m8")            # VLMAX 128, m8
+BIG = Config(1024, 64, 8, "m8")            # VLMAX 1024 (slow: -m check_impl_scale)
+
+
+def case(expect: str, *where: Config):
+    def mark(function):
+        function.expect, function.where = expect, list(where) or [CUT]
+        return function
+    return mark
+
+
+# Units ----------------------------------------------------------------------------------------
+
+def _signed(x, w):
+    return x - (1 << w) if x >> (w - 1) else x
+
+
+@case("proved", CUT, WIDE)
+def heap_of_negated(ops, seed, elements, active):
+    """A min-heap of the negated signed values: the largest is the first popped."""
+    w = ops.width
+    heap = [-_signed(seed, w)] + [-_signed(x, w) for x, a in zip(elements, active) if a]
+    heapq.heapify(heap)
+    return (-heapq.heappop(heap)) & ((1 << w) - 1)
+
+
+@case("proved", CUT, WIDE)
+def offset_binary(ops, seed, elements, active):
+    """Signed order as unsigned order after flipping the sign bit (offset binary)."""
+    w = ops.width
+    flip = 1 << (w - 1)
+    best = seed ^ flip
+    for x, a in zip(elements, active):
+        if a and (x ^ flip) > best:
+            best = x ^ flip
+    return best ^ flip
+
+
+@case("counterexample", WIDE)
+def stops_at_lane_100(ops, seed, elements, active):
+    """A loop bound left from a test with 100 lanes: lanes 100 and above are never read."""
+    w = ops.width
+    best = _signed(seed, w)
+    for i, (x, a) in enumerate(zip(elements, active)):
+        if i >= 100:
+            break
+        if a and _signed(x, w) > best:
+            best = _signed(x, w)
+    return best & ((1 << w) - 1)
+
+
+@case("counterexample", MONOLITHIC)
+def sign_from_bit_31(ops, seed, elements, active):
+    """Takes the sign from bit 31: right at SEW <= 32, wrong at SEW=64 only."""
+    w = ops.width
+    bit = min(w, 32) - 1
+    best = seed
+    for x, a in zip(elements, active):
+        if a and (x ^ (1 << bit)) > (best ^ (1 << bit)):
+            best = x
+    return best
+
+
+# Whole steps ----------------------------------------------------------------------------------
+
+def _traps(m, pre, insn, cfg):
+    return trap_conditions(m, pre, insn, m.bit(pre.vtype, VTYPE_VILL_BIT), cfg.lmul)
+
+
+def _finish(pre, regs, vd, acc, cfg, tail, traps):
+    """vd[0] = acc, the rest of vd kept (or all ones for an agnostic tail)."""
+    mask = (1 << cfg.sew) - 1
+    new = (regs[vd] & ~mask) | (acc & mask)
+    if pre.vtype >> VTYPE_VTA_BIT & 1 and tail == "ones":
+        new |= ((1 << cfg.vlen) - 1) & ~mask
+    regs[vd] = new
+    return traps, pre.with_(regs=tuple(regs), vstart=0, vs=VS_DIRTY)
+
+
+def _retires(m, pre, insn, cfg):
+    traps = _traps(m, pre, insn, cfg)
+    return traps, not (pre.vl == 0 or any(c for _, c in traps))
+
+
+def _element_from_bytes(regs, group, i, cfg, order="little", sign_byte=None):
+    """Element i of a group, put together from its bytes (as an emulator reading memory)."""
+    nb, per = cfg.sew // 8, cfg.vlen // cfg.sew
+    reg = regs[group + i // per]
+    base = (i % per) * nb
+    parts = [(reg >> (8 * (base + j))) & 0xFF for j in range(nb)]
+    if order == "big":
+        parts.reverse()
+    value = 0
+    for j, byte in enumerate(parts):
+        value |= byte << (8 * j)
+    return value
+
+
+def _bytes_step(m, pre, insn, cfg, tail, order="little", lane_offset=0):
+    traps, retires = _retires(m, pre, insn, cfg)
+    if not retires:
+        return traps, pre
+    sew, regs = cfg.sew, list(pre.regs)
+
+    def signed(x):
+        return x - (1 << sew) if x >> (sew - 1) else x
+    acc = signed(_element_from_bytes(regs, insn.vs1, 0, cfg))
+    for i in range(cfg.vlmax):
+        if i < pre.vl and (insn.vm == 1 or (regs[0] >> i) & 1 == 1):
+            x = signed(_element_from_bytes(regs, insn.vs2, min(i + lane_offset, cfg.vlmax - 1), cfg, order))
+            if x > acc:
+                acc = x
+    return _finish(pre, regs, insn.vd, acc, cfg, tail, traps)
+
+
+@case("proved", STEP16)
+def step_bytes_concat(m, pre, insn, cfg, tail):
+    """Each element put together from its bytes, lowest byte first."""
+    return _bytes_step(m, pre, insn, cfg, tail)
+
+
+@case("counterexample", STEP16)
+def step_bytes_big_endian(m, pre, insn, cfg, tail):
+    """Puts each element together from its bytes in the wrong (big-endian) order."""
+    return _bytes_step(m, pre, insn, cfg, tail, order="big")
+
+
+def _or_step(m, pre, insn, cfg, tail, sign_bits=None, group_or=True):
+    traps, retires = _retires(m, pre, insn, cfg)
+    if not retires:
+        return traps, pre
+    sew, per, regs = cfg.sew, cfg.vlen // cfg.sew, list(pre.regs)
+    top = sign_bits or sew
+
+    def signed(x):
+        return x - (1 << top) if x >> (top - 1) & 1 else x
+    acc = signed(regs[insn.vs1] & ((1 << sew) - 1))
+    for i in range(cfg.vlmax):
+        if i >= pre.vl:
+            break
+        if not insn.vm and not (regs[0] >> i) & 1:
+            continue
+        reg = regs[insn.vs2 | (i // per)] if group_or else regs[insn.vs2 + i // per]
+        x = signed((reg >> (sew * (i % per))) & ((1 << sew) - 1))
+        if x > acc:
+            acc = x
+    return _finish(pre, regs, insn.vd, acc, cfg, tail, traps)
+
+
+@case("proved", STEP16, STEP64)
+def step_group_or(m, pre, insn, cfg, tail):
+    """The group's register k as `vs2 | k` (vs2 is aligned to the group, so it is vs2 + k)."""
+    return _or_step(m, pre, insn, cfg, tail)
+
+
+@case("counterexample", STEP64)
+def step_sign_at_bit_31(m, pre, insn, cfg, tail):
+    """Sign-extends from bit 31: right at SEW <= 32, wrong at SEW=64 only."""
+    return _or_step(m, pre, insn, cfg, tail, sign_bits=min(cfg.sew, 32))
+
+
+def _ite_step(m, pre, insn, cfg, tail, smallest_fn=None, last=None):
+    traps, retires = _retires(m, pre, insn, cfg)
+    if not retires:
+        return traps, pre
+    sew, per, regs = cfg.sew, cfg.vlen // cfg.sew, list(pre.regs)
+    smallest = -(1 << (sew - 1)) if smallest_fn is None else smallest_fn(sew)
+
+    def signed(x):
+        return x - (1 << sew) if x >> (sew - 1) else x
+    values = []
+    for i in range(cfg.vlmax if last is None else min(last, cfg.vlmax)):
+        x = signed((regs[insn.vs2 + i // per] >> (sew * (i % per))) & ((1 << sew) - 1))
+        active = i < pre.vl and (insn.vm == 1 or (regs[0] >> i) & 1 == 1)
+        values.append(x if active else smallest)
+    acc = max([signed(regs[insn.vs1] & ((1 << sew) - 1))] + values)
+    return _finish(pre, regs, insn.vd, acc, cfg, tail, traps)
+
+
+@case("proved", CUT, WIDE)
+def step_inactive_replaced(m, pre, insn, cfg, tail):
+    """The inactive elements replaced by the smallest value, then max() of them all."""
+    return _ite_step(m, pre, insn, cfg, tail)
+
+
+@case("counterexample", CUT)
+def step_inactive_as_zero(m, pre, insn, cfg, tail):
+    """The inactive elements replaced by 0 (not the smallest value): wrong when all are negative."""
+    return _ite_step(m, pre, insn, cfg, tail, smallest_fn=lambda sew: 0)
+
+
+@case("counterexample", WIDE)
+def step_last_lanes_dropped(m, pre, insn, cfg, tail):
+    """Reads 120 lanes at most (a constant of a test configuration): wrong at VLMAX 128 only."""
+    return _ite_step(m, pre, insn, cfg, tail, last=120)
+
+
+class _Vregs:
+    """A register file as an object with a dict of registers and element accessors."""
+
+    def __init__(self, regs, cfg):
+        self.file = {k: r for k, r in enumerate(regs)}
+        self.sew, self.per = cfg.sew, cfg.vlen // cfg.sew
+
+    def read(self, group, i):
+        reg = self.file[group + i // self.per]
+        return (reg >> (self.sew * (i % self.per))) & ((1 << self.sew) - 1)
+
+    def masked_off(self, i):
+        return not (self.file[0] >> i) & 1
+
+
+def _dict_step(m, pre, insn, cfg, tail, lane_slip=0):
+    traps, retires = _retires(m, pre, insn, cfg)
+    if not retires:
+        return traps, pre
+    rf, sew = _Vregs(pre.regs, cfg), cfg.sew
+
+    def signed(x):
+        return x - (1 << sew) if x >> (sew - 1) else x
+    acc = signed(rf.read(insn.vs1, 0))
+    for i in range(pre.vl):
+        if not insn.vm and rf.masked_off(i):
+            continue
+        lane = i + lane_slip if i == cfg.vlmax - 2 else i
+        acc = max(acc, signed(rf.read(insn.vs2, lane)))
+    regs = [rf.file[k] for k in range(32)]
+    return _finish(pre, regs, insn.vd, acc, cfg, tail, traps)
+
+
+@case("proved", CUT, WIDE)
+def step_dict_register_file(m, pre, insn, cfg, tail):
+    """The registers in a dict inside a class; `for i in range(pre.vl)`, max() of two."""
+    return _dict_step(m, pre, insn, cfg, tail)
+
+
+@case("counterexample", WIDE)
+def step_dict_off_by_one_lane(m, pre, insn, cfg, tail):
+    """Reads the next lane in place of lane VLMAX-2 (an off-by-one in an unrolled tail)."""
+    return _dict_step(m, pre, insn, cfg, tail, lane_slip=1)
+
+
+UNITS = (heap_of_negated, offset_binary, stops_at_lane_100, sign_from_bit_31)
+STEPS = (step_bytes_concat, step_bytes_big_endian, step_group_or, step_sign_at_bit_31, step_inactive_replaced,
+         step_inactive_as_zero, step_last_lanes_dropped, step_dict_register_file, step_dict_off_by_one_lane)
