@@ -38,11 +38,11 @@ def _signed(x, w):
 
 @case("proved", CUT, WIDE)
 def heap_of_negated(ops, seed, elements, active):
-    """A min-heap of the negated signed values: the largest is the first popped."""
+    """The smallest of the negated signed values (heapq), an inactive lane standing in for the
+    seed."""
     w = ops.width
-    heap = [-_signed(seed, w)] + [-_signed(x, w) for x, a in zip(elements, active) if a]
-    heapq.heapify(heap)
-    return (-heapq.heappop(heap)) & ((1 << w) - 1)
+    heap = [-_signed(seed, w)] + [-_signed(x if a else seed, w) for x, a in zip(elements, active)]
+    return (-heapq.nsmallest(1, heap)[0]) & ((1 << w) - 1)
 
 
 @case("proved", CUT, WIDE)
@@ -92,7 +92,7 @@ def _finish(pre, regs, vd, acc, cfg, tail, traps):
     """vd[0] = acc, the rest of vd kept (or all ones for an agnostic tail)."""
     mask = (1 << cfg.sew) - 1
     new = (regs[vd] & ~mask) | (acc & mask)
-    if pre.vtype >> VTYPE_VTA_BIT & 1 and tail == "ones":
+    if tail == "ones" and pre.vtype >> VTYPE_VTA_BIT & 1:
         new |= ((1 << cfg.vlen) - 1) & ~mask
     regs[vd] = new
     return traps, pre.with_(regs=tuple(regs), vstart=0, vs=VS_DIRTY)
@@ -108,9 +108,8 @@ def _element_from_bytes(regs, group, i, cfg, order="little", sign_byte=None):
     nb, per = cfg.sew // 8, cfg.vlen // cfg.sew
     reg = regs[group + i // per]
     base = (i % per) * nb
-    parts = [(reg >> (8 * (base + j))) & 0xFF for j in range(nb)]
-    if order == "big":
-        parts.reverse()
+    places = range(nb) if order == "little" else range(nb - 1, -1, -1)
+    parts = [(reg >> (8 * (base + j))) & 0xFF for j in places]
     value = 0
     for j, byte in enumerate(parts):
         value |= byte << (8 * j)
@@ -264,3 +263,36 @@ def step_dict_off_by_one_lane(m, pre, insn, cfg, tail):
 UNITS = (heap_of_negated, offset_binary, stops_at_lane_100, sign_from_bit_31)
 STEPS = (step_bytes_concat, step_bytes_big_endian, step_group_or, step_sign_at_bit_31, step_inactive_replaced,
          step_inactive_as_zero, step_last_lanes_dropped, step_dict_register_file, step_dict_off_by_one_lane)
+
+
+class _VectorUnit:
+    """A register file object: a list of registers, element and mask accessors."""
+
+    def __init__(self, regs, cfg):
+        self.regs, self.sew, self.per = list(regs), cfg.sew, cfg.vlen // cfg.sew
+
+    def element(self, group, i):
+        return (self.regs[group + i // self.per] >> (self.sew * (i % self.per))) & ((1 << self.sew) - 1)
+
+    def mask_bit(self, i):
+        return (self.regs[0] >> i) & 1 == 1
+
+
+def _object_step(m, pre, insn, cfg, tail, seed_register=None):
+    traps, retires = _retires(m, pre, insn, cfg)
+    if not retires:
+        return traps, pre
+    vu, sew = _VectorUnit(pre.regs, cfg), cfg.sew
+
+    def signed(x):
+        return x - (1 << sew) if x >> (sew - 1) else x
+    active = [vu.element(insn.vs2, i) for i in range(cfg.vlmax) if i < pre.vl and (insn.vm == 1 or vu.mask_bit(i))]
+    seed = vu.element(insn.vs1 if seed_register is None else seed_register(insn), 0)
+    acc = max([seed] + active, key=signed)
+    return _finish(pre, vu.regs, insn.vd, acc, cfg, tail, traps)
+
+
+@case("proved", CUT)
+def step_register_object(m, pre, insn, cfg, tail):
+    """The registers in an object; max() with a key over the active elements."""
+    return _object_step(m, pre, insn, cfg, tail)
