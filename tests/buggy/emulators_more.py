@@ -2,14 +2,12 @@
 
 Whole steps whose operands are the spec's by value but not the same terms (an element put
 together from its bytes, the group's register as `vs2 | k`, the inactive elements replaced
-before the reduction, the register file in a dict or a class), and units and steps with a
-bug where a real author would put it: a lane far from 0, SEW=64 only, LMUL=m8 only, a byte
-order slip, a sign extension from the wrong bit. Each carries `.expect` and `.where` (the
+before the reduction, the register file in a class), and units and steps with a bug where a
+real author would put it: a lane far from 0, SEW=64 only, LMUL=m8 only, a byte order slip, a
+sign extension from the wrong bit, the wrong register. Each carries `.expect` and `.where` (the
 configurations where it gets that verdict; for a wrong one, where the bug lives).
 tests/test_check_impl_more.py checks each with the proof alone (`--random 0`).
 """
-
-import heapq
 
 from vredmax.spec.config import VTYPE_VILL_BIT, VTYPE_VTA_BIT, Config
 from vredmax.spec.legality import trap_conditions
@@ -20,7 +18,6 @@ CUT = Config(128, 64, 8, "m1")             # VLMAX 16: cut points
 STEP16 = Config(128, 64, 16, "m2")         # VLMAX 16, SEW=16 (elements of two bytes), two registers
 STEP64 = Config(256, 64, 64, "m8")         # VLMAX 32, SEW=64 m8: the widest elements, 8 registers
 WIDE = Config(128, 64, 8, "m8")            # VLMAX 128, m8
-BIG = Config(1024, 64, 8, "m8")            # VLMAX 1024 (slow: -m check_impl_scale)
 
 
 def case(expect: str, *where: Config):
@@ -37,12 +34,11 @@ def _signed(x, w):
 
 
 @case("proved", CUT, WIDE)
-def heap_of_negated(ops, seed, elements, active):
-    """The smallest of the negated signed values (heapq), an inactive lane standing in for the
-    seed."""
+def max_with_default(ops, seed, elements, active):
+    """max() of the active lanes' signed values with the seed as its default, then with the seed."""
     w = ops.width
-    heap = [-_signed(seed, w)] + [-_signed(x if a else seed, w) for x, a in zip(elements, active)]
-    return (-heapq.nsmallest(1, heap)[0]) & ((1 << w) - 1)
+    best = max((_signed(x, w) for x, a in zip(elements, active) if a), default=_signed(seed, w))
+    return max(best, _signed(seed, w)) & ((1 << w) - 1)
 
 
 @case("proved", CUT, WIDE)
@@ -82,6 +78,18 @@ def sign_from_bit_31(ops, seed, elements, active):
     return best
 
 
+@case("counterexample", WIDE)
+def lane_77_reads_78(ops, seed, elements, active):
+    """An unrolled loop with a typo: lane 77 reads element 78 (VLMAX 79 and above only)."""
+    w = ops.width
+    best = _signed(seed, w)
+    for i, a in enumerate(active):
+        x = elements[78] if i == 77 else elements[i]
+        if a and _signed(x, w) > best:
+            best = _signed(x, w)
+    return best & ((1 << w) - 1)
+
+
 # Whole steps ----------------------------------------------------------------------------------
 
 def _traps(m, pre, insn, cfg):
@@ -103,7 +111,7 @@ def _retires(m, pre, insn, cfg):
     return traps, not (pre.vl == 0 or any(c for _, c in traps))
 
 
-def _element_from_bytes(regs, group, i, cfg, order="little", sign_byte=None):
+def _element_from_bytes(regs, group, i, cfg, order="little"):
     """Element i of a group, put together from its bytes (as an emulator reading memory)."""
     nb, per = cfg.sew // 8, cfg.vlen // cfg.sew
     reg = regs[group + i // per]
@@ -116,7 +124,7 @@ def _element_from_bytes(regs, group, i, cfg, order="little", sign_byte=None):
     return value
 
 
-def _bytes_step(m, pre, insn, cfg, tail, order="little", lane_offset=0):
+def _bytes_step(m, pre, insn, cfg, tail, order="little"):
     traps, retires = _retires(m, pre, insn, cfg)
     if not retires:
         return traps, pre
@@ -127,7 +135,7 @@ def _bytes_step(m, pre, insn, cfg, tail, order="little", lane_offset=0):
     acc = signed(_element_from_bytes(regs, insn.vs1, 0, cfg))
     for i in range(cfg.vlmax):
         if i < pre.vl and (insn.vm == 1 or (regs[0] >> i) & 1 == 1):
-            x = signed(_element_from_bytes(regs, insn.vs2, min(i + lane_offset, cfg.vlmax - 1), cfg, order))
+            x = signed(_element_from_bytes(regs, insn.vs2, i, cfg, order))
             if x > acc:
                 acc = x
     return _finish(pre, regs, insn.vd, acc, cfg, tail, traps)
@@ -145,11 +153,12 @@ def step_bytes_big_endian(m, pre, insn, cfg, tail):
     return _bytes_step(m, pre, insn, cfg, tail, order="big")
 
 
-def _or_step(m, pre, insn, cfg, tail, sign_bits=None, group_or=True):
+def _or_step(m, pre, insn, cfg, tail, sign_bits=None, group_or=True, per=None, group_bits=None):
     traps, retires = _retires(m, pre, insn, cfg)
     if not retires:
         return traps, pre
-    sew, per, regs = cfg.sew, cfg.vlen // cfg.sew, list(pre.regs)
+    sew, regs = cfg.sew, list(pre.regs)
+    per = per or cfg.vlen // cfg.sew
     top = sign_bits or sew
 
     def signed(x):
@@ -160,7 +169,8 @@ def _or_step(m, pre, insn, cfg, tail, sign_bits=None, group_or=True):
             break
         if not insn.vm and not (regs[0] >> i) & 1:
             continue
-        reg = regs[insn.vs2 | (i // per)] if group_or else regs[insn.vs2 + i // per]
+        k = i // per if group_bits is None else (i // per) % (1 << group_bits)
+        reg = regs[insn.vs2 | k] if group_or else regs[insn.vs2 + k]
         x = signed((reg >> (sew * (i % per))) & ((1 << sew) - 1))
         if x > acc:
             acc = x
@@ -177,6 +187,19 @@ def step_group_or(m, pre, insn, cfg, tail):
 def step_sign_at_bit_31(m, pre, insn, cfg, tail):
     """Sign-extends from bit 31: right at SEW <= 32, wrong at SEW=64 only."""
     return _or_step(m, pre, insn, cfg, tail, sign_bits=min(cfg.sew, 32))
+
+
+@case("counterexample", STEP16)
+def step_per_register_in_bytes(m, pre, insn, cfg, tail):
+    """Counts the elements of a register as VLEN/8 (bytes): right at SEW=8, wrong from SEW=16
+    with LMUL >= 2 (the second register of the group is never reached)."""
+    return _or_step(m, pre, insn, cfg, tail, group_or=False, per=cfg.vlen // 8)
+
+
+@case("counterexample", WIDE)
+def step_group_index_in_2_bits(m, pre, insn, cfg, tail):
+    """Keeps the register of the group in 2 bits (written when LMUL stopped at 4): wrong at m8 only."""
+    return _or_step(m, pre, insn, cfg, tail, group_bits=2)
 
 
 def _ite_step(m, pre, insn, cfg, tail, smallest_fn=None, last=None):
@@ -215,56 +238,6 @@ def step_last_lanes_dropped(m, pre, insn, cfg, tail):
     return _ite_step(m, pre, insn, cfg, tail, last=120)
 
 
-class _Vregs:
-    """A register file as an object with a dict of registers and element accessors."""
-
-    def __init__(self, regs, cfg):
-        self.file = {k: r for k, r in enumerate(regs)}
-        self.sew, self.per = cfg.sew, cfg.vlen // cfg.sew
-
-    def read(self, group, i):
-        reg = self.file[group + i // self.per]
-        return (reg >> (self.sew * (i % self.per))) & ((1 << self.sew) - 1)
-
-    def masked_off(self, i):
-        return not (self.file[0] >> i) & 1
-
-
-def _dict_step(m, pre, insn, cfg, tail, lane_slip=0):
-    traps, retires = _retires(m, pre, insn, cfg)
-    if not retires:
-        return traps, pre
-    rf, sew = _Vregs(pre.regs, cfg), cfg.sew
-
-    def signed(x):
-        return x - (1 << sew) if x >> (sew - 1) else x
-    acc = signed(rf.read(insn.vs1, 0))
-    for i in range(pre.vl):
-        if not insn.vm and rf.masked_off(i):
-            continue
-        lane = i + lane_slip if i == cfg.vlmax - 2 else i
-        acc = max(acc, signed(rf.read(insn.vs2, lane)))
-    regs = [rf.file[k] for k in range(32)]
-    return _finish(pre, regs, insn.vd, acc, cfg, tail, traps)
-
-
-@case("proved", CUT, WIDE)
-def step_dict_register_file(m, pre, insn, cfg, tail):
-    """The registers in a dict inside a class; `for i in range(pre.vl)`, max() of two."""
-    return _dict_step(m, pre, insn, cfg, tail)
-
-
-@case("counterexample", WIDE)
-def step_dict_off_by_one_lane(m, pre, insn, cfg, tail):
-    """Reads the next lane in place of lane VLMAX-2 (an off-by-one in an unrolled tail)."""
-    return _dict_step(m, pre, insn, cfg, tail, lane_slip=1)
-
-
-UNITS = (heap_of_negated, offset_binary, stops_at_lane_100, sign_from_bit_31)
-STEPS = (step_bytes_concat, step_bytes_big_endian, step_group_or, step_sign_at_bit_31, step_inactive_replaced,
-         step_inactive_as_zero, step_last_lanes_dropped, step_dict_register_file, step_dict_off_by_one_lane)
-
-
 class _VectorUnit:
     """A register file object: a list of registers, element and mask accessors."""
 
@@ -292,7 +265,20 @@ def _object_step(m, pre, insn, cfg, tail, seed_register=None):
     return _finish(pre, vu.regs, insn.vd, acc, cfg, tail, traps)
 
 
-@case("proved", CUT)
+@case("proved", CUT, WIDE)
 def step_register_object(m, pre, insn, cfg, tail):
-    """The registers in an object; max() with a key over the active elements."""
+    """The registers in an object; max() with a key over the active elements, filtered by
+    `i < pre.vl and (insn.vm == 1 or mask bit)`."""
     return _object_step(m, pre, insn, cfg, tail)
+
+
+@case("counterexample", CUT)
+def step_seed_from_vs2(m, pre, insn, cfg, tail):
+    """Reads the seed from vs2[0] (the wrong register)."""
+    return _object_step(m, pre, insn, cfg, tail, seed_register=lambda insn: insn.vs2)
+
+
+UNITS = (max_with_default, offset_binary, stops_at_lane_100, sign_from_bit_31, lane_77_reads_78)
+STEPS = (step_bytes_concat, step_bytes_big_endian, step_group_or, step_sign_at_bit_31, step_per_register_in_bytes,
+         step_group_index_in_2_bits, step_inactive_replaced, step_inactive_as_zero, step_last_lanes_dropped,
+         step_register_object, step_seed_from_vs2)
