@@ -62,7 +62,8 @@ class Matcher:
             if self._simplified is None:    # both sides simplified, once, only when needed
                 simplified = [z3.simplify(self.seed)] + [z3.simplify(e) for e in self.elements]
                 self._alive += simplified
-                self._simplified = {t.get_id(): label for t, label in zip(simplified, ["seed", *range(len(self.elements))])}
+                labels = ["seed", *range(len(self.elements))]
+                self._simplified = {t.get_id(): label for t, label in zip(simplified, labels)}
             plain = z3.simplify(term)
             self._alive.append(plain)
             which = self._simplified.get(plain.get_id())
