@@ -141,7 +141,7 @@ class Matcher:
         if answer.verdict == Verdict.PROVED:
             for key, _, _ in chunk:
                 self.proved[key] = True
-        elif len(chunk) == 1 or answer.verdict != Verdict.COUNTEREXAMPLE:
+        elif len(chunk) == 1 or answer.verdict != Verdict.COUNTEREXAMPLE or answer.model is None:
             for key, _, _ in chunk:     # a timeout is no proof: each unproved, asked alone if batched
                 self.proved[key] = False if len(chunk) == 1 else self._alone(key, chunk)
         else:                           # some are wrong: the rest asked again without them
