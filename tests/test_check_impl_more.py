@@ -60,7 +60,7 @@ def test_equal_operands_are_proved_by_a_query_per_register_not_per_element():
 @pytest.mark.parametrize("cfg", [emulators.STEP_CUT, emulators.WIDE], ids=lambda c: f"VLMAX{c.vlmax}")
 def test_a_register_class_step_is_cut(cfg):
     """tests/buggy/emulators.py's step_register_class filters with `insn.vm or rf.mask_bit(i)` (an
-    int or a bool): only its truth is used, so it merges (branches.or_truth); explored, it took
+    int or a bool): only its truth is used, so it merges (branches.any_of); explored, it took
     a path per lane and was UNKNOWN after minutes at VLMAX 16."""
     report = check_implementation(InProcess(load("tests/buggy/emulators.py:step_register_class"), INSTRUCTION,
                                             random_states=0, directed=False), INSTRUCTION, [cfg])
