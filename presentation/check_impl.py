@@ -4,8 +4,6 @@
 
 from __future__ import annotations
 
-import re
-
 from vredmax.presentation.counterexamples import counterexample_lines, replay_lines
 from vredmax.proofs.engine.solvers import versions
 from vredmax.proofs.engine.verdict import Verdict
@@ -20,22 +18,20 @@ def result_line(result) -> str:
     # 80 columns: verdict 15, configuration 35, VLMAX 12, method 11, time (the random states are
     # counted in the Covered line)
     text = f"{str(cfg):<34} VLMAX={cfg.vlmax:<5} {result.method:<10} {result.seconds:5.1f}s"
+    # one witness per counterexample: the replayable one, shown below; the cut-point method's
+    # local case (values at one node) only when there is none
+    shown = result.counterexample is None
     for note in result.notes:
-        if result.counterexample is not None:   # one witness: the replayable one, shown below
-            note = LOCAL_WITNESS.sub(r"\1", note)
         text += f"\n    note: {note}"
+    if shown and result.cut_witness:
+        text += f"\n    note: at the cut, {result.cut_witness}"
     for check in result.checks:
         if check.verdict != Verdict.PROVED:
-            detail = check.detail if result.counterexample is None else LOCAL_WITNESS.sub(r"\1", check.detail)
             text += f"\n    {check.verdict.value} (tail {check.tail}, {check.method})" + (
-                f": {detail}" if detail else "")
+                f": {check.detail}" if check.detail else "")
+            if shown and check.witness:
+                text += f"\n      at the cut, {check.witness}"
     return text
-
-
-# The cut-point analysis's own witness (proofs/python/cutpoint.py: the values at one node) in a
-# note, when the monolithic query then found the counterexample that is shown (minimised)
-LOCAL_WITNESS = re.compile(r"(is not a signed max of its inputs): with .*?, which is no signed max of a choice of "
-                           r"them(; no concrete counterexample was found, so the unit may still be right)?", re.S)
 
 
 def report_lines(report, case_out: str | None = None) -> list[str]:
@@ -94,8 +90,10 @@ def report_json(target: str, report) -> dict:
                        "vlmax": r.cfg.vlmax},
             "verdict": r.verdict.value, "method": r.method, "seconds": round(r.seconds, 3),
             "random_states": r.random_states, "output": r.output, "notes": r.notes,
+            "cut_witness": r.cut_witness,
             "checks": [{"tail": c.tail, "method": c.method, "verdict": c.verdict.value, "solver": c.solver,
-                        "detail": c.detail, "seconds": round(c.seconds, 3)} for c in r.checks],
+                        "detail": c.detail, "witness": c.witness, "seconds": round(c.seconds, 3)}
+                       for c in r.checks],
         } for r in report.results],
         "output": report.output,
         "counterexample": cx.to_json() if cx is not None else None,

@@ -1,4 +1,5 @@
-"""check-impl's text: one witness per counterexample (the replayable, minimised one) and each error once."""
+"""check-impl's text: one witness per counterexample (the replayable, minimised one; the cut-point
+method's local case is a field of its own, shown only without one) and each error once."""
 
 from __future__ import annotations
 
@@ -50,3 +51,32 @@ def test_an_error_is_printed_once(capsys, tmp_path):
     assert code == 4
     assert out.count("this unit always fails at the end") == 1, out
     assert "above)" in out.splitlines()[-3]    # the verdict's line points at the configuration's
+
+
+def _unit(source: str):
+    namespace: dict = {}
+    exec(compile(source, "<unit>", "exec"), namespace)
+    return namespace["reduce"]
+
+
+def test_the_cut_keeps_its_local_witness_in_a_field_of_its_own():
+    from vredmax.proofs.python.cutpoint import prove_unit_at_scale
+    from vredmax.spec.config import Config
+    result = prove_unit_at_scale(_unit(RARE_BUG), Config(128, 64, 8, "m1"), 20_000)
+    assert result.witness.startswith("with ") and "it gives" in result.witness
+    assert "it gives" not in result.detail and "is not a signed max of its inputs" in result.detail
+
+
+def test_the_presentation_shows_the_witness_only_without_a_counterexample():
+    from vredmax.presentation.check_impl import result_line
+    from vredmax.proofs.engine.verdict import Verdict
+    from vredmax.proofs.python.check_impl import Check, ConfigResult
+    from vredmax.spec.config import Config
+    cfg = Config(128, 64, 8, "m1")
+    local = "with vs2[7] = 53, the seed = 0 it gives 0, which is no signed max of a choice of them"
+    result = ConfigResult(cfg, "cut points", [Check(cfg, "any", "cut points", Verdict.UNKNOWN, 1.0,
+                                                    "ops.ite at x.py:3 is not a signed max of its inputs", "", local)])
+    result.cut_witness = local
+    assert result_line(result).count(local) == 2      # the check's and the replaced attempt's
+    result.counterexample = object()                   # a replayable counterexample is shown instead
+    assert local not in result_line(result)

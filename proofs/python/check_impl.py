@@ -421,6 +421,7 @@ class Check:
     seconds: float
     detail: str = ""
     solver: str = ""
+    witness: str = ""     # the cut-point method's local case (cutpoint.ScaleResult.witness)
 
 
 @dataclass
@@ -436,6 +437,8 @@ class ConfigResult:
     notes: list[str] = field(default_factory=list)
     seconds: float = 0.0
     output: str = ""                # what the user's code printed (proofs/python/isolation.py)
+    # the local case of the cut-point attempt the monolithic query replaced (see Check.witness)
+    cut_witness: str = ""
 
     @property
     def verdict(self) -> Verdict:
@@ -612,7 +615,7 @@ def check_at_scale(function, level: str, cfg: Config, tail: str, timeout_ms: int
         return Check(cfg, tail, SCALE, Verdict.ERROR, time.perf_counter() - start, str(raised[0])), None
     method = getattr(result, "method", "") or SCALE
     check = Check(cfg, tail, method, result.verdict, time.perf_counter() - start, result.detail or "",
-                  result.solver or "")
+                  result.solver or "", getattr(result, "witness", ""))
     if result.verdict != Verdict.COUNTEREXAMPLE:
         return check, None
     if result.case is None:
@@ -829,6 +832,7 @@ def check_config(function, level: str, cfg: Config, timeout_ms: int = DEFAULT_TI
                 # the code's structure did not allow the cut: the whole query may still go
                 # through (a unit's cut covered both tail policies: each gets its own query)
                 result.notes.append(f"cut points, tail {tail}: {check.detail}; the monolithic query instead")
+                result.cut_witness = result.cut_witness or check.witness
                 pending[:0] = [x for t in (tails if tail == ANY_TAIL else [tail]) for x in ("fallback", t)]
                 continue
         result.checks.append(check)

@@ -78,6 +78,9 @@ class ScaleResult:
     solver: str
     seconds: float
     case: tuple[ArchState, Insn] | None = None
+    # the local case of a node that is no signed max (its cut values and what it gives): the
+    # cut's own values, which the presentation shows unless a replayable counterexample is
+    witness: str = ""
 
 
 # Cones -----------------------------------------------------------------------------------
@@ -851,8 +854,9 @@ def prove_unit_at_scale(unit, cfg: Config, timeout_ms: int) -> ScaleResult:
     tail policies), or refute it with a confirmed concrete case. Cost linear in VLMAX."""
     start = time.perf_counter()
 
-    def result(verdict, detail, case=None, solver=None):
-        return ScaleResult(verdict, detail, METHOD, solver or _solver_text(), time.perf_counter() - start, case)
+    def result(verdict, detail, case=None, solver=None, witness=""):
+        return ScaleResult(verdict, detail, METHOD, solver or _solver_text(), time.perf_counter() - start, case,
+                           witness)
 
     deadline = start + max(5.0, timeout_ms / 1000)
     try:
@@ -867,10 +871,10 @@ def prove_unit_at_scale(unit, cfg: Config, timeout_ms: int) -> ScaleResult:
     analysis = denoter.run(root)
     shapes = len(analysis.shapes)
     if analysis.failure is not None:
-        node, why = analysis.failure.node, analysis.failure.reason
+        node, why, witness = analysis.failure.node, f": {analysis.failure.reason}", ""
         if analysis.refuted is not None:      # the first node that is no max, rather than its parents
-            node, cone, witness = analysis.refuted
-            why = _witness_text(cfg.sew, cone, witness)
+            node, cone, values = analysis.refuted
+            why, witness = "", _witness_text(cfg.sew, cone, values)
         span = element_span(node)
         hints = set(span)
         for x in node.args:
@@ -878,10 +882,10 @@ def prove_unit_at_scale(unit, cfg: Config, timeout_ms: int) -> ScaleResult:
         case = search_case(unit, cfg, hints, deadline)
         where = f"ops.{node.op} at {node.where()} (over vs2[{span[0]}..{span[1]}] and what they depend on)"
         if case is not None:
-            return result(Verdict.COUNTEREXAMPLE, f"{where} is not a signed max of its inputs: {why}; "
-                          "a concrete case confirms the unit is wrong", case)
-        return result(Verdict.UNKNOWN, f"{where} is not a signed max of its inputs: {why}; no concrete "
-                      "counterexample was found, so the unit may still be right")
+            return result(Verdict.COUNTEREXAMPLE, f"{where} is not a signed max of its inputs{why}; "
+                          "a concrete case confirms the unit is wrong", case, witness=witness)
+        return result(Verdict.UNKNOWN, f"{where} is not a signed max of its inputs{why}; no concrete "
+                      "counterexample was found, so the unit may still be right", witness=witness)
     rows = root_conditions(analysis.root, cfg.vlmax, flags)
     verdict, detail, mismatch = compare_root(rows, timeout_ms)
     if verdict == Verdict.COUNTEREXAMPLE:

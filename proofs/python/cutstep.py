@@ -11,7 +11,11 @@ machine op (to write vd) it is replaced by a fresh variable r: the cut point. Th
    leaves; each leaf is, as a term, the spec's seed or one of its elements (identical, or
    identical after simplification), and the condition under which each reaches the result
    is, under the configuration's assumptions, the spec's (seed: always, element i: active
-   i, constants: never), proved by the solver;
+   i, constants: never), proved by the solver. A leaf that is not the same term as an
+   operand may still equal one (an element put together from its bytes, the register
+   `vs2 | k`): proofs/python/operands.py finds which and proves it, under the assumptions
+   where vd[0] is written. A value the step builds from machine values other than whole
+   elements (its bytes) is one leaf: its Z3 term over the pre-state;
 3. the algebra lemmas of signed max for the SEW (as for a reduction unit).
 Together: the step's post-state is the one of 1 with r the max of the seed and the active
 elements, which meets the spec's result predicate. If the step's structure is not this
@@ -29,12 +33,13 @@ import z3
 
 from vredmax.impl.execute import execute
 from vredmax.proofs.python import cutpoint as cp
+from vredmax.proofs.python.operands import Matcher
 from vredmax.proofs.engine.semilattice import atom
-from vredmax.proofs.python.trace import BOOL, SymbolicUse, Term, TraceElements, Tracer, user_location
+from vredmax.proofs.python.trace import BOOL, SymbolicUse, Term, TraceElements, Tracer, evaluate, user_location
 from vredmax.proofs.engine.verdict import Verdict, prove
 from vredmax.spec import relation as spec
 from vredmax.spec import z3fast as fast
-from vredmax.spec.bv import Concrete
+from vredmax.spec.bv import Concrete, Z3Elements
 from vredmax.spec.config import Config
 from vredmax.spec.legality import RETIRED
 from vredmax.proofs.engine.setting import impl_outcome
@@ -191,7 +196,7 @@ def prove_step_at_scale(step_fn, cfg: Config, tail: str, timeout_ms: int) -> cp.
 
     # 2. the reduction
     flags = list(machine.tracer.conditions)
-    denoter = StepDenoter(cfg.sew, flags, timeout_ms)
+    denoter = StepDenoter(cfg.sew, flags, timeout_ms, machine.tracer)
     analysis = denoter.run(root)
     if analysis.failure is not None:
         case = _search(step_fn, cfg, tail, start + max(5.0, timeout_ms / 1000))
@@ -201,18 +206,19 @@ def prove_step_at_scale(step_fn, cfg: Config, tail: str, timeout_ms: int) -> cp.
                           "a concrete case confirms it", case)
         return result(Verdict.UNKNOWN, f"the reduction inside the step: ops.{analysis.failure.node.op} at "
                       f"{analysis.failure.node.where()}: {why}; no concrete counterexample found")
-    labels, pairs, stranger = inclusion_pairs(machine, analysis, cfg, pre, insn)
+    # Only where vd[0] is written does r matter (part 1 holds for every r elsewhere: the
+    # spec relation asks nothing of the result when it traps, is reserved or vl = 0).
+    written = wf + [spec.retires_with_elements(cfg, pre, insn)]
+    matcher = Matcher(cfg, spec.seed(cfg, pre, insn), spec.elements(cfg, pre, insn), written, pre, insn, timeout_ms)
+    labels, pairs, stranger, _ = inclusion_pairs(machine, analysis, cfg, pre, insn, matcher)
     if stranger is not None:
         case = _search(step_fn, cfg, tail, start + max(5.0, timeout_ms / 1000))
         if case is not None:
             return result(Verdict.COUNTEREXAMPLE, "the reduction joins a value that is not one of the "
                           "spec's operands; a concrete case confirms the step is wrong", case)
-        return result(Verdict.UNKNOWN, f"a value the reduction joins ({_short(stranger)}) is not, as a "
-                      "term, the spec's seed or one of its elements; no concrete case found")
+        return result(Verdict.UNKNOWN, f"a value the reduction joins ({_short(stranger)}) is not shown to "
+                      "equal the spec's seed or one of its elements; no concrete case found")
     residue = [(label, a, b) for label, (a, b) in zip(labels, pairs) if not fast.same(a, b)]
-    # Only where vd[0] is written does r matter (part 1 holds for every r elsewhere: the
-    # spec relation asks nothing of the result when it traps, is reserved or vl = 0).
-    written = wf + [spec.retires_with_elements(cfg, pre, insn)]
     for k in range(0, len(residue), cp.CHUNK):
         chunk = residue[k:k + cp.CHUNK]
         answer = prove(written, fast.and_(*[a == b for _, a, b in chunk]), timeout_ms)
@@ -243,7 +249,8 @@ def prove_step_at_scale(step_fn, cfg: Config, tail: str, timeout_ms: int) -> cp.
     return result(Verdict.PROVED, f"instruction with the reduction cut out: {len(cases)} cases of the spec "
                   f"relation ({solver}); reduction by cut points: {analysis.nodes} nodes, "
                   f"{len(analysis.shapes)} cone shapes, {len(pairs)} inclusion conditions against the spec's "
-                  f"({len(pairs) - len(residue)} identical as terms); {len(comp.ALGEBRA)} algebra lemmas; "
+                  f"({len(pairs) - len(residue)} identical as terms){_equal_text(matcher)}; "
+                  f"{len(comp.ALGEBRA)} algebra lemmas; "
                   f"tail {tail}", solver=text)
 
 
@@ -264,15 +271,18 @@ def _several_reductions(machine, traps, post, pre, insn, wf, cfg: Config, timeou
     algebra lemmas). PROVED, or why not (the caller then searches for a concrete case)."""
     from vredmax.proofs.engine import compositional as comp
     guards, solvers, nodes = [], set(), 0
+    written = wf + [spec.retires_with_elements(cfg, pre, insn)]
+    matcher = Matcher(cfg, spec.seed(cfg, pre, insn), spec.elements(cfg, pre, insn), written, pre, insn, timeout_ms)
     for root, _ in machine.cuts:
-        analysis = StepDenoter(cfg.sew, list(machine.tracer.conditions), timeout_ms).run(root)
+        analysis = StepDenoter(cfg.sew, list(machine.tracer.conditions), timeout_ms, machine.tracer).run(root)
         if analysis.failure is not None:
             return SeveralAnswer(Verdict.UNKNOWN, f"a reduction is no signed max: {analysis.failure.reason}", solvers)
-        _, pairs, stranger = inclusion_pairs(machine, analysis, cfg, pre, insn)
+        _, pairs, stranger, equal = inclusion_pairs(machine, analysis, cfg, pre, insn, matcher)
         if stranger is not None:
             return SeveralAnswer(Verdict.UNKNOWN, f"a reduction joins {_short(stranger)}, none of the spec's "
                                  "operands", solvers)
-        guards.append(fast.and_(*[a == b for a, b in pairs if not fast.same(a, b)]))
+        # a leaf equal to its operand (proved where vd[0] is written) carries that in the guard
+        guards.append(fast.and_(*[a == b for a, b in pairs if not fast.same(a, b)], *equal))
         nodes += analysis.nodes
     cut_values = [r for _, r in machine.cuts]
     solver = "bitwuzla" if cfg.vlen >= comp.BIG_VLEN and available("bitwuzla") else "z3"
@@ -295,41 +305,49 @@ def _several_reductions(machine, traps, post, pre, insn, wf, cfg: Config, timeou
                          f"reductions by cut points: {nodes} nodes; {len(comp.ALGEBRA)} algebra lemmas", solvers)
 
 
-def inclusion_pairs(machine, analysis, cfg: Config, pre, insn):
-    """(labels, pairs, None): for the seed, each element and each constant the reduction joins,
-    (the condition under which it reaches the result, the spec's); or (None, None, term) when a
-    joined value is, as a term, none of the spec's operands."""
+def inclusion_pairs(machine, analysis, cfg: Config, pre, insn, matcher: Matcher):
+    """(labels, pairs, None, equal): for the seed, each element and each constant the reduction
+    joins, (the condition under which it reaches the result, the spec's), and the equalities
+    `leaf == operand` of the leaves matched by value (proved where vd[0] is written); or
+    (None, None, term, None) when a joined value is not shown to be one of the spec's operands."""
     conds = cp.inclusion(analysis.root) if analysis.root is not cp.EMPTY else {}
-    seed, elements, activity = spec.seed(cfg, pre, insn), spec.elements(cfg, pre, insn), spec.activity(cfg, pre, insn)
-    by_term = {seed.get_id(): "seed"}
-    by_term.update({e.get_id(): i for i, e in enumerate(elements)})
+    elements, activity = matcher.elements, spec.activity(cfg, pre, insn)
     false = z3.BoolVal(False)
     got = {"seed": [], **{i: [] for i in range(len(elements))}}
-    constants = []
-    simplified: dict = {}
-    for label, cond in conds.items():
-        if label[0] == "input":
-            term = machine.tracer.inputs[label[1]]
-            which = by_term.get(term.get_id())
-            if which is None:
-                if not simplified:   # both sides simplified, once, only when needed
-                    simplified.update({z3.simplify(seed).get_id(): "seed"})
-                    simplified.update({z3.simplify(e).get_id(): i for i, e in enumerate(elements)})
-                which = simplified.get(z3.simplify(term).get_id())
-            if which is None:
-                return None, None, term
-            got[which].append(cond)
-        else:
-            constants.append(cond)
+    leaves = [(label, cond) for label, cond in conds.items() if label[0] == "input"]
+    terms = [machine.tracer.inputs[label[1]] for label, _ in leaves]
+    equal = []
+    for term, which, (_, cond) in zip(terms, matcher.match(terms), leaves):
+        if which is None:
+            return None, None, term, None
+        got[which].append(cond)
+        if not term.eq(matcher.operand(which)):
+            equal.append(term == matcher.operand(which))
+    constants = [cond for label, cond in conds.items() if label[0] != "input"]
     labels = ["seed"] + list(range(len(elements))) + ["constant"] * len(constants)
     pairs = [(fast.or_(*got["seed"]) if got["seed"] else false, z3.BoolVal(True))]
     pairs += [(fast.or_(*got[i]) if got[i] else false, activity[i]) for i in range(len(elements))]
     pairs += [(c, false) for c in constants]
-    return labels, pairs, None
+    return labels, pairs, None, equal
+
+
+def _equal_text(matcher: Matcher) -> str:
+    if not matcher.by_value:
+        return ""
+    return (f"; {matcher.by_value} leaves equal to the spec's operands by {matcher.asked} "
+            f"solver quer{'y' if matcher.asked == 1 else 'ies'}")
 
 
 class StepDenoter(cp.Denoter):
-    """Leaves are the step's z3 terms: values become atoms, conditions are the step's own."""
+    """Leaves are the step's z3 terms: values become atoms, conditions are the step's own. An
+    element-wide value computed from machine values alone, some of them no whole elements
+    (bytes, a register), is a leaf too: its Z3 term (an element put together from its bytes
+    is one value of the pre-state, whatever the operations that assembled it)."""
+
+    def __init__(self, sew: int, flags: list, timeout_ms: int, tracer: StepTracer):
+        super().__init__(sew, flags, timeout_ms)
+        self.tracer = tracer
+        self._machine: dict = {}     # id(node) -> (only machine values, some not element-wide)
 
     def leaf(self, node):
         if node.op == "input":
@@ -339,7 +357,30 @@ class StepDenoter(cp.Denoter):
     def denote(self, node, is_root):
         if node.op == "input":
             return self.leaf(node), 0
+        if node.args and self._assembled(node) == (True, True):
+            inputs = self.tracer.inputs
+            term = evaluate(Z3Elements(self.sew), node, lambda n: inputs[n.param] if n.op == "input" else None)
+            leaf = self.tracer.leaf_for(z3.simplify(term))
+            if leaf.op == "input":
+                return self.leaf(leaf), 0
         return super().denote(node, is_root)
+
+    def _assembled(self, node):
+        """(the node depends on machine values and constants alone, one of them is no element)."""
+        known = self._machine
+        if id(node) not in known:
+            for n in cp.post_order(node, known):     # iterative: a running maximum is a long chain
+                if n.op == "input":
+                    known[id(n)] = (True, n.width != self.sew)
+                elif n.op == "const":
+                    known[id(n)] = (True, False)
+                elif not n.args:
+                    known[id(n)] = (False, False)
+                else:
+                    parts = [known[id(a)] for a in n.args]
+                    known[id(n)] = (all(p for p, _ in parts), any(o for _, o in parts))
+        found = known[id(node)]
+        return found
 
 
 # Concrete confirmation ----------------------------------------------------------------------

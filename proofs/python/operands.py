@@ -1,0 +1,183 @@
+"""Which of the spec's operands each value a step's reduction joins is: equal, not only identical.
+
+At the cut (proofs/python/cutstep.py) a leaf of the traced reduction is a Z3 term over the
+pre-state: the element as the step read it. The spec's operands are `vs1[0]` and `vs2[i]`
+(spec/relation.py). A leaf is matched to an operand
+
+1. when it is the same term, or the same after `z3.simplify` (bytes put together in order
+   simplify to the element's extract);
+2. else by value: the operand it equals on a few concrete legal states (a guess, which the
+   solver then proves or not), under the assumptions where the result is written (`written`).
+
+The proof of `leaf == operand` is taken apart by congruence: where the two terms apply the
+same function (same declaration and parameters) their equality follows from their
+arguments' equality, so what is asked is only where they differ (the register number
+`vs2 | k` against `vs2 + k`: one question per register of the group, whatever the number
+of elements). These questions are the leaf shapes: every leaf that differs from its operand
+in the same places is covered by the same answer, since the implication holds term by term.
+When a question taken apart fails (the arguments need not be equal for the wholes to be),
+the whole equality is asked, a batch of leaves per query. A leaf left unproved is no operand:
+the caller looks for a concrete case (a wrong lane, register, byte order or sign). The
+queries go through `verdict.prove`, so with the store of answers on they are kept.
+"""
+
+from __future__ import annotations
+
+import random
+
+import z3
+
+from vredmax.proofs.engine.verdict import Verdict, prove
+from vredmax.spec import z3fast as fast
+from vredmax.spec.config import Config
+
+STATES = 3            # concrete states the guess of an operand must hold on
+CHUNK = 512           # equalities per solver query
+DIFFERENCES = 8       # differing places of one leaf past which the whole equality is asked
+
+
+class Matcher:
+    """Operands of one configuration's symbolic pre-state; `match(terms)` labels each term
+    "seed", an element index, or None (not shown to be an operand)."""
+
+    def __init__(self, cfg: Config, seed, elements, written: list, pre, insn, timeout_ms: int):
+        self.cfg, self.seed, self.elements = cfg, seed, elements
+        self.written, self.pre, self.insn = written, pre, insn
+        self.timeout_ms = timeout_ms
+        self.by_id = {seed.get_id(): "seed", **{e.get_id(): i for i, e in enumerate(elements)}}
+        self._simplified: dict | None = None
+        # (id a, id b) -> bool: the questions asked, with their answers; the terms are kept in
+        # `_alive` (a freed term's id is given to the next one made: a key must not outlive it)
+        self.proved: dict = {}
+        self._alive: list = []
+        self.asked = 0               # solver queries
+        self.by_value = 0            # leaves matched by value and proved
+
+    def operand(self, label):
+        return self.seed if label == "seed" else self.elements[label]
+
+    def _by_term(self, term):
+        which = self.by_id.get(term.get_id())
+        if which is None:
+            if self._simplified is None:    # both sides simplified, once, only when needed
+                simplified = [z3.simplify(self.seed)] + [z3.simplify(e) for e in self.elements]
+                self._alive += simplified
+                labels = ["seed", *range(len(self.elements))]
+                self._simplified = {t.get_id(): label for t, label in zip(simplified, labels)}
+            plain = z3.simplify(term)
+            self._alive.append(plain)
+            which = self._simplified.get(plain.get_id())
+        return which
+
+    def match(self, terms: list) -> list:
+        labels = [self._by_term(t) for t in terms]
+        todo = [k for k, label in enumerate(labels) if label is None]
+        if not todo:
+            return labels
+        guesses = self._guesses([terms[k] for k in todo])
+        pending = [(k, g) for k, g in zip(todo, guesses) if g is not None]
+        proved = self._prove([(terms[k], self.operand(g)) for k, g in pending])
+        for (k, g), ok in zip(pending, proved):
+            if ok:
+                labels[k] = g
+                self.by_value += 1
+        return labels
+
+    # the guess: equal values on concrete legal states ------------------------------------------
+    def _guesses(self, terms: list) -> list:
+        cfg = self.cfg
+        per, sew, mask = cfg.elements_per_register, cfg.sew, (1 << cfg.sew) - 1
+        rng = random.Random(0)
+        candidates: list = [None] * len(terms)
+        # register numbers aligned for every LMUL, apart from each other and from v0
+        for n, (vd, vs2, vs1) in enumerate([(24, 8, 16), (8, 16, 24), (16, 24, 8)][:STATES]):
+            regs = [rng.getrandbits(cfg.vlen) for _ in range(32)]
+            model = self._model(regs, vd, vs2, vs1)
+            if model is None:
+                return [None] * len(terms)
+            values: dict = {regs[vs1] & mask: ["seed"]}
+            for i in range(cfg.vlmax):
+                values.setdefault(regs[vs2 + i // per] >> (sew * (i % per)) & mask, []).append(i)
+            for k, term in enumerate(terms):
+                got = model.eval(term, model_completion=True)
+                found = set(values.get(got.as_long(), ())) if z3.is_bv_value(got) else set()
+                candidates[k] = found if n == 0 else candidates[k] & found
+        return [min(c, key=lambda x: -1 if x == "seed" else x) if c else None for c in candidates]
+
+    def _model(self, regs, vd, vs2, vs1):
+        solver = z3.Solver()
+        solver.set("timeout", self.timeout_ms)
+        solver.add(*self.written)
+        insn, pre = self.insn, self.pre
+        solver.add(insn.vd == vd, insn.vs2 == vs2, insn.vs1 == vs1, insn.vm == 1, pre.vl == self.cfg.vlmax)
+        solver.add(*[z3.Select(pre.regs, k) == z3.BitVecVal(r, self.cfg.vlen) for k, r in enumerate(regs)])
+        return solver.model() if solver.check() == z3.sat else None
+
+    # the proof: by congruence where it can, whole equalities where it cannot -------------------
+    def _prove(self, pairs: list) -> list:
+        parts = [_differences(a, b) for a, b in pairs]
+        questions = {}
+        for found in parts:
+            for a, b in found or ():
+                questions.setdefault((a.get_id(), b.get_id()), (a, b))
+        self._ask(questions)
+        whole = {}
+        for (a, b), found in zip(pairs, parts):
+            if found is None or not all(self.proved[(x.get_id(), y.get_id())] for x, y in found):
+                whole.setdefault((a.get_id(), b.get_id()), (a, b))
+        self._ask(whole)
+        return [(found is not None and all(self.proved[(x.get_id(), y.get_id())] for x, y in found))
+                or self.proved[(a.get_id(), b.get_id())] for (a, b), found in zip(pairs, parts)]
+
+    def _ask(self, questions: dict) -> None:
+        todo = [(key, a, b) for key, (a, b) in questions.items() if key not in self.proved]
+        self._alive += [t for _, a, b in todo for t in (a, b)]
+        for start in range(0, len(todo), CHUNK):
+            self._ask_chunk(todo[start:start + CHUNK])
+
+    def _ask_chunk(self, chunk) -> None:
+        self.asked += 1
+        answer = prove(self.written, fast.and_(*[a == b for _, a, b in chunk]), self.timeout_ms)
+        if answer.verdict == Verdict.PROVED:
+            for key, _, _ in chunk:
+                self.proved[key] = True
+        elif len(chunk) == 1 or answer.verdict != Verdict.COUNTEREXAMPLE or answer.model is None:
+            for key, _, _ in chunk:     # a timeout is no proof: each unproved, asked alone if batched
+                self.proved[key] = False if len(chunk) == 1 else self._alone(key, chunk)
+        else:                           # some are wrong: the rest asked again without them
+            wrong = {key for key, a, b in chunk if not z3.is_true(answer.model.eval(a == b, model_completion=True))}
+            for key in wrong:
+                self.proved[key] = False
+            rest = [c for c in chunk if c[0] not in wrong]
+            if rest and wrong:
+                self._ask_chunk(rest)
+            elif rest:
+                for key, _, _ in rest:
+                    self.proved[key] = self._alone(key, chunk)
+
+    def _alone(self, key, chunk) -> bool:
+        a, b = next((a, b) for k, a, b in chunk if k == key)
+        self.asked += 1
+        return prove(self.written, a == b, self.timeout_ms).verdict == Verdict.PROVED
+
+
+def _differences(a, b):
+    """The pairs of subterms where `a` and `b` differ under the same functions (a == b follows
+    from each pair being equal); None when there are more than DIFFERENCES."""
+    found, stack, seen = [], [(a, b)], set()
+    while stack:
+        x, y = stack.pop()
+        if x.eq(y):
+            continue
+        key = (x.get_id(), y.get_id())
+        if key in seen:
+            continue
+        seen.add(key)
+        if (x.num_args() and x.num_args() == y.num_args() and x.decl().eq(y.decl())
+                and not z3.is_quantifier(x) and not z3.is_quantifier(y)):
+            stack.extend(zip(x.children(), y.children()))
+        else:
+            found.append((x, y))
+            if len(found) > DIFFERENCES:
+                return None
+    return found
