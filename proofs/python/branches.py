@@ -30,6 +30,7 @@ import os
 
 from vredmax.proofs.python import values as V
 from vredmax.proofs.python.facade import CannotMerge, merge as merge_values
+from vredmax.spec.state import NUM_VREGS
 
 V.internal(__file__)
 
@@ -379,7 +380,51 @@ def getitem(container, index):
         return container[index]
     if type(container) in (list, tuple):
         return _merged_read(container, index)
+    if _keyed_by_ints(container):
+        return _merged_lookup(container, index)
     return container[index]
+
+
+def _keyed_by_ints(container) -> bool:
+    """A dict whose keys are all ints (a register file by number): read and written at a
+    symbolic key as a list is at a symbolic index."""
+    return type(container) is dict and bool(container) and all(type(k) is int for k in container)
+
+
+def _keys_it_may_be(cx, table, key) -> list:
+    """The keys of `table` a symbolic key may equal (KeyError on the path where it is none)."""
+    every = sorted(table)
+    keys = [k for k in every if key.lo <= k <= key.hi]
+    if every == list(range(every[0], every[-1] + 1)):    # keys a..b (registers 0..31): a range test
+        first, last = every[0], every[-1]
+        present = True if first <= key.lo and key.hi <= last else (key >= first) & (key <= last)
+    else:
+        present = False
+        for k in keys:
+            present = V.bool_or(present, key == k)
+    if type(present) is V.SymBool:
+        present = cx.decide(present, "a key that may be missing from the dict")
+    if not present:
+        raise KeyError("a key missing from the dict")
+    return keys
+
+
+def _merged_lookup(table, key):
+    cx = _cx()
+    keys = _keys_it_may_be(cx, table, key)
+    if len(table) == len(keys) == NUM_VREGS and keys[0] == 0 and keys[-1] == NUM_VREGS - 1:
+        whole = _whole_register_file([table[k] for k in keys])
+        if whole is not None:       # {n: pre.regs[n]} read at a register number: the array read
+            return whole[key]
+    value = table[keys[-1]]
+    for k in reversed(keys[:-1]):
+        try:
+            value = merge_values(cx, key == k, table[k], value)
+        except CannotMerge:
+            cx.refuse(f"a symbolic key into a dict of {type(table[k]).__name__} values",
+                      "look it up with a concrete int, or keep ints in the dict")
+    return value
+
 
 
 def _in_range(cx, index, n):
@@ -414,7 +459,7 @@ def _merged_read(items, index):
 
 def _whole_register_file(items):
     """The SymRegs a list was made from (each item still its register k), else None."""
-    from vredmax.proofs.python.facade import NUM_VREGS, SymRegs, selected
+    from vredmax.proofs.python.facade import SymRegs, selected
     if len(items) != NUM_VREGS or not all(type(x) is V.SymInt and x.bk.name == "z3" for x in items):
         return None
     # asked at every read of the list: the answer kept for these very items (z3's API is slow)
@@ -450,6 +495,15 @@ def setitem(container, index, value):
             for j in range(max(index.lo, 0), min(index.hi, len(container) - 1) + 1):
                 setitem(container, j, _guarded_value(cx, index == j, value, container[j]))
             return
+    if _symbolic(index) and _keyed_by_ints(container):
+        try:
+            keys = _keys_it_may_be(cx, container, index)
+        except KeyError:        # a new entry at a symbolic key: which one is not known
+            cx.refuse("a store at a symbolic key that may not be in the dict yet",
+                      "make the dict with every key first ({n: 0 for n in range(32)})")
+        for k in keys:
+            setitem(container, k, _guarded_value(cx, index == k, value, container[k]))
+        return
     if cx.guards:
         try:
             old = container[index]

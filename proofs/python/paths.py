@@ -210,8 +210,8 @@ class ProofContext(V.Context):
             excluded = entry[1]
             # at its first visit, count the values (up to the limit) before any path runs one:
             # a value with too many would otherwise be refused only after MAX_VALUES runs
-            values = self._model_values(value, excluded, 1 if excluded else MAX_VALUES)
-            if len(values) >= MAX_VALUES:
+            values = self._model_values(value, excluded, 1 if excluded else MAX_VALUES + 1)
+            if len(values) > MAX_VALUES:
                 self.refuse(f"{what} of a symbolic value that may take more than {MAX_VALUES} values",
                             V.advice_for(what, V.where()))
             found = values[0] if values else None
@@ -220,7 +220,7 @@ class ProofContext(V.Context):
             if found is None:
                 self.refuse(f"{what} of a symbolic value on a path the solver cannot continue",
                             V.advice_for(what, V.where()))
-            if len(excluded) + 1 >= MAX_VALUES:
+            if len(excluded) + 1 > MAX_VALUES:
                 self.refuse(f"{what} of a symbolic value that may take more than {MAX_VALUES} values",
                             V.advice_for(what, V.where()))
             self._queue(self.plan[:self.position] + [("not", tuple(excluded) + (found,))], what)

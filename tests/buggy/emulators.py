@@ -591,6 +591,44 @@ def step_register_class(m, pre, insn, cfg, tail):
     return traps, pre.with_(regs=tuple(rf.regs), vstart=0, vs=VS_DIRTY)
 
 
+def _dict_step(m, pre, insn, cfg, tail, vd_of=lambda insn: insn.vd):
+    """The registers in a dict keyed by register number, elements cut out with shifts."""
+    traps = _traps(m, pre, insn, cfg)
+    if pre.vl == 0 or any(c for _, c in traps):
+        return traps, pre
+    vrf = {number: value for number, value in enumerate(pre.regs)}
+    sew, per = cfg.sew, cfg.vlen // cfg.sew
+    mask = (1 << sew) - 1
+
+    def signed(x):
+        return x - (1 << sew) if x >> (sew - 1) & 1 else x
+
+    acc = signed(vrf[insn.vs1] & mask)
+    for i in range(cfg.vlmax):
+        if i >= pre.vl:
+            break
+        if not insn.vm and not (vrf[0] >> i) & 1:
+            continue
+        x = signed((vrf[insn.vs2 + i // per] >> (sew * (i % per))) & mask)
+        if x > acc:
+            acc = x
+    vd = vd_of(insn)
+    vrf[vd] = _written(vrf[vd], acc, pre, cfg, tail)
+    return traps, pre.with_(regs=tuple(vrf[n] for n in range(32)), vstart=0, vs=VS_DIRTY)
+
+
+@case("proved", MONOLITHIC, STEP_CUT)
+def step_register_dict(m, pre, insn, cfg, tail):
+    """The register file in a dict, read and written at the decoded register numbers."""
+    return _dict_step(m, pre, insn, cfg, tail)
+
+
+@case("counterexample", STEP_CUT)
+def step_register_dict_vd_in_4_bits(m, pre, insn, cfg, tail):
+    """The dict register file written at vd & 15: wrong for v16..v31 only."""
+    return _dict_step(m, pre, insn, cfg, tail, vd_of=lambda insn: insn.vd & 15)
+
+
 @case("counterexample", MONOLITHIC, STEP_CUT)
 def step_unsigned(m, pre, insn, cfg, tail):
     """Compares the raw element values: unsigned."""
