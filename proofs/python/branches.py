@@ -416,15 +416,20 @@ def _merged_lookup(table, key):
         whole = _whole_register_file([table[k] for k in keys])
         if whole is not None:       # {n: pre.regs[n]} read at a register number: the array read
             return whole[key]
-    value = table[keys[-1]]
-    for k in reversed(keys[:-1]):
-        try:
-            value = merge_values(cx, key == k, table[k], value)
-        except CannotMerge:
-            cx.refuse(f"a symbolic key into a dict of {type(table[k]).__name__} values",
-                      "look it up with a concrete int, or keep ints in the dict")
-    return value
+    return _chosen(cx, key, [(k, table[k]) for k in keys], "dict")
 
+
+def _chosen(cx, index, pairs, container: str):
+    """The value of the (key, value) pair whose key the index equals (it equals one of them),
+    merged from the last pair back."""
+    value = pairs[-1][1]
+    for key, item in reversed(pairs[:-1]):
+        try:
+            value = merge_values(cx, index == key, item, value)
+        except CannotMerge:
+            cx.refuse(f"a symbolic index into a {container} of {type(item).__name__} values",
+                      f"index it with a concrete int, or keep ints in the {container}")
+    return value
 
 
 def _in_range(cx, index, n):
@@ -447,14 +452,7 @@ def _merged_read(items, index):
     whole = _whole_register_file(items)
     if whole is not None:           # list(pre.regs) read at a register number: the array read
         return whole[index]
-    value = items[min(index.hi, n - 1)]
-    for j in range(min(index.hi, n - 1) - 1, max(index.lo, 0) - 1, -1):
-        try:
-            value = merge_values(cx, index == j, items[j], value)
-        except CannotMerge:
-            cx.refuse(f"a symbolic index into a list of {type(items[j]).__name__} values",
-                      "index it with a concrete int, or keep ints in the list")
-    return value
+    return _chosen(cx, index, [(j, items[j]) for j in range(max(index.lo, 0), min(index.hi, n - 1) + 1)], "list")
 
 
 def _whole_register_file(items):
