@@ -27,6 +27,7 @@ from vredmax.proofs.certify import check, sat, store
 from vredmax.proofs.certify.blast import FALSE, TRUE, Blaster, NotBlastable, constant, flatten
 from vredmax.proofs.engine.solvers import versions
 from vredmax.proofs.engine.verdict import VACUOUS, Opinion, Question, Verdict
+from vredmax.runtime import interrupts
 
 MAX_CLAUSES = 20_000_000
 HINT_MS = 10_000
@@ -265,7 +266,7 @@ _CONTEXT: list = []
 
 def _context():
     if not _CONTEXT:
-        _CONTEXT.append(z3.Context())
+        _CONTEXT.append(interrupts.z3_context(z3.Context()))
     return _CONTEXT[0]
 
 

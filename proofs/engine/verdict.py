@@ -18,6 +18,7 @@ from enum import Enum
 import z3
 
 from vredmax.proofs.engine import answers, solvers
+from vredmax.runtime import interrupts
 from vredmax.spec import z3fast as fast
 
 
@@ -314,7 +315,7 @@ def _shared_prefix(assumptions):
 
 def _context() -> z3.Context:
     if not _SOLVING:
-        _SOLVING.append(z3.Context())
+        _SOLVING.append(interrupts.z3_context(z3.Context()))
     return _SOLVING[0]
 
 

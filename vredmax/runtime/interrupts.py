@@ -4,9 +4,11 @@ Python raises KeyboardInterrupt only between bytecodes, and the solvers swallow 
 - Z3 catches SIGINT itself during a check or a simplification: it cancels that call and
   answers `unknown` (or a partly simplified term), and Python never hears of it (a sweep went
   on to print a complete Summary). `install()` turns Z3's handler off (`ctrl_c=false`) and
-  starts a watcher thread woken by the signal wake-up pipe: it interrupts every live Z3
-  context (Z3 releases the GIL while it works), so the call returns at once and Python raises
-  KeyboardInterrupt right after it.
+  starts a watcher thread woken by the signal wake-up pipe: it interrupts z3's main context
+  and those registered with `z3_context()` (Z3 releases the GIL while it works), so the call
+  returns at once and Python raises KeyboardInterrupt right after it. (It once scanned every
+  object for contexts: the scan could drop the last reference to a term, whose finalizer then
+  called Z3 from the watcher while the main thread was inside Z3, and the process crashed.)
 - bitwuzla holds the GIL for the whole query: SIGINT would wait for its time limit. It calls
   a terminator often (a Python callable) and Python runs the SIGINT handler there. Inside
   `deferred()` the handler only records the interrupt (an exception raised inside bitwuzla's
@@ -24,6 +26,7 @@ API:
     installed() -> bool    # is install()'s handler the SIGINT handler now?
     interrupted() -> bool  # has SIGINT been received?
     note_interrupt()       # record one; check_interrupt(): raise KeyboardInterrupt if recorded
+    z3_context(context)    # a Z3 context kept for the process: Ctrl-C cancels its work too
     with deferred():       # around a query of a solver that calls back (see above)
         solver.configure_terminator(stop_requested)   # only if installed()
     with cut_short():      # around a command's work: an exception raised once SIGINT has been
@@ -36,7 +39,6 @@ API:
 from __future__ import annotations
 
 import _thread
-import gc
 import os
 import signal
 import sys
@@ -171,17 +173,28 @@ def _watch(read_end: int) -> None:
                 _thread.interrupt_main()
 
 
+_Z3_CONTEXTS: list = []   # contexts that live as long as the process (never freed by the watcher)
+
+
+def z3_context(context):
+    """Register a Z3 context kept for the whole process; return it."""
+    _Z3_CONTEXTS.append(context)
+    return context
+
+
 def _interrupt_z3() -> None:
-    """Cancel what every live Z3 context is doing (Z3_interrupt may be called from any thread)."""
+    """Cancel what z3's main context and the registered ones are doing (Z3_interrupt may be
+    called from any thread). Only objects that outlive the process are touched here: dropping
+    the last reference to any Z3 object in this thread would call Z3 concurrently."""
     z3 = sys.modules.get("z3")
     if z3 is None:
         return
-    for found in gc.get_objects():
-        if isinstance(found, z3.Context):
-            try:
-                found.interrupt()
-            except Exception:   # a context being torn down
-                pass
+    main = getattr(z3.z3, "_main_ctx", None)     # (not z3.main_ctx(): that would make one here)
+    for context in ([main] if main is not None else []) + _Z3_CONTEXTS:
+        try:
+            context.interrupt()
+        except Exception:   # a context being torn down
+            pass
 
 
 def ignore_in_worker() -> None:
