@@ -108,7 +108,7 @@ def test(value, site):
         return bool(value)
     cond = V.truth(value) if _symbolic(value) else value.truth() if type(value) is Filtered else bool(value)
     if type(cond) is V.SymBool and cx.is_split(site):
-        why = cx.split_reason(site) if hasattr(cx, "split_reason") else ""
+        why = cx.split_reason(site)         # (only an exploring context splits a site)
         return cx.decide(cond, "the test of a branch that cannot be merged" + (f" ({why})" if why else ""))
     return cond
 
