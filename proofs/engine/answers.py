@@ -36,7 +36,7 @@ from pathlib import Path
 from vredmax.runtime import interrupts
 from vredmax.runtime.cachedir import cache_root
 
-FORMAT = "vredmax-answers/1"
+FORMAT = "vredmax-answers/2"
 FOLDER_ENV = "VREDMAX_ANSWERS"
 KEPT = ("PROVED", "COUNTEREXAMPLE", "ERROR")   # never UNKNOWN
 # A query answered faster than this is kept in memory only (for this process): writing its

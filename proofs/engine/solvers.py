@@ -63,23 +63,13 @@ def _quote_names(text: str) -> str:
     return text
 
 
-def query_text(assumption, goal) -> str:
-    """The query `assumption => goal` (two terms of one context) as SMT-LIB2 declarations and
-    assertions: the assumption, then `vredmax_negated_goal = not goal`. Printed by Z3 without
-    building a solver (that took most of the time of a small query's script), with its `let`
-    names renamed in order of appearance (Z3 names them by term ids, which depend on what the
+def assertion_text(assumption) -> str:
+    """One term as SMT-LIB2 declarations and an assertion. Printed by Z3 without building a
+    solver (that took most of the time of a small query's script), with its `let` names
+    renamed in order of appearance (Z3 names them by term ids, which depend on what the
     process made before). Which subterms get a `let` depends on what else holds them: in a
     context where only this query lives (proofs/engine/verdict.py's) the text depends on the
-    query alone. The key of its answer (proofs/engine/answers.py)."""
-    definition = z3.Bool(GOAL_NAME, goal.ctx) == z3.Not(goal)
-    firsts = (z3.z3types.Ast * 1)(assumption.as_ast())
-    return _renamed(z3.z3core.Z3_benchmark_to_smtlib_string(goal.ctx.ref(), "", "", "unknown", "", 1, firsts,
-                                                            definition.as_ast()))
-
-
-def assertion_text(assumption) -> str:
-    """One term as SMT-LIB2 declarations and an assertion, printed as `query_text` prints
-    (the shared part of a case split's queries, proofs/engine/verdict.py)."""
+    term alone. A part of the key of a query's answer (proofs/engine/answers.py)."""
     none = (z3.z3types.Ast * 0)()
     return _renamed(z3.z3core.Z3_benchmark_to_smtlib_string(assumption.ctx.ref(), "", "", "unknown", "", 0, none,
                                                             assumption.as_ast()))

@@ -133,7 +133,8 @@ def prove(assumptions, goal, timeout_ms: int = 60_000, solver: str = "z3") -> An
     query is reused, and a new one (not UNKNOWN) is kept. A judge, if installed, is consulted.
     """
     assumptions = list(assumptions)
-    answer = _kept_or_proved(assumptions, goal, timeout_ms, solver)
+    with _one_query():
+        answer = _kept_or_proved(assumptions, goal, timeout_ms, solver)
     consult(assumptions, goal, answer)
     return answer
 
@@ -217,7 +218,8 @@ def satisfiable(assumptions, timeout_ms: int = 60_000) -> Answer:
     """Can the assumptions hold? PROVED (with a model of them, in the main context) when they
     can, ERROR (vacuous) when they cannot, UNKNOWN when Z3 does not decide in time."""
     assumptions = list(assumptions)
-    answer = _kept_or_satisfiable(assumptions, timeout_ms)
+    with _one_query():
+        answer = _kept_or_satisfiable(assumptions, timeout_ms)
     consult(assumptions, None, answer, answer.model)
     return answer
 
@@ -328,15 +330,26 @@ def _unsatisfiable(engine, result, start) -> Answer:
 
 
 def _translated(terms, context):
-    """The conjunction of the terms, in `context` (one translation, so shared parts once)."""
+    """The conjunction of the terms, in `context` (one translation, so shared parts once).
+    The last one is kept: a query's assumptions are translated for its key, its vacuity
+    key and its solver, and Z3's translation of a big query is not cheap."""
     terms = list(terms)
+    key = (id(context), tuple(t.ast.value for t in terms))
+    if _LAST_TRANSLATION[0] == key:
+        return _LAST_TRANSLATION[2]
     if not terms:
-        return z3.BoolVal(True, context)
-    if len(terms) == 1:
-        return terms[0].translate(context)
-    if all(t.ctx is _MAIN for t in terms):   # (the fast constructor: the same term as z3.And's)
-        return fast.and_(*terms).translate(context)
-    return z3.And(*terms).translate(context)
+        made = z3.BoolVal(True, context)
+    elif len(terms) == 1:
+        made = terms[0].translate(context)
+    elif all(t.ctx is _MAIN for t in terms):   # (the fast constructor: the same term as z3.And's)
+        made = fast.and_(*terms).translate(context)
+    else:
+        made = z3.And(*terms).translate(context)
+    _LAST_TRANSLATION[:] = [key, terms, made]   # (holding the terms: their pointers stay theirs)
+    return made
+
+
+_LAST_TRANSLATION: list = [None, None, None]   # [key, the terms, their translation]
 
 
 _MAIN = z3.main_ctx()
@@ -369,19 +382,46 @@ def _z3_model(assumptions, goal, timeout_ms: int):
 # Answers kept in a store (proofs/engine/answers.py) ------------------------------------------
 
 def _text(assumptions, goal) -> str:
-    """The query's text in the solvers' context (solvers.query_text: there only the current
-    query's terms are alive, so the text depends on the query alone). Inside
-    `shared_assumptions`, a query that begins with the shared part is written as that part's
-    text (printed once) followed by the query of the rest: the two determine the query as
-    exactly, and the cases of a split need not print the shared part again each."""
+    """The query's text in the solvers' context (solvers.assertion_text: there only the current
+    query's terms are alive, so the text depends on the query alone): the assumptions, then
+    `vredmax_negated_goal = not goal` (a kept model is replayed on it), each printed on its own. The assumptions (the bulk) are printed first, with
+    nothing of the goal alive, so that their text is the same for the query's key and its
+    vacuity key, printed once. Inside `shared_assumptions`, a query that begins with the
+    shared part is written as that part's text (printed once) followed by the rest: the
+    texts determine the query as exactly, and the cases of a split need not print the
+    shared part again each."""
     context = _context()
     rest = _shared_prefix(assumptions)
     if rest is None:
-        return solvers.query_text(_translated(assumptions, context), goal.translate(context))
-    shared = _SHARED[-1]
-    if shared[2] is None:
-        shared[2] = solvers.assertion_text(_translated(shared[0], context)) + ";; and then\n"
-    return shared[2] + solvers.query_text(_translated(rest, context), goal.translate(context))
+        head = _printed(_translated(assumptions, context))
+    else:
+        shared = _SHARED[-1]
+        if shared[2] is None:
+            shared[2] = _printed(_translated(shared[0], context)) + ";; and then\n"
+        head = shared[2] + _printed(_translated(rest, context))
+    goal = goal.translate(context)
+    return head + ";; goal\n" + solvers.assertion_text(z3.Bool(solvers.GOAL_NAME, context) == z3.Not(goal))
+
+
+def _printed(term) -> str:
+    """solvers.assertion_text of a term, the last one kept (see `_text`)."""
+    if _LAST_PRINTED[0] is not term:
+        _LAST_PRINTED[:] = [term, solvers.assertion_text(term)]
+    return _LAST_PRINTED[1]
+
+
+_LAST_PRINTED: list = [None, None]
+
+
+@contextmanager
+def _one_query():
+    """The kept translation and text serve one query: after it they are let go, so that
+    nothing of it is alive in the solvers' context when the next one is printed."""
+    try:
+        yield
+    finally:
+        _LAST_TRANSLATION[:] = [None, None, None]
+        _LAST_PRINTED[:] = [None, None]
 
 
 def _entry(answer: Answer) -> dict:
