@@ -415,37 +415,46 @@ class Denoter:
         den, sew = self.den, self.sew
         variables: dict = {}    # one cut variable per semilattice term: x and x xor s share it
 
-        def build(n):
-            ref = index.get(id(n))
-            if ref is not None:
-                return ref
-            op = n.op
-            if op == "const" or op == "bool":
-                ref = ("c", op, n.param, n.width)
-            elif n is not node and den.get(id(n)) is not None and id(n) not in inline:
+        def cut(n):
+            """The reference of a node the cone stops at, None for one it takes apart."""
+            if n.op == "const" or n.op == "bool":
+                return ("c", n.op, n.param, n.width)
+            if n is not node and den.get(id(n)) is not None and id(n) not in inline:
                 term, encoding = den[id(n)]
                 if id(term) not in variables:
                     variables[id(term)] = len(xs)
                     xs.append(n)
-                ref = ("x", variables[id(term)], encoding)
-            elif n.structural:
-                ref = ("b", len(bs))
+                return ("x", variables[id(term)], encoding)
+            if n.structural:
                 bs.append(n)
-            elif not n.args:
+                return ("b", len(bs) - 1)
+            if not n.args:
                 raise ConeTooLarge(f"a {n.width}-bit input is used where only element values and "
                                    "conditions are understood")
-            else:
-                args = tuple([build(a) for a in n.args])
-                if len(steps) >= CONE_LIMIT:
-                    raise ConeTooLarge(f"the values it depends on are no guarded maxima for more than "
-                                       f"{CONE_LIMIT} operations (the cut-point method needs each "
-                                       "intermediate result to be a maximum of some inputs)")
-                ref = ("n", len(steps))
-                steps.append((op, n.param, n.width, args))
-            index[id(n)] = ref
-            return ref
+            return None
 
-        build(node)
+        # depth first, arguments left to right (the numbering of steps and cut points is the
+        # shape's key), with a stack: a chain that is no maximum may be thousands of nodes deep
+        stack = [(node, False)]
+        while stack:
+            n, expanded = stack.pop()
+            if id(n) in index:
+                continue
+            if not expanded:
+                ref = cut(n)
+                if ref is not None:
+                    index[id(n)] = ref
+                    continue
+                stack.append((n, True))
+                stack.extend((a, False) for a in reversed(n.args))
+                continue
+            args = tuple(index[id(a)] for a in n.args)
+            if len(steps) >= CONE_LIMIT:
+                raise ConeTooLarge(f"the values it depends on are no guarded maxima for more than "
+                                   f"{CONE_LIMIT} operations (the cut-point method needs each "
+                                   "intermediate result to be a maximum of some inputs)")
+            index[id(n)] = ("n", len(steps))
+            steps.append((n.op, n.param, n.width, args))
         return Cone((sew, tuple(steps), len(xs), len(bs)), xs, bs)
 
     def denote_cone(self, node: Term, is_root: bool, wide: bool = False):
