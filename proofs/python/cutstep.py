@@ -33,6 +33,7 @@ import z3
 
 from vredmax.impl.execute import execute
 from vredmax.proofs.python import cutpoint as cp
+from vredmax.proofs.python.branches import InternalError
 from vredmax.proofs.python.operands import Matcher
 from vredmax.proofs.engine.semilattice import atom
 from vredmax.proofs.python.trace import BOOL, SymbolicUse, Term, TraceElements, Tracer, evaluate, user_location
@@ -123,7 +124,18 @@ class CutMachine:
         return value
 
     def __getattr__(self, name):
-        attribute = getattr(self.base, name)
+        # Only the checker holds this machine (the user's step gets facade.ProxyMachine): an op
+        # it lacks is the checker's bug, an InternalError (an ERROR), never an AttributeError
+        # that branches.internal_bug takes for the user's own (a proxy's `__getattr__`) or
+        # that the user's `except AttributeError` could swallow. Python's own probes
+        # (`__deepcopy__`, ...) get the AttributeError that hasattr() and copy expect.
+        try:
+            attribute = getattr(self.base, name)
+        except AttributeError:
+            if name.startswith("__") and name.endswith("__"):
+                raise
+            raise InternalError(f"check-impl's own code failed (not the implementation): the cut machine "
+                                f"has no op {name!r}") from None
         if not callable(attribute):
             return attribute
 
