@@ -84,7 +84,7 @@ def test_the_cone_numbering_is_depth_first_left_to_right():
 
 def test_offset_binary_compare_is_a_signed_max_at_vlmax_1024():
     """`(x ^ top) > best` with best kept flipped: the xor-encoded shape, proved by the solver
-    once per shape (cutpoint._prove_shape), at VLMAX 1024."""
+    once per shape (cutshape.shape_of), at VLMAX 1024."""
     report, checks = _check(f"{MORE}:offset_binary", UNIT, VLMAX_1024)
     assert report.verdict == Verdict.PROVED, report.detail
     assert all(c.method != MONOLITHIC for c in checks)
