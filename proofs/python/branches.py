@@ -412,9 +412,11 @@ def _keys_it_may_be(cx, table, key) -> list:
 def _merged_lookup(table, key):
     cx = _cx()
     keys = _keys_it_may_be(cx, table, key)
-    if len(table) == len(keys) == NUM_VREGS and keys[0] == 0 and keys[-1] == NUM_VREGS - 1:
-        whole = _whole_register_file([table[k] for k in keys])
-        if whole is not None:       # {n: pre.regs[n]} read at a register number: the array read
+    if len(table) == NUM_VREGS and all(k in table for k in range(NUM_VREGS)):
+        # {n: pre.regs[n]} read at a register number (on this path one of its keys, whatever
+        # the key's bounds: vs2 + k may be 1..38): the array read, as a list's (_merged_read)
+        whole = _whole_register_file([table[k] for k in range(NUM_VREGS)])
+        if whole is not None:
             return whole[key]
     return _chosen(cx, key, [(k, table[k]) for k in keys], "dict")
 

@@ -29,6 +29,9 @@ is its active flag, and every constant's is false (the lemmas of the composition
 carry this to the spec's result predicate). The instruction around the unit is proved by
 pieces 1 and 2 of proofs/engine/compositional.py (the unit cut out, the operands it is handed).
 
+A cone's shape and its proof are in proofs/python/cutshape.py, the concrete cases in
+proofs/python/cutcases.py; a whole instruction is cut at its reduction by proofs/python/cutstep.py.
+
 A difference in a condition becomes a concrete case (the wrongly included or excluded leaf
 made strictly largest), confirmed by running the unit and the executable spec on it; a local
 check that fails is not yet a bug (the cut forgot how the inputs are related), so a concrete
@@ -37,7 +40,6 @@ case is searched for, and without one the verdict is UNKNOWN.
 
 from __future__ import annotations
 
-import itertools
 import random
 import time
 import traceback
@@ -45,22 +47,23 @@ from dataclasses import dataclass, field
 
 import z3
 
-from vredmax.impl.execute import TAIL_POLICIES, execute
+from vredmax.impl.execute import TAIL_POLICIES
 from vredmax.proofs.engine.semilattice import EMPTY, SemilatticeElements, atom, inclusion
-from vredmax.proofs.python.trace import BOOL, SymbolicUse, Term, TraceElements, Tracer, apply_op, is_const
+from vredmax.proofs.python.cutcases import confirmed, differs, make_case, search_case
+from vredmax.proofs.python.cutshape import Cone, ConeTooLarge, Shape, shape_of, shape_value
+from vredmax.proofs.python.trace import SymbolicUse, Term, TraceElements, Tracer
 from vredmax.proofs.engine.verdict import Verdict, prove
 from vredmax.spec import z3fast as fast
-from vredmax.spec.bv import ConcreteElements, Z3Elements
-from vredmax.spec.config import Config, encode_vtype
+from vredmax.spec.bv import ConcreteElements
+from vredmax.spec.config import Config
 from vredmax.spec.encoding import Insn
-from vredmax.spec.state import VS_DIRTY, ArchState
+from vredmax.spec.state import ArchState
 
 METHOD = "cut points"
 CONE_LIMIT = 48          # nodes of one local cone; past it the unit is not analysed further
 CUT_LIMIT = 8            # value cut points of one cone
 DEEPER = 4               # retries of a cone that is no guarded max, cut one level deeper each
 BOOL_CUT_LIMIT = 5       # structural Boolean cut points of one cone (its table has 2^m rows)
-PROBES = 40              # random checks of a guessed guarded join before the solver's proof
 CHUNK = 4096             # root conditions per solver call
 SEED_ATOM = "seed"
 VALUE_LEAVES = ("seed", "elem", "input")   # input: a whole instruction's operand (proofs/python/cutstep.py)
@@ -83,162 +86,6 @@ class ScaleResult:
     witness: str = ""
 
 
-# Cones -----------------------------------------------------------------------------------
-
-class ConeTooLarge(Exception):
-    pass
-
-
-@dataclass
-class Cone:
-    """A node's local cone: its shape (canonical up to renaming of the cut points), and the
-    nodes its value cut points `xs` and Boolean cut points `bs` stand for."""
-
-    key: tuple
-    xs: list
-    bs: list
-
-
-def shape_value(ops, key, xvals, bvals):
-    """A cone shape's value on a backend, given its cut points' values."""
-    _, steps, _, _ = key
-    values = []
-
-    def ref(r):
-        kind = r[0]
-        if kind == "x":     # ("x", j, encoding): the cut node's value is its max, encoded
-            return encoded(ops, xvals[r[1]], r[2])
-        if kind == "b":
-            return bvals[r[1]]
-        if kind == "c":
-            return apply_op(ops, r[1], r[2], r[3], [])
-        return values[r[1]]
-
-    for op, param, width, args in steps:
-        values.append(apply_op(ops, op, param, width, [ref(a) for a in args]))
-    return values[-1]
-
-
-# An encoding of a denoted node: its value is its guarded join `j` xor an int constant (at
-# SEW bits; 0: the join itself), or ("sext", W) the join sign-extended to W bits (a running
-# maximum kept as a signed Python int, one bit or more wider than an element).
-def encoded(ops, join, encoding):
-    if isinstance(encoding, tuple):
-        return _at(ops, encoding[1]).sext(join, ops.width)
-    return join if not encoding else ops.xor(join, ops.const(encoding))
-
-
-def _at(ops, width):
-    return type(ops)(width)
-
-
-def decoded(ops, value, encoding):
-    """The join a value encodes, or None when it encodes none (a wide value whose high bits
-    are not the sign extension of its low SEW bits)."""
-    if isinstance(encoding, tuple):
-        low = value & ops.mask
-        return low if _at(ops, encoding[1]).sext(low, ops.width) == value else None
-    return value ^ encoding
-
-
-@dataclass
-class Shape:
-    """What is known of a cone shape at one SEW: `table` maps each assignment of the
-    Booleans to (the value cut points joined, a constant joined or None); None when the
-    shape is no guarded join (`witness` says where) or its proof did not go through."""
-
-    table: dict | None
-    verdict: Verdict
-    detail: str = ""
-    witness: tuple | None = None
-    recipe: list | None = None     # the table read as a guarded join (see Denoter.guarded_join)
-    encoding: object = 0           # the node is its guarded join, encoded (see `encoded`)
-
-
-def _probe(key, sew: int, rng: random.Random) -> Shape:
-    """Guess the guarded join a shape is, from concrete values, and test the guess; first as
-    the value itself, then as the value xor a constant (an accumulator kept with flipped sign
-    bits, say, whose maximum is taken unsigned): the encodings of its cut points, the sign bit."""
-    ops = ConcreteElements(sew)
-    width = key[1][-1][2] if key[1] else sew
-    if width != sew:               # a wider node: a sign-extended join (a signed Python int)
-        return _probe_encoded(key, sew, rng, ops, ("sext", width))
-    # the complement (xor all ones) too: an accumulator kept as ~max, a min over complemented values
-    encodings = [0] + sorted({r[2] for r in _refs(key) if r[0] == "x" and r[2] and not isinstance(r[2], tuple)}
-                             | {1 << (sew - 1), ops.mask})
-    first = None
-    for encoding in encodings:
-        shape = _probe_encoded(key, sew, rng, ops, encoding)
-        if shape.table is not None:
-            return shape
-        first = first or shape
-    return first
-
-
-def _refs(key):
-    return [r for step in key[1] for r in step[3]]
-
-
-def _probe_encoded(key, sew, rng, ops, encoding) -> Shape:
-    _, _, k, m = key
-    smin, top = 1 << (sew - 1), (1 << (sew - 1)) - 1
-
-    def value(xvals, bits):
-        return decoded(ops, shape_value(ops, key, xvals, bits), encoding)
-
-    table = {}
-    for bits in itertools.product((False, True), repeat=m):
-        base = value([smin] * k, bits)
-        constant = None if base == smin else base
-        joined = set()
-        for j in range(k):
-            lows = [(smin + 1 + t) & ops.mask for t in range(k)]
-            lows[j] = top
-            if value(lows, bits) == top:
-                joined.add(j)
-        table[bits] = (frozenset(joined), constant)
-    edges = [0, 1, 2, top, smin, smin + 1, ops.mask, top - 1]
-    for _ in range(PROBES):
-        bits = tuple(rng.random() < 0.5 for _ in range(m))
-        xvals = [rng.choice(edges) if rng.random() < 0.5 else rng.randrange(1 << sew) for _ in range(k)]
-        if value(xvals, bits) != _join_value(ops, table[bits], xvals):
-            return Shape(None, Verdict.COUNTEREXAMPLE, "not a guarded signed max", (xvals, bits))
-    return Shape(table, Verdict.UNKNOWN, encoding=encoding)
-
-
-def _join_value(ops, entry, xvals):
-    joined, constant = entry
-    value = ops.smin() if constant is None else ops.const(constant)
-    for j in sorted(joined):
-        value = ops.smax(value, xvals[j])
-    return value
-
-
-def _prove_shape(key, shape: Shape, sew: int, timeout_ms: int) -> Shape:
-    """The solver's proof that the shape equals its table's guarded join, for all values."""
-    _, _, k, m = key
-    ops = Z3Elements(sew)
-    xs = [z3.BitVec(f"cut_{j}", sew) for j in range(k)]
-    bs = [z3.Bool(f"cond_{j}") for j in range(m)]
-
-    def guarded(prefix):
-        if len(prefix) == m:
-            return _join_value(ops, shape.table[prefix], xs)
-        return z3.If(bs[len(prefix)], guarded(prefix + (True,)), guarded(prefix + (False,)))
-
-    claim = guarded(())
-    if isinstance(shape.encoding, tuple):
-        claim = z3.SignExt(shape.encoding[1] - sew, claim)
-    elif shape.encoding:
-        claim = ops.xor(claim, ops.const(shape.encoding))
-    answer = prove([], shape_value(ops, key, xs, bs) == claim, timeout_ms)
-    if answer.verdict == Verdict.PROVED:
-        return Shape(shape.table, Verdict.PROVED, encoding=shape.encoding)
-    if answer.verdict == Verdict.COUNTEREXAMPLE:
-        return Shape(None, Verdict.COUNTEREXAMPLE, "not a guarded signed max (the solver's case)")
-    return Shape(None, answer.verdict, f"the local proof: {answer.verdict.value} {answer.detail}".strip())
-
-
 # The analysis ----------------------------------------------------------------------------
 
 @dataclass
@@ -258,9 +105,6 @@ class Analysis:
     shapes: dict = field(default_factory=dict)
     cone_nodes: int = 0
     refuted: tuple | None = None   # the first node shown no guarded max: (node, cone, witness)
-
-
-_SHAPES: dict = {}     # (key) -> Shape, for the process: a shape is proved once per SEW
 
 
 def post_order(root: Term, done=None) -> list[Term]:
@@ -415,37 +259,46 @@ class Denoter:
         den, sew = self.den, self.sew
         variables: dict = {}    # one cut variable per semilattice term: x and x xor s share it
 
-        def build(n):
-            ref = index.get(id(n))
-            if ref is not None:
-                return ref
-            op = n.op
-            if op == "const" or op == "bool":
-                ref = ("c", op, n.param, n.width)
-            elif n is not node and den.get(id(n)) is not None and id(n) not in inline:
+        def cut(n):
+            """The reference of a node the cone stops at, None for one it takes apart."""
+            if n.op == "const" or n.op == "bool":
+                return ("c", n.op, n.param, n.width)
+            if n is not node and den.get(id(n)) is not None and id(n) not in inline:
                 term, encoding = den[id(n)]
                 if id(term) not in variables:
                     variables[id(term)] = len(xs)
                     xs.append(n)
-                ref = ("x", variables[id(term)], encoding)
-            elif n.structural:
-                ref = ("b", len(bs))
+                return ("x", variables[id(term)], encoding)
+            if n.structural:
                 bs.append(n)
-            elif not n.args:
+                return ("b", len(bs) - 1)
+            if not n.args:
                 raise ConeTooLarge(f"a {n.width}-bit input is used where only element values and "
                                    "conditions are understood")
-            else:
-                args = tuple([build(a) for a in n.args])
-                if len(steps) >= CONE_LIMIT:
-                    raise ConeTooLarge(f"the values it depends on are no guarded maxima for more than "
-                                       f"{CONE_LIMIT} operations (the cut-point method needs each "
-                                       "intermediate result to be a maximum of some inputs)")
-                ref = ("n", len(steps))
-                steps.append((op, n.param, n.width, args))
-            index[id(n)] = ref
-            return ref
+            return None
 
-        build(node)
+        # depth first, arguments left to right (the numbering of steps and cut points is the
+        # shape's key), with a stack: a chain that is no maximum may be thousands of nodes deep
+        stack = [(node, False)]
+        while stack:
+            n, expanded = stack.pop()
+            if id(n) in index:
+                continue
+            if not expanded:
+                ref = cut(n)
+                if ref is not None:
+                    index[id(n)] = ref
+                    continue
+                stack.append((n, True))
+                stack.extend((a, False) for a in reversed(n.args))
+                continue
+            args = tuple(index[id(a)] for a in n.args)
+            if len(steps) >= CONE_LIMIT:
+                raise ConeTooLarge(f"the values it depends on are no guarded maxima for more than "
+                                   f"{CONE_LIMIT} operations (the cut-point method needs each "
+                                   "intermediate result to be a maximum of some inputs)")
+            index[id(n)] = ("n", len(steps))
+            steps.append((n.op, n.param, n.width, args))
         return Cone((sew, tuple(steps), len(xs), len(bs)), xs, bs)
 
     def denote_cone(self, node: Term, is_root: bool, wide: bool = False):
@@ -492,14 +345,7 @@ class Denoter:
 
     def shape_of(self, cone: Cone) -> Shape:
         """The cone's shape: probed, then proved by the solver; once per shape and SEW."""
-        shape = _SHAPES.get(cone.key)
-        if shape is None:
-            shape = _probe(cone.key, self.sew, self.rng)
-            if shape.table is not None:
-                shape = _prove_shape(cone.key, shape, self.sew, self.timeout_ms)
-            if shape.verdict != Verdict.UNKNOWN:      # a timeout may go through another time
-                _SHAPES[cone.key] = shape
-        return shape
+        return shape_of(cone.key, self.sew, self.rng, self.timeout_ms)
 
     def guarded_join(self, shape: Shape, cone: Cone):
         """The semilattice term of a cone node from its shape's table: the join of each cut
@@ -659,64 +505,6 @@ def _holds(formula, variables: dict, active: set) -> bool:
 
 # Concrete cases ---------------------------------------------------------------------------
 
-VS2, VS1, VD = 8, 16, 24     # aligned for every LMUL, apart from each other and from v0
-
-
-def make_case(cfg: Config, seed: int, elements: list, active: set,
-              registers=(VD, VS2, VS1)) -> tuple[ArchState, Insn]:
-    """A legal pre-state and instruction handing the unit these operands: vl is one past the
-    last active element (at least 1), masked by v0 unless the active ones are a prefix.
-    `registers` (vd, vs2, vs1): vs2 aligned; vd may overlap a source (written last)."""
-    vd_reg, vs2_reg, vs1_reg = registers
-    sew, count = cfg.sew, cfg.vlmax
-    vl = max(active) + 1 if active else 1
-    vm = 1 if active == set(range(vl)) else 0
-    regs = [0] * 32
-    per = cfg.elements_per_register
-    nbytes = sew // 8
-    for k in range(cfg.group_registers):
-        chunk = elements[k * per:min((k + 1) * per, count)]
-        if chunk:
-            regs[vs2_reg + k] = int.from_bytes(b"".join(v.to_bytes(nbytes, "little") for v in chunk), "little")
-    regs[vs1_reg] = seed
-    if vm == 0:
-        regs[0] = sum(1 << i for i in active)
-    pre = ArchState(cfg.vlen, cfg.elen, tuple(regs), encode_vtype(sew, cfg.lmul), vl, 0, VS_DIRTY)
-    return pre, Insn(vd=vd_reg, vs2=vs2_reg, vs1=vs1_reg, vm=vm)
-
-
-def confirmed(unit, pre: ArchState, insn: Insn) -> bool:
-    """The unit, in the project's instruction, differs from the executable spec on the case
-    (for every tail policy the two runs are compared; vta is 0, so they coincide)."""
-    try:
-        for tail in TAIL_POLICIES:
-            got = execute(pre, insn, tail=tail, reduce=unit)
-            want = execute(pre, insn, "sequential", tail)
-            if got.outcome != want.outcome or got.state != want.state:
-                return True
-    except Exception:
-        return False
-    return False
-
-
-def _spec_result(ops, seed, elements, active):
-    result = seed
-    for i in active:
-        result = ops.smax(result, elements[i])
-    return result
-
-
-def _differs(unit, ops, seed, elements, active_set, count) -> bool:
-    flags = [False] * count
-    for i in active_set:
-        flags[i] = True
-    try:
-        got = unit(ops, seed, list(elements), flags)
-    except Exception:
-        return False
-    return got != _spec_result(ops, seed, elements, active_set)
-
-
 def case_for_mismatch(unit, cfg: Config, m: Mismatch, flags: list):
     """A confirmed concrete case showing the leaf's wrong condition, or None."""
     sew, count = cfg.sew, cfg.vlmax
@@ -736,54 +524,11 @@ def case_for_mismatch(unit, cfg: Config, m: Mismatch, flags: list):
                 seed = smin
                 for i in active:
                     elements[i] = smin
-            if not _differs(unit, ops, seed, elements, active, count):
+            if not differs(unit, ops, seed, elements, active, count):
                 continue
             pre, insn = make_case(cfg, seed, elements, active)
             if confirmed(unit, pre, insn):
                 return pre, insn
-    return None
-
-
-def search_case(unit, cfg: Config, hints, deadline: float):
-    """Look for a concrete case where the unit differs from the spec: few active elements at
-    the indices the failed local check involves, values at the edges of the signed and
-    unsigned orders; the smallest vl first. A confirmed case, or None."""
-    sew, count = cfg.sew, cfg.vlmax
-    ops = ConcreteElements(sew)
-    smin, top, ones = 1 << (sew - 1), (1 << (sew - 1)) - 1, (1 << sew) - 1
-    edges = [0, 1, top, smin, ones, 2, smin + 1, top - 1]
-    sharp = [(1, smin), (smin, 1), (0, top), (top, 0), (ones, 1), (1, ones), (0, 1), (1, 0),
-             (smin, top), (top, smin), (smin + 1, smin)]
-    hints = sorted({h for h in hints if 0 <= h < count} | {0})[:8]
-    sets = [set()] + [{h} for h in hints] + [{a, b} for a, b in itertools.combinations(hints, 2)]
-    sets.sort(key=lambda s: (max(s, default=-1), len(s)))
-    rng = random.Random(1)
-
-    def patterns(size):
-        if size == 0:
-            return [(s, ()) for s in edges]
-        if size == 1:
-            return [(s, (e,)) for s, e in sharp] + [(s, (e,)) for s in edges for e in edges]
-        first = [(s, (e1, e2)) for s, e1, e2 in [(0, 1, smin), (0, smin, 1), (1, top, smin), (smin, 0, top),
-                                                 (smin, top, 0), (1, ones, 0), (1, 0, ones)]]
-        return first + [(rng.choice(edges), (rng.choice(edges), rng.choice(edges))) for _ in range(24)]
-
-    for level in (0, 1):
-        for active in sets:
-            order = sorted(active)
-            todo = patterns(len(order))
-            todo = todo[:len(sharp) if len(order) == 1 else 8] if level == 0 else todo
-            for seed, values in todo:
-                for inactive in (smin, top, 0):
-                    if time.perf_counter() > deadline:
-                        return None
-                    elements = [inactive] * count
-                    for i, v in zip(order, values):
-                        elements[i] = v
-                    if _differs(unit, ops, seed, elements, active, count):
-                        pre, insn = make_case(cfg, seed, elements, active)
-                        if confirmed(unit, pre, insn):
-                            return pre, insn
     return None
 
 

@@ -33,6 +33,8 @@ import z3
 
 from vredmax.impl.execute import execute
 from vredmax.proofs.python import cutpoint as cp
+from vredmax.proofs.python.cutcases import VD, VS1, VS2, make_case
+from vredmax.proofs.python.branches import InternalError
 from vredmax.proofs.python.operands import Matcher
 from vredmax.proofs.engine.semilattice import atom
 from vredmax.proofs.python.trace import BOOL, SymbolicUse, Term, TraceElements, Tracer, evaluate, user_location
@@ -123,7 +125,18 @@ class CutMachine:
         return value
 
     def __getattr__(self, name):
-        attribute = getattr(self.base, name)
+        # Only the checker holds this machine (the user's step gets facade.ProxyMachine): an op
+        # it lacks is the checker's bug, an InternalError (an ERROR), never an AttributeError
+        # that branches.internal_bug takes for the user's own (a proxy's `__getattr__`) or
+        # that the user's `except AttributeError` could swallow. Python's own probes
+        # (`__deepcopy__`, ...) get the AttributeError that hasattr() and copy expect.
+        try:
+            attribute = getattr(self.base, name)
+        except AttributeError:
+            if name.startswith("__") and name.endswith("__"):
+                raise
+            raise InternalError(f"check-impl's own code failed (not the implementation): the cut machine "
+                                f"has no op {name!r}") from None
         if not callable(attribute):
             return attribute
 
@@ -413,7 +426,7 @@ def _targeted(step_fn, cfg: Config, tail: str, label):
             for i in active:
                 elements[i] = low
             elements[label] = top
-            pre, insn = cp.make_case(cfg, low, elements, active)
+            pre, insn = make_case(cfg, low, elements, active)
             if differs(step_fn, pre, insn, cfg, tail):
                 return pre, insn
     return None
@@ -457,13 +470,13 @@ def _emphasised(cfg: Config, pre: ArchState, insn, label) -> list:
 
 
 def _search(step_fn, cfg: Config, tail: str, deadline: float):
-    """Small concrete cases (the layout of cutpoint.make_case) until the deadline."""
+    """Small concrete cases (the layout of cutcases.make_case) until the deadline."""
     count = cfg.vlmax
     smin, top, ones = 1 << (cfg.sew - 1), (1 << (cfg.sew - 1)) - 1, (1 << cfg.sew) - 1
     edges = [0, 1, top, smin, ones]
     group = cfg.group_registers
-    layouts = [(cp.VD, cp.VS2, cp.VS1), (cp.VS2, cp.VS2, cp.VS1), (cp.VS1, cp.VS2, cp.VS1),
-               (cp.VS2 + group - 1, cp.VS2, cp.VS1)]
+    layouts = [(VD, VS2, VS1), (VS2, VS2, VS1), (VS1, VS2, VS1),
+               (VS2 + group - 1, VS2, VS1)]
     for registers in layouts:
         for active in [set(), {0}, {1}, {0, 1}, {count - 1}]:
             if any(i >= count for i in active):
@@ -474,7 +487,7 @@ def _search(step_fn, cfg: Config, tail: str, deadline: float):
                 elements = [inactive] * count
                 for i in active:
                     elements[i] = value
-                pre, insn = cp.make_case(cfg, seed, elements, active, registers)
+                pre, insn = make_case(cfg, seed, elements, active, registers)
                 if differs(step_fn, pre, insn, cfg, tail):
                     return pre, insn
     return None

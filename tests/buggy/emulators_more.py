@@ -18,6 +18,7 @@ CUT = Config(128, 64, 8, "m1")             # VLMAX 16: cut points
 STEP16 = Config(128, 64, 16, "m2")         # VLMAX 16, SEW=16 (elements of two bytes), two registers
 STEP64 = Config(256, 64, 64, "m8")         # VLMAX 32, SEW=64 m8: the widest elements, 8 registers
 WIDE = Config(128, 64, 8, "m8")            # VLMAX 128, m8
+GROUP = Config(128, 64, 8, "m2")           # VLMAX 32, m2: vs2 + 1 read
 
 
 def case(expect: str, *where: Config):
@@ -278,7 +279,50 @@ def step_seed_from_vs2(m, pre, insn, cfg, tail):
     return _object_step(m, pre, insn, cfg, tail, seed_register=lambda insn: insn.vs2)
 
 
+def _dict_step(m, pre, insn, cfg, tail, group_of=lambda k: k, clear_vd=False):
+    """The register file as dict(enumerate(regs)), read at `vs2 + k` (a key whose bounds pass
+    31: before the whole register file was recognised there, a 31-way choice per element)."""
+    traps, retires = _retires(m, pre, insn, cfg)
+    if not retires:
+        return traps, pre
+    vrf, sew, per = dict(enumerate(pre.regs)), cfg.sew, cfg.vlen // cfg.sew
+    if clear_vd:
+        vrf[insn.vd] = 0
+
+    def element(group, i):
+        return (vrf[group + group_of(i // per)] >> (sew * (i % per))) & ((1 << sew) - 1)
+
+    def signed(x):
+        return x - (1 << sew) if x >> (sew - 1) else x
+    acc = signed(element(insn.vs1, 0))
+    for i in range(min(pre.vl, cfg.vlmax)):
+        if insn.vm or vrf[0] >> i & 1:
+            acc = max(acc, signed(element(insn.vs2, i)))
+    regs = [vrf[n] for n in range(32)]
+    return _finish(pre, regs, insn.vd, acc, cfg, tail, traps)
+
+
+@case("proved", GROUP, WIDE)
+def step_dict_of_registers(m, pre, insn, cfg, tail):
+    """The registers in dict(enumerate(pre.regs)), elements of register vs2 + i // per."""
+    return _dict_step(m, pre, insn, cfg, tail)
+
+
+@case("counterexample", WIDE)
+def step_dict_group_in_2_bits(m, pre, insn, cfg, tail):
+    """The dict register file read at vs2 + (i // per) % 4: wrong with LMUL=m8 only."""
+    return _dict_step(m, pre, insn, cfg, tail, group_of=lambda k: k % 4)
+
+
+@case("counterexample", GROUP)
+def step_dict_vd_cleared_first(m, pre, insn, cfg, tail):
+    """Clears vd in the dict before the loop: wrong when vd is vs1 or in vs2's group (the dict
+    is then no copy of the register file, read at vs2 + k by choosing among its values)."""
+    return _dict_step(m, pre, insn, cfg, tail, clear_vd=True)
+
+
 UNITS = (max_with_default, offset_binary, stops_at_lane_100, sign_from_bit_31, lane_77_reads_78)
 STEPS = (step_bytes_concat, step_bytes_big_endian, step_group_or, step_sign_at_bit_31, step_per_register_in_bytes,
          step_group_index_in_2_bits, step_inactive_replaced, step_inactive_as_zero, step_last_lanes_dropped,
-         step_register_object, step_seed_from_vs2)
+         step_register_object, step_seed_from_vs2, step_dict_of_registers, step_dict_group_in_2_bits,
+         step_dict_vd_cleared_first)
