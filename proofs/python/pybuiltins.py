@@ -5,9 +5,12 @@ the same stable order, the same exceptions), without a Python truth test of a sy
 comparison: the choices are merged (`a if a > b else b` as an if-then-else). With no symbolic
 value among the arguments the builtin itself runs. `int(x)` and `bool(x)` of a symbolic value
 are that value (no Python int is needed), `type(x)` its concrete type, `range(n)` of a
-symbolic n a `SymRange`. Refused, with what to write instead: heapq's functions that move
-items by comparisons (heappop, heapify, ...: the heap's layout would depend on the values),
-`sorted` of more than SORT_LIMIT symbolic values.
+symbolic n a `SymRange`. Between negated values (`-x`, proofs/python/values.py records the x)
+the choice is made on the values themselves and negated after: min() of negations is the
+negated max() (the same value, a term the cut-point method reads as a maximum). Refused, with
+what to write instead: heapq's functions that move items by comparisons (heappop, heapify,
+...: the heap's layout would depend on the values), `sorted` of more than SORT_LIMIT symbolic
+values.
 """
 
 from __future__ import annotations
@@ -50,12 +53,32 @@ def less(a, b):
             equal, smaller = x == y, less(x, y)
             result = _choose(equal, result, smaller)
         return result
+    negated = _negations(a, b)
+    if negated is not None:     # -x < -y is y < x: a compare of the values themselves
+        return negated[1] < negated[0]
     return a < b
+
+
+def _negations(a, b):
+    """(x, y) when a is -x and b is -y and one of them is a symbolic negation, else None: the
+    minimum of negated values is chosen as the negated maximum of the values (the same value,
+    a term that the cut-point method reads as a maximum)."""
+    x, y = V.negation_of(a), V.negation_of(b)
+    if x is None and y is None:
+        return None
+    if x is None and type(a) is int:
+        x = -a
+    if y is None and type(b) is int:
+        y = -b
+    return None if x is None or y is None else (x, y)
 
 
 def _choose(cond, a, b):
     if type(cond) is not V.SymBool:
         return a if cond else b
+    negated = _negations(a, b)
+    if negated is not None:
+        return -merge(_cx(), cond, *negated)
     return merge(_cx(), cond, a, b)
 
 
@@ -329,18 +352,38 @@ def symbolic_heappush(heap, item):
 
 
 def symbolic_nlargest(n, iterable, key=None):
-    """heapq.nlargest: sorted(iterable, key=key, reverse=True)[:n] (heapq's documented equivalent)."""
-    from vredmax.proofs.python.branches import Filtered
-    if type(iterable) is Filtered and type(n) is int and n >= 1:
-        return SortedFiltered(iterable, key, True)[:n]
-    return symbolic_sorted(iterable, key=key, reverse=True)[:n]
+    """heapq.nlargest: its first n items of greatest key, ties in their order (for n == 1 the
+    max(), as heapq itself does)."""
+    return _heap_select("nlargest", n, iterable, key, True)
 
 
 def symbolic_nsmallest(n, iterable, key=None):
+    return _heap_select("nsmallest", n, iterable, key, False)
+
+
+def _heap_select(name, n, iterable, key, reverse):
+    """sorted(iterable, key=key, reverse=reverse)[:n] (heapq's documented equivalent), built
+    with n passes of merged compare-and-swap steps, each carrying the first best item left to
+    the front, not with a whole sort: a sort's result term grows with the square of the length."""
     from vredmax.proofs.python.branches import Filtered
     if type(iterable) is Filtered and type(n) is int and n >= 1:
-        return SortedFiltered(iterable, key, False)[:n]
-    return symbolic_sorted(iterable, key=key)[:n]
+        return SortedFiltered(iterable, key, reverse)[:n]
+    if type(n) is not int:
+        return symbolic_sorted(iterable, key=key, reverse=reverse)[:n]
+    items = list(iterable)
+    if n == 1:      # max()/min() decide themselves whether anything is symbolic
+        return [(symbolic_max if reverse else symbolic_min)(items, key=key)] if items else []
+    keys = [_call(key, item) for item in items] if key is not None else list(items)
+    if not any(_symbolic(k) or _symbolic(i) for k, i in zip(keys, items)):
+        return getattr(heapq, name)(n, items, key=None if key is None else lambda item, _k=iter(keys): next(_k))
+    if n <= 0:
+        return []
+    for i in range(min(n, len(items) - 1)):
+        for j in range(len(items) - 2, i - 1, -1):
+            swap = less(keys[j], keys[j + 1]) if reverse else less(keys[j + 1], keys[j])
+            items[j], items[j + 1] = _pick(swap, items[j + 1], items[j]), _pick(swap, items[j], items[j + 1])
+            keys[j], keys[j + 1] = _pick(swap, keys[j + 1], keys[j]), _pick(swap, keys[j], keys[j + 1])
+    return items[:n]
 
 
 def _refused_heap(name):

@@ -262,6 +262,12 @@ def make_int(cx, bk, t, w: int, s: bool, lo: int, hi: int):
     return SymInt(cx, bk, t, w, s, lo, hi)
 
 
+def negation_of(x):
+    """y when the SymInt x was made as -y (max()/min() choose between negated values by their
+    operands: proofs/python/pybuiltins.py), else None."""
+    return getattr(x, "negated", None) if type(x) is SymInt else None
+
+
 def make_bool(cx, bk, t):
     value = bk.value_of(t)
     if value is not None:
@@ -337,7 +343,7 @@ class SymInt:
     """A Python int whose value is a bit-vector term `t` of `w` bits, read as signed when `s`,
     known to lie in [lo, hi]."""
 
-    __slots__ = ("cx", "bk", "t", "w", "s", "lo", "hi", "__weakref__")
+    __slots__ = ("cx", "bk", "t", "w", "s", "lo", "hi", "negated", "__weakref__")
 
     def __init__(self, cx, bk, t, w, s, lo, hi):
         self.cx, self.bk, self.t, self.w, self.s, self.lo, self.hi = cx, bk, t, w, s, lo, hi
@@ -398,10 +404,15 @@ class SymInt:
 
     def __neg__(self):
         cx = _cx(self)
+        if negation_of(self) is not None:       # -(-y) is y: no term for it
+            return self.negated
         lo, hi = -self.hi, -self.lo
         w, s = need(lo, hi)
         bk, x = _place(cx, w, self, compute=True)
-        return make_int(cx, bk, bk.neg(fit(bk, x, w)), w, s, lo, hi)
+        result = make_int(cx, bk, bk.neg(fit(bk, x, w)), w, s, lo, hi)
+        if type(result) is SymInt:
+            result.negated = self
+        return result
 
     def __pos__(self):
         _cx(self)

@@ -86,6 +86,29 @@ def heapq_largest(ops, seed, elements, active):
     return heapq.nlargest(1, _active_values(seed, elements, active), key=lambda v: _signed(v, w))[0]
 
 
+@case("proved", MONOLITHIC, CUT, WIDE)
+def heapq_smallest_of_negated(ops, seed, elements, active):
+    """The maximum as the negated smallest of the negated signed values."""
+    w = ops.width
+    negated = [-_signed(seed, w)] + [-_signed(x, w) for x, a in zip(elements, active) if a]
+    return -heapq.nsmallest(1, negated)[0] & ((1 << w) - 1)
+
+
+@case("proved", MONOLITHIC, CUT, WIDE)
+def heapq_smallest_negated_key(ops, seed, elements, active):
+    w = ops.width
+    return heapq.nsmallest(1, _active_values(seed, elements, active), key=lambda v: -_signed(v, w))[0]
+
+
+@case("proved", MONOLITHIC, CUT)
+def heapq_largest_of_three(ops, seed, elements, active):
+    """The first of the three largest, inactive lanes holding the smallest value."""
+    w = ops.width
+    smallest = -(1 << (w - 1))
+    values = [_signed(x, w) if a else smallest for x, a in zip(elements, active)] + [_signed(seed, w)]
+    return heapq.nlargest(3, values)[0] & ((1 << w) - 1)
+
+
 @case("proved")
 def reduce_builtin_max(ops, seed, elements, active):
     """functools.reduce with the builtin max over signed Python ints."""
@@ -245,6 +268,36 @@ def heapq_smallest(ops, seed, elements, active):
 
 
 @case("counterexample", MONOLITHIC, CUT)
+def heapq_largest_unsigned_key(ops, seed, elements, active):
+    """nlargest with the raw (unsigned) value as its key: vredmaxu."""
+    return heapq.nlargest(1, _active_values(seed, elements, active), key=lambda v: v)[0]
+
+
+@case("counterexample", MONOLITHIC, CUT)
+def heapq_smallest_not_negated(ops, seed, elements, active):
+    """nsmallest of the signed values, the negation forgotten: the signed minimum."""
+    w = ops.width
+    values = [_signed(seed, w)] + [_signed(x, w) for x, a in zip(elements, active) if a]
+    return heapq.nsmallest(1, values)[0] & ((1 << w) - 1)
+
+
+@case("counterexample", MONOLITHIC, CUT)
+def heapq_smallest_negated_unsigned(ops, seed, elements, active):
+    """The negated smallest of the negated raw values: the unsigned maximum."""
+    negated = [-seed] + [-x for x, a in zip(elements, active) if a]
+    return -heapq.nsmallest(1, negated)[0]
+
+
+@case("counterexample", MONOLITHIC, CUT)
+def heapq_second_largest(ops, seed, elements, active):
+    """The last of the two largest: the second largest value, not the largest."""
+    w = ops.width
+    smallest = -(1 << (w - 1))
+    values = [_signed(x, w) if a else smallest for x, a in zip(elements, active)] + [_signed(seed, w)]
+    return heapq.nlargest(2, values)[-1] & ((1 << w) - 1)
+
+
+@case("counterexample", MONOLITHIC, CUT)
 def continue_inverted(ops, seed, elements, active):
     """Skips the active lanes instead of the inactive ones."""
     w = ops.width
@@ -375,6 +428,39 @@ def caught_symbolic_exception(ops, seed, elements, active):
     return max([_signed(seed, w)] + values) & ((1 << w) - 1)
 
 
+@case("error", MONOLITHIC, CUT)
+def attribute_of_a_name_bound_on_one_path(ops, seed, elements, active):
+    """`first` is bound only where lane 0 is active, and an int has no `.value`: the user's
+    AttributeError (as on ints) wherever lane 0 is active (its error names the line in a
+    traceback: tests/test_check_impl_paths.py checks it)."""
+    w = ops.width
+    if active[0]:
+        first = elements[0]
+    best = _signed(seed, w)
+    for x, a in zip(elements, active):
+        if a and _signed(x, w) > best:
+            best = _signed(x, w)
+    if active[0] and first.value:
+        best = -best
+    return best & ((1 << w) - 1)
+
+
+@case("proved", MONOLITHIC, CUT)
+def attribute_read_where_no_input_goes(ops, seed, elements, active):
+    """The same read, under conditions no input meets: never run, as on ints."""
+    w = ops.width
+    if active[0]:
+        first = elements[0]
+    best = _signed(seed, w)
+    for x, a in zip(elements, active):
+        if a and _signed(x, w) > best:
+            best = _signed(x, w)
+    if active[0]:
+        if not active[0]:
+            best = first.value
+    return best & ((1 << w) - 1)
+
+
 @case("counterexample", MONOLITHIC)
 def while_past_the_first_active(ops, seed, elements, active):
     """The same while loop, then the lanes after the first active one: the first is lost."""
@@ -455,11 +541,14 @@ def elif_chain_by_sign_bits_right(ops, seed, elements, active):
 
 UNITS = (while_to_the_first_active, while_past_the_first_active, append_under_if, append_under_if_unsigned,
          elif_chain_by_sign_bits, elif_chain_by_sign_bits_right, elif_by_sign, min_of_negated, elif_by_sign_swapped, min_without_negation,
-         if_continue, max_with_key, max_biased_key, sorted_last, heapq_largest, reduce_builtin_max,
+         if_continue, max_with_key, max_biased_key, sorted_last, heapq_largest, heapq_smallest_of_negated,
+         heapq_smallest_negated_key, heapq_largest_of_three, reduce_builtin_max,
          early_exit_at_the_top, tournament_network, seed_unless_any_active, while_over_the_lanes,
-         max_without_key, max_key_negated, sorted_first, heapq_smallest, continue_inverted,
+         max_without_key, max_key_negated, sorted_first, heapq_smallest, heapq_largest_unsigned_key,
+         heapq_smallest_not_negated, heapq_smallest_negated_unsigned, heapq_second_largest, continue_inverted,
          early_exit_when_positive, network_wrong_stride, skips_lane_37, magnitude_compare, zero_when_none_active,
-         reduce_without_the_seed, numpy_unsigned, bytes_unsigned, numpy_signed, caught_symbolic_exception)
+         reduce_without_the_seed, numpy_unsigned, bytes_unsigned, numpy_signed, caught_symbolic_exception,
+         attribute_read_where_no_input_goes)
 
 
 # Whole steps ------------------------------------------------------------------------------------
