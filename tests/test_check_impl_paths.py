@@ -96,6 +96,62 @@ def test_internal_bug_tells_the_users_exceptions_apart():
         assert branches.internal_bug(error) is None
 
 
+def _checker_code(source):
+    """A function compiled as if it were a line of the checker's own code (values.py)."""
+    namespace = {}
+    exec(compile(source, V.__file__, "exec"), namespace)
+    return namespace["read"]
+
+
+class _Bound(V.Context):
+    def decide(self, cond, what):
+        return bool(cond)
+
+
+def test_an_attribute_read_through_a_proxy_is_of_the_frame_that_asked():
+    """MaybeUnbound passes an attribute read on to its value: an AttributeError there is the
+    user's when the user's code read the attribute, the checker's when its own code did."""
+    value = branches.MaybeUnbound("best", True, 7)
+    with _Bound():
+        try:
+            value.no_such_field
+        except AttributeError as error:
+            assert branches.internal_bug(error) is None
+        try:
+            getattr(branches.MaybeUnbound("outer", True, value), "no_such_field")    # a proxy of a proxy
+        except AttributeError as error:
+            assert branches.internal_bug(error) is None
+        try:
+            _checker_code("def read(value):\n    return value.t\n")(value)
+        except AttributeError as error:
+            bug = branches.internal_bug(error)
+            assert isinstance(bug, branches.InternalError) and "values.py" in str(bug)
+
+
+def test_a_checker_read_through_a_proxy_inside_a_merged_branch_is_an_error(monkeypatch):
+    """The checker's own code reading an attribute the value behind a MaybeUnbound lacks
+    (inside a merged branch): an ERROR naming the checker, not the user's AttributeError (which
+    would have the branch explored instead, and the proof pass)."""
+    read = _checker_code("def read(value):\n    return value.t\n")
+
+    def broken(cx, cond, new, old):
+        return read(branches.MaybeUnbound("new", cond, 7))
+    monkeypatch.setattr(branches, "_guarded_value", broken)
+    report = _proof("tournament_network", UNIT, emulators.MONOLITHIC)
+    assert report.verdict == Verdict.ERROR
+    assert "check-impl's own code" in report.detail and "AttributeError" in report.detail
+
+
+def test_a_users_attribute_read_through_a_proxy_stays_the_users():
+    """A name bound on one path (a MaybeUnbound) read for an attribute its int lacks: the
+    user's AttributeError, on the path where it is bound; where no input goes, never run."""
+    report = _proof("attribute_of_a_name_bound_on_one_path", UNIT, emulators.CUT)
+    assert report.verdict == Verdict.ERROR
+    assert "raised AttributeError" in report.detail and "first.value" in report.detail
+    assert "check-impl's own code" not in report.detail
+    assert _proof("attribute_read_where_no_input_goes", UNIT, emulators.CUT).verdict == Verdict.PROVED
+
+
 def _dead(source):
     import ast
     from vredmax.proofs.python import rewrite

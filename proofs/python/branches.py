@@ -65,17 +65,23 @@ def internal_bug(error: BaseException):
     frames = []
     tb = error.__traceback__
     while tb is not None:
-        frames.append(tb.tb_frame.f_code.co_filename)
-        last_line, last_function = tb.tb_lineno, tb.tb_frame.f_code.co_name
+        frames.append((os.path.abspath(tb.tb_frame.f_code.co_filename), tb.tb_lineno, tb.tb_frame.f_code.co_name))
         tb = tb.tb_next
-    if not frames or last_function == "__getattr__":     # a proxy passing on the user's attribute
-        return None
-    name = os.path.abspath(frames[-1])
-    z3_dir = V._Z3_DIR
-    if name not in V.INTERNAL_FILES and not (z3_dir and name.startswith(z3_dir)):
+    # A proxy's __getattr__ (MaybeUnbound, a machine's) passes an attribute read on to the
+    # value it stands for: the read is of the frame that asked the proxy, the user's code or
+    # the checker's own.
+    while len(frames) > 1 and frames[-1][2] == "__getattr__" and _internal(frames[-1][0]):
+        frames.pop()
+    if not frames or not _internal(frames[-1][0]):
         return None             # raised by the user's code (or a library it called)
+    name, last_line, _ = frames[-1]
     return InternalError(f"check-impl's own code failed (not the implementation) at "
                          f"{os.path.basename(name)}:{last_line}: {type(error).__name__}: {error}")
+
+
+def _internal(path: str) -> bool:
+    """Is `path` (absolute) the checker's own code or z3's?"""
+    return path in V.INTERNAL_FILES or bool(V._Z3_DIR and path.startswith(V._Z3_DIR))
 
 
 class _Sentinel:

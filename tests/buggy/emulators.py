@@ -190,7 +190,7 @@ def elif_by_sign(ops, seed, elements, active):
     return best
 
 
-@case("proved", MONOLITHIC)
+@case("proved", MONOLITHIC, CUT)
 def min_of_negated(ops, seed, elements, active):
     """The maximum as the negated minimum of the negated signed values."""
     w = ops.width
