@@ -35,9 +35,8 @@ def test_a_step_runs_once_per_tail_policy(monkeypatch):
         found = explore(cx, run_once)
         runs.append(cx.paths_run)
         return found
-    monkeypatch.setattr(paths, "explore", counted)
-    from vredmax.proofs.python import check_impl
-    monkeypatch.setattr(check_impl, "explore", counted)
+    from vredmax.proofs.python import running          # where the user's code is run
+    monkeypatch.setattr(running, "explore", counted)
     report = _proof("step_plain", INSTRUCTION, emulators.STEP_CUT)
     assert report.verdict == Verdict.PROVED, report.detail
     assert runs and all(n == 1 for n in runs), runs
