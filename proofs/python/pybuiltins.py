@@ -109,7 +109,8 @@ def _extreme(name, replace, args, key, default):
     best, best_key = items[0], keys[0]
     for item, k in zip(items[1:], keys[1:]):
         better = replace(k, best_key)
-        best, best_key = _pick(better, item, best), _pick(better, k, best_key)
+        best = _pick(better, item, best)
+        best_key = best if key is None else _pick(better, k, best_key)     # without a key: one choice
     return best
 
 
@@ -125,7 +126,7 @@ def _filtered_extreme(name, replace, items, key, default):
             better = replace(k, best_key)
             take = V.bool_and(cond, V.bool_or(V.bool_not(have), better))
         best = item if best is None else _pick(take, item, best)
-        best_key = k if best_key is None else _pick(take, k, best_key)
+        best_key = best if key is None else k if best_key is None else _pick(take, k, best_key)
         have = V.bool_or(have, cond)
     if have is True:
         return best
