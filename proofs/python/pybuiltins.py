@@ -374,7 +374,7 @@ def _heap_select(name, n, iterable, key, reverse):
     items = list(iterable)
     if n == 1:      # max()/min() decide themselves whether anything is symbolic
         return [(symbolic_max if reverse else symbolic_min)(items, key=key)] if items else []
-    keys = [_call(key, item) for item in items] if key is not None else list(items)
+    keys = [_call(key, item) for item in items] if key is not None else items    # no key: one list, one swap
     if not any(_symbolic(k) or _symbolic(i) for k, i in zip(keys, items)):
         return getattr(heapq, name)(n, items, key=None if key is None else lambda item, _k=iter(keys): next(_k))
     if n <= 0:
@@ -383,7 +383,8 @@ def _heap_select(name, n, iterable, key, reverse):
         for j in range(len(items) - 2, i - 1, -1):
             swap = less(keys[j], keys[j + 1]) if reverse else less(keys[j + 1], keys[j])
             items[j], items[j + 1] = _pick(swap, items[j + 1], items[j]), _pick(swap, items[j], items[j + 1])
-            keys[j], keys[j + 1] = _pick(swap, keys[j + 1], keys[j]), _pick(swap, keys[j], keys[j + 1])
+            if keys is not items:
+                keys[j], keys[j + 1] = _pick(swap, keys[j + 1], keys[j]), _pick(swap, keys[j], keys[j + 1])
     return items[:n]
 
 
