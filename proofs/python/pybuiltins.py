@@ -5,12 +5,12 @@ the same stable order, the same exceptions), without a Python truth test of a sy
 comparison: the choices are merged (`a if a > b else b` as an if-then-else). With no symbolic
 value among the arguments the builtin itself runs. `int(x)` and `bool(x)` of a symbolic value
 are that value (no Python int is needed), `type(x)` its concrete type, `range(n)` of a
-symbolic n a `SymRange`. Between negated values (`-x`, proofs/python/values.py records the x)
-the choice is made on the values themselves and negated after: min() of negations is the
-negated max() (the same value, a term the cut-point method reads as a maximum). Refused, with
-what to write instead: heapq's functions that move items by comparisons (heappop, heapify,
-...: the heap's layout would depend on the values), `sorted` of more than SORT_LIMIT symbolic
-values.
+symbolic n a `SymRange`. Negated values (`-x`, proofs/python/values.py records the x) are
+compared by the values themselves and chosen between as the negated choice: min() of
+negations is the negated max() (the same value, a term the cut-point method reads as a
+maximum). Refused, with what to write instead: heapq's functions that move items by
+comparisons (heappop, heapify, ...: the heap's layout would depend on the values), `sorted`
+of more than SORT_LIMIT symbolic values.
 """
 
 from __future__ import annotations
@@ -53,32 +53,15 @@ def less(a, b):
             equal, smaller = x == y, less(x, y)
             result = _choose(equal, result, smaller)
         return result
-    negated = _negations(a, b)
+    negated = V.negations(a, b)
     if negated is not None:     # -x < -y is y < x: a compare of the values themselves
         return negated[1] < negated[0]
     return a < b
 
 
-def _negations(a, b):
-    """(x, y) when a is -x and b is -y and one of them is a symbolic negation, else None: the
-    minimum of negated values is chosen as the negated maximum of the values (the same value,
-    a term that the cut-point method reads as a maximum)."""
-    x, y = V.negation_of(a), V.negation_of(b)
-    if x is None and y is None:
-        return None
-    if x is None and type(a) is int:
-        x = -a
-    if y is None and type(b) is int:
-        y = -b
-    return None if x is None or y is None else (x, y)
-
-
 def _choose(cond, a, b):
     if type(cond) is not V.SymBool:
         return a if cond else b
-    negated = _negations(a, b)
-    if negated is not None:
-        return -merge(_cx(), cond, *negated)
     return merge(_cx(), cond, a, b)
 
 

@@ -263,9 +263,24 @@ def make_int(cx, bk, t, w: int, s: bool, lo: int, hi: int):
 
 
 def negation_of(x):
-    """y when the SymInt x was made as -y (max()/min() choose between negated values by their
-    operands: proofs/python/pybuiltins.py), else None."""
+    """y when the SymInt x was made as -y, else None: a choice between negated values is the
+    negated choice between the values (merge_ints), and max()/min() compare them by their
+    operands (proofs/python/pybuiltins.py), so that the minimum of negated values is a term
+    the cut-point method reads as the negated maximum."""
     return getattr(x, "negated", None) if type(x) is SymInt else None
+
+
+def negations(a, b):
+    """(x, y) when a is -x and b is -y (a Python int counts as the negation of its negation)
+    and one of them is a symbolic negation, else None."""
+    x, y = negation_of(a), negation_of(b)
+    if x is None and y is None:
+        return None
+    if x is None and type(a) is int:
+        x = -a
+    if y is None and type(b) is int:
+        y = -b
+    return None if x is None or y is None else (x, y)
 
 
 def make_bool(cx, bk, t):
@@ -811,6 +826,9 @@ def merge_ints(cx, cond, a, b):
     a, b = _numeric(a), _numeric(b)
     if a is b or (type(a) is int and type(b) is int and a == b):
         return a
+    negated = negations(a, b)
+    if negated is not None:     # `-x if c else -y` is -(x if c else y): a negation still
+        return -merge_ints(cx, cond, *negated)
     (alo, ahi), (blo, bhi) = bounds(a), bounds(b)
     lo, hi = min(alo, blo), max(ahi, bhi)
     w, s = need(lo, hi)

@@ -100,6 +100,16 @@ def heapq_smallest_negated_key(ops, seed, elements, active):
     return heapq.nsmallest(1, _active_values(seed, elements, active), key=lambda v: -_signed(v, w))[0]
 
 
+@case("proved", MONOLITHIC, CUT, WIDE)
+def heapq_smallest_of_negated_lanes(ops, seed, elements, active):
+    """Every lane negated, an inactive one holding the negation of the smallest value (which
+    no negated value exceeds), then the negated smallest against the seed."""
+    w = ops.width
+    top = 1 << (w - 1)
+    negated = [-_signed(x, w) if a else top for x, a in zip(elements, active)]
+    return max(-heapq.nsmallest(1, negated)[0], _signed(seed, w)) & ((1 << w) - 1)
+
+
 @case("proved", MONOLITHIC, CUT)
 def heapq_largest_of_three(ops, seed, elements, active):
     """The first of the three largest, inactive lanes holding the smallest value."""
@@ -286,6 +296,16 @@ def heapq_smallest_negated_unsigned(ops, seed, elements, active):
     """The negated smallest of the negated raw values: the unsigned maximum."""
     negated = [-seed] + [-x for x, a in zip(elements, active) if a]
     return -heapq.nsmallest(1, negated)[0]
+
+
+@case("counterexample", MONOLITHIC, CUT)
+def heapq_negated_lanes_off_by_one(ops, seed, elements, active):
+    """The same with inactive lanes holding 2**(w-1) - 1: an all-inactive vector gives
+    -(2**(w-1)) + 1, above a seed of the smallest value."""
+    w = ops.width
+    top = (1 << (w - 1)) - 1
+    negated = [-_signed(x, w) if a else top for x, a in zip(elements, active)]
+    return max(-heapq.nsmallest(1, negated)[0], _signed(seed, w)) & ((1 << w) - 1)
 
 
 @case("counterexample", MONOLITHIC, CUT)
@@ -542,10 +562,11 @@ def elif_chain_by_sign_bits_right(ops, seed, elements, active):
 UNITS = (while_to_the_first_active, while_past_the_first_active, append_under_if, append_under_if_unsigned,
          elif_chain_by_sign_bits, elif_chain_by_sign_bits_right, elif_by_sign, min_of_negated, elif_by_sign_swapped, min_without_negation,
          if_continue, max_with_key, max_biased_key, sorted_last, heapq_largest, heapq_smallest_of_negated,
-         heapq_smallest_negated_key, heapq_largest_of_three, reduce_builtin_max,
+         heapq_smallest_negated_key, heapq_smallest_of_negated_lanes, heapq_largest_of_three, reduce_builtin_max,
          early_exit_at_the_top, tournament_network, seed_unless_any_active, while_over_the_lanes,
          max_without_key, max_key_negated, sorted_first, heapq_smallest, heapq_largest_unsigned_key,
-         heapq_smallest_not_negated, heapq_smallest_negated_unsigned, heapq_second_largest, continue_inverted,
+         heapq_smallest_not_negated, heapq_smallest_negated_unsigned, heapq_negated_lanes_off_by_one,
+         heapq_second_largest, continue_inverted,
          early_exit_when_positive, network_wrong_stride, skips_lane_37, magnitude_compare, zero_when_none_active,
          reduce_without_the_seed, numpy_unsigned, bytes_unsigned, numpy_signed, caught_symbolic_exception,
          attribute_read_where_no_input_goes)
