@@ -159,3 +159,4 @@ def test_a_checker_bug_in_the_cut_machine_is_an_error_of_the_checker(target, tmp
     report, checks = _check(target, INSTRUCTION, Config(128, 64, 8, "m1"))
     assert report.verdict == Verdict.ERROR, report.detail
     assert all("check-impl's own code failed" in c.detail for c in checks), [c.detail for c in checks]
+    assert not any("raised InternalError" in c.detail for c in checks), [c.detail for c in checks]   # not the user's

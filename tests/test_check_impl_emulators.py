@@ -67,3 +67,18 @@ def test_numpy_is_refused_by_name():
     report = check_implementation(InProcess(load(f"{FILE}:numpy_signed"), UNIT, random_states=0, directed=False),
                                   UNIT, [emulators.CUT])
     assert report.verdict == Verdict.ERROR and "numpy" in report.detail and "emulators.py:" in report.detail
+
+
+def test_a_filtered_list_used_by_position_is_refused_by_name(tmp_path):
+    """list.insert on a list whose filter is symbolic: one line naming the method and what to
+    write (before: "raised AttributeError: 'Filtered' object has no attribute 'insert'")."""
+    path = tmp_path / "inserting.py"
+    path.write_text("def reduce(ops, seed, elements, active):\n"
+                    "    values = [x for x, a in zip(elements, active) if a]\n"
+                    "    values.insert(0, seed)\n"
+                    "    return max(values)\n")
+    report = check_implementation(InProcess(load(f"{path}:reduce"), UNIT, random_states=0, directed=False),
+                                  UNIT, [emulators.CUT])
+    assert report.verdict == Verdict.ERROR
+    assert "list.insert on a list filtered by a symbolic condition" in report.detail, report.detail
+    assert "inserting.py:3" in report.detail, report.detail

@@ -552,10 +552,14 @@ _INPLACE = {"Add": operator.iadd, "Sub": operator.isub, "Mult": operator.imul, "
 _MUTABLE = (list, dict, set, bytearray, collections.deque)
 
 
+def _mutable(value) -> bool:
+    return isinstance(value, _MUTABLE) or type(value) is Filtered
+
+
 def inplace(old, op, value):
     """`old op= value` (an in-place update of a list inside a merged branch escalates)."""
     cx = _cx()
-    if cx is not None and cx.guards and (isinstance(old, _MUTABLE) or type(old).__module__ == "numpy"):
+    if cx is not None and cx.guards and (_mutable(old) or type(old).__module__ == "numpy"):
         raise Escalate(cx.guard_site(), f"an in-place {op} of a {type(old).__name__} inside a branch")
     return _INPLACE[op](old, value)
 
@@ -623,8 +627,7 @@ def _mutates(cx, function) -> bool:
     and the project's own functions guard their stores or have none.)"""
     owner = getattr(function, "__self__", None)
     name = getattr(function, "__name__", "")
-    if owner is not None and not isinstance(owner, type) and (isinstance(owner, _MUTABLE)
-                                                               or type(owner).__module__ == "numpy"):
+    if owner is not None and not isinstance(owner, type) and (_mutable(owner) or type(owner).__module__ == "numpy"):
         return name in MUTATORS or type(owner).__module__ == "numpy"
     module = getattr(function, "__module__", None) or ""
     if module in ("heapq", "_heapq", "random", "bisect", "_bisect", "struct", "_struct", "array") or \
@@ -703,6 +706,32 @@ class Filtered:
                      "with a condition (x if a else smallest)")
 
     __iter__ = __getitem__ = __len__ = __contains__ = __reversed__ = __bool__ = _refuse
+
+    # Added items are there whatever the filter said: exactly a list's append and extend
+    # (inside a merged branch they escalate, as a list's: `_mutable`).
+    def append(self, item):
+        self.items.append((True, item))
+
+    def extend(self, other):
+        items = self._items(other)
+        self.items.extend(items if items is not None else [(True, x) for x in other])
+
+    def __iadd__(self, other):
+        self.extend(other)
+        return self
+
+    def copy(self):
+        return Filtered(list(self.items))
+
+    def clear(self):
+        self.items.clear()
+
+    def __getattr__(self, name):
+        if name in MUTATORS or name in ("index", "count"):   # a list's other methods need its positions
+            _cx().refuse(f"list.{name} on a list filtered by a symbolic condition (its length depends on the "
+                         "inputs)", "append to it, extend it, or take max/min/sum/any/all/len of it or loop over "
+                         "it; or keep every element and choose with a condition (x if a else smallest)")
+        raise AttributeError(f"'list' object has no attribute {name!r}")
 
     @staticmethod
     def _items(other):

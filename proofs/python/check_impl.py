@@ -59,7 +59,7 @@ __all__ = [
     "ANY_TAIL", "CONCRETE", "DEFAULT_RANDOM", "DEFAULT_TIMEOUT_MS", "FALLBACK_MAX_VLMAX", "INSTRUCTION",
     "INSTRUCTION_MAX_VLEN", "INSTRUCTION_PARAMETERS", "LEVELS", "METHOD_MISSING", "MINIMISE_BUDGET_S", "MONOLITHIC",
     "MONOLITHIC_MAX_BITS", "MONOLITHIC_MAX_VLEN", "MONOLITHIC_MAX_VLMAX", "SCALE", "SCALE_PICKS", "SEVERITY", "UNIT",
-    "UNIT_PARAMETERS", "USER_CALL_HOOK", "VLENS", "Check", "ConfigResult", "ImplementationError", "InProcess",
+    "UNIT_PARAMETERS", "VLENS", "Check", "ConfigResult", "ImplementationError", "InProcess",
     "LoadError", "Report", "all_configs", "as_instruction", "bounds_text", "call_user", "case_text",
     "check_at_scale", "check_config", "check_implementation", "check_monolithic", "checked_unit",
     "default_configs", "default_solver", "detect_level", "impl_outcome_kind", "load", "max_vlen", "method_for",
@@ -69,12 +69,6 @@ __all__ = [
 
 DEFAULT_TIMEOUT_MS = 60_000
 DEFAULT_RANDOM = 500
-
-# Called with True before and False after each call into the user's code: proofs/python/isolation.py
-# sets it to tell the parent process, which enforces a wall-clock limit on the user's code;
-# check_config hands it on to running.py, which calls the user's code.
-USER_CALL_HOOK = None
-
 
 # One configuration ---------------------------------------------------------------------------
 
@@ -86,7 +80,6 @@ def check_config(function, level: str, cfg: Config, timeout_ms: int = DEFAULT_TI
     counterexample whatever a proof would say; then by proof with each tail policy (a unit's
     cut-point proof covers both at once)."""
     start = time.perf_counter()
-    running.USER_CALL_HOOK = USER_CALL_HOOK
     method = method_for(level, cfg)
     result = ConfigResult(cfg, method or "none")
     if method is None:

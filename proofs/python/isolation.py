@@ -15,7 +15,7 @@ with the result (shown apart from the report, never mixed into --json). The chil
 and, on Linux, dies with the process that started it.
 
 The process running `check_job` enforces real wall-clock limits: the child says when it enters
-and leaves the user's code (proofs/python/check_impl.py USER_CALL_HOOK); a call that runs longer than
+and leaves the user's code (proofs/python/running.py USER_CALL_HOOK); a call that runs longer than
 the limit (--timeout) is killed and reported as an ERROR, and so is a child that dies (os._exit,
 a segfault). A whole configuration that runs past TASK_LIMIT_FACTOR x the limit is UNKNOWN.
 """
@@ -273,7 +273,8 @@ def _child_main() -> None:
         conn.send(("load-error", str(error), captured()))
         os._exit(0)
     conn.send(("loaded", check_impl.detect_level(function), captured()))
-    check_impl.USER_CALL_HOOK = lambda entering: conn.send(("user", entering))
+    from vredmax.proofs.python import running
+    running.USER_CALL_HOOK = lambda entering: conn.send(("user", entering))
     try:
         task = conn.recv()
     except EOFError:

@@ -16,7 +16,7 @@ from vredmax.proofs.engine.counterexample import Counterexample
 from vredmax.proofs.engine.judging import judge_step
 from vredmax.proofs.engine.truth_guard import SymbolicBranch, no_truth_tests
 from vredmax.proofs.python import plugin
-from vredmax.proofs.python.branches import Escalate
+from vredmax.proofs.python.branches import Escalate, InternalError
 from vredmax.proofs.python.paths import explore
 from vredmax.proofs.python.values import Refusal
 from vredmax.spec.bv import Concrete, Z3Elements
@@ -31,8 +31,7 @@ class ImplementationError(Exception):
 
 
 # Called with True before and False after each call into the user's code: proofs/python/isolation.py
-# sets it (as check_impl.USER_CALL_HOOK, which check_impl.check_config hands on) to tell the
-# parent process, which enforces a wall-clock limit on the user's code.
+# sets it to tell the parent process, which enforces a wall-clock limit on the user's code.
 USER_CALL_HOOK = None
 
 
@@ -71,6 +70,8 @@ def call_user(function, args, backend: str, name: str | None = None, cx=None):
             raise ImplementationError(f"{name} {error.verb()} {error}") from None
         if type(error).__name__ == "SymbolicUse":   # the cut-point tracer's refusal (proofs/python/trace.py)
             raise ImplementationError(f"{name} branches on a symbolic value at {error}") from None
+        if isinstance(error, InternalError):   # the checker's fault, not the user's code's
+            raise ImplementationError(f"{error} (while running {name} on {backend})") from None
         if isinstance(error, TypeError) and len(traceback.extract_tb(error.__traceback__)) == 1:
             # the call itself failed: the function does not take these parameters
             raise ImplementationError(f"{name} cannot be called with the {len(args)} arguments of its "
@@ -146,6 +147,8 @@ def _path_error(name, error, backend):
         return error
     if isinstance(error, Refusal):
         return ImplementationError(f"{name} {error.verb()} {error}")
+    if isinstance(error, InternalError):
+        return ImplementationError(f"{error} (while running {name} on {backend})")
     return ImplementationError(f"{name} raised {type(error).__name__} on {backend}: {error}")
 
 

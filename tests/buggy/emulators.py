@@ -559,7 +559,26 @@ def elif_chain_by_sign_bits_right(ops, seed, elements, active):
     return best
 
 
+@case("proved", MONOLITHIC, CUT)
+def filtered_then_appended(ops, seed, elements, active):
+    """The active values gathered by a filtered comprehension, the seed appended, max() of them."""
+    w = ops.width
+    values = [_signed(x, w) for x, a in zip(elements, active) if a]
+    values.append(_signed(seed, w))
+    return max(values) & ((1 << w) - 1)
+
+
+@case("counterexample", MONOLITHIC, CUT)
+def filtered_then_zero_appended(ops, seed, elements, active):
+    """The same with 0 appended where the seed belongs: wrong when every value is negative."""
+    w = ops.width
+    values = [_signed(x, w) for x, a in zip(elements, active) if a]
+    values += [0]
+    return max(values) & ((1 << w) - 1)
+
+
 UNITS = (while_to_the_first_active, while_past_the_first_active, append_under_if, append_under_if_unsigned,
+         filtered_then_appended, filtered_then_zero_appended,
          elif_chain_by_sign_bits, elif_chain_by_sign_bits_right, elif_by_sign, min_of_negated, elif_by_sign_swapped, min_without_negation,
          if_continue, max_with_key, max_biased_key, sorted_last, heapq_largest, heapq_smallest_of_negated,
          heapq_smallest_negated_key, heapq_smallest_of_negated_lanes, heapq_largest_of_three, reduce_builtin_max,
