@@ -19,6 +19,7 @@ CUT = Config(128, 64, 8, "m8")             # VLMAX 128: cut points
 CUT16 = Config(128, 64, 16, "m8")          # VLMAX 64, SEW=16: two bytes per element
 STEP_MONO = Config(128, 64, 64, "m1")      # a whole step: VLMAX 2, the monolithic query
 STEP_CUT = Config(128, 64, 8, "m1")        # a whole step cut at its reduction, VLMAX 16
+STEP_WIDE = Config(128, 64, 8, "m8")       # VLMAX 128: eight registers of bytes
 
 
 def case(expect: str, *where: Config):
@@ -190,14 +191,15 @@ def _bytes_file_step(m, pre, insn, cfg, tail, order="little", signed=True):
                 acc = x
     out = bytearray(regs[insn.vd])
     out[0:nb] = (acc & ((1 << cfg.sew) - 1)).to_bytes(nb, "little")
+    value = int.from_bytes(out, "little")
     if tail == "ones" and pre.vtype >> VTYPE_VTA_BIT & 1:
-        out[nb:] = b"\xff" * (vlenb - nb)
+        value |= ((1 << cfg.vlen) - 1) & ~((1 << cfg.sew) - 1)
     new = [int.from_bytes(r, "little") for r in regs]
-    new[insn.vd] = int.from_bytes(out, "little")
+    new[insn.vd] = value
     return traps, pre.with_(regs=tuple(new), vstart=0, vs=VS_DIRTY)
 
 
-@case("proved", STEP_MONO, STEP_CUT)
+@case("proved", STEP_MONO, STEP_CUT, STEP_WIDE)
 def step_bytes_file(m, pre, insn, cfg, tail):
     return _bytes_file_step(m, pre, insn, cfg, tail)
 
