@@ -84,6 +84,11 @@ def byte_out_of_range(x):
 def struct_out_of_range(x):
     return struct.pack("<b", (x >> 8) - 128)[0]
 
+def prefixed(x):
+    low = x & 0xff
+    return b"\\x01" + x.to_bytes(2, "little"), bytearray(b"\\x02") + bytes([low]), low in x.to_bytes(2, "big"), \\
+        bytes([low]) * 2, struct.Struct(">H").unpack(x.to_bytes(2, "little"))[0]
+
 def index_out_of_range(x):
     return b"abc"[0:2][0] + x.to_bytes(2, "little")[(x >> 14) - 2]
 '''
@@ -184,6 +189,8 @@ def test_the_round_trip_is_the_value_itself():
     ("def f(x):\n    return struct.unpack('<e', x.to_bytes(2, 'little'))\n", "struct.unpack with the format '<e'"),
     ("def f(x):\n    return {x.to_bytes(2, 'little'): 1}\n", "hash() of bytes holding a symbolic byte"),
     ("def f(x):\n    return x.to_bytes(x & 3, 'little')\n", "int.to_bytes of a symbolic length"),
+    ("def f(x):\n    regs = [bytearray(2) for _ in range(32)]\n    return regs[x & 31][0]\n",
+     "a symbolic index into a list of bytearrays"),
 ])
 def test_what_cannot_be_proved_is_refused_by_name(source, what, tmp_path):
     path = tmp_path / "refused.py"

@@ -41,6 +41,7 @@ from vredmax.spec import z3fast as fast
 V.internal(__file__)
 
 _REAL = {False: bytes, True: bytearray}
+_MUTATORS = {"insert", "remove", "extend", "append", "pop", "reverse", "clear"}
 INDEX_ADVICE = ("index and slice bytes with concrete ints (a register file as a list of bytes per register, "
                 "read at a register number, then sliced at i * nb)")
 
@@ -260,6 +261,25 @@ class SymBytes:
     def copy(self):
         return make(self.items, self.mutable)
 
+    def pop(self, index=-1):
+        self._mutable()
+        if _symbolic(index):
+            _refuse("bytearray.pop at a symbolic index", INDEX_ADVICE)
+        _outside_branches("bytearray.pop")
+        if not self.items:
+            raise IndexError("pop from empty bytearray")
+        return self.items.pop(index)
+
+    def reverse(self):
+        self._mutable()
+        _outside_branches("bytearray.reverse")
+        self.items.reverse()
+
+    def clear(self):
+        self._mutable()
+        _outside_branches("bytearray.clear")
+        self.items.clear()
+
     # operators
     def __add__(self, other):
         if not _bytes_like(other):
@@ -322,6 +342,8 @@ class SymBytes:
         return result if result is NotImplemented else V.bool_not(result)
 
     def __contains__(self, value):
+        if not _bytes_like(value):
+            value = _byte(value, lambda: 256 in b"")          # Python's ValueError
         if _bytes_like(value):
             if _concrete(self) and all(type(b) is int for b in _of(value)):
                 return bytes(_of(value)) in self._real()
@@ -356,7 +378,7 @@ class SymBytes:
         if not _concrete(self):
             _refuse(f"{'bytearray' if self.mutable else 'bytes'}.{name} of bytes holding a symbolic byte",
                     "take bytes at concrete indexes and ints with int.from_bytes")
-        if self.mutable:
+        if self.mutable and name in _MUTATORS:
             def mutating(*args, **kwargs):
                 _outside_branches(f"bytearray.{name}")
                 real = self._real()
@@ -733,8 +755,13 @@ def register_file(items):
     for r in pre.regs]`): a function reading it at a symbolic register number as the array read
     (the spec's own term), turned into the same bytes; else None. Kept per list state."""
     from vredmax.proofs.python.branches import NUM_VREGS, _whole_register_file
-    if len(items) != NUM_VREGS or not all(type(x) is SymBytes and not x.mutable for x in items):
+    if len(items) != NUM_VREGS or not all(type(x) is SymBytes for x in items):
         return None
+    if any(x.mutable for x in items):
+        _refuse("a symbolic index into a list of bytearrays (each is an object: which one is read or "
+                "changed would depend on the inputs)",
+                "keep each register as bytes, read regs[vs2 + k] and store regs[vd] = bytes(new) (or index "
+                "the bytearrays with concrete register numbers)")
     cx = _cx()
     cache = cx.__dict__.setdefault("_bytes_register_files", {})
     key = tuple(id(x) for x in items)

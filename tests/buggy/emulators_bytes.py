@@ -216,7 +216,32 @@ def step_bytes_file_unsigned(m, pre, insn, cfg, tail):
     return _bytes_file_step(m, pre, insn, cfg, tail, signed=False)
 
 
+@case("proved", STEP_MONO, STEP_CUT)
+def step_struct_file(m, pre, insn, cfg, tail):
+    """Elements with struct.unpack_from at k * nb of their register's bytes; vd written back as
+    bytes into the list of bytes (regs[vd] = ...), the post-state's registers read from it."""
+    traps = _traps(m, pre, insn, cfg)
+    if pre.vl == 0 or any(c for _, c in traps):
+        return traps, pre
+    vlenb, nb, per = cfg.vlen // 8, cfg.sew // 8, cfg.vlen // cfg.sew
+    code = "<" + _CODES[cfg.sew]
+    regs = [r.to_bytes(vlenb, "little") for r in pre.regs]
+    acc = struct.unpack_from(code, regs[insn.vs1])[0]
+    for i in range(cfg.vlmax):
+        if i >= pre.vl:
+            break
+        if not insn.vm and not regs[0][i // 8] >> (i % 8) & 1:
+            continue
+        x = struct.unpack_from(code, regs[insn.vs2 + i // per], (i % per) * nb)[0]
+        acc = max(acc, x)
+    ones = tail == "ones" and pre.vtype >> VTYPE_VTA_BIT & 1
+    rest = b"\xff" * (vlenb - nb) if ones else regs[insn.vd][nb:]
+    regs[insn.vd] = struct.pack(code, acc) + rest
+    new = tuple(int.from_bytes(r, "little") for r in regs)
+    return traps, pre.with_(regs=new, vstart=0, vs=VS_DIRTY)
+
+
 UNITS = (from_bytes_signed, struct_signed, packed_register, big_endian_bytes_compare, bytearray_accumulator,
          from_bytes_unsigned, byte_order_mixed, struct_wrong_width, bytes_big_endian_unsigned,
          to_bytes_signed_overflows)
-STEPS = (step_bytes_file, step_bytes_file_big_endian, step_bytes_file_unsigned)
+STEPS = (step_bytes_file, step_bytes_file_big_endian, step_bytes_file_unsigned, step_struct_file)
