@@ -397,12 +397,25 @@ def _outside_branches(what):
         raise Escalate(cx.guard_site(), f"{what} inside a branch")
 
 
+def _mixed(x) -> bool:
+    return len({id(b.bk) for b in _of(x) if type(b) is V.SymInt}) > 1
+
+
 def merge(cx, cond, a, b):
     """`a if cond else b` of two bytes of one length (bytearrays are objects with an identity:
     not merged, the branch is explored)."""
     from vredmax.proofs.python.facade import CannotMerge
     if isinstance(a, bytearray) or isinstance(b, bytearray) or len(a) != len(b):
         raise CannotMerge(a, b)
+    limit = cx.trace_limit
+    if _mixed(a) or _mixed(b) or (limit is not None and 8 * len(a) > limit):
+        # in a cut step, bytes wider than an element (a register, or the reduction's traced
+        # result in a register's machine bytes) are merged as whole values on the machine: a
+        # register stays a machine value, the result reaches the machine once (not once per
+        # merged byte)
+        value = V.merge_ints(cx, cond, _value_of(list(_of(a)), False), _value_of(list(_of(b)), False))
+        return make(list(value.to_bytes(len(a), "little")) if type(value) is int else
+                    _bytes_of(value, len(a), False, OverflowError))
     return make([_byte(V.merge_ints(cx, cond, x, y), _range_error(False)) for x, y in zip(_of(a), _of(b))])
 
 
@@ -495,8 +508,8 @@ def _value_of(items, signed: bool):
     cx = V._cx(*symbolic)
     bits = 8 * len(items)
     bk = symbolic[0].bk
-    if any(b.bk is not bk for b in symbolic):      # bytes of two backends (a cut step's)
-        bk, *symbolic = V._place(cx, bits, *symbolic)
+    if any(b.bk is not bk for b in symbolic):
+        return _value_of_backends(items, signed)
     placed = symbolic
     placed = iter(placed)
     terms = [bk.bv(b, 8) if type(b) is int else V.fit(bk, next(placed), 8) for b in items]
@@ -509,6 +522,27 @@ def _value_of(items, signed: bool):
     if lo >= half:
         return V.make_int(cx, bk, term, bits, True, lo - (1 << bits), hi - (1 << bits))
     return V.make_int(cx, bk, term, bits, True, max(lo, half) - (1 << bits), min(hi, half - 1))
+
+
+def _value_of_backends(items, signed: bool):
+    """Bytes of two backends (a cut step's: the reduction's result traced, the registers' bytes
+    Z3 terms): each run of one backend put together on its own (the result's bytes are the
+    result again), then the runs combined with the ints' operators (values.py places them)."""
+    groups, backend = [], None
+    for b in items:
+        bk = b.bk if type(b) is V.SymInt else None
+        if not groups or (bk is not None and backend is not None and bk is not backend):
+            groups.append([])
+            backend = None
+        groups[-1].append(b)
+        backend = backend or bk
+    total, offset = 0, 0
+    for group in groups:
+        total = total | _value_of(group, False) << offset
+        offset += 8 * len(group)
+    if signed:
+        total = total - ((total >> (offset - 1)) << offset)
+    return total
 
 
 def _assemble(bk, terms, memo=None):

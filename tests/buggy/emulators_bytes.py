@@ -20,6 +20,7 @@ CUT16 = Config(128, 64, 16, "m8")          # VLMAX 64, SEW=16: two bytes per ele
 STEP_MONO = Config(128, 64, 64, "m1")      # a whole step: VLMAX 2, the monolithic query
 STEP_CUT = Config(128, 64, 8, "m1")        # a whole step cut at its reduction, VLMAX 16
 STEP_WIDE = Config(128, 64, 8, "m8")       # VLMAX 128: eight registers of bytes
+STEP16 = Config(128, 64, 16, "m2")         # VLMAX 16, SEW=16: the result's two bytes written back
 
 
 def case(expect: str, *where: Config):
@@ -216,7 +217,7 @@ def step_bytes_file_unsigned(m, pre, insn, cfg, tail):
     return _bytes_file_step(m, pre, insn, cfg, tail, signed=False)
 
 
-@case("proved", STEP_MONO, STEP_CUT)
+@case("proved", STEP_MONO, STEP_CUT, STEP16)
 def step_struct_file(m, pre, insn, cfg, tail):
     """Elements with struct.unpack_from at k * nb of their register's bytes; vd written back as
     bytes into the list of bytes (regs[vd] = ...), the post-state's registers read from it."""
