@@ -89,6 +89,15 @@ def prefixed(x):
     return b"\\x01" + x.to_bytes(2, "little"), bytearray(b"\\x02") + bytes([low]), low in x.to_bytes(2, "big"), \\
         bytes([low]) * 2, struct.Struct(">H").unpack(x.to_bytes(2, "little"))[0]
 
+def sizes_in_a_branch(x):
+    if x > 5:           # bytes of two lengths: not merged, the branch explored
+        size = struct.calcsize("<H")
+        data = struct.pack("<H", x)
+    else:
+        size = struct.calcsize("<I")
+        data = struct.pack("<I", x)
+    return size, int.from_bytes(data[:2], "little")
+
 def index_out_of_range(x):
     return b"abc"[0:2][0] + x.to_bytes(2, "little")[(x >> 14) - 2]
 '''
@@ -125,11 +134,17 @@ def _every_path(cx, run):
     """paths.explore's loop, going on past a path that raised: [(condition, outcome)]."""
     found, cx.plans = [], [[]]
     while cx.plans:
-        cx.start(cx.plans.pop(0))
-        try:
-            outcome = ("value", run())
-        except Exception as error:
-            outcome = ("error", error)
+        plan = cx.plans.pop(0)
+        while True:
+            cx.start(plan)
+            try:
+                outcome = ("value", run())
+            except branches.Escalate as error:      # a merge that cannot be made: explored
+                cx.split(error.sites, error.why)
+                continue
+            except Exception as error:
+                outcome = ("error", error)
+            break
         found.append((cx.path_condition(), outcome))
         cx.plans.extend(cx.new_plans)
     return found

@@ -816,6 +816,11 @@ def _read_as_bytes(whole, length, order, index):
     return to_bytes(whole[index], length, order)
 
 
+def calcsize(fmt):
+    """struct.calcsize (this module's: no store, so not a call that escalates a merged branch)."""
+    return struct.calcsize(fmt)
+
+
 def int_to_bytes(x, *args, **kwargs):
     """int.to_bytes called unbound."""
     if _symbolic(x):
@@ -830,7 +835,7 @@ def install(table: dict) -> None:
         int.from_bytes: from_bytes, int.to_bytes: int_to_bytes, builtins.bytes: symbolic_bytes,
         builtins.bytearray: symbolic_bytearray, struct.pack: symbolic_pack, struct.unpack: symbolic_unpack,
         struct.unpack_from: symbolic_unpack_from, struct.pack_into: symbolic_pack_into,
-        struct.iter_unpack: symbolic_iter_unpack,
+        struct.iter_unpack: symbolic_iter_unpack, struct.calcsize: calcsize,
     })
     earlier_type = table.get(builtins.type, builtins.type)
 
