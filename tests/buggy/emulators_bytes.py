@@ -205,7 +205,7 @@ def step_bytes_file(m, pre, insn, cfg, tail):
     return _bytes_file_step(m, pre, insn, cfg, tail)
 
 
-@case("counterexample", STEP_MONO)
+@case("counterexample", STEP_MONO, STEP16)
 def step_bytes_file_big_endian(m, pre, insn, cfg, tail):
     """Reads each element's bytes big-endian."""
     return _bytes_file_step(m, pre, insn, cfg, tail, order="big")
