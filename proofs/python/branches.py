@@ -30,6 +30,7 @@ import os
 
 from vredmax.proofs.python import values as V
 from vredmax.proofs.python.facade import CannotMerge, merge as merge_values
+from vredmax.proofs.python.symbytes import method as symbytes_method, register_file as symbytes_register_file
 from vredmax.spec.state import NUM_VREGS
 
 V.internal(__file__)
@@ -460,6 +461,9 @@ def _merged_read(items, index):
     whole = _whole_register_file(items)
     if whole is not None:           # list(pre.regs) read at a register number: the array read
         return whole[index]
+    whole = symbytes_register_file(items)
+    if whole is not None:           # [r.to_bytes(...) for r in pre.regs]: the array read, as bytes
+        return whole(index)
     return _chosen(cx, index, [(j, items[j]) for j in range(max(index.lo, 0), min(index.hi, n - 1) + 1)], "list")
 
 
@@ -582,6 +586,7 @@ def call(function, *args, **kwargs):
         function = pybuiltins.SUBSTITUTES.get(function, function)
     except TypeError:       # an unhashable callable
         pass
+    function = symbytes_method(function)        # b"".join, struct.Struct(...).pack of symbolic bytes
     if _from_numpy(function) and (any(_held(a) for a in args) or any(_held(v) for v in kwargs.values())):
         name = getattr(function, "__name__", None) or type(function).__name__
         cx.refuse(f"numpy ({name}) of symbolic values: a numpy array cannot hold them",

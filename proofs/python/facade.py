@@ -438,6 +438,9 @@ def merge(cx, cond, a, b):
                           for f in ("regs", "vtype", "vl", "vstart", "vs")})
     if type(a) is str and type(b) is str and a == b:
         return a
+    if isinstance(a, (bytes, bytearray)) and isinstance(b, (bytes, bytearray)):
+        from vredmax.proofs.python.symbytes import merge as merge_bytes
+        return merge_bytes(cx, cond, a, b)
     raise CannotMerge(a, b)
 
 

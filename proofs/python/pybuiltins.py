@@ -392,3 +392,4 @@ SUBSTITUTES = {
 }
 for _name in ("heappop", "heapify", "heapreplace", "heappushpop", "merge"):
     SUBSTITUTES[getattr(heapq, _name)] = _refused_heap(_name)
+__import__("vredmax.proofs.python.symbytes", fromlist=["install"]).install(SUBSTITUTES)   # bytes, struct

@@ -184,7 +184,7 @@ class Context:
                     "keep the values of one reduction apart from the machine's")
 
 
-PROXY_NAMES = ("'SymInt'", "'SymBool'", "'SymRegs'", " SymInt", " SymBool", " SymRegs")
+PROXY_NAMES = ("'SymInt'", "'SymBool'", "'SymRegs'", " SymInt", " SymBool", " SymRegs", "'SymBytes'", " SymBytes")
 
 
 def advice_for(what: str, location) -> str:
@@ -194,8 +194,8 @@ def advice_for(what: str, location) -> str:
         return ("numpy arrays hold machine integers, not symbolic values: keep elements in a Python "
                 "list (or run numpy only on concrete ints); numpy is refused while proving")
     if "to_bytes" in line or "from_bytes" in line or "struct." in line or "bytes(" in line or "bytearray" in line:
-        return ("bytes cannot hold symbolic values: keep a register as an int and take its fields "
-                "with >> and & (or m.extract / m.split)")
+        return ("bytes hold symbolic values at concrete indexes only: index and slice them with concrete "
+                "ints (a register file as a list of bytes per register), or take fields with >> and &")
     if "hash" in what or "dict" in line or "set(" in line:
         return "a symbolic value cannot be a dict key or set member: keep values in a list"
     if "str" in what or "format" in what or "print" in line:
@@ -632,9 +632,8 @@ class SymInt:
         return total
 
     def to_bytes(self, *args, **kwargs):
-        _cx(self).refuse("int.to_bytes of a symbolic value",
-                         "bytes cannot hold symbolic values: keep a register as an int and take its fields "
-                         "with >> and & (or m.extract / m.split)")
+        from vredmax.proofs.python.symbytes import to_bytes      # bytes of symbolic values
+        return to_bytes(self, *args, **kwargs)
 
 
 def _mul_bounds(a, b):

@@ -410,10 +410,10 @@ def numpy_unsigned(ops, seed, elements, active):
     return int(values.max())
 
 
-@case("counterexample", MONOLITHIC, CUT, proof="error")
+@case("counterexample", MONOLITHIC, CUT)
 def bytes_unsigned(ops, seed, elements, active):
-    """The elements as bytes, compared byte-string-wise: unsigned (to_bytes is refused while
-    proving; the concrete states find the bug)."""
+    """The elements as bytes, compared byte-string-wise: unsigned (bytes of symbolic values
+    compare as bytes do: proofs/python/symbytes.py)."""
     nb = ops.width // 8
     best = seed
     for x, a in zip(elements, active):
@@ -436,13 +436,14 @@ def numpy_signed(ops, seed, elements, active):
 
 @case("error", MONOLITHIC, CUT)
 def caught_symbolic_exception(ops, seed, elements, active):
-    """A fast path through bytes (right on ints) inside the user's own try/except, a correct
-    fallback: the exception the symbolic value raised is recorded, so the verdict is ERROR,
-    never PROVED (the proof covered the fallback, the concrete run takes the fast path)."""
+    """A fast path through a memoryview of bytes (right on ints) inside the user's own
+    try/except, a correct fallback: the TypeError memoryview raised on the symbolic bytes is
+    recorded, so the verdict is ERROR, never PROVED (the proof covered the fallback, the
+    concrete run takes the fast path)."""
     w, nb = ops.width, ops.width // 8
     try:
-        values = [int.from_bytes(x.to_bytes(nb, "little"), "little", signed=True)
-                  for x, a in zip(elements, active) if a]
+        signed = [int.from_bytes(memoryview(x.to_bytes(nb, "little")), "little", signed=True) for x in elements]
+        values = [v for v, a in zip(signed, active) if a]
     except Exception:
         values = [_signed(x, w) for x, a in zip(elements, active) if a]
     return max([_signed(seed, w)] + values) & ((1 << w) - 1)
