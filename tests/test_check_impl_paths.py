@@ -172,3 +172,19 @@ def test_a_loops_temporaries_are_not_merged_across_rounds():
     assert _dead("def g(n, t, a):\n    for i in range(n):\n        t = t + i\n    return a\n") == set()
     assert _dead("def g(n, a):\n    for i in range(n):\n        if i:\n            t = i\n        a = t\n"
                  "    return a\n") == set()                   # first met inside an if: may be last round's
+
+
+def test_an_error_in_a_filtered_comprehensions_element_is_the_users(tmp_path):
+    """An element of a comprehension with a symbolic filter that raises: the user's error at
+    the user's line (before: the explorer failed on the element's missing site, and the
+    verdict read "post-state does not fit the spec")."""
+    path = tmp_path / "comprehension.py"
+    path.write_text("def reduce(ops, seed, elements, active):\n"
+                    "    values = [x.bit_count(1) for x, a in zip(elements, active) if a]\n"
+                    "    return max([seed] + values)\n")
+    for cfg in (emulators.MONOLITHIC, emulators.CUT):
+        report = check_implementation(InProcess(load(f"{path}:reduce"), UNIT, random_states=0, directed=False),
+                                      UNIT, [cfg])
+        detail = report.results[0].checks[0].detail
+        assert report.verdict == Verdict.ERROR, detail
+        assert "raised TypeError" in detail and 'comprehension.py", line 2' in detail, detail

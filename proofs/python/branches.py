@@ -170,8 +170,8 @@ def _guarded(cx, cond, run, site):
         if not cx.feasible_guards():
             del cx.refusals[refusals:]      # a refusal where nothing can run is no refusal
             return ABANDONED
-        if isinstance(error, V.Refusal):
-            raise
+        if isinstance(error, V.Refusal) or site is None:   # (None: a comprehension's element, no
+            raise                                           # site to explore: the user's error)
         raise Escalate(site, f"{type(error).__name__} in a branch") from None
     finally:
         cx.pop_guard()

@@ -39,7 +39,6 @@ import time
 
 from vredmax.impl.execute import TAIL_POLICIES
 from vredmax.proofs.engine.verdict import Verdict
-from vredmax.proofs.python import running
 from vredmax.proofs.python.concrete_first import concrete_first, random_cross_check
 from vredmax.proofs.python.configurations import (ANY_TAIL, CONCRETE, FALLBACK_MAX_VLMAX, INSTRUCTION_MAX_VLEN,
                                                   MONOLITHIC, MONOLITHIC_MAX_BITS, MONOLITHIC_MAX_VLEN,

@@ -391,9 +391,11 @@ def explore(cx: ProofContext, run_once):
                 outcome = ("value", run_once())
             except Escalate as error:
                 restarts += 1
-                if restarts > 64 or all((s, None) in cx.split_sites for s in error.sites if s is not None):
-                    outcome = ("error", V.Refusal(f"{error.sites[0][0]}:{error.sites[0][2]}: {error.why}; "
-                                                  "the branch could be neither merged nor explored"))
+                sites = [s for s in error.sites if s is not None]
+                if restarts > 64 or all((s, None) in cx.split_sites for s in sites):
+                    place = f"{sites[0][0]}:{sites[0][2]}: " if sites else ""
+                    outcome = ("error", V.Refusal(f"{place}{error.why}; the branch could be neither merged "
+                                                  "nor explored"))
                 else:
                     cx.split(error.sites, error.why)
                     continue

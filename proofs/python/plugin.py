@@ -15,8 +15,8 @@ from vredmax.proofs.python import values as V
 from vredmax.proofs.python.facade import (Z3, ConcreteMachine, ElementOps, ProxyMachine, SymInsn, SymRegs,
                                          condition_term, element_ops, field_term, trace_terms)
 from vredmax.proofs.python.paths import CutContext, ProofContext
-from vredmax.proofs.python.trace import BOOL, Term, TraceElements
-from vredmax.spec.bv import ConcreteElements, Z3Elements
+from vredmax.proofs.python.trace import TraceElements
+from vredmax.spec.bv import ConcreteElements
 from vredmax.spec.config import VTYPE_VILL_BIT, XLEN, Config, encode_vtype
 from vredmax.spec.state import NUM_VREGS, ArchState
 
