@@ -358,6 +358,35 @@ def test_cli_misbehaving_code_is_an_error(capsys, tmp_path, body, message):
     assert "PROVED:" not in out
 
 
+SLOW_WHEN_SYMBOLIC = """import sys, time
+
+def _symbolic_run():
+    frame = sys._getframe(1)
+    while frame is not None:   # the checker explores the paths of a symbolic run only
+        if frame.f_code.co_filename.endswith("paths.py") and frame.f_code.co_name == "explore":
+            return True
+        frame = frame.f_back
+    return False
+
+def reduce(ops, seed, elements, active):
+    if _symbolic_run():
+        time.sleep(4)
+""" + "".join(f"    {line}\n" for line in GOOD.split("\n"))
+
+
+def test_cli_a_symbolic_run_beyond_vlmax_8192_gets_more_time(capsys, tmp_path):
+    """The run on symbolic values does work per element: at VLMAX 32768 it gets 4 x --timeout
+    (a plain-Python unit at VLMAX 65536 took 40-100 s, over the 60 s default, busy or not).
+    A concrete call, and any call at VLMAX <= 8192, keeps the plain limit."""
+    path = tmp_path / "sleepy.py"
+    path.write_text(SLOW_WHEN_SYMBOLIC)
+    common = [f"{path}:reduce", "--sew", "8", "--lmul", "m8", "--timeout", "3", "--random", "0", "--no-cache"]
+    code, out, err = run(capsys, "check-impl", *common, "--vlen", "32768")
+    assert code == 0 and "Summary: 1 proved" in out, out + err
+    code, out, err = run(capsys, "check-impl", *common, "--vlen", "8192")
+    assert code == 4 and "did not return within 3 s (--timeout)" in out, out + err
+
+
 def test_cli_a_module_that_exits_while_loading(capsys, tmp_path):
     path = tmp_path / "bye.py"
     path.write_text("import sys\nsys.exit(3)\n")

@@ -16,8 +16,9 @@ and, on Linux, dies with the process that started it.
 
 The process running `check_job` enforces real wall-clock limits: the child says when it enters
 and leaves the user's code (proofs/python/running.py USER_CALL_HOOK); a call that runs longer than
-the limit (--timeout) is killed and reported as an ERROR, and so is a child that dies (os._exit,
-a segfault). A whole configuration that runs past TASK_LIMIT_FACTOR x the limit is UNKNOWN.
+the limit (--timeout; a run on symbolic values beyond VLMAX 8192: VLMAX/8192 times it) is killed
+and reported as an ERROR, and so is a child that dies (os._exit, a segfault). A whole
+configuration that runs past TASK_LIMIT_FACTOR x the limit is UNKNOWN.
 """
 
 from __future__ import annotations
@@ -38,6 +39,14 @@ from vredmax.proofs.engine.verdict import Verdict
 from vredmax.spec.config import Config
 
 TASK_LIMIT_FACTOR = 20
+# Beyond this VLMAX a run of the user's code on symbolic values gets VLMAX / this times the
+# limit: the checker does work per element in it (a plain-Python unit at VLMAX 65536 took 40
+# to 100 s on the project's 2-core machine, busy or not), where a concrete call does not.
+SYMBOLIC_VLMAX_PER_LIMIT = 8192
+
+
+def symbolic_allowance(cfg: Config) -> float:
+    return max(1.0, cfg.vlmax / SYMBOLIC_VLMAX_PER_LIMIT)
 OUTPUT_LIMIT = 20_000      # characters of captured output kept per configuration
 LOAD_LIMIT_S = 60.0
 POLL_S = 0.2
@@ -189,7 +198,7 @@ class _Child:
     def check(self, level: str, cfg: Config, user_limit_s: float):
         self.conn.send((level, cfg))
         task_since = user_since = time.perf_counter()
-        in_user = False
+        in_user, limit_s = False, user_limit_s
         while True:
             try:
                 while self.conn.poll(POLL_S):
@@ -197,15 +206,17 @@ class _Child:
                     if message[0] == "result":
                         return message[1]
                     in_user, user_since = message[1], time.perf_counter()
+                    limit_s = user_limit_s * (symbolic_allowance(cfg) if message[2] else 1)
             except (EOFError, OSError):
                 return self._lost(level, cfg, Verdict.ERROR,
                                   f"the process running the implementation ended (exit code {self._exit_code()}): "
                                   "os._exit, a crash, or a signal")
             now = time.perf_counter()
-            if in_user and now - user_since > user_limit_s:
+            if in_user and now - user_since > limit_s:
                 return self._lost(level, cfg, Verdict.ERROR,
-                                  f"the implementation did not return within {user_limit_s:g} s "
-                                  "(--timeout): stopped (an endless loop?)")
+                                  f"the implementation did not return within {limit_s:g} s "
+                                  f"({'--timeout' if limit_s == user_limit_s else 'VLMAX/8192 x --timeout'}): "
+                                  "stopped (an endless loop?)")
             if now - task_since > TASK_LIMIT_FACTOR * user_limit_s:
                 return self._lost(level, cfg, Verdict.UNKNOWN,
                                   f"the check did not finish within {TASK_LIMIT_FACTOR * user_limit_s:g} s")
@@ -274,7 +285,7 @@ def _child_main() -> None:
         os._exit(0)
     conn.send(("loaded", check_impl.detect_level(function), captured()))
     from vredmax.proofs.python import running
-    running.USER_CALL_HOOK = lambda entering: conn.send(("user", entering))
+    running.USER_CALL_HOOK = lambda entering, symbolic: conn.send(("user", entering, symbolic))
     try:
         task = conn.recv()
     except EOFError:

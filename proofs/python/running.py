@@ -30,8 +30,9 @@ class ImplementationError(Exception):
     """The implementation failed to run or broke its contract; the message says how."""
 
 
-# Called with True before and False after each call into the user's code: proofs/python/isolation.py
-# sets it to tell the parent process, which enforces a wall-clock limit on the user's code.
+# Called with (True, symbolic) before and (False, symbolic) after each call into the user's code
+# (symbolic: the call runs on symbolic values): proofs/python/isolation.py sets it to tell the
+# parent process, which enforces a wall-clock limit on the user's code.
 USER_CALL_HOOK = None
 
 
@@ -57,7 +58,7 @@ def call_user(function, args, backend: str, name: str | None = None, cx=None):
     user's code caught it."""
     name = name or getattr(function, "__name__", "the implementation")
     if USER_CALL_HOOK:
-        USER_CALL_HOOK(True)
+        USER_CALL_HOOK(True, cx is not None)
     try:
         with no_truth_tests() as guard, (cx if cx is not None else _NO_CONTEXT):
             result = function(*args)
@@ -80,7 +81,7 @@ def call_user(function, args, backend: str, name: str | None = None, cx=None):
                                   + _user_frames(error, _user_file(function))) from None
     finally:
         if USER_CALL_HOOK:
-            USER_CALL_HOOK(False)
+            USER_CALL_HOOK(False, cx is not None)
     if cx is not None and cx.refusals:
         raise ImplementationError(f"{name} {cx.refusals[0].verb()} {cx.refusals[0]} (the error was caught "
                                   "inside the implementation)")

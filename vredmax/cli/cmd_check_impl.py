@@ -48,7 +48,7 @@ def add_parser(subparsers) -> None:
                         help="solver for the whole-instruction queries (default: bitwuzla if installed, else z3)")
     check_options.add_check_options(
         parser, timeout_default=str(DEFAULT_TIMEOUT_MS // 1000),
-        timeout_help=f"time limit per solver query and per call of your code (default: {DEFAULT_TIMEOUT_MS // 1000})",
+        timeout_help=f"time limit per solver query and per call of your code (default: {DEFAULT_TIMEOUT_MS // 1000}; a run on symbolic values beyond VLMAX 8192: VLMAX/8192 times it)",
         random_default=str(DEFAULT_RANDOM),
         random_help=f"random concrete states per configuration, run (with directed ones) before the proof "
                     f"(default {DEFAULT_RANDOM})")
