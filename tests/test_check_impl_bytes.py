@@ -16,11 +16,10 @@ import z3
 from vredmax.proofs.engine.verdict import Verdict
 from vredmax.proofs.python import branches, paths, rewrite
 from vredmax.proofs.python import values as V
-from vredmax.proofs.python.check_impl import (INSTRUCTION, MONOLITHIC, SCALE, UNIT, InProcess, as_instruction,
-                                              check_implementation, load, method_for, replay)
 from vredmax.proofs.python.symbytes import SymBytes
 from vredmax.proofs.python.terms import Z3Terms
 from tests.buggy import emulators_bytes
+from tests.proof_alone import case_id, cases, check_proof_alone
 
 SOURCE = '''
 import struct
@@ -254,24 +253,12 @@ def _order(fmt):
 # The implementations ------------------------------------------------------------------------------
 
 FILE = "tests/buggy/emulators_bytes.py"
-VERDICTS = {"proved": Verdict.PROVED, "counterexample": Verdict.COUNTEREXAMPLE, "error": Verdict.ERROR}
-CASES = ([(UNIT, f, cfg) for f in emulators_bytes.UNITS for cfg in f.where]
-         + [(INSTRUCTION, f, cfg) for f in emulators_bytes.STEPS for cfg in f.where])
+CASES = cases(emulators_bytes)
 
 
-@pytest.mark.parametrize("level, function, cfg", CASES,
-                         ids=[f"{f.__name__}-VLMAX{cfg.vlmax}" for _, f, cfg in CASES])
+@pytest.mark.parametrize("level, function, cfg", CASES, ids=[case_id(c) for c in CASES])
 def test_the_proof_alone_gives_the_verdict(level, function, cfg):
-    target = load(f"{FILE}:{function.__name__}")
-    report = check_implementation(InProcess(target, level, random_states=0, directed=False), level, [cfg])
-    assert report.verdict == VERDICTS[function.expect], report.detail
-    if report.verdict == Verdict.PROVED and method_for(level, cfg) == SCALE:   # by the cut, no fallback
-        assert all(c.method != MONOLITHIC for c in report.results[0].checks), report.results[0].notes
-    if report.verdict == Verdict.COUNTEREXAMPLE:
-        cx = report.counterexample
-        assert cx.differing
-        instruction = as_instruction(target) if level == UNIT else target
-        assert replay(instruction, cx.cfg, cx.pre, cx.insn, cx.tail).differing == cx.differing
+    report = check_proof_alone(FILE, level, function, cfg)
     if report.verdict == Verdict.ERROR:       # Python's own exception, on the path where it is raised
         assert "OverflowError" in report.detail and "emulators_bytes.py" in report.detail
 

@@ -11,15 +11,13 @@ monolithic query (VLMAX 16) or stayed UNKNOWN (VLMAX 32 and above).
 import pytest
 
 from vredmax.proofs.engine.verdict import Verdict
-from vredmax.proofs.python.check_impl import (INSTRUCTION, MONOLITHIC, SCALE, UNIT, InProcess, as_instruction,
-                                              check_implementation, load, method_for, replay)
+from vredmax.proofs.python.check_impl import INSTRUCTION, MONOLITHIC, InProcess, check_implementation, load
 from vredmax.spec.config import Config
 from tests.buggy import emulators, emulators_more
+from tests.proof_alone import VERDICTS, case_id, cases, check_proof_alone
 
 FILE = "tests/buggy/emulators_more.py"
-VERDICTS = {"proved": Verdict.PROVED, "counterexample": Verdict.COUNTEREXAMPLE}
-CASES = ([(UNIT, f, cfg) for f in emulators_more.UNITS for cfg in f.where]
-         + [(INSTRUCTION, f, cfg) for f in emulators_more.STEPS for cfg in f.where])
+CASES = cases(emulators_more)
 
 
 def test_there_are_enough_new_implementations():
@@ -32,20 +30,9 @@ def test_there_are_enough_new_implementations():
     assert not names & {f.__name__ for f in emulators.UNITS + emulators.STEPS}
 
 
-@pytest.mark.parametrize("level, function, cfg", CASES,
-                         ids=[f"{f.__name__}-VLMAX{cfg.vlmax}" for _, f, cfg in CASES])
+@pytest.mark.parametrize("level, function, cfg", CASES, ids=[case_id(c) for c in CASES])
 def test_the_proof_alone_gives_the_verdict(level, function, cfg):
-    target = load(f"{FILE}:{function.__name__}")
-    report = check_implementation(InProcess(target, level, random_states=0, directed=False), level, [cfg])
-    assert report.verdict == VERDICTS[function.expect], report.detail
-    if report.verdict == Verdict.PROVED and method_for(level, cfg) == SCALE:   # by the cut, no fallback
-        assert all(c.method != MONOLITHIC for c in report.results[0].checks), report.results[0].notes
-    if report.verdict == Verdict.COUNTEREXAMPLE:
-        cx = report.counterexample
-        assert cx.differing
-        instruction = as_instruction(target) if level == UNIT else target
-        again = replay(instruction, cx.cfg, cx.pre, cx.insn, cx.tail)    # the case shows it again
-        assert again.differing == cx.differing
+    check_proof_alone(FILE, level, function, cfg)
 
 
 def test_equal_operands_are_proved_by_a_query_per_register_not_per_element():
