@@ -425,10 +425,10 @@ def _merged_lookup(table, key):
         whole = _whole_register_file([table[k] for k in range(NUM_VREGS)])
         if whole is not None:
             return whole[key]
-    return _chosen(cx, key, [(k, table[k]) for k in keys], "dict")
+    return chosen(cx, key, [(k, table[k]) for k in keys], "dict")
 
 
-def _chosen(cx, index, pairs, container: str):
+def chosen(cx, index, pairs, container: str):
     """The value of the (key, value) pair whose key the index equals (it equals one of them),
     merged from the last pair back."""
     value = pairs[-1][1]
@@ -441,12 +441,12 @@ def _chosen(cx, index, pairs, container: str):
     return value
 
 
-def _in_range(cx, index, n):
-    """index as 0..n-1 (Python's negative indexes counted from the end); IndexError where
-    it is out of range."""
+def in_range(cx, index, n, error: str = "list index out of range"):
+    """index as 0..n-1 (Python's negative indexes counted from the end); IndexError(error)
+    where it is out of range."""
     inside = (index >= -n) & (index < n) if index.lo < 0 or index.hi >= n else True
     if type(inside) is V.SymBool and not cx.decide(inside, "an index that may be out of range"):
-        raise IndexError("list index out of range")
+        raise IndexError(error)
     if index.lo < 0:
         return V.merge_ints(cx, index < 0, index + n, index)
     return index
@@ -455,7 +455,7 @@ def _in_range(cx, index, n):
 def _merged_read(items, index):
     cx = _cx()
     n = len(items)
-    index = _in_range(cx, index, n)
+    index = in_range(cx, index, n)
     if type(index) is int:
         return items[index]
     whole = _whole_register_file(items)
@@ -464,7 +464,7 @@ def _merged_read(items, index):
     whole = symbytes_register_file(items)
     if whole is not None:           # [r.to_bytes(...) for r in pre.regs]: the array read, as bytes
         return whole(index)
-    return _chosen(cx, index, [(j, items[j]) for j in range(max(index.lo, 0), min(index.hi, n - 1) + 1)], "list")
+    return chosen(cx, index, [(j, items[j]) for j in range(max(index.lo, 0), min(index.hi, n - 1) + 1)], "list")
 
 
 def _whole_register_file(items):
@@ -500,7 +500,7 @@ def setitem(container, index, value):
         container[index] = value
         return
     if _symbolic(index) and type(container) is list:
-        index = _in_range(cx, index, len(container))
+        index = in_range(cx, index, len(container))
         if type(index) is not int:
             for j in range(max(index.lo, 0), min(index.hi, len(container) - 1) + 1):
                 setitem(container, j, _guarded_value(cx, index == j, value, container[j]))

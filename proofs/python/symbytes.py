@@ -180,26 +180,17 @@ class SymBytes:
         return self.items[index]
 
     def _in_range(self, index):
-        cx = V._cx(index)
-        n = len(self.items)
-        if index.lo < -n or index.hi >= n:
-            inside = V.bool_and(index >= -n, index < n)
-            if not V.decided(cx, inside, "an index into bytes that may be out of range"):
-                raise IndexError(f"{'bytearray ' if self.mutable else ''}index out of range")
-            index = V.SymInt(cx, index.bk, index.t, index.w, index.s, max(index.lo, -n), min(index.hi, n - 1))
-        if index.lo < 0:
-            index = V.merge_ints(cx, index < 0, index + n, index)
-        return index
+        from vredmax.proofs.python.branches import in_range   # (branches imports this module)
+        error = f"{'bytearray ' if self.mutable else ''}index out of range"
+        return in_range(V._cx(index), index, len(self.items), error)
 
     def _merged_read(self, index):
-        cx = V._cx(index)
+        from vredmax.proofs.python.branches import chosen
         index = self._in_range(index)
         if type(index) is int:
             return self.items[index]
         positions = range(max(index.lo, 0), min(index.hi, len(self.items) - 1) + 1)
-        value = self.items[positions[-1]]
-        for j in reversed(positions[:-1]):
-            value = V.merge_ints(cx, index == j, self.items[j], value)
+        value = chosen(V._cx(index), index, [(j, self.items[j]) for j in positions], "bytes")
         return _byte(value, _range_error(self.mutable))
 
     # a bytearray's stores
