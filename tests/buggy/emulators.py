@@ -410,18 +410,6 @@ def numpy_unsigned(ops, seed, elements, active):
     return int(values.max())
 
 
-@case("counterexample", MONOLITHIC, CUT)
-def bytes_unsigned(ops, seed, elements, active):
-    """The elements as bytes, compared byte-string-wise: unsigned (bytes of symbolic values
-    compare as bytes do: proofs/python/symbytes.py)."""
-    nb = ops.width // 8
-    best = seed
-    for x, a in zip(elements, active):
-        if a and x.to_bytes(nb, "big") > best.to_bytes(nb, "big"):
-            best = x
-    return best
-
-
 # Units: refused (correct code the proof cannot take, each with a one-line message) -----------
 
 @case("error")
@@ -588,7 +576,7 @@ UNITS = (while_to_the_first_active, while_past_the_first_active, append_under_if
          heapq_smallest_not_negated, heapq_smallest_negated_unsigned, heapq_negated_lanes_off_by_one,
          heapq_second_largest, continue_inverted,
          early_exit_when_positive, network_wrong_stride, skips_lane_37, magnitude_compare, zero_when_none_active,
-         reduce_without_the_seed, numpy_unsigned, bytes_unsigned, numpy_signed, caught_symbolic_exception,
+         reduce_without_the_seed, numpy_unsigned, numpy_signed, caught_symbolic_exception,
          attribute_read_where_no_input_goes)
 
 
