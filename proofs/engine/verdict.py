@@ -384,12 +384,12 @@ def _z3_model(assumptions, goal, timeout_ms: int):
 def _text(assumptions, goal) -> str:
     """The query's text in the solvers' context (solvers.assertion_text: there only the current
     query's terms are alive, so the text depends on the query alone): the assumptions, then
-    `vredmax_negated_goal = not goal` (a kept model is replayed on it), each printed on its own. The assumptions (the bulk) are printed first, with
-    nothing of the goal alive, so that their text is the same for the query's key and its
-    vacuity key, printed once. Inside `shared_assumptions`, a query that begins with the
-    shared part is written as that part's text (printed once) followed by the rest: the
-    texts determine the query as exactly, and the cases of a split need not print the
-    shared part again each."""
+    `vredmax_negated_goal = not goal` (a kept model is replayed on it), each printed on its
+    own. The assumptions (the bulk) are printed first, with nothing of the goal alive, so that
+    their text is the same for the query's key and its vacuity key, printed once. Inside
+    `shared_assumptions`, a query that begins with the shared part is written as that part's
+    text (printed once) followed by the rest: the texts determine the query as exactly, and
+    the cases of a split need not print the shared part again each."""
     context = _context()
     rest = _shared_prefix(assumptions)
     if rest is None:
