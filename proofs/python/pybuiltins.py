@@ -19,6 +19,7 @@ import builtins
 import functools
 import heapq
 
+from vredmax.proofs.python import symbytes
 from vredmax.proofs.python import values as V
 from vredmax.proofs.python.facade import CannotMerge, SymRegs, merge
 
@@ -246,7 +247,7 @@ def symbolic_bool(x=False):
 
 
 def symbolic_type(*args):
-    if len(args) == 1 and type(args[0]) in (V.SymInt, V.SymBool, SymRegs):
+    if len(args) == 1 and type(args[0]) in (V.SymInt, V.SymBool, SymRegs, symbytes.SymBytes):
         return args[0].__class__
     return type(*args)
 
@@ -392,4 +393,4 @@ SUBSTITUTES = {
 }
 for _name in ("heappop", "heapify", "heapreplace", "heappushpop", "merge"):
     SUBSTITUTES[getattr(heapq, _name)] = _refused_heap(_name)
-__import__("vredmax.proofs.python.symbytes", fromlist=["install"]).install(SUBSTITUTES)   # bytes, struct
+SUBSTITUTES.update(symbytes.SUBSTITUTES)   # bytes, bytearray, int.to_bytes/from_bytes, struct

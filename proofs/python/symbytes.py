@@ -821,20 +821,12 @@ def int_to_bytes(x, *args, **kwargs):
 
 # What __vx__.call substitutes (pybuiltins.SUBSTITUTES) ---------------------------------------------
 
-def install(table: dict) -> None:
-    table.update({
-        int.from_bytes: from_bytes, int.to_bytes: int_to_bytes, builtins.bytes: symbolic_bytes,
-        builtins.bytearray: symbolic_bytearray, struct.pack: symbolic_pack, struct.unpack: symbolic_unpack,
-        struct.unpack_from: symbolic_unpack_from, struct.pack_into: symbolic_pack_into,
-        struct.iter_unpack: symbolic_iter_unpack, struct.calcsize: calcsize,
-    })
-    earlier_type = table.get(builtins.type, builtins.type)
-
-    def symbolic_type(*args):
-        if len(args) == 1 and type(args[0]) is SymBytes:
-            return args[0].__class__
-        return earlier_type(*args)
-    table[builtins.type] = symbolic_type
+SUBSTITUTES = {
+    int.from_bytes: from_bytes, int.to_bytes: int_to_bytes, builtins.bytes: symbolic_bytes,
+    builtins.bytearray: symbolic_bytearray, struct.pack: symbolic_pack, struct.unpack: symbolic_unpack,
+    struct.unpack_from: symbolic_unpack_from, struct.pack_into: symbolic_pack_into,
+    struct.iter_unpack: symbolic_iter_unpack, struct.calcsize: calcsize,
+}
 
 
 def method(function):
