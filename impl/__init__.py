@@ -7,8 +7,9 @@ element ops of spec/bv.py so that it runs concretely and symbolically.
 from vredmax.impl.lanes import reduce_lanes
 from vredmax.impl.sequential import reduce_sequential
 from vredmax.impl.tree import reduce_tree
+from vredmax.spec.bv import ReductionUnit
 
-ALGORITHMS = {
+ALGORITHMS: dict[str, ReductionUnit] = {
     "sequential": reduce_sequential,
     "tree": reduce_tree,
     "lanes": reduce_lanes,

@@ -8,6 +8,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from vredmax.impl import ALGORITHMS
 from vredmax.spec.bv import Concrete
@@ -22,7 +23,7 @@ TAIL_POLICIES = ("undisturbed", "ones")
 def operands(m, pre: ArchState, insn, cfg: Config):
     """Read the sources: (seed, vs2 elements, active flags), all before vd is written."""
     regs, sew, count = pre.regs, cfg.sew, cfg.vlmax
-    elements = []
+    elements: list[Any] = []
     for k in range(cfg.group_registers):
         register = m.read(regs, m.add(insn.vs2, k, 5))
         elements += m.split(register, sew, min(cfg.elements_per_register, count - len(elements)))
@@ -69,6 +70,7 @@ def step(m, pre: ArchState, insn, cfg: Config | None, reduce, tail: str = "undis
     no_elements = m.eq(pre.vl, 0)
     if m.decided(trapped) or m.decided(no_elements):
         return traps, pre
+    assert cfg is not None, "a vtype with no layout is vill, and vill traps"
     seed, elements, active = sources if sources is not None else operands(m, pre, insn, cfg)
     result = reduce(m.elements(cfg.sew), seed, elements, active)
     vd = written_vd(m, m.read(pre.regs, insn.vd), result, m.bit(pre.vtype, VTYPE_VTA_BIT), cfg, tail)
@@ -92,7 +94,7 @@ def execute(pre: ArchState, insn: Insn, algorithm: str = "sequential",
             raise ValueError(f"impl: must be one of {', '.join(ALGORITHMS)}, got {algorithm!r}")
         reduce = ALGORITHMS[algorithm]
     vt = decode_vtype(pre.vtype, pre.elen)
-    cfg = None if vt.vill else Config(pre.vlen, pre.elen, vt.sew, vt.lmul)
+    cfg = vt.layout(pre.vlen, pre.elen)
     traps, post = step(Concrete, pre, insn, cfg, reduce, tail, vill=vt.vill)
     for rule, fired in traps:
         if fired:

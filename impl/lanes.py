@@ -1,17 +1,18 @@
 """A multi-lane unit: each lane folds a strided slice, then a tree joins the lanes."""
 
 from vredmax.impl.tree import fold_tree
+from vredmax.spec.bv import B, ElementOps, ReductionUnit, V
 
 DEFAULT_LANES = 4
 
 
-def make_reduce_lanes(lanes: int = DEFAULT_LANES):
+def make_reduce_lanes(lanes: int = DEFAULT_LANES) -> ReductionUnit:
     if lanes < 1:
         raise ValueError(f"lanes: must be at least 1, got {lanes}")
 
-    def reduce_lanes(ops, seed, elements, active):
+    def reduce_lanes(ops: ElementOps[V, B], seed: V, elements: list[V], active: list[B]) -> V:
         """Lane j folds elements j, j+lanes, j+2*lanes, ... from the identity."""
-        accumulators = []
+        accumulators: list[V] = []
         for lane in range(min(lanes, len(elements))):
             acc = ops.smin()
             for i in range(lane, len(elements), lanes):

@@ -1,7 +1,11 @@
 """The sequential reduction, in the loop order of the Sail model and Spike."""
 
+from collections.abc import Iterator
 
-def running_max(ops, seed, elements, active):
+from vredmax.spec.bv import B, ElementOps, V
+
+
+def running_max(ops: ElementOps[V, B], seed: V, elements: list[V], active: list[B]) -> Iterator[V]:
     """The accumulator after each element: start from the seed, fold in each active element."""
     acc = seed
     for value, is_active in zip(elements, active):
@@ -9,7 +13,7 @@ def running_max(ops, seed, elements, active):
         yield acc
 
 
-def reduce_sequential(ops, seed, elements, active):
+def reduce_sequential(ops: ElementOps[V, B], seed: V, elements: list[V], active: list[B]) -> V:
     acc = seed
     for acc in running_max(ops, seed, elements, active):
         pass

@@ -86,6 +86,7 @@ class Trace:
 
     def elements(self, register_value: int) -> list[int]:
         """The SEW-bit elements of one register, element 0 first."""
+        assert self.cfg is not None, "a vill vtype has no elements"
         return Concrete.split(register_value, self.cfg.sew, self.cfg.elements_per_register)
 
     @property
@@ -110,14 +111,15 @@ def trace(pre: ArchState, insn: Insn, tail: str = "undisturbed") -> Trace:
     """Execute one case with the sequential unit (what `vredmax exec` runs) and record how."""
     result = execute(pre, insn, "sequential", tail)
     vt = decode_vtype(pre.vtype, pre.elen)
-    cfg = None if vt.vill else Config(pre.vlen, pre.elen, vt.sew, vt.lmul)
+    cfg = vt.layout(pre.vlen, pre.elen)
     rules = trap_conditions(Concrete, pre, insn, vt.vill, vt.lmul)
     checks = []
     for rule, fired in rules:
         checks.append(Check(rule, bool(fired)))
         if fired:
             break   # lower-priority rules are not consulted once one fires
-    seed, lanes = None, ()
+    seed: int | None = None
+    lanes: tuple[Lane, ...] = ()
     if cfg is not None and result.outcome == RETIRED:
         seed, elements, active = operands(Concrete, pre, insn, cfg)
         vl = pre.vl

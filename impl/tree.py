@@ -1,7 +1,11 @@
 """A hardware-style reduction tree: log depth, identity padding, seed joined at the root."""
 
+from collections.abc import Iterable
 
-def fold_tree(ops, values):
+from vredmax.spec.bv import B, ElementOps, V
+
+
+def fold_tree(ops: ElementOps[V, B], values: Iterable[V]) -> V:
     """Pairwise signed max, level by level; an odd element out moves up a level unchanged."""
     level = list(values)
     while len(level) > 1:
@@ -12,7 +16,7 @@ def fold_tree(ops, values):
     return level[0]
 
 
-def reduce_tree(ops, seed, elements, active):
+def reduce_tree(ops: ElementOps[V, B], seed: V, elements: list[V], active: list[B]) -> V:
     """Inactive lanes become the signed minimum, the identity of signed max."""
     identity = ops.smin()
     leaves = [ops.ite(is_active, value, identity) for value, is_active in zip(elements, active)]

@@ -17,7 +17,71 @@ Concrete values are unsigned Python ints already reduced to their width; boolean
 from __future__ import annotations
 
 import sys
+from typing import TYPE_CHECKING, Literal, Protocol, TypeVar
+
 import z3
+
+# The two kinds of value the ops interface passes around, per backend: an element (an int, or
+# a z3 bit-vector term) and a condition (a bool, or a z3 Boolean term). Code written against
+# `ElementOps[V, B]` cannot mix a term with an int, nor compare with `>` or truth-test a value:
+# it knows of V and B only what the ops say (Z3's `>` is signed, Python's on the concrete
+# unsigned representation is not).
+V = TypeVar("V")
+B = TypeVar("B")
+
+
+class ElementOps(Protocol[V, B]):
+    """SEW-bit element operations: all a reduction unit may do with its values."""
+
+    width: int
+
+    @property
+    def symbolic(self) -> bool: ...
+    @property
+    def true(self) -> B: ...
+    @property
+    def false(self) -> B: ...
+
+    def const(self, value: int) -> V: ...
+    def smin(self) -> V: ...
+    def smax(self, a: V, b: V) -> V: ...
+    def umax(self, a: V, b: V) -> V: ...
+    def sgt(self, a: V, b: V) -> B: ...
+    def sge(self, a: V, b: V) -> B: ...
+    def slt(self, a: V, b: V) -> B: ...
+    def sle(self, a: V, b: V) -> B: ...
+    def ugt(self, a: V, b: V) -> B: ...
+    def ult(self, a: V, b: V) -> B: ...
+    def ule(self, a: V, b: V) -> B: ...
+    def uge(self, a: V, b: V) -> B: ...
+    def eq(self, a: V, b: V) -> B: ...
+    def ne(self, a: V, b: V) -> B: ...
+    def ite(self, c: B, a: V, b: V) -> V: ...
+    def and_(self, a: B, b: B) -> B: ...
+    def or_(self, a: B, b: B) -> B: ...
+    def not_(self, a: B) -> B: ...
+    def xor(self, a: V, b: V) -> V: ...
+    def band(self, a: V, b: V) -> V: ...
+    def bor(self, a: V, b: V) -> V: ...
+    def bnot(self, a: V) -> V: ...
+    def add(self, a: V, b: V) -> V: ...
+    def sub(self, a: V, b: V) -> V: ...
+    def neg(self, a: V) -> V: ...
+    def shl(self, a: V, amount: V | int) -> V: ...
+    def lshr(self, a: V, amount: V | int) -> V: ...
+    def ashr(self, a: V, amount: V | int) -> V: ...
+    def extract(self, a: V, hi: int, lo: int) -> V: ...
+    def concat(self, hi: V, lo: V, lo_width: int) -> V: ...
+    def zext(self, a: V, width: int) -> V: ...
+    def sext(self, a: V, width: int) -> V: ...
+
+
+# A reduction unit, `reduce(ops, seed, elements, active) -> result` (impl/__init__.py)
+class ReductionUnit(Protocol):
+    def __call__(self, ops: ElementOps[V, B], seed: V, elements: list[V], active: list[B]) -> V: ...
+
+
+_NATIVE_FORMATS: dict[int, Literal["H", "I", "Q"]] = {16: "H", 32: "I", 64: "Q"}
 
 
 class ConcreteElements:
@@ -26,7 +90,7 @@ class ConcreteElements:
     symbolic = False
     true, false = True, False
 
-    def __init__(self, width: int):
+    def __init__(self, width: int) -> None:
         self.width = width
         self.mask = (1 << width) - 1
         self._sign = 1 << (width - 1)
@@ -44,54 +108,54 @@ class ConcreteElements:
     def umax(self, a: int, b: int) -> int:
         return a if a >= b else b
 
-    def sgt(self, a, b): return a ^ self._sign > b ^ self._sign
-    def sge(self, a, b): return a ^ self._sign >= b ^ self._sign
-    def slt(self, a, b): return a ^ self._sign < b ^ self._sign
-    def ugt(self, a, b): return a > b
-    def ult(self, a, b): return a < b
-    def eq(self, a, b): return a == b
-    def ite(self, c, a, b): return a if c else b
-    def and_(self, a, b): return a and b
-    def or_(self, a, b): return a or b
-    def not_(self, a): return not a
+    def sgt(self, a: int, b: int) -> bool: return a ^ self._sign > b ^ self._sign
+    def sge(self, a: int, b: int) -> bool: return a ^ self._sign >= b ^ self._sign
+    def slt(self, a: int, b: int) -> bool: return a ^ self._sign < b ^ self._sign
+    def ugt(self, a: int, b: int) -> bool: return a > b
+    def ult(self, a: int, b: int) -> bool: return a < b
+    def eq(self, a: int, b: int) -> bool: return a == b
+    def ite(self, c: bool, a: int, b: int) -> int: return a if c else b
+    def and_(self, a: bool, b: bool) -> bool: return a and b
+    def or_(self, a: bool, b: bool) -> bool: return a or b
+    def not_(self, a: bool) -> bool: return not a
 
     # comparisons, bitwise and arithmetic ops that real units use (a sign flip with xor
     # before an unsigned compare, an adder, a narrower sub-word); all modulo 2^width
-    def sle(self, a, b): return a ^ self._sign <= b ^ self._sign
-    def ule(self, a, b): return a <= b
-    def uge(self, a, b): return a >= b
-    def ne(self, a, b): return a != b
-    def xor(self, a, b): return (a ^ b) & self.mask
-    def band(self, a, b): return a & b & self.mask
-    def bor(self, a, b): return (a | b) & self.mask
-    def bnot(self, a): return ~a & self.mask
-    def add(self, a, b): return (a + b) & self.mask
-    def sub(self, a, b): return (a - b) & self.mask
-    def neg(self, a): return -a & self.mask
+    def sle(self, a: int, b: int) -> bool: return a ^ self._sign <= b ^ self._sign
+    def ule(self, a: int, b: int) -> bool: return a <= b
+    def uge(self, a: int, b: int) -> bool: return a >= b
+    def ne(self, a: int, b: int) -> bool: return a != b
+    def xor(self, a: int, b: int) -> int: return (a ^ b) & self.mask
+    def band(self, a: int, b: int) -> int: return a & b & self.mask
+    def bor(self, a: int, b: int) -> int: return (a | b) & self.mask
+    def bnot(self, a: int) -> int: return ~a & self.mask
+    def add(self, a: int, b: int) -> int: return (a + b) & self.mask
+    def sub(self, a: int, b: int) -> int: return (a - b) & self.mask
+    def neg(self, a: int) -> int: return -a & self.mask
 
-    def shl(self, a, amount):
+    def shl(self, a: int, amount: int) -> int:
         """Shift left by an int or an element value; amounts >= width give 0 (SMT-LIB)."""
         return a << amount & self.mask if amount < self.width else 0
 
-    def lshr(self, a, amount):
+    def lshr(self, a: int, amount: int) -> int:
         return a >> amount if amount < self.width else 0
 
-    def ashr(self, a, amount):
+    def ashr(self, a: int, amount: int) -> int:
         return self.const(self.to_signed(a) >> min(amount, self.width - 1))
 
-    def extract(self, a, hi: int, lo: int):
+    def extract(self, a: int, hi: int, lo: int) -> int:
         """Bits hi..lo of a value (a narrower value, hi-lo+1 bits)."""
         return a >> lo & ((1 << (hi - lo + 1)) - 1)
 
-    def concat(self, hi, lo, lo_width: int):
+    def concat(self, hi: int, lo: int, lo_width: int) -> int:
         """hi above lo (lo is lo_width bits wide)."""
         return hi << lo_width | lo
 
-    def zext(self, a, width: int):
+    def zext(self, a: int, width: int) -> int:
         """A width-bit value zero-extended to the element width."""
         return a & ((1 << width) - 1)
 
-    def sext(self, a, width: int):
+    def sext(self, a: int, width: int) -> int:
         """A width-bit value sign-extended to the element width."""
         a &= (1 << width) - 1
         return self.const(a - (1 << width) if a >> (width - 1) & 1 else a)
@@ -106,53 +170,66 @@ class Z3Elements:
     symbolic = True
     true, false = z3.BoolVal(True), z3.BoolVal(False)
 
-    def __init__(self, width: int):
+    def __init__(self, width: int) -> None:
         self.width = width
 
-    def const(self, value: int):
+    def const(self, value: int) -> z3.BitVecRef:
         return z3.BitVecVal(value, self.width)
 
-    def smin(self):
+    def smin(self) -> z3.BitVecRef:
         return z3.BitVecVal(1 << (self.width - 1), self.width)
 
-    def smax(self, a, b): return z3.If(a >= b, a, b)
-    def umax(self, a, b): return z3.If(z3.UGE(a, b), a, b)
-    def sgt(self, a, b): return a > b
-    def sge(self, a, b): return a >= b
-    def slt(self, a, b): return a < b
-    def ugt(self, a, b): return z3.UGT(a, b)
-    def ult(self, a, b): return z3.ULT(a, b)
-    def eq(self, a, b): return a == b
-    def ite(self, c, a, b): return z3.If(c, a, b)
-    def and_(self, a, b): return z3.And(a, b)
-    def or_(self, a, b): return z3.Or(a, b)
-    def not_(self, a): return z3.Not(a)
+    def smax(self, a: z3.BitVecRef, b: z3.BitVecRef) -> z3.BitVecRef: return z3.If(a >= b, a, b)
+    def umax(self, a: z3.BitVecRef, b: z3.BitVecRef) -> z3.BitVecRef: return z3.If(z3.UGE(a, b), a, b)
+    def sgt(self, a: z3.BitVecRef, b: z3.BitVecRef) -> z3.BoolRef: return a > b
+    def sge(self, a: z3.BitVecRef, b: z3.BitVecRef) -> z3.BoolRef: return a >= b
+    def slt(self, a: z3.BitVecRef, b: z3.BitVecRef) -> z3.BoolRef: return a < b
+    def ugt(self, a: z3.BitVecRef, b: z3.BitVecRef) -> z3.BoolRef: return z3.UGT(a, b)
+    def ult(self, a: z3.BitVecRef, b: z3.BitVecRef) -> z3.BoolRef: return z3.ULT(a, b)
+    def eq(self, a: z3.BitVecRef, b: z3.BitVecRef) -> z3.BoolRef: return a == b
+    def ite(self, c: z3.BoolRef, a: z3.BitVecRef, b: z3.BitVecRef) -> z3.BitVecRef: return z3.If(c, a, b)
+    def and_(self, a: z3.BoolRef, b: z3.BoolRef) -> z3.BoolRef: return z3.And(a, b)
+    def or_(self, a: z3.BoolRef, b: z3.BoolRef) -> z3.BoolRef: return z3.Or(a, b)
+    def not_(self, a: z3.BoolRef) -> z3.BoolRef: return z3.Not(a)
 
-    def sle(self, a, b): return a <= b
-    def ule(self, a, b): return z3.ULE(a, b)
-    def uge(self, a, b): return z3.UGE(a, b)
-    def ne(self, a, b): return a != b
-    def xor(self, a, b): return a ^ b
-    def band(self, a, b): return a & b
-    def bor(self, a, b): return a | b
-    def bnot(self, a): return ~a
-    def add(self, a, b): return a + b
-    def sub(self, a, b): return a - b
-    def neg(self, a): return -a
+    def sle(self, a: z3.BitVecRef, b: z3.BitVecRef) -> z3.BoolRef: return a <= b
+    def ule(self, a: z3.BitVecRef, b: z3.BitVecRef) -> z3.BoolRef: return z3.ULE(a, b)
+    def uge(self, a: z3.BitVecRef, b: z3.BitVecRef) -> z3.BoolRef: return z3.UGE(a, b)
+    def ne(self, a: z3.BitVecRef, b: z3.BitVecRef) -> z3.BoolRef: return a != b
+    def xor(self, a: z3.BitVecRef, b: z3.BitVecRef) -> z3.BitVecRef: return a ^ b
+    def band(self, a: z3.BitVecRef, b: z3.BitVecRef) -> z3.BitVecRef: return a & b
+    def bor(self, a: z3.BitVecRef, b: z3.BitVecRef) -> z3.BitVecRef: return a | b
+    def bnot(self, a: z3.BitVecRef) -> z3.BitVecRef: return ~a
+    def add(self, a: z3.BitVecRef, b: z3.BitVecRef) -> z3.BitVecRef: return a + b
+    def sub(self, a: z3.BitVecRef, b: z3.BitVecRef) -> z3.BitVecRef: return a - b
+    def neg(self, a: z3.BitVecRef) -> z3.BitVecRef: return -a
 
-    def _amount(self, a, amount):
+    def _amount(self, a: z3.BitVecRef, amount: z3.BitVecRef | int) -> z3.BitVecRef:
         """An int amount as a numeral; past the width it saturates (a numeral would wrap)."""
         if isinstance(amount, int):
             return z3.BitVecVal(min(amount, (1 << a.size()) - 1), a.size())
         return amount
 
-    def shl(self, a, amount): return a << self._amount(a, amount)
-    def lshr(self, a, amount): return z3.LShR(a, self._amount(a, amount))
-    def ashr(self, a, amount): return a >> self._amount(a, amount)
-    def extract(self, a, hi: int, lo: int): return z3.Extract(hi, lo, a)
-    def concat(self, hi, lo, lo_width: int): return z3.Concat(hi, lo)
-    def zext(self, a, width: int): return z3.ZeroExt(self.width - width, a)
-    def sext(self, a, width: int): return z3.SignExt(self.width - width, a)
+    def shl(self, a: z3.BitVecRef, amount: z3.BitVecRef | int) -> z3.BitVecRef:
+        return a << self._amount(a, amount)
+
+    def lshr(self, a: z3.BitVecRef, amount: z3.BitVecRef | int) -> z3.BitVecRef:
+        return z3.LShR(a, self._amount(a, amount))
+
+    def ashr(self, a: z3.BitVecRef, amount: z3.BitVecRef | int) -> z3.BitVecRef:
+        return a >> self._amount(a, amount)
+
+    def extract(self, a: z3.BitVecRef, hi: int, lo: int) -> z3.BitVecRef:
+        return z3.Extract(hi, lo, a)
+
+    def concat(self, hi: z3.BitVecRef, lo: z3.BitVecRef, lo_width: int) -> z3.BitVecRef:
+        return z3.Concat(hi, lo)
+
+    def zext(self, a: z3.BitVecRef, width: int) -> z3.BitVecRef:
+        return z3.ZeroExt(self.width - width, a)
+
+    def sext(self, a: z3.BitVecRef, width: int) -> z3.BitVecRef:
+        return z3.SignExt(self.width - width, a)
 
 
 class Concrete:
@@ -216,7 +293,7 @@ class Concrete:
         raw = (value & ((1 << count * width) - 1)).to_bytes(count * nbytes, "little")
         if width == 8:
             return list(raw)
-        view = memoryview(raw).cast({16: "H", 32: "I", 64: "Q"}[width])
+        view = memoryview(raw).cast(_NATIVE_FORMATS[width])
         if sys.byteorder == "little":
             return view.tolist()
         return [int.from_bytes(raw[i:i + nbytes], "little") for i in range(0, len(raw), nbytes)]
@@ -310,3 +387,7 @@ class Symbolic:
 def _index(index):
     return z3.BitVecVal(index, 5) if isinstance(index, int) else index
 
+
+if TYPE_CHECKING:   # both element backends implement the interface (the type checker sees it)
+    _CONCRETE: ElementOps[int, bool] = ConcreteElements(8)
+    _SYMBOLIC: ElementOps[z3.BitVecRef, z3.BoolRef] = Z3Elements(8)

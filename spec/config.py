@@ -69,6 +69,12 @@ class VType:
     vma: bool
     why_vill: str = ""
 
+    def layout(self, vlen: int, elen: int) -> "Config | None":
+        """The element layout this vtype selects on the machine; None when vill."""
+        if self.vill or self.sew is None or self.lmul is None:
+            return None
+        return Config(vlen, elen, self.sew, self.lmul)
+
 
 def encode_vtype(sew: int, lmul: str, vta: bool = False, vma: bool = False) -> int:
     vsew = SEWS.index(sew)

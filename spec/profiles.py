@@ -79,12 +79,13 @@ from __future__ import annotations
 import sys
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
+from typing import Literal
 
 from vredmax.spec.bv import Concrete
-from vredmax.spec.config import (LMUL_BY_CODE, SEWS, VTYPE_VILL_BIT, XLEN, Config, VType, decode_vtype,
-                                 group_registers, sew_lmul_supported)
+from vredmax.spec.config import (LMUL_BY_CODE, SEWS, VTYPE_VILL_BIT, Config, VType, decode_vtype,
+                                 sew_lmul_supported)
 from vredmax.spec.encoding import Insn
-from vredmax.spec.legality import (ILLEGAL, RESERVED, RETIRED, MISALIGNED_RULE, VILL_RULE, lmul_text,
+from vredmax.spec.legality import (ILLEGAL, RETIRED, MISALIGNED_RULE, lmul_text,
                                    trap_conditions)
 from vredmax.spec.state import NUM_VREGS, VS_DIRTY, VS_NAMES, VS_OFF, ArchState
 
@@ -315,7 +316,7 @@ def _lanes(bits: int, count: int, sew: int) -> int:
     return int(format(bits & ((1 << count) - 1), f"0{count}b").translate(table), 16)
 
 
-_FORMATS = {8: "B", 16: "H", 32: "I", 64: "Q"}
+_FORMATS: dict[int, Literal["B", "H", "I", "Q"]] = {8: "B", 16: "H", 32: "I", 64: "Q"}
 
 
 def _lane_max(value: int, count: int, sew: int) -> int:
@@ -401,7 +402,8 @@ def _trap(pre, profile, rule, reason) -> Option:
 
 def _retire(pre: ArchState, insn: Insn, vt: VType, profile: Profile, rule: str = "") -> Option:
     """The retired outcome for a vtype read as (SEW, LMUL), the v0 overlaps' plain reading too."""
-    cfg = Config(pre.vlen, pre.elen, vt.sew, vt.lmul)
+    cfg = vt.layout(pre.vlen, pre.elen)
+    assert cfg is not None, "a retired outcome reads a vtype that is not vill"
     if pre.vl == 0:
         vs = _vs_quiet(pre, profile.vs_dirty, retired=True)
         return Option(RETIRED, _quiet_post(pre, vs), {}, None, vs, rule, "vl=0: no elements, nothing is written")
@@ -635,7 +637,8 @@ def _write_rules(pre: ArchState, insn: Insn, option: Option, observed: Observed)
     names = []
     post, regs = option.post, observed.regs or {}
     vt = next(v for v in readings(pre, "any") if not v.vill)
-    cfg = Config(pre.vlen, pre.elen, vt.sew, vt.lmul)
+    cfg = vt.layout(pre.vlen, pre.elen)
+    assert cfg is not None
     if insn.vd in regs:
         sew_mask = (1 << cfg.sew) - 1
         got, want = regs[insn.vd] & sew_mask, post.regs[insn.vd] & sew_mask

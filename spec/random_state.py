@@ -139,7 +139,7 @@ def _vill_vtype(choose: Chooser, kind: str, elen: int, sew: int, lmul: str) -> i
     if kind == "vill_unsupported":
         pairs = [(s, m) for s in SEWS for m in LMUL_NAMES if not sew_lmul_supported(s, m, elen)]
         bad_sew, bad_lmul = choose.choice(pairs)
-        return encode_vtype(bad_sew, bad_lmul, low >> 6 & 1, low >> 7 & 1)
+        return encode_vtype(bad_sew, bad_lmul, bool(low >> 6 & 1), bool(low >> 7 & 1))
     which = choose.choice(("vsew", "vlmul", "high"))   # reserved: vsew 1xx, vlmul 100, bits 62:8
     if which == "vsew":
         return low & ~(0b111 << 3) | choose.integer(4, 7) << 3
@@ -190,7 +190,7 @@ def draw_case(choose: Chooser, space: Space = Space()) -> Drawn:
     insn = Insn(vd=vd, vs2=vs2, vs1=vs1, vm=0 if masked else 1)
 
     vta, vma = bool(choose.integer(0, 1)), bool(choose.integer(0, 1))
-    requested = (_vill_vtype(choose, kind, space.elen, cfg.sew, cfg.lmul) if vill
+    requested = (_vill_vtype(choose, kind, space.elen, cfg.sew, cfg.lmul) if vill and kind is not None
                  else encode_vtype(cfg.sew, cfg.lmul, vta, vma))
     rng = random.Random(choose.integer(0, 2**64 - 1))
     if vill:
@@ -198,9 +198,8 @@ def draw_case(choose: Chooser, space: Space = Space()) -> Drawn:
     else:
         # "uniform" comes from the PRNG: Hypothesis alone favours small integers
         how = choose.choice(("random", "uniform", "zero", "one", "max"))
-        vl = {"zero": 0, "one": 1, "max": cfg.vlmax, "uniform": rng.randint(0, cfg.vlmax)}.get(how)
-        if vl is None:
-            vl = choose.integer(0, cfg.vlmax)
+        chosen = {"zero": 0, "one": 1, "max": cfg.vlmax, "uniform": rng.randint(0, cfg.vlmax)}.get(how)
+        vl = choose.integer(0, cfg.vlmax) if chosen is None else chosen
         avl, vtype = vl, requested
     vstart = 0
     if kind == "vstart":

@@ -136,7 +136,7 @@ def elements(cfg: Config, pre: ArchState, insn: SymbolicInsn, count: int | None 
     """vs2[0 .. count-1] (default VLMAX), each as defined by `element`."""
     count = cfg.vlmax if count is None else count
     per_register, sew = cfg.elements_per_register, cfg.sew
-    values = []
+    values: list[z3.BitVecRef] = []
     for k in range((count + per_register - 1) // per_register):
         values += fast.split(z3.Select(pre.regs, insn.vs2 + k), sew, min(per_register, count - len(values)))
     return values

@@ -21,6 +21,7 @@ either fails.
 from __future__ import annotations
 
 import ctypes
+from typing import Any
 
 import z3
 from z3 import z3core as C
@@ -40,7 +41,7 @@ def _entry_point(name: str):
     """The ctypes function behind z3core's wrapper `name`, or None if it is not where expected."""
     defaults = getattr(getattr(C, name, None), "__defaults__", None) or ()
     entry = getattr(defaults[-1], "f", None) if defaults else None
-    if isinstance(entry, ctypes._CFuncPtr) and getattr(entry, "__name__", None) == name:
+    if isinstance(entry, ctypes._CFuncPtr) and getattr(entry, "__name__", None) == name:  # type: ignore[attr-defined]
         return entry
     return None
 
@@ -75,7 +76,7 @@ def _native(name: str, *argtypes, restype=_P):
     """Z3's C function `name` with plain ctypes types: pointers go in and come out as ints.
     (The address is taken from z3core's own entry point, behind its checking wrapper.)"""
     entry = _entry_point(name)
-    return ctypes.CFUNCTYPE(restype, *argtypes)(ctypes.cast(entry, _P).value)
+    return ctypes.CFUNCTYPE(restype, *argtypes)(ctypes.cast(entry, _P).value)  # type: ignore[arg-type]  # self_test checks it
 
 
 _inc_ref = _native("Z3_inc_ref", _P, _P, restype=None)
@@ -106,7 +107,7 @@ def _made(pointer):
 class _Lean:
     """Reference counting as z3.AstRef does it, on a pointer (an int) from `_native`."""
 
-    ast = None
+    ast: Any = None
 
     def __init__(self, pointer, ctx=None):
         self.ast = _Pointer(_made(pointer))

@@ -373,7 +373,6 @@ def _allows(profile, pre, insn, post, trapped, illegal_trap) -> bool:
 def test_profile_constraints_agree_with_the_decision_procedure(name):
     import random
     from vredmax.spec.profiles import allowed, get_profile
-    from vredmax.spec.config import encode_vtype
     profile = get_profile(name)
     rng = random.Random(7)
     checked = 0

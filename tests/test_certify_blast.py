@@ -239,11 +239,11 @@ def test_every_operator_at_the_edges(width):
             for xv in sorted({0, 1 % (top + 1), top, sign, top >> 1})
             for yv in sorted({0, 1 % (top + 1), top, sign}) for bv in (False, True)]
     by_clauses = _by_clauses(operations, terms, runs)
-    for given, from_clauses in zip(runs, by_clauses):
-        terms.values = given
+    for run, from_clauses in zip(runs, by_clauses):
+        terms.values = run
         expected = _z3_values(operations, terms)
-        assert _by_folding(operations, terms) == expected, given
-        assert from_clauses == expected, given
+        assert _by_folding(operations, terms) == expected, run
+        assert from_clauses == expected, run
 
 
 def test_uninterpreted_functions_are_congruent_and_nothing_more():

@@ -5,7 +5,7 @@ import json
 import pytest
 
 from vredmax.cli.main import main
-from vredmax.proofs.python.check_impl import (INSTRUCTION, MONOLITHIC, SCALE, UNIT, ImplementationError, InProcess,
+from vredmax.proofs.python.check_impl import (INSTRUCTION, MONOLITHIC, SCALE, UNIT, InProcess,
                                        LoadError, all_configs, as_instruction, check_implementation,
                                        check_monolithic, default_configs, detect_level, load, method_for,
                                        model_case, random_cross_check, replay)
@@ -181,7 +181,7 @@ def test_a_truth_test_of_a_symbolic_value_is_taken_both_ways():
 def test_a_swallowed_refusal_is_still_an_error():
     def reduce(ops, seed, elements, active):
         try:
-            lookup = {int(elements[0]): True}       # 2^64 possible keys: refused
+            lookup = {int(elements[0]): True}       # 2^64 possible keys: refused  # noqa: F841
         except Exception:
             pass
         acc = seed
@@ -501,7 +501,6 @@ def test_a_counterexample_does_not_wait_for_the_configurations_still_running(tmp
     import time
     marker = tmp_path / "sleeping"
     path = tmp_path / "slow_then_wrong.py"
-    started = tmp_path / "started"
     path.write_text("import os, time\n\n"
                     "def reduce(ops, seed, elements, active):\n"
                     "    if len(elements) == 2:\n"

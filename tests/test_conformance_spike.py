@@ -16,7 +16,7 @@ import pytest
 
 from vredmax.platforms.conformance.cases import random_cases
 from vredmax.platforms.conformance.compare import AGREE, MISMATCH, compare
-from vredmax.platforms.conformance.run import check_case, conform
+from vredmax.platforms.conformance.run import conform
 from vredmax.impl.execute import execute
 from vredmax.spec.state import VS_DIRTY
 

@@ -27,7 +27,6 @@ from __future__ import annotations
 import doctest
 import os
 import re
-import shutil
 import subprocess
 import sys
 from dataclasses import dataclass, field

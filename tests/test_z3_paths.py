@@ -9,7 +9,6 @@ import os
 import subprocess
 import sys
 
-import pytest
 
 # A small sweep: every obligation compositionally at one configuration, a few monolithically,
 # and the refutation of the first few wrong claims (COUNTEREXAMPLE verdicts must agree too).

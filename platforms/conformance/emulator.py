@@ -11,7 +11,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from vredmax.platforms.conformance import qemu, spike
-from vredmax.platforms.conformance.pipe import EmulatorError
 
 KINDS = ("qemu", "spike")
 HARNESS_KINDS = {"qemu": "linux", "spike": "htif"}

@@ -44,19 +44,19 @@ from vredmax.proofs.engine.lemmas import by_name
 from vredmax.proofs.engine.counterexample import Counterexample, concrete_case, model_register, tail_policy_for
 from vredmax.proofs.engine.minimise import smallest_model
 from vredmax.proofs.engine.setting import Run, Setting, bounds_text
-from vredmax.proofs.engine.verdict import VACUOUS, Answer, Verdict, prove, satisfiable
+from vredmax.proofs.engine.verdict import Answer, Verdict, prove, satisfiable
 from vredmax.spec import relation as spec
 from vredmax.spec.bv import Concrete
-from vredmax.spec.config import (LMUL_NAMES, SEWS, VTYPE_VILL_BIT, Config, decode_vtype, every_config,
+from vredmax.spec.config import (LMUL_NAMES, VTYPE_VILL_BIT, Config, decode_vtype, every_config,
                                  legal_configs)
 from vredmax.spec.legality import ILLEGAL, RETIRED
+from vredmax.spec.profiles import PROFILES
 from vredmax.spec.state import NUM_VREGS, VS_DIRTY, VS_NAMES, ArchState
 
 DEFAULT_VLEN = 128
 DEFAULT_TIMEOUT_MS = 60_000
 MINIMISE_ELEMENTS = 64     # canonical fixing reads this many elements per register at most
 MINIMISE_BUDGET_S = 20.0   # for minimising one counterexample (VLEN=65536: seconds per query)
-from vredmax.spec.profiles import PROFILES
 
 PROFILE_NAMES = tuple(PROFILES)
 

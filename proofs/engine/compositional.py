@@ -182,6 +182,7 @@ def _check_witnessed(work: Witnessed, timeout_ms: int) -> Answer:
     start = time.perf_counter()
     found = satisfiable(work.core + work.witness, timeout_ms)
     if found.verdict == Verdict.PROVED:
+        assert found.model is not None, "a satisfiable query has a model"
         holds = found.model.eval(fast.and_(*work.rest), model_completion=True)
         if z3.is_true(holds):
             folded = f"; {work.folded} more hold by the witness as built" if work.folded else ""
@@ -310,7 +311,8 @@ def case_run(s: Setting, tail: str, writes: bool):
         if c is not None:
             value = z3.BoolVal(not writes)
             terms = [z3.simplify(z3.substitute(t, (c, value))) for t in terms]
-        seen, found = set(), {}
+        seen: set[int] = set()
+        found: dict[int, z3.BitVecRef] = {}
         for t in terms:
             wide_numerals(t, seen, found)
         definitions, pairs = [], []

@@ -32,6 +32,7 @@ def judge_step(cfg: Config, pre: ArchState, insn: Insn, tail: str, kind: str, po
     result = execute(pre, insn, "sequential", tail)
     notes = list(notes)
     architecture = allowed(pre, insn, "any")
+    reasons: tuple[str, ...]
     if post.vs not in range(len(VS_NAMES)):
         ok, reasons = False, (f"vs: {post.vs} is no mstatus.VS value",)
     elif kind == RESERVED:

@@ -8,6 +8,8 @@ executable model (impl/execute.py), which replays a counterexample.
 
 from __future__ import annotations
 
+from typing import Any
+
 from vredmax.impl.execute import execute, operands
 from vredmax.spec import relation
 from vredmax.spec.bv import Concrete, Symbolic
@@ -31,6 +33,7 @@ class View:
         self.tail = tail
         self.e = m.elements(cfg.sew)
         self.seed, self.elements, self.active = operands(m, pre, insn, cfg)
+        self.outcome: Any = None        # the spec's outcome terms, for a symbolic view
 
     @classmethod
     def symbolic(cls, cfg: Config, tag: str = "") -> "View":

@@ -16,6 +16,7 @@ Soundness: see proofs/engine/compositional.py, `soundness_argument()`.
 from __future__ import annotations
 
 import itertools
+from typing import Any
 
 import z3
 
@@ -41,7 +42,7 @@ class Node:
         # Made after its children, so a parent's serial is larger: descending serials are a
         # topological order (parents first).
         self.serial = next(_SERIALS)
-        self.reached = None             # `inclusion`'s incoming paths
+        self.reached: Any = None        # `inclusion`'s incoming paths
 
     def __repr__(self) -> str:
         return f"Node({self.kind!r}, label={self.label!r}, serial={self.serial})"

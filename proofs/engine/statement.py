@@ -31,7 +31,7 @@ def _names(s: Setting, runs: dict, twin: str = "") -> list[tuple]:
     """(term, readable constant) pairs, bigger terms first. `twin` marks the names of a
     second pre-state (two-run properties): vs1_b[0], vs2_b[i], ..."""
     cfg, pre, insn = s.cfg, s.pre, s.insn
-    pairs = []
+    pairs: list[tuple[z3.ExprRef, z3.ExprRef]] = []
     for label, run in runs.items():
         mark = f"{twin}'" if label == SPEC else f"{twin}'[{label}]"
         pairs.append((s.relation(run), z3.Bool(f"spec_allows{twin}{'' if label == SPEC else f'[{label}]'}")))

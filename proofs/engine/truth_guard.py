@@ -23,10 +23,15 @@ import os
 import sys
 import threading
 from contextlib import contextmanager
+from types import FrameType
+from typing import Any
 
 import z3
 
-_ORIGINAL_BOOL = z3.AstRef.__bool__
+# The class whose truth test is patched, as Any: the z3 stubs leave __bool__ out, so that the
+# type checker reports a truth test of a term (stubs/z3).
+_AST_REF: Any = z3.AstRef
+_ORIGINAL_BOOL = _AST_REF.__bool__
 _Z3_DIR = os.path.dirname(os.path.abspath(z3.__file__))
 _SKIPPED = (_Z3_DIR, os.path.abspath(__file__))
 _LOCK = threading.Lock()
@@ -48,12 +53,12 @@ class Guard:
 
     def __init__(self, hint: str):
         self.hint = hint
-        self.refusals: list[SymbolicBranch] = []
+        self.refusals: list[Exception] = []     # SymbolicBranch, or another backend's refusal
 
 
 def caller_location(skip=_SKIPPED) -> tuple[str, int]:
     """(file, line) of the innermost frame outside z3 and this module."""
-    frame = sys._getframe(1)
+    frame: FrameType | None = sys._getframe(1)
     while frame is not None:
         filename = os.path.abspath(frame.f_code.co_filename)
         if not filename.startswith(skip):
@@ -108,8 +113,8 @@ def no_truth_tests(hint: str = DEFAULT_HINT):
     guard = Guard(hint)
     with _LOCK:
         if not _ACTIVE:
-            z3.AstRef.__bool__ = _guarded_bool
-            z3.AstRef.__nonzero__ = _guarded_bool
+            _AST_REF.__bool__ = _guarded_bool
+            _AST_REF.__nonzero__ = _guarded_bool
         _ACTIVE.append(guard)
     try:
         yield guard
@@ -117,5 +122,5 @@ def no_truth_tests(hint: str = DEFAULT_HINT):
         with _LOCK:
             _ACTIVE.remove(guard)
             if not _ACTIVE:
-                z3.AstRef.__bool__ = _ORIGINAL_BOOL
-                z3.AstRef.__nonzero__ = _ORIGINAL_BOOL
+                _AST_REF.__bool__ = _ORIGINAL_BOOL
+                _AST_REF.__nonzero__ = _ORIGINAL_BOOL

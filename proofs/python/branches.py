@@ -28,6 +28,7 @@ import collections
 import operator
 import os
 
+import vredmax
 from vredmax.proofs.python import values as V
 from vredmax.proofs.python.facade import CannotMerge, merge as merge_values
 from vredmax.proofs.python.symbytes import method as symbytes_method, register_file as symbytes_register_file
@@ -574,7 +575,9 @@ MUTATORS = {"append", "extend", "insert", "pop", "remove", "clear", "sort", "rev
             "popitem", "add", "discard", "difference_update", "intersection_update",
             "symmetric_difference_update", "appendleft", "extendleft", "popleft", "rotate", "fill", "put",
             "itemset", "resize", "__setitem__", "__delitem__", "__iadd__"}
-_PROJECT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+# The project's own code: the vredmax package's folders (two when run from the repository's
+# root with the strict editable install: its vredmax/ and the link tree; vredmax/__init__.py)
+_PROJECT = tuple(os.path.join(os.path.abspath(folder), "") for folder in vredmax.__path__)
 
 
 def call(function, *args, **kwargs):

@@ -525,7 +525,7 @@ class SymRegs:
         result = self.__eq__(other)
         return V.bool_not(result) if result is not NotImplemented else result
 
-    def __hash__(self):
+    def __hash__(self):     # noqa: PLE0309 (it raises)
         _refuse("hash() of a symbolic register file", "keep it in a variable, not a dict key")
 
     def __add__(self, other):

@@ -172,7 +172,7 @@ def instruction_result(result, cfg: Config, cx):
     try:
         traps = [(rule, cond) for rule, cond in traps]
         for rule, _ in traps:
-            rule.outcome
+            rule.outcome        # noqa: B018 (reading it checks the type)
     except (TypeError, ValueError, AttributeError):
         raise ContractError("traps must be a list of (spec.legality.TrapRule, condition) pairs") from None
     if cx is None:

@@ -114,7 +114,6 @@ def elaborate(arguments: list[str], top: str, overrides: dict[str, int]) -> Elab
     """Parse and elaborate `top` from the simulator-style arguments; raise RtlInputError."""
     if not available():
         raise RtlInputError("slang", "needs the pyslang package: pip install 'vredmax[rtl]'")
-    import pyslang
     from pyslang.driver import CommandLineOptions, Driver
 
     previous = None
