@@ -7,9 +7,11 @@ from __future__ import annotations
 
 import decimal
 import json
+from collections.abc import Callable
+from typing import Any
 
 from vredmax.impl.execute import TAIL_POLICIES, Result
-from vredmax.spec.config import LMUL_NAMES, SEWS, check_machine, encode_vtype
+from vredmax.spec.config import LMUL_NAMES, SEWS, VType, check_machine, encode_vtype
 from vredmax.spec.encoding import EncodingError, Insn, decode, encode, parse_asm
 from vredmax.spec.state import NUM_VREGS, VS_NAMES, ArchState
 
@@ -29,8 +31,8 @@ def _json_int(text: str) -> int:
         return int(decimal.Decimal(text))
 
 
-def _no_duplicates(pairs) -> dict:
-    found = {}
+def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    found: dict[str, Any] = {}
     for key, value in pairs:
         if key in found:
             raise CaseError(f"{key}: given twice in one JSON object (duplicate key)")
@@ -38,7 +40,7 @@ def _no_duplicates(pairs) -> dict:
     return found
 
 
-def load_json(text: str, what: str = "case"):
+def load_json(text: str, what: str = "case") -> Any:
     """Parse JSON input (every JSON the tool reads goes through here): a duplicate key is an
     error naming the key (json.loads would keep the last one silently)."""
     try:
@@ -49,7 +51,7 @@ def load_json(text: str, what: str = "case"):
         raise CaseError(f"{what}: malformed JSON: nested too deeply") from None
 
 
-def _integer(value, field: str) -> int:
+def _integer(value: object, field: str) -> int:
     """An int, or a string in decimal or 0x hex. Booleans are not integers here."""
     if isinstance(value, bool):
         raise CaseError(f"{field}: expected an integer, got {json.dumps(value)}")
@@ -63,13 +65,13 @@ def _integer(value, field: str) -> int:
     raise CaseError(f"{field}: expected an integer or a hex string, got {json.dumps(value)}")
 
 
-def _flag(value, field: str) -> bool:
+def _flag(value: object, field: str) -> bool:
     if isinstance(value, bool) or value in (0, 1):
         return bool(value)
     raise CaseError(f"{field}: expected true/false or 0/1, got {json.dumps(value)}")
 
 
-def parse_insn(value) -> Insn:
+def parse_insn(value: object) -> Insn:
     try:
         if isinstance(value, str) and not value.strip().lower().startswith(("0x", "0b")) \
                 and not value.strip().isdigit():
@@ -79,7 +81,7 @@ def parse_insn(value) -> Insn:
         raise CaseError(str(error)) from None
 
 
-def parse_vtype(value) -> int:
+def parse_vtype(value: object) -> int:
     if not isinstance(value, dict):
         raw = _integer(value, "vtype")
         if not 0 <= raw < 1 << 64:
@@ -101,7 +103,7 @@ def parse_vtype(value) -> int:
                         _flag(value.get("vma", False), "vtype.vma"))
 
 
-def parse_vregs(value, vlen: int) -> tuple[int, ...]:
+def parse_vregs(value: object, vlen: int) -> tuple[int, ...]:
     if not isinstance(value, dict):
         raise CaseError('vregs: expected an object such as {"v12": "0x..."}')
     regs, limit = [0] * NUM_VREGS, 1 << vlen
@@ -131,7 +133,7 @@ def _hex(text: str) -> int | None:
         return None
 
 
-def parse_case(obj, reading=None) -> tuple[ArchState, Insn, str]:
+def parse_case(obj: object, reading: Callable[[ArchState], VType] | None = None) -> tuple[ArchState, Insn, str]:
     """Return (pre-state, instruction, tail policy) or raise CaseError. `reading(state)`
     gives the decoded vtype that bounds vl (default: decode_vtype; a profile that supports
     SEW > LMUL*ELEN at fractional LMUL passes its own, see spec/profiles.check_pre)."""
@@ -174,7 +176,7 @@ def register_hex(value: int, vlen: int) -> str:
     return f"0x{value:0{vlen // 4}x}"
 
 
-def state_json(state: ArchState) -> dict:
+def state_json(state: ArchState) -> dict[str, Any]:
     return {
         "vl": state.vl,
         "vstart": state.vstart,
@@ -184,11 +186,11 @@ def state_json(state: ArchState) -> dict:
     }
 
 
-def result_json(result: Result) -> dict:
+def result_json(result: Result) -> dict[str, Any]:
     return {"outcome": result.outcome, "reason": result.reason, **state_json(result.state)}
 
 
-def case_json(state: ArchState, insn: Insn, tail: str = "undisturbed") -> dict:
+def case_json(state: ArchState, insn: Insn, tail: str = "undisturbed") -> dict[str, Any]:
     """The case format for a concrete state (the inverse of parse_case)."""
     return {
         "vlen": state.vlen, "elen": state.elen, "insn": hex(encode(insn)),

@@ -11,16 +11,16 @@ from dataclasses import dataclass
 from typing import Any
 
 from vredmax.impl import ALGORITHMS
-from vredmax.spec.bv import Concrete
+from vredmax.spec.bv import B, Concrete, MachineOps, ReductionUnit, V
 from vredmax.spec.config import VTYPE_VILL_BIT, VTYPE_VTA_BIT, XLEN, Config, decode_vtype
 from vredmax.spec.encoding import Insn
-from vredmax.spec.legality import RETIRED, lmul_text, trap_conditions
+from vredmax.spec.legality import RETIRED, TrapRule, lmul_text, trap_conditions
 from vredmax.spec.state import VS_DIRTY, ArchState
 
 TAIL_POLICIES = ("undisturbed", "ones")
 
 
-def operands(m, pre: ArchState, insn, cfg: Config):
+def operands(m: MachineOps[V, B], pre: ArchState, insn: Any, cfg: Config) -> tuple[V, list[V], list[B]]:
     """Read the sources: (seed, vs2 elements, active flags), all before vd is written."""
     regs, sew, count = pre.regs, cfg.sew, cfg.vlmax
     elements: list[Any] = []
@@ -35,7 +35,7 @@ def operands(m, pre: ArchState, insn, cfg: Config):
     return seed, elements, active
 
 
-def written_vd(m, old_vd, result, vta, cfg: Config, tail: str):
+def written_vd(m: MachineOps[V, B], old_vd: V, result: V, vta: B | bool, cfg: Config, tail: str) -> V:
     """vd after a reduction: element 0 is the result, the tail per vta and the policy."""
     sew, vlen = cfg.sew, cfg.vlen
     if vlen == sew:
@@ -47,13 +47,14 @@ def written_vd(m, old_vd, result, vta, cfg: Config, tail: str):
     return m.ite(vta, ones, kept)
 
 
-def choose(m, cond, then: ArchState, other: ArchState) -> ArchState:
+def choose(m: MachineOps[V, B], cond: B | bool, then: ArchState, other: ArchState) -> ArchState:
     fields = ("regs", "vtype", "vl", "vstart", "vs")
     return then.with_(**{f: m.ite(cond, getattr(then, f), getattr(other, f)) for f in fields})
 
 
-def step(m, pre: ArchState, insn, cfg: Config | None, reduce, tail: str = "undisturbed", vill=None,
-         sources=None):
+def step(m: MachineOps[V, B], pre: ArchState, insn: Any, cfg: Config | None, reduce: ReductionUnit,
+         tail: str = "undisturbed", vill: B | bool | None = None,
+         sources: tuple[V, list[V], list[B]] | None = None) -> tuple[list[tuple[TrapRule, Any]], ArchState]:
     """Return (trap conditions, post-state). A trap and vl=0 change nothing.
 
     cfg is the element layout the vtype selects; it may be None only when vill is
@@ -87,7 +88,7 @@ class Result:
 
 
 def execute(pre: ArchState, insn: Insn, algorithm: str = "sequential",
-            tail: str = "undisturbed", reduce=None) -> Result:
+            tail: str = "undisturbed", reduce: ReductionUnit | None = None) -> Result:
     """Execute concretely. `reduce` overrides the named algorithm (a user's own unit)."""
     if reduce is None:
         if algorithm not in ALGORITHMS:

@@ -78,11 +78,11 @@ class Trace:
 
     @property
     def vd_before(self) -> int:
-        return self.pre.regs[self.insn.vd]
+        return int(self.pre.regs[self.insn.vd])
 
     @property
     def vd_after(self) -> int:
-        return self.result.state.regs[self.insn.vd]
+        return int(self.result.state.regs[self.insn.vd])
 
     def elements(self, register_value: int) -> list[int]:
         """The SEW-bit elements of one register, element 0 first."""

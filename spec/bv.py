@@ -17,7 +17,7 @@ Concrete values are unsigned Python ints already reduced to their width; boolean
 from __future__ import annotations
 
 import sys
-from typing import TYPE_CHECKING, Literal, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar
 
 import z3
 
@@ -28,6 +28,8 @@ import z3
 # unsigned representation is not).
 V = TypeVar("V")
 B = TypeVar("B")
+T = TypeVar("T")
+Term = z3.BitVecRef | int       # what a symbolic machine op takes: a term, or an int as a numeral
 
 
 class ElementOps(Protocol[V, B]):
@@ -243,23 +245,23 @@ class Concrete:
         return ConcreteElements(width)
 
     @staticmethod
-    def decided(cond) -> bool | None:
+    def decided(cond: object) -> bool | None:
         """The value of a condition when it is known without a solver, else None."""
         return bool(cond)
 
     # booleans and scalars
     @staticmethod
-    def all_(*conds) -> bool: return all(conds)
+    def all_(*conds: object) -> bool: return all(conds)
     @staticmethod
-    def any_(*conds) -> bool: return any(conds)
+    def any_(*conds: object) -> bool: return any(conds)
     @staticmethod
-    def not_(cond) -> bool: return not cond
+    def not_(cond: object) -> bool: return not cond
     @staticmethod
-    def ite(cond, a, b): return a if cond else b
+    def ite(cond: object, a: T, b: T) -> T: return a if cond else b
     @staticmethod
-    def eq(a, b) -> bool: return a == b
+    def eq(a: int, b: int) -> bool: return a == b
     @staticmethod
-    def ult(a, b) -> bool: return a < b
+    def ult(a: int, b: int) -> bool: return a < b
     @staticmethod
     def const(value: int, width: int) -> int: return value & ((1 << width) - 1)
     @staticmethod
@@ -271,10 +273,10 @@ class Concrete:
 
     # registers
     @staticmethod
-    def read(regs, index): return regs[index]
+    def read(regs: tuple[int, ...], index: int) -> int: return regs[index]
 
     @staticmethod
-    def write(regs, index, value):
+    def write(regs: tuple[int, ...], index: int, value: int) -> tuple[int, ...]:
         return regs[:index] + (value,) + regs[index + 1:]
 
     @staticmethod
@@ -316,7 +318,7 @@ class Symbolic:
         return Z3Elements(width)
 
     @staticmethod
-    def decided(cond) -> bool | None:
+    def decided(cond: z3.BoolRef | bool) -> bool | None:
         if isinstance(cond, bool):
             return cond
         simple = z3.simplify(cond)
@@ -327,67 +329,105 @@ class Symbolic:
         return None
 
     @staticmethod
-    def all_(*conds): return z3.And(*conds) if conds else z3.BoolVal(True)
+    def all_(*conds: z3.BoolRef | bool) -> z3.BoolRef: return z3.And(*conds) if conds else z3.BoolVal(True)
     @staticmethod
-    def any_(*conds): return z3.Or(*conds) if conds else z3.BoolVal(False)
+    def any_(*conds: z3.BoolRef | bool) -> z3.BoolRef: return z3.Or(*conds) if conds else z3.BoolVal(False)
     @staticmethod
-    def not_(cond): return z3.Not(cond)
+    def not_(cond: z3.BoolRef | bool) -> z3.BoolRef: return z3.Not(cond)
     @staticmethod
-    def ite(cond, a, b): return z3.If(cond, a, b)
+    def ite(cond: z3.BoolRef | bool, a: Any, b: Any) -> Any: return z3.If(cond, a, b)
     @staticmethod
-    def eq(a, b): return a == b
+    def eq(a: Term, b: Term) -> z3.BoolRef | bool: return a == b
     @staticmethod
-    def ult(a, b): return z3.ULT(a, b)
+    def ult(a: Term, b: Term) -> z3.BoolRef: return z3.ULT(a, b)
     @staticmethod
-    def const(value: int, width: int): return z3.BitVecVal(value, width)
+    def const(value: int, width: int) -> z3.BitVecRef: return z3.BitVecVal(value, width)
 
     @staticmethod
-    def bit(value, i: int):
+    def bit(value: Term, i: int) -> z3.BoolRef:
         if isinstance(value, int):
             return z3.BoolVal(bool(value >> i & 1))
         return z3.Extract(i, i, value) == 1
 
     @staticmethod
-    def low_bits(value, n: int):
+    def low_bits(value: Term, n: int) -> Term:
         if isinstance(value, int):
             return value & ((1 << n) - 1)
         return z3.ZeroExt(value.size() - n, z3.Extract(n - 1, 0, value))
 
     @staticmethod
-    def add(a, b, width: int):
+    def add(a: Term, b: Term, width: int) -> Term:
         if isinstance(a, int) and isinstance(b, int):
             return (a + b) & ((1 << width) - 1)
         return a + b
 
     @staticmethod
-    def read(regs, index):
+    def read(regs: z3.ArrayRef, index: Term) -> z3.BitVecRef:
         return z3.Select(regs, _index(index))
 
     @staticmethod
-    def write(regs, index, value):
+    def write(regs: z3.ArrayRef, index: Term, value: Term) -> z3.ArrayRef:
         return z3.Store(regs, _index(index), value)
 
     @staticmethod
-    def extract(value, hi: int, lo: int):
+    def extract(value: z3.BitVecRef, hi: int, lo: int) -> z3.BitVecRef:
         return z3.Extract(hi, lo, value)
 
     @staticmethod
-    def concat(hi, lo, lo_width: int):
+    def concat(hi: z3.BitVecRef, lo: z3.BitVecRef, lo_width: int) -> z3.BitVecRef:
         return z3.Concat(hi, lo)
 
     @staticmethod
-    def split(value, width: int, count: int) -> list:
+    def split(value: z3.BitVecRef, width: int, count: int) -> list[z3.BitVecRef]:
         return [z3.Extract(i * width + width - 1, i * width, value) for i in range(count)]
 
     @staticmethod
-    def bits(value, count: int) -> list:
+    def bits(value: z3.BitVecRef, count: int) -> list[z3.BoolRef]:
         return [z3.Extract(i, i, value) == 1 for i in range(count)]
 
 
-def _index(index):
+def _index(index: Term) -> z3.BitVecRef:
     return z3.BitVecVal(index, 5) if isinstance(index, int) else index
 
 
 if TYPE_CHECKING:   # both element backends implement the interface (the type checker sees it)
     _CONCRETE: ElementOps[int, bool] = ConcreteElements(8)
     _SYMBOLIC: ElementOps[z3.BitVecRef, z3.BoolRef] = Z3Elements(8)
+
+class MachineOps(Protocol[V, B]):
+    """The machine ops (`Concrete`, `Symbolic`; spec, impl and the proofs take one as `m`).
+    An int stands for a numeral where the symbolic side accepts one."""
+
+    @property
+    def symbolic(self) -> bool: ...
+    @property
+    def true(self) -> B: ...
+    @property
+    def false(self) -> B: ...
+
+    def elements(self, width: int) -> ElementOps[V, B]: ...
+    def decided(self, cond: B | bool) -> bool | None: ...
+    def all_(self, *conds: B | bool) -> B: ...
+    def any_(self, *conds: B | bool) -> B: ...
+    def not_(self, cond: B | bool) -> B: ...
+    def ite(self, cond: B | bool, a: T, b: T) -> T: ...
+    def eq(self, a: V | int, b: V | int) -> B | bool: ...
+    def ult(self, a: V | int, b: V | int) -> B | bool: ...
+    def const(self, value: int, width: int) -> V: ...
+    def bit(self, value: V | int, i: int) -> B | bool: ...
+    def low_bits(self, value: V | int, n: int) -> V | int: ...
+    def add(self, a: V | int, b: V | int, width: int) -> V | int: ...
+    def read(self, regs: Any, index: V | int) -> V: ...
+    def write(self, regs: Any, index: V | int, value: V) -> Any: ...
+    def extract(self, value: V, hi: int, lo: int) -> V: ...
+    def concat(self, hi: V, lo: V, lo_width: int) -> V: ...
+    def split(self, value: V, width: int, count: int) -> list[V]: ...
+    def bits(self, value: V, count: int) -> list[B]: ...
+
+
+Machine = MachineOps[Any, Any]      # either backend, where the code is not generic over it
+
+
+if TYPE_CHECKING:   # both machine backends implement the interface
+    _CONCRETE_MACHINE: MachineOps[int, bool] = Concrete
+    _SYMBOLIC_MACHINE: MachineOps[z3.BitVecRef, z3.BoolRef] = Symbolic

@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from vredmax.spec.bv import B, MachineOps, V
 
 XLEN = 64
 SEWS = (8, 16, 32, 64)
@@ -81,7 +86,7 @@ def encode_vtype(sew: int, lmul: str, vta: bool = False, vma: bool = False) -> i
     return LMUL_CODE[lmul] | vsew << 3 | int(vta) << VTYPE_VTA_BIT | int(vma) << VTYPE_VMA_BIT
 
 
-def vill_rules(m, raw, elen: int) -> list[tuple[str, object]]:
+def vill_rules(m: MachineOps[V, B], raw: V, elen: int) -> list[tuple[str, B | bool]]:
     """Why a raw vtype is vill, each reason with its condition, first reason first.
 
     Written against the machine ops of spec/bv.py: `decode_vtype` evaluates it on an int, the
@@ -90,7 +95,7 @@ def vill_rules(m, raw, elen: int) -> list[tuple[str, object]]:
     """
     vsew, vlmul = m.extract(raw, 5, 3), m.extract(raw, 2, 0)
 
-    def selects(sew: int, lmul: str):
+    def selects(sew: int, lmul: str) -> B:
         return m.all_(m.eq(vsew, SEWS.index(sew)), m.eq(vlmul, LMUL_CODE[lmul]))
 
     unsupported = [selects(sew, lmul) for sew in SEWS for lmul in LMUL_NAMES
@@ -150,7 +155,8 @@ def machine_vlens(elen: int) -> tuple[int, ...]:
     return tuple(1 << k for k in range(elen.bit_length() - 1, MAX_VLEN.bit_length()))
 
 
-def legal_configs(elen: int = 64, vlens=None, sews=SEWS, lmuls=LMUL_NAMES) -> list[Config]:
+def legal_configs(elen: int = 64, vlens: Iterable[int] | None = None, sews: Iterable[int] = SEWS,
+                  lmuls: Iterable[str] = LMUL_NAMES) -> list[Config]:
     """Every supported (VLEN, SEW, LMUL) for an ELEN; by default VLEN 128..65536 (the V
     extension's range; `every_config` adds the small VLENs of the embedded profiles)."""
     if vlens is None:
@@ -165,7 +171,7 @@ def legal_configs(elen: int = 64, vlens=None, sews=SEWS, lmuls=LMUL_NAMES) -> li
     ]
 
 
-def every_config(elens=ELENS) -> list[Config]:
+def every_config(elens: Iterable[int] = ELENS) -> list[Config]:
     """Every legal (ELEN, VLEN, SEW, LMUL): ELEN=32 with VLEN 32..65536 (180) and ELEN=64
     with VLEN 64..65536 (242), 422 in all."""
     return [cfg for elen in elens for cfg in legal_configs(elen, machine_vlens(elen))]

@@ -39,7 +39,7 @@ class Insn:
     vs1: int
     vm: int = 1
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         for name in ("vd", "vs2", "vs1"):
             value = getattr(self, name)
             if not (isinstance(value, int) and 0 <= value < 32):

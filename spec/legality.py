@@ -7,9 +7,14 @@ outcome and give the symbolic trap conditions.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from vredmax.spec.config import LMUL_VALUE, group_registers
 from vredmax.spec.state import VS_OFF
+
+if TYPE_CHECKING:
+    from vredmax.spec.bv import Machine
+    from vredmax.spec.state import ArchState
 
 RETIRED = "retired"
 ILLEGAL = "illegal-instruction"
@@ -23,7 +28,7 @@ class TrapRule:
     outcome: str
     template: str  # formatted with vd, vs2, vs1, vm, lmul, vstart, why_vill
 
-    def reason(self, **values) -> str:
+    def reason(self, **values: object) -> str:
         return self.template.format(**values)
 
 
@@ -40,7 +45,7 @@ V0_VS1_RULE = TrapRule("v0_mask_is_vs1", RESERVED,
 RULES = (VS_OFF_RULE, VILL_RULE, VSTART_RULE, MISALIGNED_RULE, V0_VS2_RULE, V0_VS1_RULE)
 
 
-def trap_conditions(m, state, insn, vill, lmul: str | None) -> list[tuple[TrapRule, object]]:
+def trap_conditions(m: Machine, state: ArchState, insn: Any, vill: Any, lmul: str | None) -> list[tuple[TrapRule, Any]]:
     """Each rule with the condition under which it fires, highest priority first.
 
     `insn` has vd, vs2, vs1 (register numbers) and vm; `vill` is a condition; `lmul` is the

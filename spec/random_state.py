@@ -24,9 +24,10 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
-from typing import Protocol, Sequence
+from collections.abc import Callable, Iterable
+from typing import Any, Protocol, Sequence, TypeVar
 
-from vredmax.spec.config import (LMUL_NAMES, SEWS, VTYPE_VILL_BIT, encode_vtype, legal_configs,
+from vredmax.spec.config import (LMUL_NAMES, SEWS, VTYPE_VILL_BIT, Config, encode_vtype, legal_configs,
                                  sew_lmul_supported)
 from vredmax.spec.encoding import Insn
 from vredmax.spec.state import NUM_VREGS, VS_NAMES, ArchState
@@ -37,52 +38,54 @@ TRAP_KINDS = ("vs_off", "vill_bit", "vill_reserved", "vill_unsupported", "vstart
 OVERLAPS = ("none", "vd=vs2", "vd in vs2 group", "vd=vs1", "vd=v0", "vs1=vs2", "vs1 in vs2 group")
 MASKS = ("random", "random", "all-off", "all-on", "one bit")
 BACKGROUNDS = ("random", "zeros", "ones")
+T = TypeVar("T")
 DATA = ("random", "edges", "palette")
 
 
 class Chooser(Protocol):
     def integer(self, lo: int, hi: int) -> int: ...        # lo..hi inclusive
-    def choice(self, options: Sequence): ...
+    def choice(self, options: Sequence[T]) -> T: ...
 
 
 class RandomChooser:
     """The chooser of seeded runs."""
 
-    def __init__(self, seed: int):
+    def __init__(self, seed: int) -> None:
         self.random = random.Random(seed)
 
     def integer(self, lo: int, hi: int) -> int:
         return self.random.randint(lo, hi)
 
-    def choice(self, options: Sequence):
+    def choice(self, options: Sequence[T]) -> T:
         return self.random.choice(options)
 
 
-def hypothesis_chooser(draw):
+def hypothesis_chooser(draw: Callable[[Any], Any]) -> Chooser:
     """The chooser over a Hypothesis `draw` (Hypothesis is a test dependency: imported here)."""
     from hypothesis import strategies as st
 
     class HypothesisChooser:
         def integer(self, lo: int, hi: int) -> int:
-            return draw(st.integers(lo, hi))
+            return int(draw(st.integers(lo, hi)))
 
-        def choice(self, options: Sequence):
-            return draw(st.sampled_from(options))
+        def choice(self, options: Sequence[T]) -> T:
+            chosen: T = draw(st.sampled_from(options))
+            return chosen
 
     return HypothesisChooser()
 
 
 @dataclass(frozen=True)
 class Space:
-    vlens: tuple = tuple(1 << k for k in range(5, 17))   # 32 .. 65536
+    vlens: tuple[int, ...] = tuple(1 << k for k in range(5, 17))   # 32 .. 65536
     elen: int = 64
-    sews: tuple = SEWS
-    lmuls: tuple = LMUL_NAMES
-    vs_states: tuple = VS_NAMES
+    sews: tuple[int, ...] = SEWS
+    lmuls: tuple[str, ...] = LMUL_NAMES
+    vs_states: tuple[str, ...] = VS_NAMES
     traps: bool = True
     vsetvl: bool = False
 
-    def configs(self):
+    def configs(self) -> list[Config]:
         found = legal_configs(self.elen, self.vlens, self.sews, self.lmuls)
         if not found:
             raise ValueError(f"no legal configuration for VLEN in {self.vlens}, ELEN={self.elen}, "
@@ -104,7 +107,7 @@ def interesting_elements(sew: int) -> tuple[int, ...]:
     return (0, 1, (1 << sew) - 1, top, top - 1, top + 1, 2)
 
 
-def pack(elements, sew: int) -> int:
+def pack(elements: Iterable[int], sew: int) -> int:
     """A register (or group) value from its elements, element 0 in the low bits."""
     nbytes = sew // 8
     return int.from_bytes(b"".join((e % (1 << sew)).to_bytes(nbytes, "little") for e in elements), "little")
@@ -148,7 +151,7 @@ def _vill_vtype(choose: Chooser, kind: str, elen: int, sew: int, lmul: str) -> i
     return low | 1 << choose.integer(8, VTYPE_VILL_BIT - 1)
 
 
-def _registers(choose: Chooser, group: int, kind: str | None, masked: bool):
+def _registers(choose: Chooser, group: int, kind: str | None, masked: bool) -> tuple[int, int, int]:
     """(vd, vs2, vs1) for one overlap; legal unless `kind` names a reserved trap."""
     aligned = [r for r in range(0, NUM_VREGS, group) if not (masked and r == 0)]
     vs2 = choose.choice(aligned)

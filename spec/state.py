@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
-from vredmax.spec.bv import Concrete
-from vredmax.spec.config import XLEN, check_machine, decode_vtype, vlmax
+from vredmax.spec.bv import Concrete, Machine
+from vredmax.spec.config import XLEN, VType, check_machine, decode_vtype
 
 NUM_VREGS = 32
 VS_NAMES = ("off", "initial", "clean", "dirty")  # mstatus.VS encoding 0..3
@@ -29,10 +29,10 @@ class ArchState:
     vstart: Any
     vs: Any
 
-    def with_(self, **changes) -> "ArchState":
+    def with_(self, **changes: Any) -> "ArchState":
         return replace(self, **changes)
 
-    def check(self, vt=None) -> None:
+    def check(self, vt: VType | None = None) -> None:
         """Raise ValueError naming the field when a concrete state cannot exist.
 
         `vt`: the decoded vtype to bound vl by (default decode_vtype; spec/profiles.py passes
@@ -46,7 +46,8 @@ class ArchState:
         if not 0 <= self.vtype < 1 << XLEN:
             raise ValueError("vtype: must be a 64-bit value")
         vt = vt or decode_vtype(self.vtype, self.elen)
-        limit = 0 if vt.vill else vlmax(self.vlen, vt.sew, vt.lmul)
+        layout = vt.layout(self.vlen, self.elen)
+        limit = 0 if layout is None else layout.vlmax
         reachable = dict(reachable_conditions(Concrete, self, vt.vill, limit))
         if not (0 <= self.vl < 1 << XLEN and reachable["vl"]):
             why = "vtype.vill is set" if vt.vill else f"VLMAX={limit} for SEW={vt.sew} LMUL={vt.lmul}"
@@ -57,7 +58,7 @@ class ArchState:
             raise ValueError(f"vs: must be one of {', '.join(VS_NAMES)}")
 
 
-def reachable_conditions(m, state: ArchState, vill, vlmax_: int) -> list[tuple[str, object]]:
+def reachable_conditions(m: Machine, state: ArchState, vill: Any, vlmax_: int) -> list[tuple[str, Any]]:
     """The architecturally reachable states, written once against the machine ops `m`: the
     concrete check above (`vredmax exec` accepts exactly these) and the symbolic domain of
     every proof (spec/relation.py `in_configuration`) both use it. vsetvl never makes more:
