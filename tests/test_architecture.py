@@ -13,7 +13,8 @@ import pytest
 import vredmax
 
 ROOT = Path(__file__).resolve().parent.parent
-INSTALLED = Path(vredmax.__file__).parent
+# the installed package's folder (run from the root, vredmax.__path__ lists the root's partial vredmax/ too)
+INSTALLED = next(Path(folder) for folder in vredmax.__path__ if (Path(folder) / "spec").is_dir())
 
 
 def lint_imports(folder: Path, pythonpath: Path | None = None) -> subprocess.CompletedProcess:

@@ -48,8 +48,8 @@ def element_atom(i: int):
 class Query:
     """Prove `assumptions => goal` with one solver call (after the vacuity check)."""
 
-    assumptions: list
-    goal: object
+    assumptions: list[z3.BoolRef]
+    goal: z3.BoolRef
     solver: str = "z3"
 
 

@@ -12,6 +12,8 @@ judge's reasons as notes; when they are, nothing differs.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
+from typing import Any
 
 from vredmax.impl.execute import execute, operands
 from vredmax.proofs.engine.counterexample import Counterexample
@@ -26,7 +28,7 @@ LABEL = "implementation"
 
 
 def judge_step(cfg: Config, pre: ArchState, insn: Insn, tail: str, kind: str, post: ArchState,
-               notes=(), label: str = LABEL) -> Counterexample:
+               notes: Iterable[str] = (), label: str = LABEL) -> Counterexample:
     """The implementation's outcome `kind` (RETIRED, ILLEGAL or RESERVED) and post-state on
     (pre, insn), judged; the spec's side is run with the tail policy `tail`."""
     result = execute(pre, insn, "sequential", tail)
@@ -46,9 +48,11 @@ def judge_step(cfg: Config, pre: ArchState, insn: Insn, tail: str, kind: str, po
         if result.outcome == RESERVED:
             notes.append(f"the encoding is reserved ({result.reason}): the architecture allows any outcome")
         return Counterexample(cfg, pre, insn, tail, {}, {}, label, reason, notes)
-    spec_values, impl_values, widths = {}, {}, {}
+    spec_values: dict[str, Any] = {}
+    impl_values: dict[str, Any] = {}
+    widths: dict[str, int] = {}
 
-    def compare(name, spec_value, impl_value, width=None):
+    def compare(name: str, spec_value: Any, impl_value: Any, width: int | None = None) -> None:
         if name in ("vd[0]", "traps") or spec_value != impl_value:   # these two always shown
             spec_values[name], impl_values[name] = spec_value, impl_value
             if width:
@@ -96,7 +100,7 @@ def element_notes(cfg: Config, pre: ArchState, insn: Insn, want: int, got: int) 
     lane table shows only the first lanes of a long group)."""
     seed, elements, active = operands(Concrete, pre, insn, cfg)
 
-    def which(value, active_only):
+    def which(value: int, active_only: bool) -> str:
         found = [f"vs2[{i}]" for i, (x, a) in enumerate(zip(elements, active))
                  if x == value and (a or not active_only)]
         names = (["the seed vs1[0]"] if seed == value else []) + found[:3]

@@ -17,7 +17,9 @@ from __future__ import annotations
 import re
 import time
 from importlib.metadata import PackageNotFoundError, version
+from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
 import z3
 
@@ -37,7 +39,7 @@ class Checked:
     seconds: float = 0.0
 
 
-def smt2_script(assumptions, goal, comments=()) -> str:
+def smt2_script(assumptions: Iterable[z3.BoolRef], goal: z3.BoolRef, comments: Iterable[str] = ()) -> str:
     """A standalone SMT-LIB2 script for the query (see the module docstring)."""
     solver = z3.Solver()
     solver.add(*assumptions)
@@ -63,7 +65,7 @@ def _quote_names(text: str) -> str:
     return text
 
 
-def assertion_text(assumption) -> str:
+def assertion_text(assumption: z3.BoolRef) -> str:
     """One term as SMT-LIB2 declarations and an assertion. Printed by Z3 without building a
     solver (that took most of the time of a small query's script), with its `let` names
     renamed in order of appearance (Z3 names them by term ids, which depend on what the
@@ -78,13 +80,13 @@ def assertion_text(assumption) -> str:
 def _renamed(text: str) -> str:
     """The text with its `let` names renamed in order of appearance."""
     binders = set(re.findall(r"\(let \(\(([$?]x\d+) ", text))
-    names: dict = {}
+    names: dict[str, str] = {}
     return re.sub(r"(?<![\w|$?.!@%^&*_+=<>/~-])[$?]x\d+(?![\w|$?.!@%^&*_+=<>/~-])",
                   lambda m: (names.setdefault(m.group(0), f"{m.group(0)[0]}x{len(names)}")
                              if m.group(0) in binders else m.group(0)), text)
 
 
-def versions() -> dict:
+def versions() -> dict[str, str]:
     found = {"z3": z3.get_version_string()}
     for name in ("bitwuzla", "cvc5"):
         try:
@@ -140,7 +142,7 @@ def _bitwuzla(script: str, timeout_ms: int) -> Checked:
     return Checked(first, second, "bitwuzla gave up (time limit)" if second == "unknown" else "")
 
 
-def bitwuzla_values(script: str, timeout_ms: int) -> dict | None:
+def bitwuzla_values(script: str, timeout_ms: int) -> dict[str, int] | None:
     """Bitwuzla's model of a refuted query (the script of `smt2_script`): every declared
     bit-vector constant's value, by name; None unless the negated goal is satisfiable. For
     when Z3 cannot rebuild the model of a query bitwuzla refuted."""
@@ -177,7 +179,7 @@ def _cvc5(script: str, timeout_ms: int) -> Checked:
         command.invoke(solver, symbols)
     goal = next(t for t in symbols.getDeclaredTerms() if str(t) == GOAL_NAME)
 
-    def name(result) -> str:
+    def name(result: Any) -> str:
         return "sat" if result.isSat() else "unsat" if result.isUnsat() else "unknown"
 
     first = name(solver.checkSat())
@@ -202,7 +204,7 @@ def _z3_text(script: str, timeout_ms: int) -> Checked:
 def without_checks(script: str) -> str:
     """The declarations and assertions only: the caller asks the two questions itself. (A
     declaration repeated word for word, as in a case split's key text, is kept once.)"""
-    declared: set = set()
+    declared: set[str] = set()
     kept = []
     for line in script.splitlines():
         if line.startswith(("(check-sat", "(set-option :produce-models")):

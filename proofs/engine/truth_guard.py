@@ -22,6 +22,7 @@ from __future__ import annotations
 import os
 import sys
 import threading
+from collections.abc import Iterator
 from contextlib import contextmanager
 from types import FrameType
 from typing import Any
@@ -56,7 +57,7 @@ class Guard:
         self.refusals: list[Exception] = []     # SymbolicBranch, or another backend's refusal
 
 
-def caller_location(skip=_SKIPPED) -> tuple[str, int]:
+def caller_location(skip: tuple[str, ...] = _SKIPPED) -> tuple[str, int]:
     """(file, line) of the innermost frame outside z3 and this module."""
     frame: FrameType | None = sys._getframe(1)
     while frame is not None:
@@ -67,13 +68,13 @@ def caller_location(skip=_SKIPPED) -> tuple[str, int]:
     return "<unknown>", 0
 
 
-def _describe(term) -> str:
+def _describe(term: z3.ExprRef) -> str:
     text = term.sexpr() if hasattr(term, "sexpr") else str(term)
     text = " ".join(text.split())
     return text if len(text) <= 80 else text[:77] + "..."
 
 
-def _guarded_bool(self) -> bool:
+def _guarded_bool(self: z3.ExprRef) -> bool:
     if z3.is_true(self):
         return True
     if z3.is_false(self):
@@ -107,7 +108,7 @@ DEFAULT_HINT = ("use ops.ite(cond, a, b) to choose between values (m.ite in a wh
 
 
 @contextmanager
-def no_truth_tests(hint: str = DEFAULT_HINT):
+def no_truth_tests(hint: str = DEFAULT_HINT) -> Iterator[Guard]:
     """Within the block, truth tests of Z3 terms are decided soundly or refused (see the
     module docstring). Yields the Guard, whose `refusals` lists every refusal made."""
     guard = Guard(hint)
