@@ -30,7 +30,9 @@ import itertools
 import json
 import os
 import sys
+from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import Any
 from pathlib import Path
 
 from vredmax.runtime import interrupts
@@ -53,15 +55,15 @@ def default_folder() -> Path:
 class Store:
     """The entries under one folder, with the ones read or written in this process in memory."""
 
-    def __init__(self, folder):
+    def __init__(self, folder: str | os.PathLike[str]) -> None:
         self.folder = Path(folder)
         self._root = str(self.folder)
-        self._folders: set = set()   # the entry folders known to exist
+        self._folders: set[str] = set()   # the entry folders known to exist
         self._serials = itertools.count()
-        self._memory: dict = {}
+        self._memory: dict[str, dict[str, Any]] = {}
         self.hits = self.misses = self.ignored = self.written = 0
 
-    def get(self, material: str) -> dict | None:
+    def get(self, material: str) -> dict[str, Any] | None:
         """The entry kept for exactly this material (a string), or None."""
         key, check = _digests(material)
         entry = self._memory.get(key)
@@ -75,7 +77,7 @@ class Store:
             self.hits += 1
         return entry
 
-    def put(self, material: str, entry: dict, durable: bool = True) -> None:
+    def put(self, material: str, entry: dict[str, Any], durable: bool = True) -> None:
         """Keep an answer: in memory, and unless `durable` is false in the folder too."""
         if entry.get("verdict") not in KEPT:
             return
@@ -115,7 +117,7 @@ class Store:
         folder = os.path.join(self._root, key[:2])
         return folder, os.path.join(folder, f"{key[2:]}.json")
 
-    def _read(self, key: str, check: str) -> dict | None:
+    def _read(self, key: str, check: str) -> dict[str, Any] | None:
         try:
             with open(self._path(key)[1], encoding="utf-8") as stream:
                 text = stream.read()
@@ -131,7 +133,8 @@ class Store:
         if not valid:
             self.ignored += 1
             return None
-        return body["entry"]
+        entry: dict[str, Any] = body["entry"]
+        return entry
 
 
 def _digests(material: str) -> tuple[str, str]:
@@ -139,11 +142,11 @@ def _digests(material: str) -> tuple[str, str]:
     return hashlib.sha256(data).hexdigest(), hashlib.blake2b(data, digest_size=32).hexdigest()
 
 
-def _sum(body: dict) -> str:
+def _sum(body: dict[str, Any]) -> str:
     return hashlib.sha256(json.dumps(body, sort_keys=True).encode("utf-8")).hexdigest()
 
 
-_CURRENT: list = [None]
+_CURRENT: list[Store | None] = [None]
 
 
 def current() -> Store | None:
@@ -152,7 +155,7 @@ def current() -> Store | None:
 
 
 @contextmanager
-def using(folder):
+def using(folder: str | os.PathLike[str] | None) -> Iterator[Store | None]:
     """Keep and reuse answers in `folder` (None: not at all) inside the block."""
     previous = _CURRENT[0]
     _CURRENT[0] = Store(folder) if folder is not None else None
@@ -168,7 +171,7 @@ def query_material(kind: str, solver: str, text: str) -> str:
     return "\n".join([FORMAT, kind, solver, _versions_line(), text])
 
 
-_FINGERPRINT: list = []
+_FINGERPRINT: list[str] = []
 
 
 def part_material(text: str) -> str:
@@ -179,7 +182,7 @@ def part_material(text: str) -> str:
     return "\n".join([FORMAT, "part", _FINGERPRINT[0], _versions_line(), text])
 
 
-_VERSIONS: list = []
+_VERSIONS: list[str] = []
 
 
 def _versions_line() -> str:

@@ -10,11 +10,13 @@ files of them.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import Any, cast
 
 import z3
 
-from vredmax.impl.execute import execute, operands
+from vredmax.impl.execute import Result, execute, operands
 from vredmax.spec.bv import Concrete
 from vredmax.spec.config import Config
 from vredmax.spec.encoding import Insn
@@ -24,8 +26,8 @@ from vredmax.impl.case import case_json
 TRAPS = "traps"
 
 
-def _int(model: z3.ModelRef, term) -> int:
-    return model.eval(term, model_completion=True).as_long()
+def _int(model: z3.ModelRef, term: z3.BitVecRef) -> int:
+    return cast(z3.BitVecNumRef, model.eval(term, model_completion=True)).as_long()
 
 
 def read_registers(cfg: Config, insn: Insn, vm: int) -> set[int]:
@@ -34,7 +36,7 @@ def read_registers(cfg: Config, insn: Insn, vm: int) -> set[int]:
     return {insn.vd, insn.vs1} | group | ({0} if vm == 0 else set())
 
 
-def concrete_case(model: z3.ModelRef, cfg: Config, pre: ArchState, insn) -> tuple[ArchState, Insn]:
+def concrete_case(model: z3.ModelRef, cfg: Config, pre: ArchState, insn: Any) -> tuple[ArchState, Insn]:
     """The concrete pre-state and instruction a model gives to symbolic ones."""
     fields = Insn(vd=_int(model, insn.vd), vs2=_int(model, insn.vs2), vs1=_int(model, insn.vs1),
                   vm=_int(model, insn.vm))
@@ -62,7 +64,7 @@ def active_lanes(cfg: Config, pre: ArchState, insn: Insn) -> int:
     return sum(map(bool, active))
 
 
-def json_value(value, width: int):
+def json_value(value: int | bool, width: int) -> bool | dict[str, Any]:
     if isinstance(value, bool):
         return value
     signed = value - (1 << width) if value >> (width - 1) & 1 else value
@@ -77,12 +79,12 @@ class Counterexample:
     pre: ArchState
     insn: Insn
     tail: str                 # the executable's tail policy that reproduces the spec side
-    spec: dict                # name -> value (int for SEW-bit elements, bool for traps)
-    other: dict               # the same names, as the claim or implementation has them
+    spec: dict[str, Any]      # name -> value (int for SEW-bit elements, bool for traps)
+    other: dict[str, Any]     # the same names, as the claim or implementation has them
     other_label: str = "claim"
     spec_reason: str = ""     # why the spec traps, when it does
     notes: list[str] = field(default_factory=list)
-    widths: dict = field(default_factory=dict)   # name -> bit width, when not SEW
+    widths: dict[str, int] = field(default_factory=dict)   # name -> bit width, when not SEW
 
     def width(self, name: str) -> int:
         return self.widths.get(name, self.cfg.sew)
@@ -112,7 +114,7 @@ class Counterexample:
             found.append(f"vs1=v{insn.vs1} is in the vs2 group")
         return found
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         width = self.width
         return {
             "config": {"vlen": self.cfg.vlen, "elen": self.cfg.elen, "sew": self.cfg.sew,
@@ -137,9 +139,9 @@ def element_place(name: str, insn: Insn) -> tuple[int, int] | None:
     return register, int(match.group(2))
 
 
-def observed_values(result, insn: Insn, sew: int, names) -> dict:
+def observed_values(result: Result, insn: Insn, sew: int, names: Iterable[str]) -> dict[str, Any]:
     """The compared values (`traps`, `vd[k]`) of a concrete execution result."""
-    values = {}
+    values: dict[str, Any] = {}
     for name in names:
         if name == TRAPS:
             values[name] = result.outcome != "retired"

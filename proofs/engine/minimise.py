@@ -9,6 +9,8 @@ the same counterexample in any process.
 from __future__ import annotations
 
 import time
+from collections.abc import Iterable, Sequence
+from typing import Any
 
 import z3
 
@@ -21,15 +23,15 @@ STEP_TIMEOUT_MS = 10_000   # each minimisation query
 class _Minimiser:
     """A solver that keeps a condition only when the query stays satisfiable with it."""
 
-    def __init__(self, assumptions, step_ms: int, budget_s: float | None = None):
+    def __init__(self, assumptions: Iterable[z3.BoolRef], step_ms: int, budget_s: float | None = None) -> None:
         self.solver = z3.Solver()
         self.solver.set(timeout=step_ms)
         self.solver.add(*assumptions)
         self.exact = True   # False once a query gave no answer (or the budget ran out)
-        self.model = self.solver.model() if self.solver.check() == z3.sat else None
+        self.model: z3.ModelRef | None = self.solver.model() if self.solver.check() == z3.sat else None
         self.deadline = None if budget_s is None else time.monotonic() + budget_s
 
-    def prefer(self, condition) -> bool:
+    def prefer(self, condition: z3.BoolRef) -> bool:
         if self.model is not None and z3.is_true(self.model.eval(condition, model_completion=True)):
             self.solver.add(condition)   # the current model already meets it: no query needed
             return True
@@ -45,13 +47,13 @@ class _Minimiser:
             self.exact = False
         return False
 
-    def first(self, candidates) -> None:
+    def first(self, candidates: Iterable[z3.BoolRef]) -> None:
         """Keep the first satisfiable candidate (the candidates go from best to worst)."""
         for condition in candidates:
             if self.prefer(condition):
                 return
 
-    def fix(self, term) -> None:
+    def fix(self, term: z3.BitVecRef) -> None:
         """Fix a bit-vector term to its value nearest zero (0, -1, 1, -2, 2, ... in order):
         bit by bit on its zigzag code, so the result does not depend on the solver's whims."""
         if self.prefer(term == 0):
@@ -66,12 +68,13 @@ class _Minimiser:
                 self.solver.add(chosen == 1)
 
 
-def _count(conditions) -> z3.ArithRef:
+def _count(conditions: Sequence[z3.BoolRef]) -> Any:     # a z3 integer term
     return z3.Sum([z3.If(c, 1, 0) for c in conditions]) if conditions else z3.IntVal(0)
 
 
-def smallest_model(view: View, assumptions, negated_goal, mismatches=(), prefer=(),
-                   step_ms: int = STEP_TIMEOUT_MS, budget_s: float | None = None):
+def smallest_model(view: View, assumptions: Iterable[z3.BoolRef], negated_goal: z3.BoolRef,
+                   mismatches: Sequence[z3.BoolRef] = (), prefer: Iterable[z3.BoolRef] = (),
+                   step_ms: int = STEP_TIMEOUT_MS, budget_s: float | None = None) -> tuple[z3.ModelRef, list[str]]:
     """The model of `assumptions and negated_goal` that is smallest in the order of the
     module docstring (`prefer`: the caller's own preferences, before the tidiness ones), with every value the instruction reads fixed canonically (so the same
     query gives the same counterexample in any process), and notes when a query gave no
@@ -95,10 +98,13 @@ def smallest_model(view: View, assumptions, negated_goal, mismatches=(), prefer=
     return search.model, notes
 
 
-def tidiness(view: View) -> list:
+def tidiness(view: View) -> list[z3.BoolRef]:
     """Soft preferences, in order, that make a counterexample easier to read."""
     pre, insn, cfg = view.pre, view.insn, view.cfg
-    flag = lambda bit: z3.Extract(bit, bit, pre.vtype) == 0
+
+    def flag(bit: int) -> z3.BoolRef:
+        return z3.Extract(bit, bit, pre.vtype) == 0
+
     keep_tail = [new == old for new, old in zip(view.new_vd[1:], view.old_vd[1:])]
     return [
         z3.And(*keep_tail),   # the tail kept, as Sail and Spike do
@@ -108,11 +114,12 @@ def tidiness(view: View) -> list:
     ]
 
 
-def canonical_terms(view: View) -> list:
+def canonical_terms(view: View) -> list[z3.BitVecRef]:
     """Every value the instruction can read, and the spec's vd, in a fixed order."""
     pre, insn, cfg = view.pre, view.insn, view.cfg
     flags = [z3.Extract(bit, bit, pre.vtype) for bit in (VTYPE_VTA_BIT, VTYPE_VMA_BIT, 63)]
     registers = [insn.vs1] + [insn.vs2 + k for k in range(cfg.group_registers)] + [z3.BitVecVal(0, 5)]
     read = [x for r in registers for x in view.register_elements(pre, r)]
-    return ([insn.vd, insn.vs2, insn.vs1, insn.vm, pre.vstart, pre.vs] + flags + read
-            + view.old_vd + view.new_vd)
+    terms: list[z3.BitVecRef] = ([insn.vd, insn.vs2, insn.vs1, insn.vm, pre.vstart, pre.vs] + flags + read
+                                 + view.old_vd + view.new_vd)
+    return terms
