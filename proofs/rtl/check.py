@@ -12,7 +12,7 @@ from vredmax.proofs.rtl.frontend import RtlInputError
 from vredmax.proofs.rtl.ports import LANES_PARAM, SEW_PARAM, interface
 from vredmax.proofs.rtl.sequential import Protocol, check_sequential
 from vredmax.proofs.rtl.vcd import write_vcd
-from vredmax.proofs.rtl.views import SEW_PLACEHOLDER, Layout, Target, build_view, pin_value, target
+from vredmax.proofs.rtl.views import NO_SEED, SEW_PLACEHOLDER, Layout, Target, build_view, pin_value, target
 from vredmax.proofs.engine.verdict import Verdict
 
 DEFAULT_SEWS = (8, 16, 32, 64)
@@ -101,13 +101,14 @@ class Options:
     protocol: Protocol = Protocol()
     latency: int | None = None
     accumulator: str | None = None
+    units: str = "per-file"                              # compilation units: frontend.UNITS
 
 
 def check_rtl(sources, top: str, params: dict[str, int], options: Options, sews=None, timeout_ms: int = 60_000,
               vcd_path: str | None = None, on_result=None, elen: int = 64) -> RtlReport:
     """Check the unit at each SEW (default: those it supports up to ELEN); stop at the first SEW
     that is not proved."""
-    base = frontend.elaborate(list(sources), top, params)
+    base = frontend.elaborate(list(sources), top, params, options.units)
     if params.get(LANES_PARAM, 1) < 1:
         raise RtlInputError("param", f"{LANES_PARAM} must be at least 1, got {params[LANES_PARAM]}")
     report = RtlReport(list(sources), top, Verdict.PROVED)
@@ -121,7 +122,8 @@ def check_rtl(sources, top: str, params: dict[str, int], options: Options, sews=
         widths = [None]
     designs = {}
     for sew in widths:
-        elaboration = frontend.elaborate(list(sources), top, {**params, SEW_PARAM: sew}) if sew_param else base
+        elaboration = (frontend.elaborate(list(sources), top, {**params, SEW_PARAM: sew}, options.units)
+                       if sew_param else base)
         key = sew if sew_param else None
         if key not in designs:
             designs[key] = yosys.elaborate(elaboration)
@@ -137,6 +139,9 @@ def check_rtl(sources, top: str, params: dict[str, int], options: Options, sews=
             _notes(report, base, seen, iface, view, designs[key])
             start = time.perf_counter()
             if iface.sequential:
+                if options.mapping.get("seed") == NO_SEED:
+                    raise RtlInputError("port", "seed=none is for combinational units (a multi-cycle unit takes "
+                                                "its seed with start)")
                 report.kind = "multi-cycle"
                 outcome = check_sequential(seen, iface, timeout_ms, options.latency, options.accumulator,
                                            protocol=options.protocol)
@@ -179,9 +184,9 @@ def _view(design, elaboration, sew: int, pins, options: Options, slot):
 
 def unit_view(sources, top: str, params: dict[str, int], options: Options, sew: int, slot=None):
     """(view, interface) of the unit at one SEW, as check_rtl sees it (for replaying counterexamples)."""
-    base = frontend.elaborate(list(sources), top, params)
+    base = frontend.elaborate(list(sources), top, params, options.units)
     sew_param = SEW_PARAM in base.parameters and not base.parameters[SEW_PARAM].local
-    elaboration = frontend.elaborate(list(sources), top, {**params, SEW_PARAM: sew}) if sew_param else base
+    elaboration = frontend.elaborate(list(sources), top, {**params, SEW_PARAM: sew}, options.units) if sew_param else base
     pins = [(target(elaboration, text, "pin"), value) for text, value in options.pins]
     return _view(yosys.elaborate(elaboration), elaboration, sew, pins, options, slot)
 
@@ -212,6 +217,8 @@ def _supported(sews, pins, layout: Layout, elen: int, report: RtlReport, explici
 
 
 def _role_target(elaboration, name: str) -> Target:
+    if name == NO_SEED:
+        return Target(name, name, 0, 0)
     base = name.split("[", 1)[0].split(".", 1)[0]
     if base in elaboration.ports:
         return target(elaboration, name, "port")
@@ -220,6 +227,8 @@ def _role_target(elaboration, name: str) -> Target:
 
 def _fixed_sew(design, options: Options, elaboration) -> int:
     name = options.mapping.get("seed", "seed")
+    if name == NO_SEED:
+        name = options.mapping.get("result", "result")
     t = _role_target(elaboration, name)
     if t.port not in design.ports:
         raise RtlInputError("port", f"module {design.top} has no port {t.port!r} for seed"

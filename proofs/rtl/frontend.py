@@ -68,6 +68,7 @@ class Elaboration:
     include_dirs: list[str]
     defines: list[str]
     overrides: dict[str, int]
+    units: str = "per-file"                         # compilation units: "one" across the files, or per file
 
     def parameter_values(self) -> dict[str, int]:
         return {p.name: p.value for p in self.parameters.values() if p.value is not None}
@@ -110,13 +111,34 @@ def _driver_error(text: str) -> RtlInputError:
 VALUED_OPTIONS = ("-f", "-F", "-I", "-D", "-U", "-y", "-v", "-G", "-L", "--top", "--libdir", "--libfile")
 
 
-def elaborate(arguments: list[str], top: str, overrides: dict[str, int]) -> Elaboration:
-    """Parse and elaborate `top` from the simulator-style arguments; raise RtlInputError."""
+UNITS = ("per-file", "one")
+UNIT_FLOWS = {"one": "one compilation unit across the files, as Verilator and most simulators compile a "
+                     "file list (a file-scope import reaches the files after it)",
+              "per-file": "one compilation unit per file, as the standard's default (a file-scope import "
+                          "stays in its file)"}
+
+
+def elaborate(arguments: list[str], top: str, overrides: dict[str, int], units: str = "per-file") -> Elaboration:
+    """Parse and elaborate `top` from the simulator-style arguments, the files compiled as one
+    compilation unit or one unit each (`units`); raise RtlInputError. An error that the other
+    choice would not give says so."""
+    try:
+        return _elaborate(arguments, top, overrides, units)
+    except RtlInputError as error:
+        if error.field != "verilog":
+            raise
+        other = UNITS[1 - UNITS.index(units)]
+        try:
+            _elaborate(arguments, top, overrides, other)
+        except RtlInputError:
+            raise error from None
+        raise RtlInputError("verilog", f"{str(error).split(': ', 1)[1]} (with --units {units}; the sources "
+                                       f"elaborate with --units {other}: {UNIT_FLOWS[other]})") from None
+
+
+def _elaborate(arguments: list[str], top: str, overrides: dict[str, int], units: str) -> Elaboration:
     if not available():
         raise RtlInputError("slang", "needs the pyslang package: pip install 'vredmax[rtl]'")
-    import pyslang
-    from pyslang.driver import CommandLineOptions, Driver
-
     previous = None
     for item in arguments:         # a missing source or command file: one line before slang runs
         command_file = previous in ("-f", "-F")
@@ -124,18 +146,9 @@ def elaborate(arguments: list[str], top: str, overrides: dict[str, int]) -> Elab
         if (command_file or source) and not os.path.isfile(item):
             raise RtlInputError("file", f"no such {'command file' if command_file else 'file'}: {item}")
         previous = item
-    driver = Driver()
-    driver.addStandardArgs()
-    line = ["vredmax", *arguments, "--top", top]
-    for name, value in overrides.items():
-        line += ["-G", f"{name}={value}"]
-    with _captured() as out:
-        ok = driver.parseCommandLine(shlex.join(line), CommandLineOptions())
-        driver.sourceManager.setDisableProximatePaths(True)
-        ok = ok and driver.processOptions()
-        ok = ok and driver.parseAllSources()
+    driver, ok, text = _parsed(arguments, top, overrides, units == "one")
     if not ok:
-        raise _driver_error(out[0])
+        raise _driver_error(text)
     manager = driver.sourceManager
     diagnostics = [d for tree in driver.syntaxTrees for d in tree.diagnostics]
     errors = [d for d in diagnostics if d.isError()]
@@ -182,20 +195,43 @@ def elaborate(arguments: list[str], top: str, overrides: dict[str, int]) -> Elab
         width = port.type.bitWidth
         ports[port.name] = (direction, width)
         _fields(port.name, port.type.canonicalType, 0, fields)
-    sources, loaded, include_dirs = [], [], []
+    loaded, include_dirs = [], []
     for tree in driver.syntaxTrees:
-        path = manager.getFullPath(tree.root.sourceRange.start.buffer)
-        sources.append(os.path.abspath(str(path)))
         for directive in tree.getIncludeDirectives():
             full = os.path.abspath(str(manager.getFullPath(directive.buffer.id)))
             loaded.append(full)
             written = str(directive.path).replace("/", os.sep)
             if full.endswith(os.sep + written):
                 include_dirs.append(full[:-len(written) - 1])
+    # the files read, in their order (one compilation unit is one syntax tree: parse them again
+    # one per file to list them)
+    sources = _tree_files(driver) if units == "per-file" else _tree_files(_parsed(arguments, top, None)[0])
     defines = list(driver.createOptionBag().preprocessorOptions.predefines)
     return Elaboration(top, parameters, ports, fields, list(dict.fromkeys(sources)),
                        list(dict.fromkeys(sources + loaded)), list(dict.fromkeys(include_dirs)), defines,
-                       dict(overrides))
+                       dict(overrides), units)
+
+
+def _parsed(arguments: list[str], top: str, overrides: dict[str, int] | None, one_unit: bool = False):
+    """(slang's driver with the sources parsed, whether it went well, what it printed)."""
+    from pyslang.driver import CommandLineOptions, Driver
+    driver = Driver()
+    driver.addStandardArgs()
+    line = ["vredmax", *arguments, "--top", top] + (["--single-unit"] if one_unit else [])
+    for name, value in (overrides or {}).items():
+        line += ["-G", f"{name}={value}"]
+    with _captured() as out:
+        ok = driver.parseCommandLine(shlex.join(line), CommandLineOptions())
+        driver.sourceManager.setDisableProximatePaths(True)
+        ok = ok and driver.processOptions()
+        ok = ok and driver.parseAllSources()
+    return driver, ok, out[0]
+
+
+def _tree_files(driver) -> list[str]:
+    manager = driver.sourceManager
+    return list(dict.fromkeys(os.path.abspath(str(manager.getFullPath(tree.root.sourceRange.start.buffer)))
+                              for tree in driver.syntaxTrees))
 
 
 def _fields(path: str, typ, offset: int, found: dict) -> None:
@@ -253,7 +289,7 @@ def mirror(elaboration: Elaboration, folder: str) -> dict[str, str]:
 
 def read_command(elaboration: Elaboration) -> str:
     """The Yosys command that reads the mirrored sources (relative to the work folder)."""
-    words = ["read_slang", "-j", "1", "--top", elaboration.top]
+    words = ["read_slang", "-j", "1", "--top", elaboration.top] + (["--single-unit"] if elaboration.units == "one" else [])
     for name, value in elaboration.overrides.items():
         words += ["-G", f"{name}={value}"]
     for directory in elaboration.include_dirs:

@@ -9,7 +9,7 @@ from vredmax.cli.options import hidden_alias
 from vredmax.presentation.counterexamples import rtl_counterexample_lines
 from vredmax.runtime.errors import EXIT_ERROR, EXIT_FAILED, EXIT_OK, EXIT_UNKNOWN, UsageError
 from vredmax.proofs.rtl.check import Options, check_rtl
-from vredmax.proofs.rtl.frontend import RtlInputError
+from vredmax.proofs.rtl.frontend import UNITS, RtlInputError
 from vredmax.proofs.rtl.ports import ACTIVE_MODES, parse_ports
 from vredmax.proofs.rtl.protocol import DONE_MODES, Protocol
 from vredmax.proofs.rtl.views import EXTENSIONS, Layout
@@ -40,6 +40,10 @@ def add_parser(subparsers) -> None:
                         help="an include folder (as +incdir+DIR)")
     parser.add_argument("-D", dest="defines", action="append", default=[], metavar="NAME[=VALUE]",
                         help="a macro (as +define+NAME=VALUE)")
+    parser.add_argument("--units", choices=UNITS, default="per-file",
+                        help="compilation units: per-file (default; a file-scope import stays in its file) or one "
+                             "across all files (as Verilator and most simulators compile a file list: a "
+                             "file-scope import reaches the files after it)")
     parser.add_argument("--top", required=True, metavar="MODULE", help="the unit's module")
     parser.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
                         help="set a parameter (repeatable); SEW is set by --sew")
@@ -165,7 +169,8 @@ def run(args) -> int:
         options = Options(mapping, tuple(explicit), inverted, parse_pins(args.pin),
                           Layout(args.lane_width, args.extend, args.simd), args.active,
                           Protocol(args.start_with_chunk, args.done, args.active, in_ready="in_ready" in mapped,
-                                   out_ready="out_ready" in mapped), args.latency, args.accumulator)
+                                   out_ready="out_ready" in mapped), args.latency, args.accumulator,
+                          args.units)
         if not args.json:
             terminal.say(f"check-rtl {' '.join(sources)} --top {args.top}")
         report = check_rtl(sources, args.top, params, options, sews, int(args.timeout * 1000), args.vcd, progress,
@@ -201,7 +206,13 @@ def report_lines(report) -> list[str]:
         if last.kind == "multi-cycle" and last.verdict == Verdict.PROVED:
             lines.append("the induction assumed (environment):")
             lines += [f"  {a}" for a in last.outcome.assumptions]
-            lines.append("and proved these invariants (each holds after reset and is kept by every step):")
+            if "PDR" in last.outcome.method:
+                lines.append("PDR proved the property; the induction before it had not closed. Invariants it "
+                             "had found (each holds after reset and is kept by every step; given to PDR, not "
+                             "enough alone):" if last.outcome.invariants else "PDR proved the property; the "
+                             "induction before it had found no inductive invariant.")
+            else:
+                lines.append("and proved these invariants (each holds after reset and is kept by every step):")
             lines += [f"  {i}" for i in last.outcome.invariants]
     return lines
 
