@@ -6,10 +6,11 @@ import os
 import time
 from dataclasses import dataclass, field
 
-from vredmax.proofs.rtl import frontend, yosys
+from vredmax.proofs.rtl import cocotb_test, frontend, sva, yosys
 from vredmax.proofs.rtl.combinational import check_combinational
 from vredmax.proofs.rtl.frontend import RtlInputError
 from vredmax.proofs.rtl.ports import LANES_PARAM, SEW_PARAM, interface
+from vredmax.proofs.rtl.seq_unit import HORIZON
 from vredmax.proofs.rtl.sequential import Protocol, check_sequential
 from vredmax.proofs.rtl.vcd import write_vcd
 from vredmax.proofs.rtl.views import NO_SEED, SEW_PLACEHOLDER, Layout, Target, build_view, pin_value, target
@@ -62,6 +63,7 @@ class RtlReport:
     results: list[SewResult] = field(default_factory=list)
     detail: str = ""
     notes: list[str] = field(default_factory=list)
+    emitted: list[str] = field(default_factory=list)     # the SymbiYosys projects written (--emit-sby)
 
     def bounds(self) -> list[str]:
         """What was proved, one line per SEW (the SIMD slots of a SEW in one line)."""
@@ -102,6 +104,8 @@ class Options:
     latency: int | None = None
     accumulator: str | None = None
     units: str = "per-file"                              # compilation units: frontend.UNITS
+    emit_sby: str | None = None                          # a folder for the SymbiYosys projects (sva.py)
+    cocotb_out: str | None = None                        # where to write a counterexample's cocotb test
 
 
 def check_rtl(sources, top: str, params: dict[str, int], options: Options, sews=None, timeout_ms: int = 60_000,
@@ -156,7 +160,11 @@ def check_rtl(sources, top: str, params: dict[str, int], options: Options, sews=
             report.results.append(result)
             if on_result:
                 on_result(result)
+            if options.emit_sby and slot in (None, 0):     # one checker holds every SIMD slot
+                report.emitted.append(_emit(elaboration, iface, pins, options, outcome))
             cx = outcome.counterexample
+            if cx is not None and options.cocotb_out:
+                _write_cocotb(options, elaboration, view, iface, cx, slot)
             if cx is not None and cx.cycles:
                 path = vcd_path or default_vcd_path(top, iface.sew)
                 write_vcd(path, cx.cycles, cx.widths, top)
@@ -180,6 +188,26 @@ def _view(design, elaboration, sew: int, pins, options: Options, slot):
         raise RtlInputError("port", f"seed ({view.names['seed']}) is {iface.sew} bits wide, expected "
                                     f"SEW={sew}; for SEW-bit elements in wider lanes give --lane-width")
     return view, iface
+
+
+def _emit(elaboration, iface, pins, options: Options, outcome) -> str:
+    """The SymbiYosys project of this SEW's check (sva.py); its path."""
+    roles = {role: _role_target(elaboration, name) for role, name in options.mapping.items()}
+    latency = getattr(outcome, "latency", None)
+    latency = latency if latency is not None else options.latency if options.latency is not None else HORIZON
+    unit = sva.Unit(elaboration, iface.sew, roles, options.inverted, pins, options.layout, options.active,
+                    iface.sequential, options.protocol, latency)
+    return sva.write(unit, options.emit_sby)[1]
+
+
+def _write_cocotb(options: Options, elaboration, view, iface, cx, slot) -> None:
+    roles = {role: _role_target(elaboration, name) for role, name in options.mapping.items()}
+    clock = roles["clk"].port if iface.sequential else None
+    text = cocotb_test.render(elaboration.top, cx, view, elaboration.ports, roles, options.inverted, iface.sew,
+                              slot, clock)
+    with open(options.cocotb_out, "w") as f:
+        f.write(text)
+    cx.notes.append(f"written as a cocotb test: {options.cocotb_out}")
 
 
 def unit_view(sources, top: str, params: dict[str, int], options: Options, sew: int, slot=None):

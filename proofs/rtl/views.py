@@ -170,6 +170,7 @@ class View:
     notes: list = field(default_factory=list)
     lanes: int = 0
     later_slot: bool = False      # a SIMD slot after the first (its notes would repeat)
+    port_terms: dict = field(default_factory=dict)   # rewritten input port -> its term over the view's inputs
 
 
 class _Builder:
@@ -181,6 +182,7 @@ class _Builder:
         self.inputs: dict[str, z3.BitVecRef] = {}
         self.outputs: dict[str, z3.ExprRef] = {}
         self.ports: dict[str, tuple[str, int]] = {}
+        self.port_terms: dict[str, z3.ExprRef] = {}
 
     def fresh(self, name: str, width: int) -> z3.BitVecRef:
         var = z3.BitVec(f"in_{name}", width)
@@ -213,6 +215,7 @@ class _Builder:
             if at < width:
                 pieces.append(self.fresh(f"{port}[{width - 1}:{at}]", width - at))
             whole = pieces[0] if len(pieces) == 1 else z3.Concat(*reversed(pieces))
+            self.port_terms[port] = whole
             if port in d.inputs:
                 substitutions.append((d.inputs[port], whole))
             inputs.pop(port, None)
@@ -298,7 +301,7 @@ def build_view(design: Design, elaboration: Elaboration, sew: int | None, pins: 
         name = _free_name(design, "active", b)
         b.fresh(name, lanes)
         names["active"] = name
-    return View(b.build(), names, notes, lanes, bool(slot))
+    return View(b.build(), names, notes, lanes, bool(slot), b.port_terms)
 
 
 def _seedless(design: Design, b: _Builder, names: dict, sew: int | None, notes: list) -> None:

@@ -85,6 +85,12 @@ def add_parser(subparsers) -> None:
     hidden_alias(parser, "--vcd", dest="vcd")
     parser.add_argument("--vcd-out", dest="vcd", metavar="PATH", help="where to write a counterexample's waveform "
                                                       "(default: TOP.sewN.counterexample.vcd)")
+    parser.add_argument("--emit-sby", metavar="DIR",
+                        help="also write the property as a SystemVerilog checker bound to the unit and a "
+                             "SymbiYosys project per SEW (TOP.sewN.sv, TOP.sewN.sby; sby -f runs ABC's PDR)")
+    parser.add_argument("--cocotb-out", metavar="FILE",
+                        help="write a counterexample as a cocotb test (FILE.py): the unit's inputs cycle by cycle "
+                             "and the spec's result, for Icarus or Verilator")
     parser.add_argument("--timeout", type=float, default=60.0, metavar="SECONDS", help="time limit per query")
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
     parser.set_defaults(run=run)
@@ -170,7 +176,7 @@ def run(args) -> int:
                           Layout(args.lane_width, args.extend, args.simd), args.active,
                           Protocol(args.start_with_chunk, args.done, args.active, in_ready="in_ready" in mapped,
                                    out_ready="out_ready" in mapped), args.latency, args.accumulator,
-                          args.units)
+                          args.units, args.emit_sby, args.cocotb_out)
         if not args.json:
             terminal.say(f"check-rtl {' '.join(sources)} --top {args.top}")
         report = check_rtl(sources, args.top, params, options, sews, int(args.timeout * 1000), args.vcd, progress,
@@ -190,6 +196,7 @@ def report_lines(report) -> list[str]:
     if cx is not None:
         lines += rtl_counterexample_lines(cx) + [""]
     lines += [f"note: {note}" for note in report.notes]
+    lines += [f"wrote {path} (sby -f {os.path.basename(path)}, in its folder)" for path in report.emitted]
     proved = [r for r in report.results if r.verdict == Verdict.PROVED]
     if report.verdict == Verdict.PROVED:
         lines.append(f"PROVED: the {report.kind} unit {report.top} computes vredmax.vs's reduction, within these bounds:")
