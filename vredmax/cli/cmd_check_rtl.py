@@ -10,6 +10,7 @@ from vredmax.presentation.counterexamples import rtl_counterexample_lines
 from vredmax.runtime.errors import EXIT_ERROR, EXIT_FAILED, EXIT_OK, EXIT_UNKNOWN, UsageError
 from vredmax.proofs.rtl.check import Options, check_rtl
 from vredmax.proofs.rtl.frontend import UNITS, RtlInputError
+from vredmax.proofs.rtl.manifests import bender_arguments, fusesoc_arguments
 from vredmax.proofs.rtl.ports import ACTIVE_MODES, parse_ports
 from vredmax.proofs.rtl.protocol import DONE_MODES, Protocol
 from vredmax.proofs.rtl.views import EXTENSIONS, Layout
@@ -40,6 +41,17 @@ def add_parser(subparsers) -> None:
                         help="an include folder (as +incdir+DIR)")
     parser.add_argument("-D", dest="defines", action="append", default=[], metavar="NAME[=VALUE]",
                         help="a macro (as +define+NAME=VALUE)")
+    parser.add_argument("--bender", metavar="DIR",
+                        help="read the sources from DIR/Bender.yml and its Bender.lock (the dependencies where "
+                             "bender checked them out; nothing is fetched)")
+    parser.add_argument("--bender-target", action="append", default=[], metavar="TARGET",
+                        help="a Bender target that holds (repeatable), as bender's -t")
+    parser.add_argument("--core", metavar="NAME",
+                        help="read the sources from a FuseSoC core (its VLNV or name), found in --fusesoc-lib")
+    parser.add_argument("--fusesoc-lib", action="append", default=[], metavar="DIR",
+                        help="a folder of FuseSoC .core files (repeatable)")
+    parser.add_argument("--core-target", default="default", metavar="TARGET",
+                        help="the target of the core whose filesets and defines are read (default: default)")
     parser.add_argument("--units", choices=UNITS, default="per-file",
                         help="compilation units: per-file (default; a file-scope import stays in its file) or one "
                              "across all files (as Verilator and most simulators compile a file list: a "
@@ -137,21 +149,42 @@ def parse_sews(items) -> list[int] | None:
     return list(dict.fromkeys(found))
 
 
+def manifest_sources(args) -> list[str]:
+    """Simulator arguments from --bender or --core (manifests.py)."""
+    if args.bender_target and not args.bender:
+        raise UsageError("--bender-target: only with --bender DIR")
+    if args.fusesoc_lib and not args.core:
+        raise UsageError("--fusesoc-lib: only with --core NAME")
+    if args.core and not args.fusesoc_lib:
+        raise UsageError("--core: give the folder of its .core files with --fusesoc-lib DIR")
+    try:
+        found = []
+        if args.bender:
+            if not os.path.isdir(args.bender):
+                raise UsageError(f"--bender: no such folder: {args.bender}")
+            found += bender_arguments(args.bender, args.bender_target)
+        if args.core:
+            found += fusesoc_arguments(args.core, args.fusesoc_lib, args.core_target)
+    except RtlInputError as error:
+        raise UsageError(str(error)) from None
+    return found
+
+
 def run(args) -> int:
     if args.timeout <= 0:
         raise UsageError(f"--timeout: must be positive, got {args.timeout:g}")
     if args.latency is not None and args.latency < 0:
         raise UsageError(f"--latency: must be at least 0, got {args.latency}")
     params, sews = parse_params(args.param), parse_sews(args.sew)
-    sources = list(args.files)
+    sources = manifest_sources(args) + list(args.files)
     for flag, items in (("-f", args.command_files), ("-F", args.relative_command_files)):
         for item in items:
             if not os.path.isfile(item):
                 raise UsageError(f"file: no such command file: {item}")
             sources += [flag, item]
     sources += [f"+incdir+{d}" for d in args.include_dirs] + [f"+define+{d}" for d in args.defines]
-    if not args.files and not args.command_files and not args.relative_command_files:
-        raise UsageError("file: no source files (give FILE.sv ... or -f FILES.f)")
+    if not sources and not args.command_files and not args.relative_command_files:
+        raise UsageError("file: no source files (give FILE.sv ..., -f FILES.f, --bender DIR or --core NAME)")
     for width, name in ((args.lane_width, "--lane-width"), (args.simd, "--simd")):
         if width is not None and (width < 8 or width % 8):
             raise UsageError(f"{name}: must be a multiple of 8, got {width}")
@@ -178,7 +211,10 @@ def run(args) -> int:
                                    out_ready="out_ready" in mapped), args.latency, args.accumulator,
                           args.units, args.emit_sby, args.cocotb_out)
         if not args.json:
-            terminal.say(f"check-rtl {' '.join(sources)} --top {args.top}")
+            listed = sources if not (args.bender or args.core) else \
+                [f"--bender {args.bender}" if args.bender else f"--core {args.core}",
+                 f"({sum(not s.startswith('+') for s in sources)} files)"]
+            terminal.say(f"check-rtl {' '.join(listed)} --top {args.top}")
         report = check_rtl(sources, args.top, params, options, sews, int(args.timeout * 1000), args.vcd, progress,
                            args.elen)
     except RtlInputError as error:
