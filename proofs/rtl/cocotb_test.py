@@ -53,7 +53,6 @@ def render(top: str, cx, view, ports: dict, roles: dict, inverted, sew: int, slo
     """The text of the cocotb test module."""
     result_t = roles["result"]
     at = result_t.offset + (slot or 0) * sew
-    mask = (1 << sew) - 1
     r = cx.reduction
     expected = None
     if r is not None:

@@ -230,7 +230,7 @@ def fusesoc_arguments(core: str, libraries, target: str = "default") -> list[str
     try:
         vlnv = Vlnv(wanted)
         cores = manager.get_depends(vlnv, flags)
-    except DependencyError as error:
+    except DependencyError:
         known = f"cores: {', '.join(sorted(names)[:12])}{' ...' if len(names) > 12 else ''}" if names else "no cores"
         refused = f"; fusesoc's parser refused {'; '.join(rejected.found)}" if rejected.found else ""
         raise RtlInputError("core", f"no core {core!r} in {', '.join(libraries)} ({known}){refused}") from None

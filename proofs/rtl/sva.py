@@ -206,7 +206,8 @@ def project(unit: Unit, checker_file: str, timeout_s: int) -> str:
         "# (PASS: proved; FAIL: a trace in the work folder's engine_0/); the task cover shows a reduction",
         "# that finishes under the assumptions (they are not contradictory).",
         "[tasks]", "prove", "cover", "",
-        "[options]", "prove: mode prove", "cover: mode cover", "cover: depth 12", f"timeout {timeout_s}", "# the SMT solver that replays a trace (z3 comes with vredmax)", "prove: aigsmt z3", "",
+        "[options]", "prove: mode prove", "cover: mode cover", "cover: depth 12", f"timeout {timeout_s}",
+        "# the SMT solver that replays a trace (z3 comes with vredmax)", "prove: aigsmt z3", "",
         "[engines]", "prove: abc pdr", "cover: smtbmc z3", "",
         "[script]", read, f"prep -top {e.top}", "",
         "[files]", *files, os.path.basename(checker_file), ""])

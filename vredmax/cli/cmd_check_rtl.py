@@ -277,4 +277,5 @@ def report_json(report) -> dict:
             "invariants": getattr(r.outcome, "invariants", []),
         } for r in report.results],
         "counterexample": cx.to_json() if cx is not None else None,
+        "sby_projects": report.emitted,
     })
