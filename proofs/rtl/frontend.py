@@ -14,6 +14,7 @@ folders slang used, and the defines.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import os
 import shlex
@@ -69,6 +70,8 @@ class Elaboration:
     defines: list[str]
     overrides: dict[str, int]
     units: str = "per-file"                         # compilation units: "one" across the files, or per file
+    renames: dict = field(default_factory=dict)     # "bus.seed" -> "bus__seed": an interface port's signals
+    notes: list = field(default_factory=list)
 
     def parameter_values(self) -> dict[str, int]:
         return {p.name: p.value for p in self.parameters.values() if p.value is not None}
@@ -162,6 +165,8 @@ def _elaborate(arguments: list[str], top: str, overrides: dict[str, int], units:
     errors = [d for d in compilation.getAllDiagnostics() if d.isError()]
     if errors:
         error = _diagnostic(errors[0], manager)
+        if "interface port" in str(error) and not any(a.endswith(WRAPPER_SUFFIX) for a in arguments):
+            return _through_wrapper(arguments, top, overrides, units, compilation)
         if "interface port" in str(error):
             raise RtlInputError("verilog", f"{str(error).split(': ', 1)[1]} (check-rtl takes no interface ports: "
                                            "wrap the unit in a module with plain ports, or map its signals with "
@@ -210,6 +215,79 @@ def _elaborate(arguments: list[str], top: str, overrides: dict[str, int], units:
     return Elaboration(top, parameters, ports, fields, list(dict.fromkeys(sources)),
                        list(dict.fromkeys(sources + loaded)), list(dict.fromkeys(include_dirs)), defines,
                        dict(overrides), units)
+
+
+WRAPPER_SUFFIX = ".vredmax_wrapper.sv"
+
+
+def _through_wrapper(arguments: list[str], top: str, overrides: dict[str, int], units: str, compilation):
+    """A top with interface ports, elaborated inside a wrapper of plain ports: each interface is
+    instantiated (with its default parameters) and each signal of its modport becomes a port
+    `PORT__SIGNAL` of the wrapper, which the options name `PORT.SIGNAL`."""
+    instance = next(i for i in compilation.getRoot().topInstances if i.name == top)
+    body = instance.body
+    parameters = {}
+    for p in body.parameters:
+        value = None
+        if type(p).__name__ == "ParameterSymbol":
+            try:
+                value = int(p.value.value)
+            except (TypeError, ValueError, AttributeError):
+                value = None
+        parameters[p.name] = Parameter(p.name, value, bool(p.isLocalParam))
+    for name in overrides:
+        if name not in parameters or parameters[name].local:
+            raise RtlInputError("param", f"module {top} has no parameter {name!r} that can be set")
+    interfaces, plain = [], []
+    for port in body.portList:
+        if type(port).__name__ == "InterfacePortSymbol":
+            if port.interfaceDef is None:
+                raise RtlInputError("port", f"{port.name}: a generic interface port (no interface type): wrap the "
+                                            "unit in a module with plain ports")
+            interfaces.append((port.name, port.interfaceDef.name, port.modport))
+        else:
+            direction = {"In": "input", "Out": "output"}.get(str(port.direction).rsplit(".", 1)[-1], "inout")
+            plain.append((port.name, direction, port.type.bitWidth))
+    folder = tempfile.mkdtemp(prefix="vredmax-wrapper-")
+    atexit.register(shutil.rmtree, folder, True)            # read again by Yosys during the run
+    assign = f" #({', '.join(f'.{n}({v})' for n, v in overrides.items())})" if overrides else ""
+    connect = ", ".join([f".{n}({n})" for n, _, _ in interfaces] + [f".{n}({n})" for n, _, _ in plain])
+    probe_name = f"vredmax_probe_{top}"
+    probe = os.path.join(folder, "probe" + WRAPPER_SUFFIX)
+    with open(probe, "w") as f:
+        f.write(f"module {probe_name};\n" + "".join(f"  {i} {n} ();\n" for n, i, _ in interfaces)
+                + "".join(f"  logic [{w - 1}:0] {n};\n" for n, _, w in plain)
+                + f"  {top}{assign} dut ({connect});\nendmodule\n")
+    driver, ok, text = _parsed(arguments + [probe], probe_name, None, units == "one")
+    if not ok:
+        raise _driver_error(text)
+    signals = []                                   # (interface port, signal, direction, width)
+    probe_body = next(i for i in driver.createCompilation().getRoot().topInstances if i.name == probe_name).body
+    for name, _, modport in interfaces:
+        inner = next(m for m in probe_body if m.name == name).body
+        chosen = next((m for m in inner if type(m).__name__ == "ModportSymbol" and m.name == modport), None)
+        members = list(chosen) if chosen is not None else [m for m in inner if type(m).__name__ in
+                                                            ("VariableSymbol", "NetSymbol")]
+        for m in members:
+            direction = str(getattr(m, "direction", "In")).rsplit(".", 1)[-1]
+            signals.append((name, m.name, "output" if direction == "Out" else "input", m.type.bitWidth))
+    wrapper_name = f"vredmax_{top}"
+    wrapper = os.path.join(folder, top + WRAPPER_SUFFIX)
+    ports = [f"  {d} logic [{w - 1}:0] {p}__{s}" for p, s, d, w in signals]
+    ports += [f"  {d} logic [{w - 1}:0] {n}" for n, d, w in plain]
+    wires = [f"  assign {p}.{s} = {p}__{s};" if d == "input" else f"  assign {p}__{s} = {p}.{s};"
+             for p, s, d, _ in signals]
+    with open(wrapper, "w") as f:
+        f.write(f"// {top}'s interface ports as plain ports (written by vredmax check-rtl)\n"
+                f"module {wrapper_name} (\n" + ",\n".join(ports) + "\n);\n"
+                + "".join(f"  {i} {n} ();\n" for n, i, _ in interfaces) + "\n".join(wires)
+                + f"\n  {top}{assign} dut ({connect});\nendmodule\n")
+    found = _elaborate(arguments + [wrapper], wrapper_name, {}, units)
+    found.parameters = parameters
+    found.renames = {f"{p}.{s}": f"{p}__{s}" for p, s, _, _ in signals}
+    found.notes = [f"interface port {n} ({i}{'.' + m if m else ''}, its default parameters) taken as plain ports "
+                   + ", ".join(f"{p}.{s}" for p, s, _, _ in signals if p == n) for n, i, m in interfaces]
+    return found
 
 
 def _parsed(arguments: list[str], top: str, overrides: dict[str, int] | None, one_unit: bool = False):

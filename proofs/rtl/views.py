@@ -56,6 +56,10 @@ _SLICE = re.compile(r"^(.*)\[(\d+)(?::(\d+))?\]$")
 
 def target(elaboration: Elaboration, text: str, what: str) -> Target:
     """`port`, `port.field.sub`, `port[hi:lo]` or `port[i]` as a Target."""
+    shown = text
+    for original, renamed in elaboration.renames.items():      # an interface port's signal (frontend.py)
+        if text == original or text.startswith((original + ".", original + "[")):
+            text = renamed + text[len(original):]
     base, hi, lo = text, None, None
     match = _SLICE.match(text)
     if match:
@@ -76,7 +80,7 @@ def target(elaboration: Elaboration, text: str, what: str) -> Target:
         if not lo <= hi < width:
             raise RtlInputError(what, f"{text}: bits out of range (it is {width} bits wide)")
         offset, width = offset + lo, hi - lo + 1
-    return Target(text, port, offset, width, tuple(found.enum.items()) if hi is None else ())
+    return Target(shown, port, offset, width, tuple(found.enum.items()) if hi is None else ())
 
 
 def pin_value(t: Target, text: str, sew: int | None, what: str = "pin") -> int | None:
