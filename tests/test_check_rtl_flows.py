@@ -30,7 +30,7 @@ def test_a_file_scope_import_reaches_the_next_file_in_one_unit(capsys):
     assert code == 2
     assert err.count("\n") == 1
     assert "lane_max4.sv:4: use of undeclared identifier 'op_t'" in err and "--units one" in err
-    code, out, _ = run(capsys, *LANE_MAX4, *SMIN_PAD, "--units", "one", "--sew", "8,32")
+    code, out, _ = run(capsys, *LANE_MAX4, *SMIN_PAD, "--units", "one", "--sew", "8")
     assert code == 0, out
     assert "PROVED: the combinational unit lane_max4" in out and "no seed (--port seed=none)" in out
     assert "pinned pad = -(1<<(8-1)) (0xffffff80)" in out
