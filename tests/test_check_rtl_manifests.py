@@ -23,10 +23,14 @@ def bender_tree(root, lock=True, checkout=True):
     (root / "src").mkdir(parents=True)
     shutil.copy("examples/rtl/simd_max_alu.sv", root / "src")
     (root / "src" / "sim_only.sv").write_text("module broken (;\n")      # only for target sim
+    # a module of the project the unit does not use, which does not elaborate (as a whole core's
+    # file list holds): not the unit's error
+    (root / "src" / "soc_top.sv").write_text("module soc_top;\n  function automatic vector_pkg::cfg_t tune(vector_pkg::cfg_t c);\n"
+                                             "    return c;\n  endfunction\nendmodule\n")
     (root / "Bender.yml").write_text(
         "package:\n  name: simd_demo\n"
         "dependencies:\n  vector_types: { git: \"https://example.org/vector_types.git\", version: 1.0.0 }\n"
-        "sources:\n  - src/simd_max_alu.sv\n  - target: sim\n    files:\n      - src/sim_only.sv\n")
+        "sources:\n  - src/simd_max_alu.sv\n  - src/soc_top.sv\n  - target: sim\n    files:\n      - src/sim_only.sv\n")
     if lock:
         (root / "Bender.lock").write_text(
             "packages:\n  vector_types:\n    revision: 5f1e2d3c4b5a69785f1e2d3c4b5a69785f1e2d3c\n"
@@ -48,7 +52,7 @@ def test_bender_package_with_its_locked_dependency(tmp_path, capsys):
     bender_tree(tmp_path)
     code, out, _ = run(capsys, "--bender", str(tmp_path), *SIMD)
     assert code == 0, out
-    assert "check-rtl --bender" in out and "(2 files)" in out
+    assert "check-rtl --bender" in out and "(3 files)" in out
     assert "PROVED: the combinational unit simd_max_alu" in out
     code, _, err = run(capsys, "--bender", str(tmp_path), "--bender-target", "sim", *SIMD)
     assert code == 2 and "sim_only.sv" in err          # the target's group is read only with the target

@@ -162,7 +162,7 @@ def _elaborate(arguments: list[str], top: str, overrides: dict[str, int], units:
                      if str(d.definitionKind).endswith("Module"))
     if top not in modules:
         raise RtlInputError("top", f"no module {top!r} in the files (modules: {', '.join(modules) or 'none'})")
-    errors = [d for d in compilation.getAllDiagnostics() if d.isError()]
+    errors = _in_hierarchy([d for d in compilation.getAllDiagnostics() if d.isError()], compilation, manager, top)
     if errors:
         error = _diagnostic(errors[0], manager)
         if "interface port" in str(error) and not any(a.endswith(WRAPPER_SUFFIX) for a in arguments):
@@ -203,7 +203,10 @@ def _elaborate(arguments: list[str], top: str, overrides: dict[str, int], units:
     loaded, include_dirs = [], []
     for tree in driver.syntaxTrees:
         for directive in tree.getIncludeDirectives():
-            full = os.path.abspath(str(manager.getFullPath(directive.buffer.id)))
+            path = str(manager.getFullPath(directive.buffer.id))
+            if not path or not os.path.isfile(path):        # an include slang did not load
+                continue
+            full = os.path.abspath(path)
             loaded.append(full)
             written = str(directive.path).replace("/", os.sep)
             if full.endswith(os.sep + written):
@@ -211,10 +214,65 @@ def _elaborate(arguments: list[str], top: str, overrides: dict[str, int], units:
     # the files read, in their order (one compilation unit is one syntax tree: parse them again
     # one per file to list them)
     sources = _tree_files(driver) if units == "per-file" else _tree_files(_parsed(arguments, top, None)[0])
+    if units == "per-file":
+        sources = _needed(sources, compilation, manager, top)
     defines = list(driver.createOptionBag().preprocessorOptions.predefines)
     return Elaboration(top, parameters, ports, fields, list(dict.fromkeys(sources)),
                        list(dict.fromkeys(sources + loaded)), list(dict.fromkeys(include_dirs)), defines,
                        dict(overrides), units)
+
+
+def _in_hierarchy(errors, compilation, manager, top: str) -> list:
+    """The errors that can matter to the unit: those outside the modules and interfaces its
+    hierarchy never instantiates (a whole project's file list holds many; slang checks each
+    definition even when nothing instantiates it, as other tools do not)."""
+    if not errors:
+        return errors
+    unused = [r for _, r in _unused_definitions(compilation, top)]
+
+    def outside(error) -> bool:
+        at = manager.getFullyExpandedLoc(error.location)
+        return any(r.start.buffer == at.buffer and r.start.offset <= at.offset <= r.end.offset for r in unused)
+    return [e for e in errors if not outside(e)]
+
+
+def _unused_definitions(compilation, top: str) -> list:
+    """(name, source range) of the modules and interfaces the top's hierarchy never instantiates."""
+    tops = [i for i in compilation.getRoot().topInstances if i.name == top]
+    if not tops:
+        return []
+    used = {top}
+
+    def visit(symbol):
+        if type(symbol).__name__ == "InstanceSymbol":
+            used.add(symbol.definition.name)
+    tops[0].visit(visit)
+    return [(d.name, d.syntax.sourceRange) for d in compilation.getDefinitions()
+            if d.name not in used and getattr(d, "syntax", None) is not None
+            and str(d.definitionKind).endswith(("Module", "Interface"))]
+
+
+def _needed(sources: list[str], compilation, manager, top: str) -> list[str]:
+    """The sources without the files that hold only modules the top's hierarchy does not use
+    (one compilation unit per file: dropping one changes nothing else)."""
+    unused = _unused_definitions(compilation, top)
+    unused_files = {os.path.abspath(str(manager.getFullPath(r.start.buffer))) for _, r in unused}
+    if not unused_files:
+        return sources
+    unused_names, defining = {n for n, _ in unused}, set()
+    for d in compilation.getDefinitions():
+        syntax = getattr(d, "syntax", None)
+        if syntax is not None and d.name not in unused_names:
+            defining.add(os.path.abspath(str(manager.getFullPath(syntax.sourceRange.start.buffer))))
+    packages = {os.path.abspath(str(manager.getFullPath(p.syntax.sourceRange.start.buffer)))
+                for p in compilation.getPackages() if getattr(p, "syntax", None) is not None}
+    return [f for f in sources if f not in unused_files or f in defining or f in packages or _defines_macros(f)]
+
+
+def _defines_macros(path: str) -> bool:
+    """Does the file define a macro? (kept: a later file's `ifdef may read it)"""
+    with open(path, errors="replace") as f:
+        return "`define" in f.read()
 
 
 WRAPPER_SUFFIX = ".vredmax_wrapper.sv"
@@ -308,8 +366,8 @@ def _parsed(arguments: list[str], top: str, overrides: dict[str, int] | None, on
 
 def _tree_files(driver) -> list[str]:
     manager = driver.sourceManager
-    return list(dict.fromkeys(os.path.abspath(str(manager.getFullPath(tree.root.sourceRange.start.buffer)))
-                              for tree in driver.syntaxTrees))
+    paths = (str(manager.getFullPath(tree.root.sourceRange.start.buffer)) for tree in driver.syntaxTrees)
+    return list(dict.fromkeys(os.path.abspath(path) for path in paths if path and os.path.isfile(path)))
 
 
 def _fields(path: str, typ, offset: int, found: dict) -> None:
