@@ -228,7 +228,7 @@ def test_named_accumulator_wider_than_sew(capsys):
     assert "busy or waiting: acc_q[7:0] = running max of seed+lanes 0 fed since start" in data["results"][0]["invariants"]
 
 
-def test_an_interface_port_is_refused_with_what_to_do(capsys, tmp_path):
+def test_an_interface_port_is_checked_through_its_signals(capsys, tmp_path):
     path = tmp_path / "intf.sv"
     path.write_text("interface chunk_if; logic [31:0] data; logic [3:0] valid; modport in (input data, valid); endinterface\n"
                     "module unit_if(input logic [7:0] seed, chunk_if.in chunk, output logic [7:0] result);\n"
@@ -238,4 +238,10 @@ def test_an_interface_port_is_refused_with_what_to_do(capsys, tmp_path):
     code = main(["check-rtl", str(path), "--top", "unit_if"])
     out, err = capsys.readouterr()
     assert code == 2 and err.count("\n") == 1, out + err
-    assert "check-rtl takes no interface ports: wrap the unit in a module with plain ports" in err, err
+    assert "no port 'elements' for elements" in err, err
+    code = main(["check-rtl", str(path), "--top", "unit_if", "--port", "elements=chunk.data", "--port",
+                 "active=chunk.valid"])
+    out, err = capsys.readouterr()
+    assert code == 1, out + err            # the result is the seed alone: the lanes are ignored
+    assert "interface port chunk (chunk_if.in, its default parameters) taken as plain ports chunk.data, " \
+           "chunk.valid" in out

@@ -6,13 +6,14 @@ import os
 import time
 from dataclasses import dataclass, field
 
-from vredmax.proofs.rtl import frontend, yosys
+from vredmax.proofs.rtl import cocotb_test, frontend, sva, yosys
 from vredmax.proofs.rtl.combinational import check_combinational
 from vredmax.proofs.rtl.frontend import RtlInputError
 from vredmax.proofs.rtl.ports import LANES_PARAM, SEW_PARAM, interface
+from vredmax.proofs.rtl.seq_unit import HORIZON
 from vredmax.proofs.rtl.sequential import Protocol, check_sequential
 from vredmax.proofs.rtl.vcd import write_vcd
-from vredmax.proofs.rtl.views import SEW_PLACEHOLDER, Layout, Target, build_view, pin_value, target
+from vredmax.proofs.rtl.views import NO_SEED, SEW_PLACEHOLDER, Layout, Target, build_view, pin_value, target
 from vredmax.proofs.engine.verdict import Verdict
 
 DEFAULT_SEWS = (8, 16, 32, 64)
@@ -62,6 +63,7 @@ class RtlReport:
     results: list[SewResult] = field(default_factory=list)
     detail: str = ""
     notes: list[str] = field(default_factory=list)
+    emitted: list[str] = field(default_factory=list)     # the SymbiYosys projects written (--emit-sby)
 
     def bounds(self) -> list[str]:
         """What was proved, one line per SEW (the SIMD slots of a SEW in one line)."""
@@ -101,13 +103,16 @@ class Options:
     protocol: Protocol = Protocol()
     latency: int | None = None
     accumulator: str | None = None
+    units: str = "per-file"                              # compilation units: frontend.UNITS
+    emit_sby: str | None = None                          # a folder for the SymbiYosys projects (sva.py)
+    cocotb_out: str | None = None                        # where to write a counterexample's cocotb test
 
 
 def check_rtl(sources, top: str, params: dict[str, int], options: Options, sews=None, timeout_ms: int = 60_000,
               vcd_path: str | None = None, on_result=None, elen: int = 64) -> RtlReport:
     """Check the unit at each SEW (default: those it supports up to ELEN); stop at the first SEW
     that is not proved."""
-    base = frontend.elaborate(list(sources), top, params)
+    base = frontend.elaborate(list(sources), top, params, options.units)
     if params.get(LANES_PARAM, 1) < 1:
         raise RtlInputError("param", f"{LANES_PARAM} must be at least 1, got {params[LANES_PARAM]}")
     report = RtlReport(list(sources), top, Verdict.PROVED)
@@ -121,7 +126,8 @@ def check_rtl(sources, top: str, params: dict[str, int], options: Options, sews=
         widths = [None]
     designs = {}
     for sew in widths:
-        elaboration = frontend.elaborate(list(sources), top, {**params, SEW_PARAM: sew}) if sew_param else base
+        elaboration = (frontend.elaborate(list(sources), top, {**params, SEW_PARAM: sew}, options.units)
+                       if sew_param else base)
         key = sew if sew_param else None
         if key not in designs:
             designs[key] = yosys.elaborate(elaboration)
@@ -137,6 +143,9 @@ def check_rtl(sources, top: str, params: dict[str, int], options: Options, sews=
             _notes(report, base, seen, iface, view, designs[key])
             start = time.perf_counter()
             if iface.sequential:
+                if options.mapping.get("seed") == NO_SEED:
+                    raise RtlInputError("port", "seed=none is for combinational units (a multi-cycle unit takes "
+                                                "its seed with start)")
                 report.kind = "multi-cycle"
                 outcome = check_sequential(seen, iface, timeout_ms, options.latency, options.accumulator,
                                            protocol=options.protocol)
@@ -151,7 +160,11 @@ def check_rtl(sources, top: str, params: dict[str, int], options: Options, sews=
             report.results.append(result)
             if on_result:
                 on_result(result)
+            if options.emit_sby and slot in (None, 0):     # one checker holds every SIMD slot
+                report.emitted.append(_emit(elaboration, iface, pins, options, outcome))
             cx = outcome.counterexample
+            if cx is not None and options.cocotb_out:
+                _write_cocotb(options, elaboration, view, iface, cx, slot)
             if cx is not None and cx.cycles:
                 path = vcd_path or default_vcd_path(top, iface.sew)
                 write_vcd(path, cx.cycles, cx.widths, top)
@@ -177,11 +190,31 @@ def _view(design, elaboration, sew: int, pins, options: Options, slot):
     return view, iface
 
 
+def _emit(elaboration, iface, pins, options: Options, outcome) -> str:
+    """The SymbiYosys project of this SEW's check (sva.py); its path."""
+    roles = {role: _role_target(elaboration, name) for role, name in options.mapping.items()}
+    latency = getattr(outcome, "latency", None)
+    latency = latency if latency is not None else options.latency if options.latency is not None else HORIZON
+    unit = sva.Unit(elaboration, iface.sew, roles, options.inverted, pins, options.layout, options.active,
+                    iface.sequential, options.protocol, latency)
+    return sva.write(unit, options.emit_sby)[1]
+
+
+def _write_cocotb(options: Options, elaboration, view, iface, cx, slot) -> None:
+    roles = {role: _role_target(elaboration, name) for role, name in options.mapping.items()}
+    clock = roles["clk"].port if iface.sequential else None
+    text = cocotb_test.render(elaboration.top, cx, view, elaboration.ports, roles, options.inverted, iface.sew,
+                              slot, clock)
+    with open(options.cocotb_out, "w") as f:
+        f.write(text)
+    cx.notes.append(f"written as a cocotb test: {options.cocotb_out}")
+
+
 def unit_view(sources, top: str, params: dict[str, int], options: Options, sew: int, slot=None):
     """(view, interface) of the unit at one SEW, as check_rtl sees it (for replaying counterexamples)."""
-    base = frontend.elaborate(list(sources), top, params)
+    base = frontend.elaborate(list(sources), top, params, options.units)
     sew_param = SEW_PARAM in base.parameters and not base.parameters[SEW_PARAM].local
-    elaboration = frontend.elaborate(list(sources), top, {**params, SEW_PARAM: sew}) if sew_param else base
+    elaboration = frontend.elaborate(list(sources), top, {**params, SEW_PARAM: sew}, options.units) if sew_param else base
     pins = [(target(elaboration, text, "pin"), value) for text, value in options.pins]
     return _view(yosys.elaborate(elaboration), elaboration, sew, pins, options, slot)
 
@@ -212,14 +245,18 @@ def _supported(sews, pins, layout: Layout, elen: int, report: RtlReport, explici
 
 
 def _role_target(elaboration, name: str) -> Target:
+    if name == NO_SEED:
+        return Target(name, name, 0, 0)
     base = name.split("[", 1)[0].split(".", 1)[0]
-    if base in elaboration.ports:
+    if base in elaboration.ports or any(name.startswith(original) for original in elaboration.renames):
         return target(elaboration, name, "port")
     return Target(name, name, 0, 0)      # missing: interface() says so, naming the role
 
 
 def _fixed_sew(design, options: Options, elaboration) -> int:
     name = options.mapping.get("seed", "seed")
+    if name == NO_SEED:
+        name = options.mapping.get("result", "result")
     t = _role_target(elaboration, name)
     if t.port not in design.ports:
         raise RtlInputError("port", f"module {design.top} has no port {t.port!r} for seed"
@@ -228,6 +265,7 @@ def _fixed_sew(design, options: Options, elaboration) -> int:
 
 
 def _notes(report: RtlReport, base, design, iface, view, raw) -> None:
+    report.notes += base.notes
     if LANES_PARAM not in base.parameters and iface.active_mode == "mask":
         report.notes.append(f"no LANES parameter: LANES={iface.lanes} from the width of {iface.names['active']}")
     report.notes += [note for note in view.notes if note]

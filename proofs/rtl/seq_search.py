@@ -118,15 +118,14 @@ def long_reduction(unit: SeqUnit, chunks: int, limit: int, rng: random.Random, p
 
 
 MIN_COUNT_BITS = 8            # up to 257 chunks even without a counter register
-MAX_COUNT_BITS = 16           # 2^16 + 1 chunks: about a minute of simulation for a small unit
-CHUNK_COUNT_BUDGET_S = 40.0
+CHUNK_COUNT_BUDGET_S = 40.0   # the search stops at this time, not at a fixed count
 
 
 def chunk_counts(unit: SeqUnit) -> tuple[int, list[int]]:
     """(K, the chunk counts 2^k - 1, 2^k, 2^k + 1 for k = 1..K): K is the widest register that
-    can count chunks (narrower than 32 bits), at most MAX_COUNT_BITS."""
-    widths = [w for w in unit.registers.values() if 1 < w < 32]
-    top = min(max(widths + [MIN_COUNT_BITS]), MAX_COUNT_BITS)
+    can count chunks (narrower than SEW*LANES bits: not a data register)."""
+    widths = [w for w in unit.registers.values() if 1 < w < max(32, unit.sew * unit.lanes)]
+    top = max(widths + [MIN_COUNT_BITS])
     counts = []
     for k in range(1, top + 1):
         counts += [2 ** k - 1, 2 ** k, 2 ** k + 1]
@@ -172,11 +171,15 @@ def search_chunk_counts(unit: SeqUnit, limit: int):
     reached, counts tried): found is (cycles, at, problem) or None."""
     rng = random.Random(5)
     top, counts = chunk_counts(unit)
-    deadline = time.perf_counter() + CHUNK_COUNT_BUDGET_S
-    reached, tried = 0, 0
+    begun = time.perf_counter()
+    deadline = begun + CHUNK_COUNT_BUDGET_S
+    reached, tried, simulated = 0, 0, 0
     for chunks in counts:
-        if time.perf_counter() > deadline:
+        now = time.perf_counter()
+        per_chunk = (now - begun) / simulated if simulated else 0.0
+        if now > deadline or now + 2 * chunks * per_chunk > deadline:    # the next count would not finish
             break
+        simulated += 2 * chunks
         for peak in ("first", "last"):
             failed, inputs = fails_quickly(unit, long_reduction(unit, chunks, limit, rng, peak), limit)
             if failed:

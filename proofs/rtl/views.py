@@ -22,6 +22,7 @@ in every cycle): the unit is proved whatever those bits are.
 
 from __future__ import annotations
 
+import ast
 import re
 from dataclasses import dataclass, field
 
@@ -31,6 +32,7 @@ from vredmax.proofs.rtl.frontend import Elaboration, RtlInputError
 from vredmax.proofs.rtl.yosys import Design
 
 SEW_PLACEHOLDER = "{SEW}"
+NO_SEED = "none"              # --port seed=none: the unit reduces its lanes alone
 EXTENSIONS = ("free", "sign", "zero")
 
 
@@ -54,6 +56,10 @@ _SLICE = re.compile(r"^(.*)\[(\d+)(?::(\d+))?\]$")
 
 def target(elaboration: Elaboration, text: str, what: str) -> Target:
     """`port`, `port.field.sub`, `port[hi:lo]` or `port[i]` as a Target."""
+    shown = text
+    for original, renamed in elaboration.renames.items():      # an interface port's signal (frontend.py)
+        if text == original or text.startswith((original + ".", original + "[")):
+            text = renamed + text[len(original):]
     base, hi, lo = text, None, None
     match = _SLICE.match(text)
     if match:
@@ -74,7 +80,7 @@ def target(elaboration: Elaboration, text: str, what: str) -> Target:
         if not lo <= hi < width:
             raise RtlInputError(what, f"{text}: bits out of range (it is {width} bits wide)")
         offset, width = offset + lo, hi - lo + 1
-    return Target(text, port, offset, width, tuple(found.enum.items()) if hi is None else ())
+    return Target(shown, port, offset, width, tuple(found.enum.items()) if hi is None else ())
 
 
 def pin_value(t: Target, text: str, sew: int | None, what: str = "pin") -> int | None:
@@ -87,7 +93,7 @@ def pin_value(t: Target, text: str, sew: int | None, what: str = "pin") -> int |
         enum = dict(t.enum)
         if text in enum:
             return enum[text]
-        if not re.fullmatch(r"[0-9].*|'.*", text):
+        if not re.fullmatch(r"[-+(0-9].*|'.*", text):
             return None
     enum = dict(t.enum)
     if text in enum:
@@ -108,7 +114,35 @@ def _number(text: str) -> int:
     match = re.fullmatch(r"(\d*)'[sS]?([bBoOdDhH])([0-9a-fA-F]+)", text)
     if match:
         return int(match.group(3), {"b": 2, "o": 8, "d": 10, "h": 16}[match.group(2).lower()])
-    return int(text, 0)
+    try:
+        return int(text, 0)
+    except ValueError:
+        if not re.fullmatch(r"[0-9xXa-fA-F()+\-*<> ]+", text):
+            raise
+    try:
+        return _arithmetic(ast.parse(text, mode="eval").body)
+    except SyntaxError:
+        raise ValueError(text) from None
+
+
+_OPERATORS = {ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b, ast.Mult: lambda a, b: a * b,
+              ast.LShift: lambda a, b: a << b if 0 <= b <= 4096 else _too_big()}
+
+
+def _too_big():
+    raise ValueError("shift out of range")
+
+
+def _arithmetic(node) -> int:
+    """An integer expression of a pin (`-(1<<({SEW}-1))` once {SEW} is replaced): + - * << only."""
+    if isinstance(node, ast.Constant) and type(node.value) is int:
+        return node.value
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        value = _arithmetic(node.operand)
+        return -value if isinstance(node.op, ast.USub) else value
+    if isinstance(node, ast.BinOp) and type(node.op) in _OPERATORS:
+        return _OPERATORS[type(node.op)](_arithmetic(node.left), _arithmetic(node.right))
+    raise ValueError("not an integer expression")
 
 
 @dataclass(frozen=True)
@@ -140,6 +174,7 @@ class View:
     notes: list = field(default_factory=list)
     lanes: int = 0
     later_slot: bool = False      # a SIMD slot after the first (its notes would repeat)
+    port_terms: dict = field(default_factory=dict)   # rewritten input port -> its term over the view's inputs
 
 
 class _Builder:
@@ -151,6 +186,7 @@ class _Builder:
         self.inputs: dict[str, z3.BitVecRef] = {}
         self.outputs: dict[str, z3.ExprRef] = {}
         self.ports: dict[str, tuple[str, int]] = {}
+        self.port_terms: dict[str, z3.ExprRef] = {}
 
     def fresh(self, name: str, width: int) -> z3.BitVecRef:
         var = z3.BitVec(f"in_{name}", width)
@@ -183,6 +219,7 @@ class _Builder:
             if at < width:
                 pieces.append(self.fresh(f"{port}[{width - 1}:{at}]", width - at))
             whole = pieces[0] if len(pieces) == 1 else z3.Concat(*reversed(pieces))
+            self.port_terms[port] = whole
             if port in d.inputs:
                 substitutions.append((d.inputs[port], whole))
             inputs.pop(port, None)
@@ -256,6 +293,8 @@ def build_view(design: Design, elaboration: Elaboration, sew: int | None, pins: 
             b.set(t.port, t.offset, t.width, ~b.fresh(name, t.width), f"the active role ({t.text})")
             names["active"] = name
             notes.append(f"active: the inverse of {t.text}")
+    if roles["seed"].text == NO_SEED:
+        _seedless(design, b, names, sew, notes)
     if active_all:
         t = roles.get("active")
         if t is not None and t.port in design.ports and design.ports[t.port][0] == "input":
@@ -266,7 +305,27 @@ def build_view(design: Design, elaboration: Elaboration, sew: int | None, pins: 
         name = _free_name(design, "active", b)
         b.fresh(name, lanes)
         names["active"] = name
-    return View(b.build(), names, notes, lanes, bool(slot))
+    return View(b.build(), names, notes, lanes, bool(slot), b.port_terms)
+
+
+def _seedless(design: Design, b: _Builder, names: dict, sew: int | None, notes: list) -> None:
+    """A unit without a seed computes R = the signed maximum of its active lanes (the signed
+    minimum when none is active). It is checked as smax(seed, R) for a new input seed: that is
+    the spec's result for every seed exactly when R is right (seed = the signed minimum gives R
+    itself; smax is associative), so a counterexample at any seed is one of R."""
+    name = names["result"]
+    unit = b.outputs[name] if name in b.outputs else design.outputs.get(name)
+    if unit is None:
+        raise RtlInputError("port", f"module {design.top} has no output {name!r} for result")
+    if sew is not None and unit.size() != sew:
+        raise RtlInputError("port", f"result ({name}) is {unit.size()} bits wide, expected SEW={sew}")
+    seed_name = _free_name(design, "seed", b)
+    seed = b.fresh(seed_name, unit.size())
+    reduced = _free_name(design, "result", b)
+    b.outputs[reduced] = z3.If(seed > unit, seed, unit)     # Z3's > on bit-vectors is signed
+    names["seed"], names["result"] = seed_name, reduced
+    notes.append(f"no seed (--port seed=none): {name} checked as smax(seed, {name}), i.e. {name} must be the signed "
+                 "maximum of the active elements, the signed minimum when none is active")
 
 
 def _extract(design: Design, t: Target):
@@ -289,8 +348,9 @@ def _layout(design, b: _Builder, roles, names, sew, layout: Layout, slot, invert
     if word % sew or word < sew:
         raise RtlInputError("layout", f"SEW={sew} does not divide the {word}-bit lane or word")
     seed_t, elements_t, result_t = roles["seed"], roles["elements"], roles["result"]
+    seedless = seed_t.text == NO_SEED
     for role, t in (("seed", seed_t), ("result", result_t)):
-        if t.width != word:
+        if t.width != word and not (role == "seed" and seedless):
             raise RtlInputError("port", f"{role} ({t.text}) is {t.width} bits wide, expected the {word}-bit "
                                         f"{'lane' if layout.lane_width else 'word'}")
     if elements_t.width % word:
@@ -301,9 +361,8 @@ def _layout(design, b: _Builder, roles, names, sew, layout: Layout, slot, invert
     lanes = count if layout.lane_width else count
     at = 0 if slot is None else slot * sew     # where the element sits in its lane or word
     seed_name, elements_name = _free_name(design, "seed", b), _free_name(design, "elements", b)
-    seed = b.fresh(seed_name, sew)
     elements = b.fresh(elements_name, sew * lanes)
-    names["seed"], names["elements"] = seed_name, elements_name
+    names["elements"] = elements_name
 
     def place(t: Target, base: int, value, owner: str):
         if layout.lane_width and layout.extend != "free" and word > sew:
@@ -312,7 +371,9 @@ def _layout(design, b: _Builder, roles, names, sew, layout: Layout, slot, invert
         else:
             b.set(t.port, t.offset + base + at, sew, value, owner)
 
-    place(seed_t, 0, seed, "the seed role")
+    if not seedless:
+        names["seed"] = seed_name
+        place(seed_t, 0, b.fresh(seed_name, sew), "the seed role")
     for i in range(lanes):
         place(elements_t, i * word, z3.Extract(i * sew + sew - 1, i * sew, elements), "the elements role")
     result_name = _free_name(design, "result", b)

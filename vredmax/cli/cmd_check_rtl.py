@@ -9,7 +9,8 @@ from vredmax.cli.options import hidden_alias
 from vredmax.presentation.counterexamples import rtl_counterexample_lines
 from vredmax.runtime.errors import EXIT_ERROR, EXIT_FAILED, EXIT_OK, EXIT_UNKNOWN, UsageError
 from vredmax.proofs.rtl.check import Options, check_rtl
-from vredmax.proofs.rtl.frontend import RtlInputError
+from vredmax.proofs.rtl.frontend import UNITS, RtlInputError
+from vredmax.proofs.rtl.manifests import bender_arguments, fusesoc_arguments
 from vredmax.proofs.rtl.ports import ACTIVE_MODES, parse_ports
 from vredmax.proofs.rtl.protocol import DONE_MODES, Protocol
 from vredmax.proofs.rtl.views import EXTENSIONS, Layout
@@ -40,6 +41,21 @@ def add_parser(subparsers) -> None:
                         help="an include folder (as +incdir+DIR)")
     parser.add_argument("-D", dest="defines", action="append", default=[], metavar="NAME[=VALUE]",
                         help="a macro (as +define+NAME=VALUE)")
+    parser.add_argument("--bender", metavar="DIR",
+                        help="read the sources from DIR/Bender.yml and its Bender.lock (the dependencies where "
+                             "bender checked them out; nothing is fetched)")
+    parser.add_argument("--bender-target", action="append", default=[], metavar="TARGET",
+                        help="a Bender target that holds (repeatable), as bender's -t")
+    parser.add_argument("--core", metavar="NAME",
+                        help="read the sources from a FuseSoC core (its VLNV or name), found in --fusesoc-lib")
+    parser.add_argument("--fusesoc-lib", action="append", default=[], metavar="DIR",
+                        help="a folder of FuseSoC .core files (repeatable)")
+    parser.add_argument("--core-target", default="default", metavar="TARGET",
+                        help="the target of the core whose filesets and defines are read (default: default)")
+    parser.add_argument("--units", choices=UNITS, default="per-file",
+                        help="compilation units: per-file (default; a file-scope import stays in its file) or one "
+                             "across all files (as Verilator and most simulators compile a file list: a "
+                             "file-scope import reaches the files after it)")
     parser.add_argument("--top", required=True, metavar="MODULE", help="the unit's module")
     parser.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
                         help="set a parameter (repeatable); SEW is set by --sew")
@@ -81,6 +97,12 @@ def add_parser(subparsers) -> None:
     hidden_alias(parser, "--vcd", dest="vcd")
     parser.add_argument("--vcd-out", dest="vcd", metavar="PATH", help="where to write a counterexample's waveform "
                                                       "(default: TOP.sewN.counterexample.vcd)")
+    parser.add_argument("--emit-sby", metavar="DIR",
+                        help="also write the property as a SystemVerilog checker bound to the unit and a "
+                             "SymbiYosys project per SEW (TOP.sewN.sv, TOP.sewN.sby; sby -f runs ABC's PDR)")
+    parser.add_argument("--cocotb-out", metavar="FILE",
+                        help="write a counterexample as a cocotb test (FILE.py): the unit's inputs cycle by cycle "
+                             "and the spec's result, for Icarus or Verilator")
     parser.add_argument("--timeout", type=float, default=60.0, metavar="SECONDS", help="time limit per query")
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
     parser.set_defaults(run=run)
@@ -127,21 +149,42 @@ def parse_sews(items) -> list[int] | None:
     return list(dict.fromkeys(found))
 
 
+def manifest_sources(args) -> list[str]:
+    """Simulator arguments from --bender or --core (manifests.py)."""
+    if args.bender_target and not args.bender:
+        raise UsageError("--bender-target: only with --bender DIR")
+    if args.fusesoc_lib and not args.core:
+        raise UsageError("--fusesoc-lib: only with --core NAME")
+    if args.core and not args.fusesoc_lib:
+        raise UsageError("--core: give the folder of its .core files with --fusesoc-lib DIR")
+    try:
+        found = []
+        if args.bender:
+            if not os.path.isdir(args.bender):
+                raise UsageError(f"--bender: no such folder: {args.bender}")
+            found += bender_arguments(args.bender, args.bender_target)
+        if args.core:
+            found += fusesoc_arguments(args.core, args.fusesoc_lib, args.core_target)
+    except RtlInputError as error:
+        raise UsageError(str(error)) from None
+    return found
+
+
 def run(args) -> int:
     if args.timeout <= 0:
         raise UsageError(f"--timeout: must be positive, got {args.timeout:g}")
     if args.latency is not None and args.latency < 0:
         raise UsageError(f"--latency: must be at least 0, got {args.latency}")
     params, sews = parse_params(args.param), parse_sews(args.sew)
-    sources = list(args.files)
+    sources = manifest_sources(args) + list(args.files)
     for flag, items in (("-f", args.command_files), ("-F", args.relative_command_files)):
         for item in items:
             if not os.path.isfile(item):
                 raise UsageError(f"file: no such command file: {item}")
             sources += [flag, item]
     sources += [f"+incdir+{d}" for d in args.include_dirs] + [f"+define+{d}" for d in args.defines]
-    if not args.files and not args.command_files and not args.relative_command_files:
-        raise UsageError("file: no source files (give FILE.sv ... or -f FILES.f)")
+    if not sources and not args.command_files and not args.relative_command_files:
+        raise UsageError("file: no source files (give FILE.sv ..., -f FILES.f, --bender DIR or --core NAME)")
     for width, name in ((args.lane_width, "--lane-width"), (args.simd, "--simd")):
         if width is not None and (width < 8 or width % 8):
             raise UsageError(f"{name}: must be a multiple of 8, got {width}")
@@ -165,9 +208,13 @@ def run(args) -> int:
         options = Options(mapping, tuple(explicit), inverted, parse_pins(args.pin),
                           Layout(args.lane_width, args.extend, args.simd), args.active,
                           Protocol(args.start_with_chunk, args.done, args.active, in_ready="in_ready" in mapped,
-                                   out_ready="out_ready" in mapped), args.latency, args.accumulator)
+                                   out_ready="out_ready" in mapped), args.latency, args.accumulator,
+                          args.units, args.emit_sby, args.cocotb_out)
         if not args.json:
-            terminal.say(f"check-rtl {' '.join(sources)} --top {args.top}")
+            listed = sources if not (args.bender or args.core) else \
+                [f"--bender {args.bender}" if args.bender else f"--core {args.core}",
+                 f"({sum(not s.startswith('+') for s in sources)} files)"]
+            terminal.say(f"check-rtl {' '.join(listed)} --top {args.top}")
         report = check_rtl(sources, args.top, params, options, sews, int(args.timeout * 1000), args.vcd, progress,
                            args.elen)
     except RtlInputError as error:
@@ -185,6 +232,7 @@ def report_lines(report) -> list[str]:
     if cx is not None:
         lines += rtl_counterexample_lines(cx) + [""]
     lines += [f"note: {note}" for note in report.notes]
+    lines += [f"wrote {path} (sby -f {os.path.basename(path)}, in its folder)" for path in report.emitted]
     proved = [r for r in report.results if r.verdict == Verdict.PROVED]
     if report.verdict == Verdict.PROVED:
         lines.append(f"PROVED: the {report.kind} unit {report.top} computes vredmax.vs's reduction, within these bounds:")
@@ -201,7 +249,13 @@ def report_lines(report) -> list[str]:
         if last.kind == "multi-cycle" and last.verdict == Verdict.PROVED:
             lines.append("the induction assumed (environment):")
             lines += [f"  {a}" for a in last.outcome.assumptions]
-            lines.append("and proved these invariants (each holds after reset and is kept by every step):")
+            if "PDR" in last.outcome.method:
+                lines.append("PDR proved the property; the induction before it had not closed. Invariants it "
+                             "had found (each holds after reset and is kept by every step; given to PDR, not "
+                             "enough alone):" if last.outcome.invariants else "PDR proved the property; the "
+                             "induction before it had found no inductive invariant.")
+            else:
+                lines.append("and proved these invariants (each holds after reset and is kept by every step):")
             lines += [f"  {i}" for i in last.outcome.invariants]
     return lines
 
@@ -223,4 +277,5 @@ def report_json(report) -> dict:
             "invariants": getattr(r.outcome, "invariants", []),
         } for r in report.results],
         "counterexample": cx.to_json() if cx is not None else None,
+        "sby_projects": report.emitted,
     })
