@@ -129,6 +129,8 @@ def draw_recipe(choose, kind: str, cfg: Config) -> dict:
             None, "forward") else ["cond"])
         r["traps"] = choose.pick(["any", "loop"])
         r["write"] = choose.pick(["int", "bytes"])
+        if r["regfile"] in ("bytes", "bytearray", "struct", "memoryview"):
+            r["store"] = choose.pick(["bytes", "bytearray"])
         if r["regfile"] in ("bytes", "bytearray", "struct", "memoryview") and r["domain"] == "signed" and cfg.sew >= 8:
             r["signed_read"] = choose.pick([True, False])
     return r
@@ -405,7 +407,7 @@ class _Writer:
     def seed(self) -> str:
         if self.mut == "seed_dropped":
             return self.neutral()
-        return self.conv("seed") if self.unit else self.read_element("insn.vs1", "0", seed=True)
+        return self.conv("seed") if self.unit else "seed"
 
     def lane_value(self, i: str) -> list[str]:
         """Statements giving v, lane i's value or the neutral element when it is inactive
@@ -631,7 +633,8 @@ class _Writer:
             lines += ['vd_bytes[0:NB] = result.to_bytes(NB, "little")']
         else:
             lines += ['struct.pack_into("<" + FORMAT.upper(), vd_bytes, 0, result)']
-        lines += [f"if {vta}:", "    vd_bytes[NB:] = b\"\\xff\" * (VLENB - NB)", "regs[insn.vd] = vd_bytes",
+        lines += [f"if {vta}:", "    vd_bytes[NB:] = b\"\\xff\" * (VLENB - NB)",
+                  "regs[insn.vd] = bytes(vd_bytes)" if self.r.get("store") == "bytes" else "regs[insn.vd] = vd_bytes",
                   'post_regs = tuple(int.from_bytes(r, "little") for r in regs)']
         return lines
 
@@ -652,7 +655,8 @@ class _Writer:
         lines += ["SEW, VLEN, VLMAX = cfg.sew, cfg.vlen, cfg.vlmax",
                   "PER, NB, VLENB = VLEN // SEW, SEW // 8, VLEN // 8"]
         lines += self.constants() + self.nested_helpers() + [f"NEUTRAL, LARGEST = {self.neutral()}, {self.largest()}"]
-        lines += self.regfile_setup() + self.mask_setup() + shape
+        seed = "NEUTRAL" if self.mut == "seed_dropped" else self.read_element("insn.vs1", "0", seed=True)
+        lines += self.regfile_setup() + self.mask_setup() + [f"seed = {seed}"] + shape
         lines += [f"result = ({self.back('best')}) & MASK"] + self.write_back()
         vs = "" if self.mut == "vs_clean" else ", vs=3"
         lines += [f"return traps, pre.with_(regs=post_regs, vstart=0{vs})"]
