@@ -37,7 +37,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
 from tests.generated.python_programs import (INSTRUCTION, UNIT, RandomChooser, check,  # noqa: E402
-                                             checked_correct, draw_program, kept_mutants)
+                                             checked_correct, configs_at, draw_program, kept_mutants)
 
 KIND_NAMES = {"unit": UNIT, "units": UNIT, "instruction": INSTRUCTION, "step": INSTRUCTION, "steps": INSTRUCTION}
 
@@ -136,6 +136,9 @@ def main() -> int:
         kinds = [KIND_NAMES[k.strip()] for k in args.kinds.split(",") if k.strip()]
     except KeyError as error:
         parser.error(f"--kinds: unknown kind {error}")
+    for kind in kinds:
+        if not configs_at(kind, args.vlmax):
+            parser.error(f"--vlmax: no legal configuration for {kind}s has VLMAX {args.vlmax}")
     folder = args.out or tempfile.mkdtemp(prefix="bench_generated_")
     print(f"bench_generated: {args.count} programs at seed {args.seed} ({', '.join(kinds)}), VLMAX {args.vlmax}, "
           f"--random {args.random}, timeout {args.timeout:g} s, {args.jobs} at once; files in {folder}", flush=True)
