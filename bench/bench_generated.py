@@ -102,6 +102,29 @@ def idiom_table(rows) -> list[str]:
     return lines
 
 
+def cause(detail: str) -> str:
+    """A verdict's message with its configuration, file, line and numbers taken out, so that
+    programs that fail for the same reason group together."""
+    import re
+    text = " ".join(detail.split())
+    text = re.sub(r"^VLEN=\S+ ELEN=\S+ SEW=\S+ LMUL=\S+, tail \S+, ", "", text)
+    text = re.sub(r"/\S+?\.py:\d+", "FILE:LINE", text)
+    text = re.sub(r"\b(0x[0-9a-f]+|\d+)\b", "N", text)
+    return text[:100]
+
+
+def cause_table(rows) -> list[str]:
+    bad = [r for r in rows if r["correct"] and r["verdict"] != "PROVED"]
+    counts: dict = {}
+    for r in bad:
+        key = (r["verdict"], cause(r["detail"]))
+        counts[key] = counts.get(key, 0) + 1
+    lines = ["Correct programs not PROVED, by cause:"]
+    for (verdict, text), n in sorted(counts.items(), key=lambda kv: -kv[1]):
+        lines.append(f"  {n:3} {verdict:8} {text}")
+    return lines if bad else []
+
+
 def feed_back(folder: str, row, program, vlmax: int) -> None:
     """The program's file and a README line: file, function, configuration, verdict, message, idioms."""
     os.makedirs(folder, exist_ok=True)
@@ -174,6 +197,7 @@ def main() -> int:
     if len(kinds) > 1:
         print("\n".join(summary("all", rows)))
     print("\n".join(idiom_table(rows)))
+    print("\n".join(cause_table(rows)))
     return 1 if any(r["verdict"] == "PROVED" and not r["correct"] for r in rows) else 0
 
 
