@@ -131,6 +131,8 @@ def draw_recipe(choose, kind: str, cfg: Config) -> dict:
         r["write"] = choose.pick(["int", "bytes"])
         if r["regfile"] in ("bytes", "bytearray", "struct", "memoryview"):
             r["store"] = choose.pick(["bytes", "bytearray"])
+        if r["regfile"] in ("bytes", "bytearray") and cfg.sew >= 16:
+            r["read"] = choose.pick(["whole", "halves"])      # an element put together from its two halves
         if r["regfile"] in ("bytes", "bytearray", "struct", "memoryview") and r["domain"] == "signed" and cfg.sew >= 8:
             r["signed_read"] = choose.pick([True, False])
     return r
@@ -601,6 +603,10 @@ class _Writer:
             raw = f'struct.unpack_from("<" + {fmt}, {reg}, NB * {offset})[0]'
         elif how == "memoryview":
             raw = f'int.from_bytes(memoryview({reg})[NB * {offset}:NB * {offset} + NB], "little"{sign})'
+        elif self.r.get("read") == "halves":     # the high half carries the sign when read signed
+            at = f"NB * {offset}"
+            raw = (f'(int.from_bytes({reg}[{at} + NB // 2:{at} + NB], "little"{sign}) << (SEW // 2) '
+                   f'| int.from_bytes({reg}[{at}:{at} + NB // 2], "little"))')
         else:
             raw = f'int.from_bytes({reg}[NB * {offset}:NB * {offset} + NB], "little"{sign})'
         return raw if signed_read else self.conv(raw)
