@@ -19,11 +19,6 @@ VREDMAX = Path(sys.executable).parent / "vredmax"
 LINE = re.compile(r"^vredmax: internal error: RuntimeError: forced for (\S+) \(traceback: (\S+)\)$")
 
 
-def _subcommands() -> dict:
-    parser = build_parser()
-    return next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction)).choices
-
-
 def _minimal_argv(name: str, command) -> list[str]:
     """The command with its required arguments given (any value: the run never starts)."""
     argv = [name]
@@ -33,9 +28,6 @@ def _minimal_argv(name: str, command) -> list[str]:
         elif action.option_strings and action.required:
             argv += [action.option_strings[0], "128"]
     return argv
-
-
-COMMANDS = _subcommands()
 
 
 @pytest.fixture
@@ -58,6 +50,9 @@ def _every_run_raises(monkeypatch):
 
 def _subparsers(parser) -> dict:
     return next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction)).choices
+
+
+COMMANDS = _subparsers(build_parser())   # every command the parser has: a new one is covered
 
 
 @pytest.mark.parametrize("name", sorted(COMMANDS))
