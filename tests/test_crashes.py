@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from vredmax.cli import main as cli_main
+from vredmax.cli import helptext, main as cli_main
 from vredmax.cli.main import build_parser, main
 
 VREDMAX = Path(sys.executable).parent / "vredmax"
@@ -68,6 +68,7 @@ def test_an_internal_error_in_every_command_is_exit_4_and_one_line(name, monkeyp
     assert Path(match.group(2)).parent == crash_folder
     kept = Path(match.group(2)).read_text()
     assert "Traceback (most recent call last)" in kept and f"RuntimeError: forced for {name}" in kept
+    assert 4 in helptext.EXITS[name]    # its --help says so
 
 
 @pytest.mark.parametrize("where", ["before", "after"])
