@@ -34,6 +34,7 @@ FIELD = r'[^\s:]\S*( "(?:[^"\\]|\\.)*")?: \S'
 ERROR_LINE = re.compile("^vredmax: error: " + FIELD)
 BATCH_ERROR = re.compile(r"^line \d+: " + FIELD)   # a bad line of exec --jsonl or judge
 SLACK_S = 5.0                            # how far past --timeout a run may go
+CACHE = ".vredmax-cache"                 # the per-user cache folder of a fuzzed run (nothing may appear)
 
 
 def budgets(*strategies, short: int, long: int):
@@ -68,20 +69,26 @@ def in_process(argv, cwd: Path) -> Run:
     """main(argv) here, stdout and stderr captured, in `cwd` (cheap; the same code path as the
     console script but for os._exit)."""
     out, err = io.StringIO(), io.StringIO()
-    before = os.getcwd()
+    before, cache = os.getcwd(), os.environ.get("VREDMAX_CACHE")
     started = time.monotonic()
     os.chdir(cwd)
+    os.environ["VREDMAX_CACHE"] = str(Path(cwd) / CACHE)   # a crash's traceback file lands here
     try:
         with redirect_stdout(out), redirect_stderr(err):
             code = main([str(a) for a in argv])
     finally:
         os.chdir(before)
+        if cache is None:
+            os.environ.pop("VREDMAX_CACHE", None)
+        else:
+            os.environ["VREDMAX_CACHE"] = cache
     return Run(list(argv), code, out.getvalue(), err.getvalue(), time.monotonic() - started)
 
 
 def in_subprocess(argv, cwd: Path, timeout_s: float, env=None) -> Run:
     """The console script in a child process (isolation: user code, solvers, limits)."""
     started = time.monotonic()
+    env = {**os.environ, **(env or {}), "VREDMAX_CACHE": str(Path(cwd) / CACHE)}
     try:
         done = subprocess.run([str(VREDMAX), *map(str, argv)], cwd=cwd, capture_output=True, text=True,
                               errors="replace", timeout=timeout_s, env=env)

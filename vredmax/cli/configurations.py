@@ -28,13 +28,13 @@ def add_options(parser, one_elen: bool = True) -> None:
 
 
 def _choice(text: str, field: str, allowed) -> int:
-    if not text.isdigit() or int(text) not in allowed:
+    if not text.isdigit() or len(text) > 20 or int(text) not in allowed:   # no int() of 20,000 digits
         raise UsageError(f"{field}: must be one of {', '.join(map(str, allowed))}, got {text!r}")
     return int(text)
 
 
 def _vlen(text: str) -> int:
-    value = int(text) if text.isdigit() else None
+    value = int(text) if text.isdigit() and len(text) <= 20 else None   # no int() of 20,000 digits
     if value is None or value & (value - 1) or not MIN_VLEN <= value <= MAX_VLEN:
         raise UsageError(f"--vlen: must be a power of two from {MIN_VLEN} to {MAX_VLEN}, got {text!r}")
     return value

@@ -31,7 +31,7 @@ def check(text: str) -> ast.Expression:
     condition (type bool)."""
     tree = parse(text)
     typed = _Checker(text).visit(tree.body, {})
-    if typed.type != BOOL:
+    if typed.type != BOOL or typed.only_indexed:   # `active` alone is a sequence of conditions
         raise ClaimError(tree.body, f"a claim must be a condition, this is {_kind(typed)}")
     return tree
 
