@@ -3,6 +3,7 @@ and no new processes, so that a memory bomb or a fork loop is that run's ERROR a
 keeps working.
 
     fence(memory_mb)          # in the child, before the user's code is loaded
+    Popen(..., preexec_fn=before_exec(memory_mb))   # the same for a program started here
     note(error, memory_mb)    # the words to add to an error the fence caused ("" otherwise)
 
 Memory: RLIMIT_AS (address space), so an allocation past it fails at once (MemoryError in
@@ -59,6 +60,12 @@ def fence(memory_mb: int | None) -> None:
             limit = min(limit, hard)
         resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
     _no_new_processes()
+
+
+def before_exec(memory_mb: int | None):
+    """A `preexec_fn` for subprocess.Popen: the fence in the forked child before it runs the
+    program (a seccomp filter and a limit survive exec)."""
+    return lambda: fence(memory_mb)
 
 
 def _no_new_processes() -> bool:
