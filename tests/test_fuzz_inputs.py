@@ -117,7 +117,7 @@ def _ask(claim: str) -> None:
         check_nothing_else_written(Path(folder), set())
 
 
-test_fuzz_claims, test_fuzz_claims_long = budgets(CLAIMS, short=25, long=3000)(_ask)
+test_fuzz_claims, test_fuzz_claims_long = budgets(CLAIMS, short=15, long=3000)(_ask)
 
 
 def test_the_huge_hex_literal_is_one_line_naming_the_claim(tmp_path):
@@ -236,15 +236,15 @@ def _lines(command: list[str], texts: list[str]) -> None:
                 assert BATCH_ERROR.match(output["error"]), str(run)
 
 
-test_fuzz_exec_case, test_fuzz_exec_case_long = budgets(case_texts(), short=40, long=2000)(
+test_fuzz_exec_case, test_fuzz_exec_case_long = budgets(case_texts(), short=20, long=2000)(
     lambda text: _one_case(["exec", "--json"], text))
-test_fuzz_explain_case, test_fuzz_explain_case_long = budgets(case_texts(), short=15, long=800)(
+test_fuzz_explain_case, test_fuzz_explain_case_long = budgets(case_texts(), short=8, long=800)(
     lambda text: _one_case(["explain"], text))
-test_fuzz_exec_jsonl, test_fuzz_exec_jsonl_long = budgets(st.lists(case_texts(), max_size=4), short=20, long=1000)(
+test_fuzz_exec_jsonl, test_fuzz_exec_jsonl_long = budgets(st.lists(case_texts(), max_size=4), short=10, long=1000)(
     lambda texts: _lines(["exec", "--jsonl"], texts))
 test_fuzz_judge_lines, test_fuzz_judge_lines_long = budgets(
     st.lists(case_texts(observed=True), max_size=4), st.sampled_from(("any", "sail", "spike", "qemu")),
-    short=30, long=1500)(lambda texts, profile: _lines(["judge", "--profile", profile], texts))
+    short=15, long=1500)(lambda texts, profile: _lines(["judge", "--profile", profile], texts))
 
 
 # -- instruction words and text ------------------------------------------------------------------
@@ -265,8 +265,8 @@ def _word(command: str, text: str) -> None:
         check_nothing_else_written(Path(folder), set())
 
 
-test_fuzz_disasm, test_fuzz_disasm_long = budgets(WORDS, short=60, long=3000)(lambda w: _word("disasm", w))
-test_fuzz_asm, test_fuzz_asm_long = budgets(ASM, short=60, long=3000)(lambda t: _word("asm", t))
+test_fuzz_disasm, test_fuzz_disasm_long = budgets(WORDS, short=30, long=3000)(lambda w: _word("disasm", w))
+test_fuzz_asm, test_fuzz_asm_long = budgets(ASM, short=30, long=3000)(lambda t: _word("asm", t))
 
 
 # -- option values --------------------------------------------------------------------------------
@@ -310,7 +310,7 @@ def _option(drawn) -> None:
         check_nothing_else_written(folder, before, allowed={p for p in files_under(folder) if p.startswith("out")})
 
 
-test_fuzz_options, test_fuzz_options_long = budgets(option_runs(), short=25, long=1500)(_option)
+test_fuzz_options, test_fuzz_options_long = budgets(option_runs(), short=12, long=1500)(_option)
 
 
 # -- what the fuzzers found (kept as plain tests) ---------------------------------------------------

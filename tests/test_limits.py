@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from vredmax.cli.main import main
+
 VREDMAX = Path(sys.executable).parent / "vredmax"
 SMALL = ["--vlen", "128", "--sew", "8", "--lmul", "m1", "--timeout", "30"]
 needs_cc = pytest.mark.skipif(shutil.which("cc") is None, reason="needs a C compiler (cc)")
@@ -141,7 +143,8 @@ def test_a_fork_loop_in_check_c_is_fenced(tmp_path):
 
 @pytest.mark.parametrize("command", ["check-impl", "check-c"])
 @pytest.mark.parametrize("value", ["0", "12", "x", "1e9", str(1 << 70)])
-def test_a_bad_memory_limit_is_one_line(command, value, tmp_path):
-    done = vredmax(command, "x.py:f" if command == "check-impl" else "x.c:f", "--memory-limit", value, cwd=tmp_path)
-    assert done.returncode == 2
-    assert done.stderr.startswith("vredmax: error: --memory-limit: ") and len(done.stderr.splitlines()) == 1
+def test_a_bad_memory_limit_is_one_line(command, value, tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert main([command, "x.py:f" if command == "check-impl" else "x.c:f", "--memory-limit", value]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("vredmax: error: --memory-limit: ") and len(err.splitlines()) == 1
