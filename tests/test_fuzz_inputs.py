@@ -285,6 +285,9 @@ CHEAP = {
     "refute": (["refute", "--list"], ("-k", "--elen", "--vlen", "--sew", "--lmul")),
     "testgen": (["testgen", "--vlen", "128", "--random", "2", "-o", "OUT"], ("--elen", "--profile", "--tail", "--seed",
                                                                            "--mutate", "--vlen")),
+    "check-impl": (["check-impl", "TARGET", "--vlen", "128", "--sew", "8", "--lmul", "m1", "--random", "2", "--timeout",
+                    "5", "--no-cache"], ("--seed", "--memory-limit", "--solver", "--level", "--elen")),
+    "certify-check": (["certify-check", "OUT"], ("--engine",)),
 }
 
 
@@ -302,12 +305,15 @@ def _option(drawn) -> None:
         folder = Path(folder)
         _write(folder, "CASE", json.dumps(GOOD))
         _write(folder, "LINES", json.dumps({**GOOD, "observed": {"outcome": "retired"}}) + "\n")
+        _write(folder, "target.py", "def reduce(ops, seed, elements, active):\n    return seed\n")
         before = files_under(folder)
-        argv = [folder / a if a in ("CASE", "LINES") else folder / "out" if a == "OUT" else a for a in base]
+        argv = [folder / a if a in ("CASE", "LINES") else folder / "out" if a == "OUT"
+                else f"{folder / 'target.py'}:reduce" if a == "TARGET" else a for a in base]
         run = in_process([*argv, f"{option}={value}" if option.startswith("--") else option, *(
             [] if option.startswith("--") else [value])], folder)
         check_rule(run, timeout_s=60)
-        check_nothing_else_written(folder, before, allowed={p for p in files_under(folder) if p.startswith("out")})
+        check_nothing_else_written(folder, before, allowed={p for p in files_under(folder)
+                                                            if p.startswith("out") or "__pycache__" in p})
 
 
 test_fuzz_options, test_fuzz_options_long = budgets(option_runs(), short=12, long=1500)(_option)
@@ -324,6 +330,7 @@ test_fuzz_options, test_fuzz_options_long = budgets(option_runs(), short=12, lon
     (["exec", "CASE", "--json"], "case"),                                # a 25,000-digit JSON number
     (["disasm", "0x" + "f" * 20000], "insn"),                            # a word past the digit limit
     (["ask", "seed == 0o" + "7" * 30000, *ASK], "claim"),
+    (["check-impl", "x.py:f", "--jobs", str(1 << 31)], "--jobs"),         # would start them all at once
 ])
 def test_found_by_fuzzing(argv, field, tmp_path):
     _write(tmp_path, "CASE", json.dumps(GOOD)[:-1] + ', "vl": ' + "9" * 25000 + "}")
