@@ -214,3 +214,17 @@ def test_found_by_fuzzing_a_constructor_that_aborts_is_an_error_of_the_code(tmp_
     run = in_process(["check-c", "target.c:reduce", *SMALL, "--engine-python", tmp_path / "no-engine"], tmp_path)
     check_rule(run, codes={4})
     assert "the compiled code ended the process as it was loaded, before any case (signal SIGABRT" in run.out
+
+
+@needs_cc
+@pytest.mark.parametrize("body, code, words", [
+    ('printf("%s", "noise\\n"); return seed;', 1, "the implementation's vd[0] is the seed"),   # broke the protocol
+    ("raise(SIGINT); return seed;", 1, "the compiled code crashed (signal SIGINT, plain build)"),  # a Python traceback
+    ("for (;;) {} return seed;", 4, "the compiled code ran past 2 s on a case"),                # 60 s, not --timeout
+])
+def test_found_by_fuzzing_c_code_that_prints_interrupts_or_loops(body, code, words, tmp_path):
+    (tmp_path / "target.c").write_text(f"{C_PRELUDE}{C_SIGNATURES[0]}\n{{\n    {body}\n}}\n")
+    run = in_process(["check-c", "target.c:reduce", *SMALL, "--timeout", "2", "--engine-python", tmp_path / "none"],
+                     tmp_path)
+    check_rule(run, codes={code}, timeout_s=2)
+    assert words in run.out and "Traceback" not in run.out

@@ -247,6 +247,12 @@ def replay(built, cfg: Config, pre, insn) -> Counterexample:
 def _child_main() -> None:
     from vredmax.proofs.c.calls import load
     job = json.loads(sys.stdin.read())
+    # The messages to the parent go through a descriptor of their own: what the C code prints
+    # (printf) goes to stderr, never into them. SIGINT as the C code raises it ends the child
+    # (the parent stops it on Ctrl-C).
+    sys.stdout = os.fdopen(os.dup(1), "w")
+    os.dup2(2, 1)
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
     limits.fence(job.get("memory_mb", limits.DEFAULT_MEMORY_MB))   # before the user's code loads
     entry = load(job["library"], job["level"])
     if "explicit" in job:

@@ -48,7 +48,8 @@ def add_parser(subparsers) -> None:
                         help=f"the largest VLMAX the symbolic method tries (default {DEFAULT_UNIT_VLMAX} for a unit, "
                              f"{DEFAULT_STEP_VLMAX} for a step at VLEN={STEP_VLEN}; 0: no proof, so at best UNKNOWN)")
     options.add_check_options(parser, timeout_default="120",
-                              timeout_help="time limit of one symbolic execution and of each solver query (default 120)",
+                              timeout_help="time limit of one symbolic execution, of each solver query and of each "
+                                           "concrete call (at most 60 s) (default 120)",
                               random_default="50",
                               random_help="random cases per configuration, fewer at large VLMAX (default 50)")
     parser.add_argument("--memory-limit", default=str(limits.DEFAULT_MEMORY_MB), metavar="MB",
@@ -76,7 +77,8 @@ def run(args) -> int:
     check_options = Options(random=options.natural(args.random, "--random"), seed=options.natural(args.seed, "--seed"), timeout_s=timeout,
                       symbolic_vlmax=None if args.symbolic_vlmax is None else options.natural(args.symbolic_vlmax, "--symbolic-vlmax"),
                       engine_python=args.engine_python, elen=wanted.elen, sews=wanted.sews,
-                      memory_mb=limits.memory_mb_value(args.memory_limit))
+                      memory_mb=limits.memory_mb_value(args.memory_limit),
+                      limit_s=min(Options.limit_s, timeout))   # a concrete call: at most --timeout too
     if args.case_out:
         check_writable_file(args.case_out, "--case-out")
     path, function = split_target(args.target)
