@@ -215,7 +215,7 @@ class _Child:
             except (EOFError, OSError):
                 return self._lost(level, cfg, Verdict.ERROR,
                                   f"the process running the implementation ended (exit code {self._exit_code()}"
-                                  f"{limits.died_note(self.memory_mb, self.max_rss_kb)}): "
+                                  f"{self._memory_note()}): "
                                   "os._exit, a crash, or a signal")
             now = time.perf_counter()
             if in_user and now - user_since > limit_s:
