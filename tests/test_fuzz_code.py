@@ -90,7 +90,15 @@ test_fuzz_check_impl, test_fuzz_check_impl_long = budgets(
 
 # -- C sources (check-c) ----------------------------------------------------------------------------
 
+CORRECT_C = ("int64_t best = (int64_t)(seed << (64 - sew)) >> (64 - sew);\n"
+             "    for (size_t i = 0; i < n; i++) {\n"
+             "        uint64_t raw = 0; memcpy(&raw, (const char *)elements + i * (sew / 8), sew / 8);\n"
+             "        int64_t x = (int64_t)(raw << (64 - sew)) >> (64 - sew);\n"
+             "        if (active[i] && x > best) best = x;\n"
+             "    }\n"
+             "    return (uint64_t)best & (sew == 64 ? ~0ull : (1ull << sew) - 1);")
 C_BODIES = (
+    CORRECT_C, CORRECT_C, CORRECT_C,                          # a correct unit: the symbolic method runs too
     "return seed;",
     "int64_t best = (int64_t)seed; (void)best; return seed + n;",
     "for (;;) {} return seed;",
@@ -126,7 +134,7 @@ C_PRELUDE = ("#include <limits.h>\n#include <signal.h>\n#include <stdint.h>\n#in
 def c_sources(draw) -> str:
     if draw(st.integers(0, 7)) == 0:
         return draw(st.text(max_size=200))
-    signature = draw(st.sampled_from(C_SIGNATURES))
+    signature = draw(st.sampled_from(C_SIGNATURES[:1] * 6 + C_SIGNATURES[1:]))   # mostly the unit's own
     body = draw(st.sampled_from(C_BODIES)) if signature.startswith("uint64_t reduce(unsigned sew, uint64_t") \
         else "return 0;"
     return f"{C_PRELUDE}{draw(st.sampled_from(C_TOPS))}{signature}\n{{\n    {body}\n}}\n"
