@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import decimal
 import json
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -14,6 +15,9 @@ from vredmax.impl.execute import TAIL_POLICIES, Result
 from vredmax.spec.config import LMUL_NAMES, SEWS, VType, check_machine, encode_vtype
 from vredmax.spec.encoding import EncodingError, Insn, decode, encode, parse_asm
 from vredmax.spec.state import NUM_VREGS, VS_NAMES, ArchState
+from vredmax.runtime.errors import MAX_INPUT_BITS
+
+MAX_INPUT_DIGITS = 19729   # of the widest value, 2**65536 - 1
 
 FIELDS = ("vlen", "elen", "insn", "vtype", "vl", "vstart", "vs", "tail", "vregs")
 VTYPE_FIELDS = ("sew", "lmul", "vta", "vma")
@@ -23,19 +27,35 @@ class CaseError(ValueError):
     """Bad input; the message names the field."""
 
 
+class _TooLong(CaseError):
+    """A JSON number past the widest value (load_json names the input)."""
+
+
 def _json_int(text: str) -> int:
-    """JSON integers of any size (a VLEN=65536 register in decimal exceeds int()'s digit limit)."""
+    """JSON integers of any size the tool reads (a VLEN=65536 register in decimal has 19729
+    digits); a longer one is refused by its length, never converted."""
+    if len(text.lstrip("-")) > MAX_INPUT_DIGITS:
+        raise _TooLong(f"an integer of {len(text.lstrip('-'))} digits: no value is wider than "
+                        f"{MAX_INPUT_BITS} bits")
     try:
         return int(text)
     except ValueError:
         return int(decimal.Decimal(text))
 
 
+def field_name(key: str, parent: str = "case") -> str:
+    """A JSON key as the field an error names: `parent.key` (`key` at the top), or, for a key
+    that is no plain name (empty, spaces, a colon), the parent with the key quoted after it."""
+    if isinstance(key, str) and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]{0,40}", key):
+        return key if parent == "case" else f"{parent}.{key}"
+    return f"{parent} {json.dumps(str(key)[:40])}"
+
+
 def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     found: dict[str, Any] = {}
     for key, value in pairs:
         if key in found:
-            raise CaseError(f"{key}: given twice in one JSON object (duplicate key)")
+            raise CaseError(f"{field_name(key)}: given twice in one JSON object (duplicate key)")
         found[key] = value
     return found
 
@@ -45,6 +65,8 @@ def load_json(text: str, what: str = "case") -> Any:
     error naming the key (json.loads would keep the last one silently)."""
     try:
         return json.loads(text, parse_int=_json_int, object_pairs_hook=_no_duplicates)
+    except _TooLong as error:
+        raise CaseError(f"{what}: {error}") from None
     except json.JSONDecodeError as error:
         raise CaseError(f"{what}: malformed JSON: {error.msg} at line {error.lineno} column {error.colno}") from None
     except RecursionError:
@@ -55,13 +77,16 @@ def _integer(value: object, field: str) -> int:
     """An int, or a string in decimal or 0x hex. Booleans are not integers here."""
     if isinstance(value, bool):
         raise CaseError(f"{field}: expected an integer, got {json.dumps(value)}")
-    if isinstance(value, int):
-        return value
     if isinstance(value, str):
         try:
-            return int(value.replace("_", ""), 0)
+            value = int(value.replace("_", ""), 0)
         except ValueError:
             pass
+    if isinstance(value, int):
+        if value.bit_length() > MAX_INPUT_BITS:   # nowhere valid, and too long to show
+            raise CaseError(f"{field}: a value of {value.bit_length()} bits: no value is wider than "
+                            f"{MAX_INPUT_BITS} bits")
+        return value
     raise CaseError(f"{field}: expected an integer or a hex string, got {json.dumps(value)}")
 
 
@@ -89,7 +114,7 @@ def parse_vtype(value: object) -> int:
         return raw
     for key in value:
         if key not in VTYPE_FIELDS:
-            raise CaseError(f"vtype.{key}: unknown field (expected {', '.join(VTYPE_FIELDS)})")
+            raise CaseError(f"{field_name(key, 'vtype')}: unknown field (expected {', '.join(VTYPE_FIELDS)})")
     for key in ("sew", "lmul"):
         if key not in value:
             raise CaseError(f"vtype.{key}: missing")
@@ -110,7 +135,7 @@ def parse_vregs(value: object, vlen: int) -> tuple[int, ...]:
     for name, text in value.items():
         register = REGISTER_NUMBERS.get(name)
         if register is None:
-            raise CaseError(f"vregs.{name}: no such register (v0..v31)")
+            raise CaseError(f"{field_name(name, 'vregs')}: no such register (v0..v31)")
         number = _hex(text) if isinstance(text, str) else None
         if number is None:
             number = _integer(text, f"vregs.{name}")
@@ -141,7 +166,7 @@ def parse_case(obj: object, reading: Callable[[ArchState], VType] | None = None)
         raise CaseError("case: expected a JSON object")
     for key in obj:
         if key not in FIELDS:
-            raise CaseError(f"{key}: unknown field (expected {', '.join(FIELDS)})")
+            raise CaseError(f"{field_name(key)}: unknown field (expected {', '.join(FIELDS)})")
     for key in ("vlen", "insn", "vtype", "vl"):
         if key not in obj:
             raise CaseError(f"{key}: missing")

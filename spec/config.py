@@ -10,6 +10,8 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from vredmax.spec.bv import B, MachineOps, V
 
+from vredmax.runtime.errors import shown_number
+
 XLEN = 64
 SEWS = (8, 16, 32, 64)
 ELENS = (32, 64)
@@ -41,9 +43,9 @@ def is_power_of_two(n: int) -> bool:
 def check_machine(vlen: int, elen: int) -> None:
     """Raise ValueError naming the parameter when (VLEN, ELEN) is not a machine we model."""
     if not (isinstance(vlen, int) and is_power_of_two(vlen) and MIN_VLEN <= vlen <= MAX_VLEN):
-        raise ValueError(f"vlen: must be a power of two from {MIN_VLEN} to {MAX_VLEN}, got {vlen!r}")
+        raise ValueError(f"vlen: must be a power of two from {MIN_VLEN} to {MAX_VLEN}, got {shown_number(vlen) if isinstance(vlen, int) else repr(vlen)}")
     if elen not in ELENS:
-        raise ValueError(f"elen: must be 32 or 64, got {elen!r}")
+        raise ValueError(f"elen: must be 32 or 64, got {shown_number(elen) if isinstance(elen, int) else repr(elen)}")
     if elen > vlen:
         raise ValueError(f"elen: ELEN={elen} exceeds VLEN={vlen}")
 

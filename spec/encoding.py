@@ -8,6 +8,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from vredmax.runtime.errors import shown_number
+
 OPCODE_OP_V = 0b1010111
 FUNCT3_OPMVV = 0b010
 FUNCT6_VREDMAX = 0b000111
@@ -62,7 +64,7 @@ def encode(insn: Insn) -> int:
 
 def decode(word: int) -> Insn:
     if not (isinstance(word, int) and 0 <= word < 1 << 32):
-        raise EncodingError(f"insn: must be a 32-bit word, got {word!r}")
+        raise EncodingError(f"insn: must be a 32-bit word, got {shown_number(word) if isinstance(word, int) else repr(word)}")
     funct6 = word >> 26
     if word & 0x7F != OPCODE_OP_V or word >> 12 & 0b111 != FUNCT3_OPMVV or funct6 not in REDUCTIONS:
         raise EncodingError(f"insn: {word:#010x} is not an OP-V reduction")

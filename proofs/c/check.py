@@ -29,6 +29,7 @@ from vredmax.proofs.engine.counterexample import Counterexample, read_registers
 from vredmax.proofs.engine.verdict import Verdict
 from vredmax.spec.config import SEWS, Config, legal_configs
 from vredmax.spec.encoding import Insn
+from vredmax.runtime import limits
 
 SEVERITY = (Verdict.COUNTEREXAMPLE, Verdict.ERROR, Verdict.UNKNOWN, Verdict.PROVED)
 DEFAULT_UNIT_VLMAX = 16
@@ -67,6 +68,7 @@ class Options:
     engine_python: str | None = None
     elen: int = 64
     sews: tuple = ()                  # the SEWs the symbolic method covers (empty: every one)
+    memory_mb: int | None = limits.DEFAULT_MEMORY_MB   # each child running the compiled code
 
 
 @dataclass
@@ -155,7 +157,7 @@ def check_c(built: Built, configs: list[Config], options: Options, say=None) -> 
                 say(f"{which}: {result.cfg}: {'counterexample' if result.counterexample else 'error'}")
         try:
             results += concrete.run_pass(built, which, configs, options.seed, requested, options.limit_s,
-                                         on_config, options.elen)
+                                         on_config, options.elen, options.memory_mb)
         except concrete.CheckerFault as fault:
             report.errors.append(f"checker fault in the {which} runs (please report it): {fault}")
             break

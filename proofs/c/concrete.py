@@ -29,6 +29,7 @@ from vredmax.proofs.engine.counterexample import Counterexample
 from vredmax.spec.config import Config
 from vredmax.spec.encoding import encode
 from vredmax.spec.state import ArchState
+from vredmax.runtime import limits
 
 PLAIN, SANITIZED = "plain", "sanitized"
 POLL_S = 0.1
@@ -55,26 +56,29 @@ class ConcreteResult:
     notes: list[str] = field(default_factory=list)
 
 
-def _sanitizer_environment() -> dict:
+def _sanitizer_environment(memory_mb: int | None = None) -> dict:
     env = dict(os.environ)
     runtime = subprocess.run(["cc", "-print-file-name=libasan.so"], capture_output=True, text=True).stdout.strip()
     env["LD_PRELOAD"] = " ".join(x for x in (runtime, env.get("LD_PRELOAD", "")) if x)
-    env["ASAN_OPTIONS"] = f"detect_leaks=0:abort_on_error=0:exitcode={SANITIZER_EXIT}"
+    # AddressSanitizer reserves terabytes of address space: no RLIMIT_AS here, its own RSS limit
+    env["ASAN_OPTIONS"] = (f"detect_leaks=0:abort_on_error=0:exitcode={SANITIZER_EXIT}"
+                           + (f":hard_rss_limit_mb={memory_mb}" if memory_mb else ""))
     env["UBSAN_OPTIONS"] = f"print_stacktrace=1:exitcode={SANITIZER_EXIT}"
     env["PYTHONMALLOC"] = "malloc"   # Python's objects in malloc too: no pool hides a stray access
     return env
 
 
 def run_pass(built, which: str, configs, seed: int, requested: int, limit_s: float, on_config=None,
-             elen: int = 64) -> list[ConcreteResult]:
-    """Run one pass over `configs`; stop at the first failing configuration."""
+             elen: int = 64, memory_mb: int | None = limits.DEFAULT_MEMORY_MB) -> list[ConcreteResult]:
+    """Run one pass over `configs`; stop at the first failing configuration. The child may use
+    `memory_mb` MB and start no process (vredmax/runtime/limits.py)."""
     library = built.plain if which == PLAIN else built.sanitized
-    env = _sanitizer_environment() if which == SANITIZED else dict(os.environ)
+    env = _sanitizer_environment(memory_mb) if which == SANITIZED else dict(os.environ)
     results: list[ConcreteResult] = []
     with tempfile.TemporaryDirectory(prefix="vredmax-c-") as tmp:
         progress = os.path.join(tmp, "progress")
         job = {"library": library, "level": built.level, "which": which, "seed": seed, "random": requested,
-               "elen": elen, "progress": progress,
+               "elen": elen, "progress": progress, "memory_mb": memory_mb if which == PLAIN else None,
                "configs": [[c.vlen, c.elen, c.sew, c.lmul] for c in configs]}
         errors = open(os.path.join(tmp, "stderr"), "w+")
         child = subprocess.Popen([sys.executable, "-c", CHILD_CODE], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
@@ -111,7 +115,7 @@ def run_pass(built, which: str, configs, seed: int, requested: int, limit_s: flo
                     results.append(result)
                     if on_config:
                         on_config(result)
-            if child.poll() is not None and chunk is not None and not chunk:
+            if _ended(child) and chunk is not None and not chunk:
                 break
             now = time.monotonic()
             where = _read(progress)
@@ -123,7 +127,7 @@ def run_pass(built, which: str, configs, seed: int, requested: int, limit_s: flo
                 hung = True
                 break
             time.sleep(POLL_S)
-        code = child.wait()
+        code, max_rss_kb = _reaped(child)
         errors.seek(0)
         report = errors.read()
         errors.close()
@@ -131,8 +135,18 @@ def run_pass(built, which: str, configs, seed: int, requested: int, limit_s: flo
         if (code == 0 and not hung) or any(r.counterexample or r.error for r in results):
             return results
         where = _read(progress)
+        out_of_memory = limits.died_note(memory_mb, max_rss_kb) or (
+            "hard rss limit exhausted" in report and f"it passed its {memory_mb} MB (--memory-limit): out of memory")
         if where is None:
-            raise RuntimeError(f"the {which} run failed before its first case: {report.strip()[-2000:]}")
+            if "Traceback (most recent call last)" in report:   # the checker's own failure
+                raise RuntimeError(f"the {which} run failed before its first case: {report.strip()[-2000:]}")
+            # the library's own code (a constructor) ended the process as it was loaded
+            result = ConcreteResult(configs[0], 0, seconds=time.monotonic() - start)
+            result.error = (f"the compiled code ended the process as it was loaded, before any case "
+                            f"({_signal_text(code)}, {which} build)" + (f"; {out_of_memory}" if out_of_memory else ""))
+            if on_config:
+                on_config(result)
+            return [result]
         index, number = where
         cfg = configs[index]
         pre, insn = case_source.case(cfg, built.level, seed, case_source.random_count(requested, cfg), number, elen)
@@ -140,6 +154,9 @@ def run_pass(built, which: str, configs, seed: int, requested: int, limit_s: flo
         if hung:
             result.error = (f"the compiled code ran past {limit_s:g} s on a case ({which} build); it may loop "
                             f"forever: {_case_text(pre, insn)}")
+        elif out_of_memory and code != 0:
+            result.error = (f"the compiled code ended the process ({_signal_text(code)}, {which} build)"
+                            f"; {out_of_memory}; on the case {_case_text(pre, insn)}")
         elif which == PLAIN and code > 0:
             result.error = (f"the compiled code ended the process (exit status {code}) on a case: "
                             f"{_case_text(pre, insn)}")
@@ -152,6 +169,24 @@ def run_pass(built, which: str, configs, seed: int, requested: int, limit_s: flo
         if on_config and cfg not in done:
             on_config(result)
         return results
+
+
+def _ended(child) -> bool:
+    """Has the child ended? (Not reaped: _reaped reads its peak memory when it reaps it.)"""
+    try:
+        return os.waitid(os.P_PID, child.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None
+    except ChildProcessError:
+        return True
+
+
+def _reaped(child) -> tuple[int, int]:
+    """Wait for the child: (its exit code, its peak resident memory in KB)."""
+    try:
+        _, status, usage = os.wait4(child.pid, 0)
+    except ChildProcessError:   # reaped already
+        return child.wait(), 0
+    child.returncode = os.waitstatus_to_exitcode(status)
+    return child.returncode, usage.ru_maxrss
 
 
 def _signal_text(code: int) -> str:
@@ -212,6 +247,13 @@ def replay(built, cfg: Config, pre, insn) -> Counterexample:
 def _child_main() -> None:
     from vredmax.proofs.c.calls import load
     job = json.loads(sys.stdin.read())
+    # The messages to the parent go through a descriptor of their own: what the C code prints
+    # (printf) goes to stderr, never into them. SIGINT as the C code raises it ends the child
+    # (the parent stops it on Ctrl-C).
+    sys.stdout = os.fdopen(os.dup(1), "w")
+    os.dup2(2, 1)
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    limits.fence(job.get("memory_mb", limits.DEFAULT_MEMORY_MB))   # before the user's code loads
     entry = load(job["library"], job["level"])
     if "explicit" in job:
         from vredmax.impl.case import parse_case

@@ -38,6 +38,7 @@ from vredmax.spec import relation as spec
 from vredmax.spec.config import Config
 from vredmax.spec.encoding import Insn, encode
 from vredmax.spec.state import ArchState
+from vredmax.runtime import limits
 
 ENGINE_VARIABLE = "VREDMAX_ANGR_PYTHON"
 ENGINE_SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "angr_run.py")
@@ -92,8 +93,10 @@ class Engine:
 
     def _start(self) -> None:
         self.errors = tempfile.TemporaryFile(mode="w+")
+        # angr runs the compiled code's instructions: fenced in as the concrete runs are
         self.process = subprocess.Popen([self.python, ENGINE_SCRIPT], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                        stderr=self.errors, text=True, bufsize=1)
+                                        stderr=self.errors, text=True, bufsize=1,
+                                        preexec_fn=limits.before_exec(limits.DEFAULT_MEMORY_MB))
 
     def stop(self) -> None:
         if self.process is not None:

@@ -37,6 +37,7 @@ from multiprocessing.connection import Connection
 from vredmax.proofs.engine import answers
 from vredmax.proofs.engine.verdict import Verdict
 from vredmax.spec.config import Config
+from vredmax.runtime import limits
 
 TASK_LIMIT_FACTOR = 20
 # Beyond this VLMAX a run of the user's code on symbolic values gets VLMAX / this times the
@@ -72,6 +73,7 @@ class Job:
     cfg: Config
     user_limit_s: float     # wall-clock limit per call of the user's code
     options: tuple          # check_impl.check_config's keyword arguments, as (name, value) pairs
+    memory_mb: int | None = limits.DEFAULT_MEMORY_MB   # the child's memory limit (None: none)
 
 
 def portable_target(target: str) -> str:
@@ -82,9 +84,10 @@ def portable_target(target: str) -> str:
     return f"{module}:{function}"
 
 
-def probe(target: str, cwd: str | None = None) -> tuple[str | None, str]:
+def probe(target: str, cwd: str | None = None,
+          memory_mb: int | None = limits.DEFAULT_MEMORY_MB) -> tuple[str | None, str]:
     """Load MODULE:FUNCTION in a child: (the level its parameters tell, what it printed)."""
-    child = _Child(target, cwd or os.getcwd(), ())
+    child = _Child(target, cwd or os.getcwd(), (), memory_mb)
     try:
         return child.loaded()
     finally:
@@ -94,7 +97,7 @@ def probe(target: str, cwd: str | None = None) -> tuple[str | None, str]:
 def check_job(job: Job):
     """check_impl.check_config(job...) in a fresh child, under the wall-clock limits."""
     previous = _reap_children_on_sigterm()
-    child = _Child(job.target, job.cwd, job.options)
+    child = _Child(job.target, job.cwd, job.options, job.memory_mb)
     try:
         child.loaded()
         return child.check(job.level, job.cfg, job.user_limit_s)
@@ -167,12 +170,13 @@ class Jobs:
 # The child process -------------------------------------------------------------------------------
 
 class _Child:
-    def __init__(self, target: str, cwd: str, options: tuple):
-        self.target = target
+    def __init__(self, target: str, cwd: str, options: tuple, memory_mb: int | None):
+        self.target, self.memory_mb = target, memory_mb
+        self.max_rss_kb = 0
         self.output = tempfile.TemporaryFile()       # the child's stdout and stderr
         self.conn, child_end = multiprocessing.Pipe()
         self.process = subprocess.Popen(
-            [sys.executable, "-c", CHILD_CODE, str(child_end.fileno()), str(os.getpid())],
+            [sys.executable, "-c", CHILD_CODE, str(child_end.fileno()), str(os.getpid()), str(memory_mb or 0)],
             pass_fds=(child_end.fileno(),), stdin=subprocess.DEVNULL, stdout=self.output,
             stderr=self.output, cwd=cwd if os.path.isdir(cwd) else None)
         child_end.close()
@@ -189,7 +193,8 @@ class _Child:
         except (EOFError, OSError):
             code = self._exit_code()
             last = self.leftover_output().strip().split("\n")[-1]
-            raise LoadFailed(f"loading {self.target} ended the process (exit code {code})"
+            raise LoadFailed(f"loading {self.target} ended the process (exit code {code}"
+                             f"{self._memory_note()})"
                              + (f": {last}" if last else "")) from None
         if kind == "load-error":
             raise LoadFailed(value)
@@ -209,7 +214,8 @@ class _Child:
                     limit_s = user_limit_s * (symbolic_allowance(cfg) if message[2] else 1)
             except (EOFError, OSError):
                 return self._lost(level, cfg, Verdict.ERROR,
-                                  f"the process running the implementation ended (exit code {self._exit_code()}): "
+                                  f"the process running the implementation ended (exit code {self._exit_code()}"
+                                  f"{self._memory_note()}): "
                                   "os._exit, a crash, or a signal")
             now = time.perf_counter()
             if in_user and now - user_since > limit_s:
@@ -231,9 +237,25 @@ class _Child:
         result.output = _limited(self.leftover_output())
         return result
 
+    def _memory_note(self) -> str:
+        note = limits.died_note(self.memory_mb, self.max_rss_kb)
+        return f"; {note}" if note else ""
+
     def _exit_code(self):
+        """The ended child's exit code (reaped here with os.wait4 for its peak memory), or None."""
+        deadline = time.monotonic() + 1
+        while self.process.returncode is None and time.monotonic() < deadline:
+            try:
+                pid, status, usage = os.wait4(self.process.pid, os.WNOHANG)
+            except ChildProcessError:   # reaped already
+                break
+            if pid:
+                self.process.returncode = os.waitstatus_to_exitcode(status)
+                self.max_rss_kb = usage.ru_maxrss
+                break
+            time.sleep(0.02)
         try:
-            return self.process.wait(1)
+            return self.process.wait(0.01)
         except subprocess.TimeoutExpired:
             return None
 
@@ -261,6 +283,8 @@ def _child_main() -> None:
     ignore_in_worker()          # SIGINT ignored (the parent stops it), die with the parent
     if os.getppid() != parent:  # the parent died before that was asked
         os._exit(1)
+    memory_mb = int(sys.argv[3]) or None
+    limits.fence(memory_mb)     # before the user's code: a memory limit, no new processes
     conn = Connection(fd)
     capture = open(1, "r+b", buffering=0, closefd=False)   # the parent's file: stdout and stderr
 
@@ -286,6 +310,7 @@ def _child_main() -> None:
     conn.send(("loaded", check_impl.detect_level(function), captured()))
     from vredmax.proofs.python import running
     running.USER_CALL_HOOK = lambda entering, symbolic: conn.send(("user", entering, symbolic))
+    running.LIMIT_NOTE = lambda error: limits.note(error, memory_mb)
     try:
         task = conn.recv()
     except EOFError:

@@ -34,6 +34,9 @@ class ImplementationError(Exception):
 # (symbolic: the call runs on symbolic values): proofs/python/isolation.py sets it to tell the
 # parent process, which enforces a wall-clock limit on the user's code.
 USER_CALL_HOOK = None
+# error -> words to add to its message when a fence of the child caused it (the memory limit,
+# no new processes: vredmax/runtime/limits.py); set by isolation.py
+LIMIT_NOTE = None
 
 
 def _user_file(function) -> str | None:
@@ -78,6 +81,7 @@ def call_user(function, args, backend: str, name: str | None = None, cx=None):
             raise ImplementationError(f"{name} cannot be called with the {len(args)} arguments of its "
                                       f"plug-in level: {error}") from None
         raise ImplementationError(f"{name} raised {type(error).__name__} on {backend}: {error}"
+                                  + (LIMIT_NOTE(error) if LIMIT_NOTE else "")
                                   + _user_frames(error, _user_file(function))) from None
     finally:
         if USER_CALL_HOOK:

@@ -20,6 +20,7 @@ from vredmax.proofs.engine.solvers import SOLVERS, available
 from vredmax.proofs.python import check_impl, isolation
 from vredmax.proofs.python.check_impl import (DEFAULT_RANDOM, DEFAULT_TIMEOUT_MS, INSTRUCTION,
                                               INSTRUCTION_MAX_VLEN, UNIT, Report)
+from vredmax.runtime import limits
 from vredmax.runtime.errors import UsageError
 from vredmax.spec.config import ELENS, LMUL_NAMES, MAX_VLEN, MIN_VLEN, SEWS, legal_configs
 
@@ -48,10 +49,11 @@ class Options:
     solver: str | None = None
     random_states: int = DEFAULT_RANDOM
     seed: int = 0
+    memory_mb: int | None = limits.DEFAULT_MEMORY_MB   # of each child running the user's code
 
     @classmethod
     def parsed(cls, timeout=DEFAULT_TIMEOUT_MS / 1000, solver=None, random_states=DEFAULT_RANDOM,
-               seed=0, prefix: str = "") -> "Options":
+               seed=0, prefix: str = "", memory_mb=limits.DEFAULT_MEMORY_MB) -> "Options":
         """`prefix`: "--" for the CLI's field names in errors."""
         try:
             seconds = float(timeout)
@@ -63,7 +65,8 @@ class Options:
             raise UsageError(f"{prefix}solver: must be one of {', '.join(SOLVERS)}, got {solver!r}")
         if solver and not available(solver):
             raise UsageError(f"{prefix}solver: {solver} is not installed")
-        return cls(seconds, solver or None, _int(random_states, f"{prefix}random"), _int(seed, f"{prefix}seed"))
+        return cls(seconds, solver or None, _int(random_states, f"{prefix}random"), _int(seed, f"{prefix}seed"),
+                   limits.memory_mb_value(memory_mb, f"{prefix}memory-limit"))
 
     def pairs(self) -> tuple:
         """check_config's keyword arguments as (name, value) pairs (a picklable Job field)."""
@@ -112,13 +115,14 @@ class Target:
         return cls(name=isolation.portable_target(name))
 
 
-def detect(target: Target, cwd: str | None = None) -> tuple[str | None, str]:
+def detect(target: Target, cwd: str | None = None,
+           memory_mb: int | None = limits.DEFAULT_MEMORY_MB) -> tuple[str | None, str]:
     """(the level the function's parameters tell, what loading it printed); a target that
     cannot be loaded is a UsageError."""
     if target.function is not None:
         return check_impl.detect_level(target.function), ""
     try:
-        return isolation.probe(target.name, cwd or os.getcwd())
+        return isolation.probe(target.name, cwd or os.getcwd(), memory_mb)
     except isolation.LoadFailed as error:
         raise UsageError(f"impl: {error}") from None
 
@@ -153,7 +157,7 @@ def run(target: Target, level: str, configs, options: Options, workers=None, on_
     else:
         cwd = cwd or os.getcwd()
         pool = isolation.Jobs(workers or SerialWorkers(), lambda cfg: isolation.Job(
-            target.name, cwd, level, cfg, options.timeout_s, options.pairs()))
+            target.name, cwd, level, cfg, options.timeout_s, options.pairs(), options.memory_mb))
     try:
         report = check_impl.check_implementation(pool, level, configs, on_result=on_result)
     except isolation.LoadFailed as error:   # a worker could not load it (a Dask worker: no such file?)

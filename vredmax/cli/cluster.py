@@ -49,8 +49,14 @@ def add_arguments(parser, jobs_help: str = "worker processes (default 1)") -> No
                              "(needs the dask extra; default: local processes)")
 
 
+MAX_JOBS = 512   # local processes are started at once: --jobs 100000 would take the machine down
+
+
 def parse_jobs(text) -> int:
-    return positive_int(text, "--jobs")
+    jobs = positive_int(text, "--jobs")
+    if jobs > MAX_JOBS:
+        raise UsageError(f"--jobs: at most {MAX_JOBS} local processes, got {text}")
+    return jobs
 
 
 def workers_from_args(args) -> "Workers":

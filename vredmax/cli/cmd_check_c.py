@@ -16,6 +16,7 @@ from vredmax.presentation.counterexamples import counterexample_lines, replay_ca
 from vredmax.proofs.c.build import LEVELS, BuildError, build, parse_cflags
 from vredmax.proofs.c.check import DEFAULT_STEP_VLMAX, DEFAULT_UNIT_VLMAX, STEP_VLEN, Options, check_c
 from vredmax.proofs.engine.verdict import Verdict
+from vredmax.runtime import limits
 from vredmax.runtime.errors import EXIT_ERROR, EXIT_FAILED, EXIT_OK, EXIT_UNKNOWN, UsageError
 from vredmax.runtime.outputs import check_writable_file, cut_short, write_json
 from vredmax.schema import tagged
@@ -47,9 +48,12 @@ def add_parser(subparsers) -> None:
                         help=f"the largest VLMAX the symbolic method tries (default {DEFAULT_UNIT_VLMAX} for a unit, "
                              f"{DEFAULT_STEP_VLMAX} for a step at VLEN={STEP_VLEN}; 0: no proof, so at best UNKNOWN)")
     options.add_check_options(parser, timeout_default="120",
-                              timeout_help="time limit of one symbolic execution and of each solver query (default 120)",
+                              timeout_help="time limit of one symbolic execution, of each solver query and of each "
+                                           "concrete call (at most 60 s) (default 120)",
                               random_default="50",
                               random_help="random cases per configuration, fewer at large VLMAX (default 50)")
+    parser.add_argument("--memory-limit", default=str(limits.DEFAULT_MEMORY_MB), metavar="MB",
+                        help=limits.MEMORY_HELP.replace("your code", "your compiled code"))
     parser.add_argument("--engine-python", metavar="PATH",
                         help="the Python that has angr (default: $VREDMAX_ANGR_PYTHON, this one, or .venv-angr "
                              "next to this environment: `make angr`)")
@@ -72,7 +76,9 @@ def run(args) -> int:
     configs.sort(key=lambda c: (c.vlmax, c.vlen, -c.sew, c.lmul))
     check_options = Options(random=options.natural(args.random, "--random"), seed=options.natural(args.seed, "--seed"), timeout_s=timeout,
                       symbolic_vlmax=None if args.symbolic_vlmax is None else options.natural(args.symbolic_vlmax, "--symbolic-vlmax"),
-                      engine_python=args.engine_python, elen=wanted.elen, sews=wanted.sews)
+                      engine_python=args.engine_python, elen=wanted.elen, sews=wanted.sews,
+                      memory_mb=limits.memory_mb_value(args.memory_limit),
+                      limit_s=min(Options.limit_s, timeout))   # a concrete call: at most --timeout too
     if args.case_out:
         check_writable_file(args.case_out, "--case-out")
     path, function = split_target(args.target)

@@ -14,6 +14,7 @@ from vredmax.cli import configurations, options as check_options
 from vredmax.cli.cluster import add_arguments as add_worker_arguments, workers_from_args
 from vredmax.presentation.check_impl import LEVEL_TEXT, report_json, report_lines, result_line
 from vredmax.presentation.counterexamples import replay_case
+from vredmax.runtime import limits
 from vredmax.runtime.errors import EXIT_ERROR, EXIT_FAILED, EXIT_OK, EXIT_UNKNOWN, UsageError
 from vredmax.proofs.python.check_impl import (DEFAULT_RANDOM, DEFAULT_TIMEOUT_MS, LEVELS, UNIT, Report)
 from vredmax.proofs.python import session
@@ -55,6 +56,7 @@ def add_parser(subparsers) -> None:
     add_worker_arguments(parser, "configurations checked in parallel on this machine (default 1, as every command: "
                                  "--jobs 2 on two cores); "
                                  "each configuration runs your code in a fresh child process; with --scheduler, ignored")
+    parser.add_argument("--memory-limit", default=str(limits.DEFAULT_MEMORY_MB), metavar="MB", help=limits.MEMORY_HELP)
     parser.set_defaults(run=run)
 
 
@@ -66,13 +68,14 @@ def configs_for(args, level: str) -> list:
 
 
 def run(args) -> int:
-    options = session.Options.parsed(args.timeout, args.solver, args.random, args.seed, prefix="--")
+    options = session.Options.parsed(args.timeout, args.solver, args.random, args.seed, prefix="--",
+                                     memory_mb=args.memory_limit)
     workers = workers_from_args(args)
     target = session.Target.of(args.target)
     configs_for(args, args.level or UNIT)    # bad filters are reported before any loading
     if args.case_out:
         check_writable_file(args.case_out, "--case-out")
-    detected, load_output = session.detect(target)     # here, before any worker: fail fast
+    detected, load_output = session.detect(target, memory_mb=options.memory_mb)   # before any worker: fail fast
     level = args.level or detected
     if level is None:
         raise UsageError(f"--level: cannot tell the plug-in level of {args.target} from its parameters; "

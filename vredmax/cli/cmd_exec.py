@@ -13,7 +13,7 @@ from vredmax.impl.execute import execute
 from vredmax.spec.state import VS_NAMES
 from vredmax.spec.profiles import ANYTHING, PROFILES, allowed, get_profile, readings
 from vredmax.impl.case import CaseError, load_json, parse_case, register_hex, result_json, state_json
-from vredmax.runtime.errors import EXIT_OK, EXIT_USAGE, UsageError
+from vredmax.runtime.errors import EXIT_OK, EXIT_USAGE, UsageError, one_line
 from vredmax.schema import tagged
 from vredmax.presentation.execution import allowed_view, human_view
 
@@ -101,7 +101,7 @@ def run_batch(path: str, impl: str, profile: str | None = None, elen: int | None
                 print(json.dumps(tagged("exec-result", result_json(execute(pre, insn, impl, tail)))))
             except (CaseError, ValueError) as error:
                 failed = True
-                print(json.dumps(tagged("exec-error", {"line": number, "error": f"line {number}: {error}"})))
+                print(json.dumps(tagged("exec-error", {"line": number, "error": f"line {number}: {one_line(error)}"})))
     return EXIT_USAGE if failed else EXIT_OK
 
 

@@ -13,9 +13,9 @@ import json
 from vredmax.spec.legality import ILLEGAL, RETIRED
 from vredmax.spec.profiles import POLICIES, PROFILES, Observed, allowed, get_profile, readings
 from vredmax.spec.state import VS_NAMES
-from vredmax.impl.case import REGISTER_NUMBERS, CaseError, _integer, parse_case, parse_vregs, register_hex
+from vredmax.impl.case import REGISTER_NUMBERS, CaseError, _integer, field_name, parse_case, parse_vregs, register_hex
 from vredmax.cli.cmd_exec import _load, _open
-from vredmax.runtime.errors import EXIT_FAILED, EXIT_OK, EXIT_USAGE
+from vredmax.runtime.errors import EXIT_FAILED, EXIT_OK, EXIT_USAGE, one_line
 from vredmax.schema import schema_id, tagged
 
 KIND = "judge-verdict"
@@ -52,7 +52,7 @@ def parse_observed(value, vlen: int) -> Observed:
         raise CaseError(f"observed.schema: must be {EXEC_RESULT} (exec --json output), got {json.dumps(value['schema'])}")
     for key in value:
         if key not in OBSERVED_FIELDS:
-            raise CaseError(f"observed.{key}: unknown field (expected {', '.join(OBSERVED_FIELDS)})")
+            raise CaseError(f"{field_name(key, 'observed')}: unknown field (expected {', '.join(OBSERVED_FIELDS)})")
     if "outcome" not in value:
         raise CaseError("observed.outcome: missing")
     outcome = value["outcome"]
@@ -123,7 +123,7 @@ def run(args) -> int:
                 verdict = judge_object(_load(line), profile, args.elen)
             except (CaseError, ValueError) as error:
                 failed = True
-                print(json.dumps(tagged(KIND, {"verdict": "error", "error": f"line {number}: {error}"})))
+                print(json.dumps(tagged(KIND, {"verdict": "error", "error": f"line {number}: {one_line(error)}"})))
                 continue
             violated |= verdict["verdict"] == "violation"
             print(json.dumps(verdict))

@@ -9,6 +9,7 @@ bad input.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from vredmax.cli.options import comma_values
@@ -27,14 +28,18 @@ def add_options(parser, one_elen: bool = True) -> None:
         parser.add_argument("--elen", action="append", metavar="N", help="only this ELEN: 32 or 64")
 
 
+# ASCII digits, a few: str.isdigit() takes '²' (int() does not) and int() of 20,000 digits fails
+_DIGITS = re.compile(r"[0-9]{1,20}")
+
+
 def _choice(text: str, field: str, allowed) -> int:
-    if not text.isdigit() or int(text) not in allowed:
+    if not _DIGITS.fullmatch(text) or int(text) not in allowed:
         raise UsageError(f"{field}: must be one of {', '.join(map(str, allowed))}, got {text!r}")
     return int(text)
 
 
 def _vlen(text: str) -> int:
-    value = int(text) if text.isdigit() else None
+    value = int(text) if _DIGITS.fullmatch(text) else None
     if value is None or value & (value - 1) or not MIN_VLEN <= value <= MAX_VLEN:
         raise UsageError(f"--vlen: must be a power of two from {MIN_VLEN} to {MAX_VLEN}, got {text!r}")
     return value

@@ -16,15 +16,16 @@ from vredmax.runtime.errors import UsageError
 # What each exit code means for each command: only the codes that command uses.
 _INTERRUPTED = "interrupted (Ctrl-C): what was done so far, marked INTERRUPTED"
 _BAD_INPUT = "bad input or an output error: one line naming the field or file"
+_INTERNAL = "internal error (a bug of the tool): one line naming the file that keeps its traceback"
 EXITS = {
     "exec": {0: "executed (a trap or a reserved encoding is an outcome, not an error)",
              2: _BAD_INPUT + "; with --jsonl, at the end when a line was bad",
-             130: _INTERRUPTED},
-    "asm": {0: "assembled", 2: "bad input: text that is not a vredmax.vs instruction"},
-    "disasm": {0: "disassembled", 2: "bad input: not an integer, or not a vredmax.vs word"},
-    "explain": {0: "explained", 2: _BAD_INPUT},
+             4: _INTERNAL, 130: _INTERRUPTED},
+    "asm": {0: "assembled", 2: "bad input: text that is not a vredmax.vs instruction", 4: _INTERNAL},
+    "disasm": {0: "disassembled", 2: "bad input: not an integer, or not a vredmax.vs word", 4: _INTERNAL},
+    "explain": {0: "explained", 2: _BAD_INPUT, 4: _INTERNAL},
     "conform": {0: "every case agrees with the spec", 1: "a mismatch",
-                2: _BAD_INPUT + " (also: no emulator or cross compiler)", 130: _INTERRUPTED},
+                2: _BAD_INPUT + " (also: no emulator or cross compiler)", 4: _INTERNAL, 130: _INTERRUPTED},
     "prove": {0: "every obligation PROVED", 1: "a counterexample", 2: _BAD_INPUT,
               3: "unknown: a solver gave up or timed out (nothing failed)",
               4: "error: e.g. vacuous assumptions", 130: _INTERRUPTED},
@@ -43,7 +44,8 @@ EXITS = {
                1: "a counterexample or a claim not refuted; with --check: a file is out of date",
                2: _BAD_INPUT, 3: "unknown: a solver gave up", 4: "error", 130: _INTERRUPTED + "; no file written"},
     "judge": {0: "every observation is allowed", 1: "a violation",
-              2: "a bad line (reported in its place; the other lines are judged)", 130: _INTERRUPTED},
+              2: "a bad line (reported in its place; the other lines are judged)", 4: _INTERNAL,
+              130: _INTERRUPTED},
     "ask": {0: "PROVED within the bounds shown", 1: "a counterexample",
             2: "bad input: one line naming the claim's column, or the option",
             3: "unknown: a solver gave up or timed out (never PROVED)",
@@ -58,7 +60,8 @@ EXITS = {
 }
 ALL_EXITS = {0: "ok: proved, agreed, executed", 1: "a counterexample, violation or mismatch was found",
              2: _BAD_INPUT, 3: "unknown: a solver gave up or timed out (nothing failed)",
-             4: "error: e.g. vacuous assumptions, a checker fault", 130: _INTERRUPTED}
+             4: "error: e.g. vacuous assumptions, a checker fault, an internal error (a bug: one line "
+                "naming the file that keeps its traceback)", 130: _INTERRUPTED}
 
 # Examples for each command, run from the repository's root.
 EXAMPLES = {

@@ -22,6 +22,8 @@ COMMANDS = ("cmd_exec", "cmd_asm", "cmd_conform", "cmd_prove", "cmd_refute", "cm
 MODULE_OF = {**{module[len("cmd_"):].replace("_", "-"): module for module in COMMANDS}, "disasm": "cmd_asm"}
 # The commands that ask solvers keep their answers (proofs/engine/answers.py) unless --no-cache.
 CACHED = ("prove", "report", "check-impl", "check-rtl", "ask", "refute")
+DEBUG_HELP = ("on an internal error (exit 4), print its whole traceback too (it is always kept "
+              "in a file named on the error's line)")
 
 
 def build_parser(commands=COMMANDS) -> argparse.ArgumentParser:
@@ -31,6 +33,7 @@ def build_parser(commands=COMMANDS) -> argparse.ArgumentParser:
                     "`vredmax COMMAND --help` shows a command's options, examples and exit codes.",
         epilog=helptext.exit_table(helptext.ALL_EXITS), formatter_class=helptext.Formatter)
     parser.add_argument("--version", action="version", version=f"vredmax {__version__}")
+    parser.add_argument("--debug", action="store_true", help=DEBUG_HELP)
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name in commands:
         importlib.import_module(f"vredmax.cli.{name}").add_parser(subparsers)
@@ -40,6 +43,8 @@ def build_parser(commands=COMMANDS) -> argparse.ArgumentParser:
             help="neither reuse nor keep solver answers (default: kept in the per-user cache folder, "
                  "$XDG_CACHE_HOME/vredmax/answers or ~/.cache/vredmax/answers)")
     for name, command in subparsers.choices.items():   # every --help: examples, then its exit codes
+        # SUPPRESS: a subcommand's default must not reset `vredmax --debug COMMAND`'s True
+        command.add_argument("--debug", action="store_true", default=argparse.SUPPRESS, help=DEBUG_HELP)
         command.epilog = helptext.epilog(name, command.epilog)
         command.formatter_class = helptext.Formatter
     return parser
@@ -63,9 +68,16 @@ def entry() -> None:
 
 def main(argv=None) -> int:
     """Parse and run one command. Bad input, output errors (broken pipe, full disk, unwritable
-    file) and Ctrl-C become one line on stderr and an exit code (vredmax/runtime/outputs.py)."""
+    file), Ctrl-C and internal errors (exit 4) become one line on stderr and an exit code
+    (vredmax/runtime/outputs.py); building the parser is inside that guard too."""
     argv = sys.argv[1:] if argv is None else list(argv)
-    alone = MODULE_OF.get(argv[0]) if argv else None
+    debug = "--debug" in argv[:argv.index("--")] if "--" in argv else "--debug" in argv
+    return guarded(lambda: _parse_and_run(argv), debug)
+
+
+def _parse_and_run(argv: list[str]) -> int:
+    command = next((word for word in argv if word != "--debug"), None)
+    alone = MODULE_OF.get(command)
     parser = build_parser((alone,) if alone else COMMANDS)
     try:
         args = parser.parse_args(argv)
@@ -73,7 +85,7 @@ def main(argv=None) -> int:
         print(f"vredmax: error: {error}", file=sys.stderr)
         return EXIT_USAGE
     options = set() if args.command in CASE_COMMANDS else _options_of(parser, args.command)
-    return guarded(lambda: _run(args, options))
+    return _run(args, options)
 
 
 # their errors name a case's fields (`elen: ...` is the case's ELEN), never renamed as options

@@ -24,6 +24,9 @@ Interrupts and output errors (used by vredmax/cli/main.py around every command):
         BrokenPipeError on stdout         -> "vredmax: error: stdout: broken pipe ...", exit 2
         OSError (full disk, ...) escaping -> "vredmax: error: stdout: No space left ...", exit 2
         KeyboardInterrupt (Ctrl-C)        -> "vredmax: interrupted", exit 130
+        any other exception (a bug)       -> "vredmax: internal error: TYPE: message
+                                             (traceback: FILE)", exit 4 (crashes.py; with
+                                             debug=True the traceback on stderr too)
     stdout is flushed inside the guard, so an error at the final flush is caught too.
 
     interrupted() -> bool                 # has SIGINT been received in this process?
@@ -48,8 +51,8 @@ import sys
 import tempfile
 from contextlib import contextmanager
 
-from vredmax.runtime import interrupts
-from vredmax.runtime.errors import EXIT_USAGE, UsageError
+from vredmax.runtime import crashes, interrupts
+from vredmax.runtime.errors import EXIT_ERROR, EXIT_USAGE, UsageError, one_line
 
 EXIT_INTERRUPTED = 130
 
@@ -93,13 +96,13 @@ def _reason(error: OSError) -> str:
     return error.strerror or str(error)
 
 
-def guarded(function) -> int:
+def guarded(function, debug: bool = False) -> int:
     """Run `function()` (returning an exit code) under the rules of the module docstring.
     The SIGINT handler in place before is put back afterwards."""
     previous = signal.getsignal(signal.SIGINT)
     install_interrupt_handler()
     try:
-        return _guarded(function)
+        return _guarded(function, debug)
     finally:
         try:
             signal.signal(signal.SIGINT, previous)
@@ -107,13 +110,13 @@ def guarded(function) -> int:
             pass
 
 
-def _guarded(function) -> int:
+def _guarded(function, debug: bool = False) -> int:
     try:
         code = function()
         sys.stdout.flush()
         return code
     except UsageError as error:
-        _stderr_line(f"vredmax: error: {error}")
+        _stderr_line(f"vredmax: error: {one_line(error)}")
         return EXIT_USAGE
     except KeyboardInterrupt:
         note_interrupt()
@@ -127,11 +130,13 @@ def _guarded(function) -> int:
             _silence_stdout()
         _stderr_line(f"vredmax: error: {where}: {_reason(error)}")
         return EXIT_USAGE
-    except Exception:
+    except Exception as error:
         if interrupted():   # a call cut short by Ctrl-C (e.g. Z3's "canceled") is the interrupt
             _stderr_line("vredmax: interrupted")
             return EXIT_INTERRUPTED
-        raise
+        # A crash is never a verdict: exit 1 would read as "a counterexample was found".
+        _stderr_line(crashes.report(error, debug))
+        return EXIT_ERROR
 
 
 # Files -----------------------------------------------------------------------------------------

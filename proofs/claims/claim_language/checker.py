@@ -31,7 +31,7 @@ def check(text: str) -> ast.Expression:
     condition (type bool)."""
     tree = parse(text)
     typed = _Checker(text).visit(tree.body, {})
-    if typed.type != BOOL:
+    if typed.type != BOOL or typed.only_indexed:   # `active` alone is a sequence of conditions
         raise ClaimError(tree.body, f"a claim must be a condition, this is {_kind(typed)}")
     return tree
 
@@ -86,9 +86,9 @@ class _Checker:
             return Typed(BOOL, const=True)
         if isinstance(node.value, int):
             if node.value.bit_length() > MAX_LITERAL_BITS:
-                raise ClaimError(node, f"an integer literal of {len(str(node.value))} digits: no value in a claim is "
-                                       f"wider than VLEN={MAX_LITERAL_BITS} bits (at most "
-                                       f"{len(str(1 << MAX_LITERAL_BITS))} digits)")
+                # bits, not digits: str() of such a value exceeds Python's digit limit
+                raise ClaimError(node, f"an integer literal of {node.value.bit_length()} bits: no value in a "
+                                       f"claim is wider than VLEN={MAX_LITERAL_BITS} bits")
             return Typed(INT, const=True, literal=True)
         raise ClaimError(node, f"unsupported literal {node.value!r}: only integers, True and False")
 

@@ -13,6 +13,7 @@ import z3
 
 from vredmax.spec import relation as spec
 from vredmax.spec.config import LMUL_VALUE, VTYPE_VILL_BIT, VTYPE_VMA_BIT, VTYPE_VTA_BIT
+from vredmax.runtime.errors import shown_number
 
 from vredmax.proofs.claims.claim_language.grammar import (BOOL, ELEM, INT, INT_WIDTH, MAX_UNROLL,
                                                           REG, UNSIGNED, VS, VS_CONSTANTS,
@@ -483,9 +484,9 @@ def _as_int(node, value) -> _Int:
         return value
     if isinstance(value, Fraction):
         if value.denominator != 1:
-            raise ClaimError(node, f"{value} is not a whole number (LMUL is fractional here)")
+            raise ClaimError(node, f"{shown_number(value)} is not a whole number (LMUL is fractional here)")
         if abs(value) >= 1 << (INT_WIDTH - 4):
-            raise ClaimError(node, f"the integer {value} is too large")
+            raise ClaimError(node, f"the integer {shown_number(value)} is too large")
         return _Int(_int(int(value)), int(value), int(value))
     raise ClaimError(node, "type error: expected an integer")
 
@@ -503,7 +504,7 @@ def _as_bits(node, value, width: int, signed: bool | None = None):
                            "umax umin for unsigned)",
                      False: " as an unsigned value (ult ule ugt uge umax umin compare unsigned; write "
                             "2**SEW - 1 for all ones)"}.get(signed, "")
-            raise ClaimError(node, f"the literal {value} does not fit in {width} bits{which}")
+            raise ClaimError(node, f"the literal {shown_number(value)} does not fit in {width} bits{which}")
         return z3.BitVecVal(int(value) % (1 << width), width)
     return value
 
@@ -522,7 +523,7 @@ def _coerce_pair(node, a, b, signed: bool | None = None):
 def _as_bool(node, value):
     if isinstance(value, Fraction):
         if value not in (0, 1):
-            raise ClaimError(node, f"a condition compares with 0 or 1, not {value}")
+            raise ClaimError(node, f"a condition compares with 0 or 1, not {shown_number(value)}")
         return z3.BoolVal(value == 1)
     return value
 
