@@ -346,7 +346,7 @@ class _Writer:
         elif how == "hilo":
             text = ("def greater(a, b):\n    \"\"\"High halves as signed, then low halves as unsigned.\"\"\"\n"
                     "    ah, bh = a >> HALF, b >> HALF\n    if ah != bh:\n"
-                    f"        return half_signed(ah) > half_signed(bh)\n"
+                    "        return half_signed(ah) > half_signed(bh)\n"
                     "    return a & LOW > b & LOW\n")
             top = "HALF - 2" if self.mut == "lane_width" else "HALF - 1"
             self.helpers.append(f"def half_signed(h):\n    return h - (1 << HALF) if h >> ({top}) & 1 else h\n")
