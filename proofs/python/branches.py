@@ -28,7 +28,7 @@ import collections
 import operator
 import os
 
-from vredmax.proofs.python import values as V
+from vredmax.proofs.python import runcontext, values as V
 from vredmax.proofs.python.facade import CannotMerge, merge as merge_values
 from vredmax.proofs.python.symbytes import method as symbytes_method, register_file as symbytes_register_file
 from vredmax.spec.state import NUM_VREGS
@@ -82,7 +82,7 @@ def internal_bug(error: BaseException):
 
 def _internal(path: str) -> bool:
     """Is `path` (absolute) the checker's own code or z3's?"""
-    return path in V.INTERNAL_FILES or bool(V._Z3_DIR and path.startswith(V._Z3_DIR))
+    return path in runcontext.INTERNAL_FILES or bool(runcontext._Z3_DIR and path.startswith(runcontext._Z3_DIR))
 
 
 class _Sentinel:
@@ -99,7 +99,7 @@ ABANDONED = _Sentinel("<abandoned branch>")
 
 
 def _cx():
-    return V._ACTIVE[-1] if V._ACTIVE else None
+    return runcontext._ACTIVE[-1] if runcontext._ACTIVE else None
 
 
 def _symbolic(x) -> bool:
@@ -643,7 +643,7 @@ def _mutates(cx, function) -> bool:
     code = getattr(function, "__code__", None) or getattr(getattr(function, "__func__", None), "__code__", None)
     if code is not None:
         path = os.path.abspath(code.co_filename)
-        return not (path in cx.user_files or path.startswith(_PROJECT) or path in V.INTERNAL_FILES)
+        return not (path in cx.user_files or path.startswith(_PROJECT) or path in runcontext.INTERNAL_FILES)
     return False
 
 
