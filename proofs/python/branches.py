@@ -577,6 +577,15 @@ MUTATORS = {"append", "extend", "insert", "pop", "remove", "clear", "sort", "rev
 _PROJECT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
+def truth_call(function, truth_fn, value_fn):
+    """`bool(x)` (rewrite.py): with the builtin bool, x computed as a test computes it (its
+    truth is the same: `and`/`or` give a condition, which merges with an int where a value
+    would not); any other `bool` gets x itself."""
+    if function is builtins.bool:
+        return call(function, truth_fn())
+    return call(function, value_fn())
+
+
 def call(function, *args, **kwargs):
     cx = _cx()
     if cx is None:
