@@ -407,14 +407,25 @@ def test_a_step_without_the_structure_is_unknown():
     assert prove_step_at_scale(twice, STEP_CFG, "undisturbed", TIMEOUT).verdict == Verdict.PROVED
 
     def two_values(m, pre, insn, cfg, tail):
-        """Right, but a second element-ops value reaches a machine op (then dropped)."""
+        """Right, and a second element-ops value, no reduction, reaches a machine op: it is put
+        back as its exact term (it was taken for a second reduction: UNKNOWN)."""
         traps, post = step(m, pre, insn, cfg, reduce_sequential, tail)
         ops = m.elements(cfg.sew)
         seed = m.extract(m.read(pre.regs, insn.vs1), cfg.sew - 1, 0)
         m.write(post.regs, 1, m.concat(m.const(0, cfg.vlen - cfg.sew), ops.add(seed, 1), cfg.sew))
         return traps, post
     result = prove_step_at_scale(two_values, STEP_CFG, "undisturbed", TIMEOUT)
-    assert result.verdict == Verdict.UNKNOWN and "2 reductions reach the machine ops" in result.detail, result.detail
+    assert result.verdict == Verdict.PROVED, result.detail
+
+    def writes_seed_plus_one_to_v1(m, pre, insn, cfg, tail):
+        """The same value written to v1: wrong, and shown by the value put back."""
+        traps, post = two_values(m, pre, insn, cfg, tail)
+        ops = m.elements(cfg.sew)
+        seed = m.extract(m.read(pre.regs, insn.vs1), cfg.sew - 1, 0)
+        regs = m.write(post.regs, 1, m.concat(m.const(0, cfg.vlen - cfg.sew), ops.add(seed, 1), cfg.sew))
+        return traps, post.with_(regs=m.ite(m.eq(pre.vl, 0), post.regs, regs))
+    result = prove_step_at_scale(writes_seed_plus_one_to_v1, STEP_CFG, "undisturbed", TIMEOUT)
+    assert result.verdict == Verdict.COUNTEREXAMPLE, result.detail
 
     def writes_seed_plus_one(m, pre, insn, cfg, tail):
         traps, post = step(m, pre, insn, cfg, reduce_sequential, tail)

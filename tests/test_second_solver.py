@@ -119,3 +119,19 @@ def test_names_that_are_not_smt_lib_symbols_reach_the_other_solvers(solver):
     assert (proved.assumptions, proved.negated_goal) == ("sat", "unsat")
     refuted = check_text(solver, smt2_script([a == b + 1], a == 3), TIMEOUT_MS)
     assert (refuted.assumptions, refuted.negated_goal) == ("sat", "sat")
+
+
+def test_z3s_internal_division_reaches_the_other_solvers(solver):
+    """z3.simplify writes `x % y` as Z3's own `bvsmod_i` (`/` as bvsdiv_i, ...): the script says
+    bvsmod, which the other solvers know and which means the same, division by zero included
+    (a generated step's `best % (1 << W)` was an ERROR under bitwuzla: undefined symbol)."""
+    from vredmax.proofs.engine.solvers import smt2_script
+    x, y = z3.BitVecs("x y", 8)
+    terms = [z3.simplify(f(x, y)) for f in (lambda a, b: a % b, z3.SRem, z3.UDiv, z3.URem, lambda a, b: a / b)]
+    assert all(t.decl().name().endswith("_i") for t in terms)
+    by_zero = [y == 0, terms[0] == x, terms[1] == x, terms[2] == 255, terms[3] == x]
+    proved = check_text(solver, smt2_script([x == 7], z3.And(*[z3.Implies(y == 0, c) for c in by_zero[1:]])),
+                        TIMEOUT_MS)
+    assert (proved.assumptions, proved.negated_goal) == ("sat", "unsat")
+    refuted = check_text(solver, smt2_script([x == 7, y == 2], terms[0] == 0), TIMEOUT_MS)
+    assert (refuted.assumptions, refuted.negated_goal) == ("sat", "sat")

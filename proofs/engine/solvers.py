@@ -44,7 +44,7 @@ def smt2_script(assumptions: Iterable[z3.BoolRef], goal: z3.BoolRef, comments: I
     solver = z3.Solver()
     solver.add(*assumptions)
     solver.add(z3.Bool(GOAL_NAME) == z3.Not(goal))
-    body = _quote_names(solver.to_smt2())
+    body = _standard_division(_quote_names(solver.to_smt2()))
     body = body[: body.rindex("(check-sat)")]
     header = "".join(f"; {line}\n" for line in comments)
     return (f"{header}(set-option :produce-models true)\n(set-logic ALL)\n{body}"
@@ -52,6 +52,16 @@ def smt2_script(assumptions: Iterable[z3.BoolRef], goal: z3.BoolRef, comments: I
 
 
 _SIMPLE_SYMBOL = re.compile(r"[A-Za-z~!@$%^&*_+=<>.?/-][0-9A-Za-z~!@$%^&*_+=<>.?/-]*")
+
+
+_INTERNAL_DIVISION = re.compile(r"(?<=[\s(])(bv[su]div|bv[su]rem|bvsmod)_i(?=[\s)])")
+
+
+def _standard_division(text: str) -> str:
+    """Z3's simplifier writes division and remainder as its own `bvsmod_i`, `bvudiv_i`, ...
+    (equal to SMT-LIB's `bvsmod`, `bvudiv`, ... for every input, division by zero included),
+    names other solvers do not know: they are written as the standard ones."""
+    return _INTERNAL_DIVISION.sub(lambda match: match.group(1), text)
 
 
 def _quote_names(text: str) -> str:

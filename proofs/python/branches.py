@@ -29,7 +29,7 @@ import operator
 import os
 
 import vredmax
-from vredmax.proofs.python import values as V
+from vredmax.proofs.python import runcontext, values as V
 from vredmax.proofs.python.facade import CannotMerge, merge as merge_values
 from vredmax.proofs.python.symbytes import method as symbytes_method, register_file as symbytes_register_file
 from vredmax.spec.state import NUM_VREGS
@@ -83,7 +83,7 @@ def internal_bug(error: BaseException):
 
 def _internal(path: str) -> bool:
     """Is `path` (absolute) the checker's own code or z3's?"""
-    return path in V.INTERNAL_FILES or bool(V._Z3_DIR and path.startswith(V._Z3_DIR))
+    return path in runcontext.INTERNAL_FILES or bool(runcontext._Z3_DIR and path.startswith(runcontext._Z3_DIR))
 
 
 class _Sentinel:
@@ -100,7 +100,7 @@ ABANDONED = _Sentinel("<abandoned branch>")
 
 
 def _cx():
-    return V._ACTIVE[-1] if V._ACTIVE else None
+    return runcontext._ACTIVE[-1] if runcontext._ACTIVE else None
 
 
 def _symbolic(x) -> bool:
@@ -580,6 +580,15 @@ MUTATORS = {"append", "extend", "insert", "pop", "remove", "clear", "sort", "rev
 _PROJECT = tuple(os.path.join(os.path.abspath(folder), "") for folder in vredmax.__path__)
 
 
+def truth_call(function, truth_fn, value_fn):
+    """`bool(x)` (rewrite.py): with the builtin bool, x computed as a test computes it (its
+    truth is the same: `and`/`or` give a condition, which merges with an int where a value
+    would not); any other `bool` gets x itself."""
+    if function is builtins.bool:
+        return call(function, truth_fn())
+    return call(function, value_fn())
+
+
 def call(function, *args, **kwargs):
     cx = _cx()
     if cx is None:
@@ -646,7 +655,7 @@ def _mutates(cx, function) -> bool:
     code = getattr(function, "__code__", None) or getattr(getattr(function, "__func__", None), "__code__", None)
     if code is not None:
         path = os.path.abspath(code.co_filename)
-        return not (path in cx.user_files or path.startswith(_PROJECT) or path in V.INTERNAL_FILES)
+        return not (path in cx.user_files or path.startswith(_PROJECT) or path in runcontext.INTERNAL_FILES)
     return False
 
 

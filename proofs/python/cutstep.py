@@ -165,6 +165,8 @@ def prove_step_at_scale(step_fn, cfg: Config, tail: str, timeout_ms: int) -> cp.
     except Exception as error:
         return result(Verdict.UNKNOWN, f"the step could not be run with its reduction cut out "
                       f"({type(error).__name__}: {error}); use the monolithic proof")
+    if len(machine.cuts) > 1:
+        traps, post = _uncut_other_values(machine, traps, post, pre, insn, wf, cfg, timeout_ms)
     several = len(machine.cuts) > 1 and all(root.width == cfg.sew for root, _ in machine.cuts)
     if several:
         answer = _several_reductions(machine, traps, post, pre, insn, wf, cfg, timeout_ms)
@@ -316,6 +318,40 @@ def _several_reductions(machine, traps, post, pre, insn, wf, cfg: Config, timeou
     return SeveralAnswer(Verdict.PROVED, f"instruction with {len(cut_values)} reductions cut out, vd[0] one whose "
                          f"inclusion conditions are the spec's: {len(cases)} cases of the spec relation ({solver}); "
                          f"reductions by cut points: {nodes} nodes; {len(comp.ALGEBRA)} algebra lemmas", solvers)
+
+
+def _uncut_other_values(machine, traps, post, pre, insn, wf, cfg: Config, timeout_ms: int):
+    """Several element-ops values reach the machine ops, not all of them reductions: a tail
+    element chosen with `ops.ite`, an element-wide piece of vd that met the result in a
+    plain-Python `|`. Each cut that is no guarded signed max of the spec's operands is put back
+    as its exact Z3 term (a cut is only a name for its value: substituting the value is exact,
+    so nothing is assumed of it), provided one reduction stays cut; the proof then goes on
+    with the reductions alone. (traps, post) with the cuts put back; machine.cuts keeps the
+    reductions."""
+    written = wf + [spec.retires_with_elements(cfg, pre, insn)]
+    matcher = Matcher(cfg, spec.seed(cfg, pre, insn), spec.elements(cfg, pre, insn), written, pre, insn, timeout_ms)
+    reductions, others = [], []
+    for root, variable in machine.cuts:
+        if root.width == cfg.sew:
+            analysis = StepDenoter(cfg.sew, list(machine.tracer.conditions), timeout_ms, machine.tracer).run(root)
+            if analysis.failure is None and inclusion_pairs(machine, analysis, cfg, pre, insn, matcher)[2] is None:
+                reductions.append((root, variable))
+                continue
+        others.append((root, variable))
+    if not reductions or not others:
+        return traps, post
+    inputs, conditions = machine.tracer.inputs, machine.tracer.conditions
+
+    def leaf(node):
+        return inputs[node.param] if node.op == "input" else conditions[node.param] if node.op == "flag" else None
+    exact = [(variable, evaluate(Z3Elements(cfg.sew), root, leaf)) for root, variable in others]
+
+    def put_back(term):
+        return z3.substitute(term, *exact) if isinstance(term, z3.ExprRef) else term
+    machine.cuts = reductions
+    traps = [(rule, put_back(cond)) for rule, cond in traps]
+    post = ArchState(post.vlen, post.elen, *[put_back(getattr(post, f)) for f in ("regs", "vtype", "vl", "vstart", "vs")])
+    return traps, post
 
 
 def inclusion_pairs(machine, analysis, cfg: Config, pre, insn, matcher: Matcher):

@@ -12,7 +12,7 @@ import sys
 import traceback
 
 from vredmax.proofs.python import rewrite
-from vredmax.proofs.python.values import INTERNAL_FILES
+from vredmax.proofs.python.runcontext import INTERNAL_FILES
 
 UNIT, INSTRUCTION = "unit", "instruction"
 LEVELS = (UNIT, INSTRUCTION)

@@ -85,11 +85,48 @@ def unit_result(result, ops, cx):
             raise ContractError(f"returned {result}, not a {width}-bit element value (0..{(1 << width) - 1})")
         return V.fit(_backend(ops), result, width)
     if isinstance(result, V.SymInt):
-        if result.lo < 0 or result.hi >= 1 << width:
+        if (result.lo < 0 or result.hi >= 1 << width) and not _shown_in_range(result, width, ops):
             raise ContractError(f"returned a value that may be outside 0..{(1 << width) - 1} (it may be "
                                 f"{result.lo}..{result.hi}); mask it (& {hex((1 << width) - 1)})")
         return V.fit(result.bk, result, width)
     raise ContractError(f"returned {_short(result)}, not an element value (a {width}-bit int)")
+
+
+RANGE_DEPTH = 8           # the result's top operations kept in the range question, the rest free
+RANGE_TIMEOUT_MS = 10_000
+
+
+def _shown_in_range(result: V.SymInt, width: int, ops) -> bool:
+    """The result is in 0..2**width-1 for every input, though its interval says it may not be
+    (`x + 2**W if x < 0 else x`: the interval of each branch ignores the branch's condition).
+    Asked of the solver about the result's top RANGE_DEPTH operations with every value below
+    them a free bit-vector of its width (any value: more than the code can give, so a proof
+    holds for the code; a counterexample may be spurious and is only a refusal)."""
+    from vredmax.proofs.engine.verdict import Verdict, prove
+    from vredmax.proofs.python.paths import is_z3
+    from vredmax.proofs.python.trace import BOOL, evaluate
+    from vredmax.spec.bv import Z3Elements
+    term = result.t
+    if not is_z3(result.bk):
+        inside, level = set(), [term]
+        for _ in range(RANGE_DEPTH):
+            level = [n for n in level if id(n) not in inside]
+            inside.update(id(n) for n in level)
+            level = [a for n in level for a in n.args]
+        free: dict = {}
+
+        def leaf(node):
+            if id(node) in inside and node.op != "input" and node.op != "flag" and (node.args or node.op in ("const", "bool")):
+                return None
+            if id(node) not in free:
+                name = f"range_free_{len(free)}"
+                free[id(node)] = z3.Bool(name) if node.width == BOOL else z3.BitVec(name, node.width)
+            return free[id(node)]
+        term = evaluate(Z3Elements(ops.width), term, leaf)
+    at = max(result.w, width) + 2
+    value = z3.SignExt(at - result.w, term) if result.s else z3.ZeroExt(at - result.w, term)
+    answer = prove([], z3.And(value >= 0, value < (1 << width)), RANGE_TIMEOUT_MS)
+    return answer.verdict == Verdict.PROVED
 
 
 def _backend(ops):

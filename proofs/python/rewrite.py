@@ -29,6 +29,7 @@ flag (inside `try`, `with`) keeps its original form, and the runtime explores it
 from __future__ import annotations
 
 import ast
+import copy
 import itertools
 
 RUNTIME = "__vx__"
@@ -242,6 +243,13 @@ class Expressions(ast.NodeTransformer):
                                  node)
 
     def visit_Call(self, node):
+        if isinstance(node.func, ast.Name) and node.func.id == "bool" and len(node.args) == 1 \
+                and not node.keywords and not isinstance(node.args[0], ast.Starred):
+            # bool(x) uses x's truth only: `and`/`or` inside it as in a test (when `bool` is the
+            # builtin: branches.truth_call), so `bool(i < vl and (vm or bit))` merges
+            truth = _lambda(self.condition(copy.deepcopy(node.args[0])))
+            return ast.copy_location(_call("truth_call", self.visit(node.func), truth,
+                                           _lambda(self.visit(node.args[0]))), node)
         self.generic_visit(node)
         if isinstance(node.func, ast.Name) and node.func.id in FRAME_FUNCTIONS:
             return node

@@ -91,6 +91,51 @@ def lane_77_reads_78(ops, seed, elements, active):
     return best & ((1 << w) - 1)
 
 
+def _back_to_unsigned(ops, seed, elements, active, below):
+    w = ops.width
+    best = _signed(seed, w)
+    for x, a in zip(elements, active):
+        if a and _signed(x, w) > best:
+            best = _signed(x, w)
+    return best + (1 << w) if best < below else best
+
+
+@case("proved", CUT, Config(128, 64, 8, "mf4"))
+def back_to_unsigned_by_hand(ops, seed, elements, active):
+    """`best + 2**w if best < 0 else best`: in range, though the interval of each branch says
+    -128..383 (the range is proved of the result's top operations, the rest free)."""
+    return _back_to_unsigned(ops, seed, elements, active, 0)
+
+
+@case("error", CUT, Config(128, 64, 8, "mf4"))
+def back_to_unsigned_from_minus_2(ops, seed, elements, active):
+    """The same from -2 down: -1 is returned as it is, outside 0..255 (refused: the contract)."""
+    return _back_to_unsigned(ops, seed, elements, active, -1)
+
+
+def _on_flags(ops, seed, elements, active, wrong):
+    w = ops.width
+    best = _signed(seed, w)
+    for x, a in zip(elements, active):
+        on = bool(a or (x | 1)) if wrong else bool(a and (x | 1))    # a bool or an int, then its truth
+        if on and _signed(x, w) > best:
+            best = _signed(x, w)
+    return best & ((1 << w) - 1)
+
+
+@case("proved", CUT)
+def flag_as_bool_of_and(ops, seed, elements, active):
+    """`on = bool(a and (x | 1))`: the `and` gives a bool or an int, bool() only its truth (merged
+    as a test's; taken as a value it could not be merged: a path per lane, refused past 64)."""
+    return _on_flags(ops, seed, elements, active, wrong=False)
+
+
+@case("counterexample", CUT)
+def flag_as_bool_of_or(ops, seed, elements, active):
+    """The same with `or`: every element counts."""
+    return _on_flags(ops, seed, elements, active, wrong=True)
+
+
 # Whole steps ----------------------------------------------------------------------------------
 
 def _traps(m, pre, insn, cfg):
@@ -321,7 +366,8 @@ def step_dict_vd_cleared_first(m, pre, insn, cfg, tail):
     return _dict_step(m, pre, insn, cfg, tail, clear_vd=True)
 
 
-UNITS = (max_with_default, offset_binary, stops_at_lane_100, sign_from_bit_31, lane_77_reads_78)
+UNITS = (max_with_default, offset_binary, stops_at_lane_100, sign_from_bit_31, lane_77_reads_78,
+         back_to_unsigned_by_hand, back_to_unsigned_from_minus_2, flag_as_bool_of_and, flag_as_bool_of_or)
 STEPS = (step_bytes_concat, step_bytes_big_endian, step_group_or, step_sign_at_bit_31, step_per_register_in_bytes,
          step_group_index_in_2_bits, step_inactive_replaced, step_inactive_as_zero, step_last_lanes_dropped,
          step_register_object, step_seed_from_vs2, step_dict_of_registers, step_dict_group_in_2_bits,
