@@ -33,7 +33,7 @@ UNITS, STEPS = os.path.join(ROOT, "tests", "c", "units.c"), os.path.join(ROOT, "
 CORRECT_UNITS = ("u_memcpy_walk", "u_reverse", "u_select", "u_found_flag", "u_pairs")
 BUGGY_UNITS = ("bug_unsigned", "bug_one_short", "bug_all_lanes", "bug_zero_start", "bug_difference")
 CORRECT_STEPS = ("s_plain", "s_tail_ones", "s_temp_copy", "s_macro", "s_dirty_always")
-BUGGY_STEPS = ("bug_vl0", "bug_vstart", "bug_mask_bytes", "bug_tail_zero", "bug_read_past")
+BUGGY_STEPS = ("bug_vl0", "bug_vstart", "bug_mask_bytes", "bug_tail_zero", "bug_read_past", "bug_no_elen")
 VREDMAX = (sys.executable, "-c", "from vredmax.cli.main import entry; entry()")
 # found by the sanitized build, with the sanitizer's name for the undefined behaviour
 UNDEFINED = {"bug_difference": "signed integer overflow", "bug_read_past": "heap-buffer-overflow"}

@@ -65,7 +65,7 @@ class Options:
     symbolic_vlmax: int | None = None
     solver: str = "auto"
     engine_python: str | None = None
-    elen: int = 64
+    elens: tuple = (32, 64)            # both ELENs, as `prove` (--elen narrows)
     sews: tuple = ()                  # the SEWs the symbolic method covers (empty: every one)
 
 
@@ -155,7 +155,7 @@ def check_c(built: Built, configs: list[Config], options: Options, say=None) -> 
                 say(f"{which}: {result.cfg}: {'counterexample' if result.counterexample else 'error'}")
         try:
             results += concrete.run_pass(built, which, configs, options.seed, requested, options.limit_s,
-                                         on_config, options.elen)
+                                         on_config)
         except concrete.CheckerFault as fault:
             report.errors.append(f"checker fault in the {which} runs (please report it): {fault}")
             break
@@ -189,15 +189,16 @@ def check_c(built: Built, configs: list[Config], options: Options, say=None) -> 
 
 def _symbolic_unit(built, python, options, report, say) -> None:
     bound = options.symbolic_vlmax if options.symbolic_vlmax is not None else DEFAULT_UNIT_VLMAX
-    for sew in (s for s in (options.sews or SEWS) if s <= options.elen):
-        for n in unit_vlmaxes(sew, bound, options.elen):
+    elen = max(options.elens)     # a unit has no ELEN of its own: every SEW some ELEN allows
+    for sew in (s for s in (options.sews or SEWS) if s <= elen):
+        for n in unit_vlmaxes(sew, bound, elen):
             result, inputs = symbolic.prove_unit(python, built.plain, sew, n, options.timeout_s, options.solver)
             check = SymbolicCheck(f"SEW={sew} VLMAX={n}", sew, n, result.verdict, result.detail, result.seconds,
                                   result.paths, result.solver)
             report.symbolic.append(check)
             say(f"symbolic {check.what}: {check.verdict.value} ({check.seconds:.1f} s)")
             if result.verdict == Verdict.COUNTEREXAMPLE:
-                cfg = unit_config(sew, n, options.elen)
+                cfg = unit_config(sew, n, elen)
                 pre, insn = unit_case(cfg, inputs)
                 _replayed(built, report, cfg, pre, insn, check, result.model_from)
                 return
@@ -217,8 +218,8 @@ def step_solver(solver: str) -> str:
 def _symbolic_step(built, python, options, report, say) -> None:
     solver = step_solver(options.solver)
     bound = options.symbolic_vlmax if options.symbolic_vlmax is not None else DEFAULT_STEP_VLMAX
-    configs = sorted((c for c in legal_configs(options.elen, [STEP_VLEN], options.sews or SEWS) if c.vlmax <= bound),
-                     key=lambda c: (c.vlmax, -c.sew))
+    configs = sorted((c for elen in options.elens for c in legal_configs(elen, [STEP_VLEN], options.sews or SEWS)
+                      if c.vlmax <= bound), key=lambda c: (c.vlmax, -c.sew, -c.elen))
     for cfg in configs:
         for fields in STEP_WORDS:
             result, case = symbolic.prove_step(python, built.plain, cfg, options.timeout_s, solver, fields)
