@@ -23,7 +23,7 @@ import time
 from dataclasses import dataclass, field
 
 from vredmax.proofs.c import cases as case_source
-from vredmax.proofs.c import concrete, symbolic
+from vredmax.proofs.c import concrete, symbolic, unit_loop
 from vredmax.proofs.c.build import Built
 from vredmax.proofs.engine.counterexample import Counterexample, read_registers
 from vredmax.proofs.engine.verdict import Verdict
@@ -54,6 +54,7 @@ class SymbolicCheck:
     seconds: float
     paths: int = 0
     solver: str = ""
+    every: bool = False     # proved for every VLMAX (induction over the unit's loop), not one VLMAX
 
 
 @dataclass
@@ -106,6 +107,13 @@ class CReport:
     def cases(self, which: str = "plain") -> int:
         return sum(r.cases for r in (self.concrete if which == "plain" else self.sanitized))
 
+    @property
+    def every_vlmax(self) -> bool:
+        """The proof covers every VLMAX at each SEW checked (no bound)."""
+        sews = {c.sew for c in self.symbolic}
+        return bool(sews) and all(any(c.every and c.verdict == Verdict.PROVED for c in self.symbolic if c.sew == sew)
+                                  for sew in sews)
+
     def bounds(self) -> list[str]:
         """What the symbolic method proved, per SEW: the largest VLMAX reached."""
         lines = []
@@ -115,7 +123,10 @@ class CReport:
                 lines.append(f"SEW={sew}: nothing proved symbolically")
                 continue
             vlmaxes = sorted({c.vlmax for c in proved})
-            if self.level == "unit":
+            every = [c for c in proved if c.every]
+            if every:
+                lines.append(f"SEW={sew}: every input at every VLMAX (up to {vlmaxes[-1]}): {every[0].detail}")
+            elif self.level == "unit":
                 lines.append(f"SEW={sew}: every input at VLMAX {', '.join(map(str, vlmaxes))} "
                              f"(up to {vlmaxes[-1]} elements; {sum(c.seconds for c in proved):.0f} s)")
             else:
@@ -191,6 +202,8 @@ def _symbolic_unit(built, python, options, report, say) -> None:
     bound = options.symbolic_vlmax if options.symbolic_vlmax is not None else DEFAULT_UNIT_VLMAX
     elen = max(options.elens)     # a unit has no ELEN of its own: every SEW some ELEN allows
     for sew in (s for s in (options.sews or SEWS) if s <= elen):
+        if bound > 0 and _every_vlmax(built, python, options, report, say, sew, elen):
+            continue
         for n in unit_vlmaxes(sew, bound, elen):
             result, inputs = symbolic.prove_unit(python, built.plain, sew, n, options.timeout_s, options.solver)
             check = SymbolicCheck(f"SEW={sew} VLMAX={n}", sew, n, result.verdict, result.detail, result.seconds,
@@ -204,6 +217,20 @@ def _symbolic_unit(built, python, options, report, say) -> None:
                 return
             if result.verdict != Verdict.PROVED:
                 break
+
+
+def _every_vlmax(built, python, options, report, say, sew: int, elen: int) -> bool:
+    """The unit at SEW for every VLMAX by induction over its loop (proofs/c/unit_loop.py);
+    False (with a note saying why) when that did not prove it: then the bounded climb."""
+    vlmaxes = unit_vlmaxes(sew, 1 << 20, elen)
+    result = unit_loop.prove_unit_loop(python, built.plain, sew, vlmaxes, options.timeout_s, options.solver)
+    say(f"symbolic SEW={sew} every VLMAX: {result.verdict.value} ({result.seconds:.1f} s)")
+    if result.verdict != Verdict.PROVED:
+        report.notes.append(f"SEW={sew}: not proved for every VLMAX ({result.detail}); the bounded method instead")
+        return False
+    report.symbolic.append(SymbolicCheck(f"SEW={sew} every VLMAX", sew, vlmaxes[-1], result.verdict, result.detail,
+                                         result.seconds, result.paths, result.solver, every=True))
+    return True
 
 
 def step_solver(solver: str) -> str:

@@ -115,7 +115,8 @@ def report_lines(report, configs, case_out: str | None = None) -> list[str]:
         lines += replay_lines(cx, case_out)
     verdict = report.verdict
     if verdict == Verdict.PROVED:
-        lines.append("PROVED within these bounds (larger VLMAX: the concrete runs only):")
+        lines.append("PROVED for every VLMAX:" if report.every_vlmax else
+                     "PROVED within these bounds (larger VLMAX: the concrete runs only):")
     else:
         lines.append(f"{verdict.value}: {report.detail}")
         if report.symbolic:
