@@ -119,15 +119,24 @@ def _extend(claripy, rep, low, sew, fresh_high=None):
     return claripy.Concat(fresh_high, low)
 
 
-def mine(claripy, heads: dict, sew: int, elements, flags):
-    """The loop head and its locations' classes from the merged head states of the mining run
-    (`heads`: head address -> {trips: state}); None when no single loop fits."""
+def mine(claripy, heads: dict, sew: int, elements, flags) -> list[dict]:
+    """The plans that fit, one per candidate loop head, from the merged head states of the
+    mining run (`heads`: head address -> {trips: state}): the loop head and its locations'
+    classes. A loop may have two back edges (a `continue`); each target is tried."""
     # a back edge seen once (a jump back inside one trip, the code's own layout) is no loop
     heads = {h: t for h, t in heads.items() if len(t) > 2}
-    if len(heads) != 1:
-        raise LoopIncomplete(f"{len(heads)} loops over the elements (one is handled): "
-                             + ", ".join(f"{h:#x} seen after trips {sorted(t)}" for h, t in heads.items()))
-    (head, seen), = heads.items()
+    plans, why = [], []
+    for head, seen in sorted(heads.items()):
+        try:
+            plans.append(_mine_head(claripy, head, seen, sew, elements, flags))
+        except LoopIncomplete as failed:
+            why.append(str(failed))
+    if not plans:
+        raise LoopIncomplete("; ".join(why) or "no loop over the elements was seen")
+    return plans
+
+
+def _mine_head(claripy, head, seen, sew, elements, flags) -> dict:
     by_trip = {t - min(seen): state for t, state in seen.items()}   # back edges before the loop count too
     trips = sorted(by_trip)
     if trips != list(range(len(trips))) or len(trips) < 3:

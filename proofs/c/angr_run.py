@@ -101,6 +101,9 @@ def explore(project, start, deadline: float, limit_states: int, loop: dict | Non
             if loop is not None:
                 if back:
                     loop.setdefault("backs", set()).add(succ.addr)
+                if succ.globals["iterations"] > loop.get("max_back", 1 << 30):
+                    raise loop["too_long"](f"the path from {start.addr:#x} jumps back more than "
+                                           f"{loop['max_back']} times before it is there again")
                 if succ.addr == loop.get("stop_at"):
                     loop["stopped"].append(succ)
                     continue
@@ -319,44 +322,64 @@ def run_unit_loop(job: dict) -> dict:
                     raise angr_loop.LoopIncomplete(f"{len(states)} unmerged states at the loop head {head:#x}")
                 by_trip[trips] = states[0]
             heads[head] = by_trip
-        plan = angr_loop.mine(claripy, heads, sew, elements, flags)
-        head = plan["head"]
-
-        # 2. the entry run, n symbolic, to the head
-        loads, stores = [], []
-        memory_class = angr_loop._memory_class(DefaultMemory, claripy, loads, stores, Incomplete)
-        n = claripy.BVS("n", 64, explicit_name=True)
-        state = project.factory.call_state(entry, sew, seed, UNIT_ELEMENTS, UNIT_ACTIVE, n,
-                                           add_options=add, remove_options=remove)
-        state.memory.__class__ = memory_class
-        state.solver.add(claripy.Or(*[n == v for v in job["vlmaxes"]]))
-        _address_strategies(state)
-        loop = {"stop_at": head, "stopped": [], "heads": {head}}
-        entry_returns, steps = explore(project, state, deadline, job.get("limit_states", 64), loop)
-        if not loop["stopped"]:
-            raise angr_loop.LoopIncomplete(f"no path of n symbolic reaches the loop head {head:#x}")
-        at_head = merged(loop["stopped"])
-
-        # 3. one trip from a state at the head after k trips (twice if it writes the stack)
-        havoc = set()
-        for _ in range(2):
-            stores.clear()
-            trip, k, a, x = angr_loop.head_state(claripy, at_head, plan, sew, n, havoc)
-            loop = {"stop_at": head, "stopped": [], "heads": {head}}
-            trip_returns, more = explore(project, trip, deadline, job.get("limit_states", 64), loop)
-            steps += more
-            stack = trip.solver.eval(trip.regs.rsp)
-            outside = [a for a in stores if not stack - 0x10000 <= a < stack + 0x10000]
-            if outside:
-                raise angr_loop.LoopIncomplete(f"the loop stores at {min(outside):#x} (memory other than the "
-                                               "stack: a buffer the invariant does not describe)")
-            if set(stores) <= havoc:
-                break
-            havoc |= set(stores)
-        else:
-            raise angr_loop.LoopIncomplete("the trip's stack writes did not settle")
+        plans = angr_loop.mine(claripy, heads, sew, elements, flags)
     except angr_loop.LoopIncomplete as why:
         raise Incomplete(str(why)) from None
+    failures = []
+    for plan in plans:      # a loop with two back edges: the head every trip passes
+        try:
+            return _unit_loop_proof(job, project, entry, add, remove, plan, seed, start_time, deadline)
+        except angr_loop.LoopIncomplete as why:
+            failures.append(f"{plan['head']:#x}: {why}")
+    raise Incomplete("; ".join(failures))
+
+
+def _unit_loop_proof(job, project, entry, add, remove, plan, seed, start_time, deadline) -> dict:
+    import claripy
+    import z3
+    from angr.storage.memory_mixins import DefaultMemory
+
+    import angr_loop
+
+    sew = job["sew"]
+    head = plan["head"]
+    # 2. the entry run, n symbolic, to the head
+    loads, stores = [], []
+    memory_class = angr_loop._memory_class(DefaultMemory, claripy, loads, stores, Incomplete)
+    n = claripy.BVS("n", 64, explicit_name=True)
+    state = project.factory.call_state(entry, sew, seed, UNIT_ELEMENTS, UNIT_ACTIVE, n,
+                                       add_options=add, remove_options=remove)
+    state.memory.__class__ = memory_class
+    state.solver.add(claripy.Or(*[n == v for v in job["vlmaxes"]]))
+    _address_strategies(state)
+    loop = {"stop_at": head, "stopped": [], "heads": {head}}
+    entry_returns, steps = explore(project, state, deadline, job.get("limit_states", 64), loop)
+    if not loop["stopped"]:
+        raise angr_loop.LoopIncomplete(f"no path of n symbolic reaches the loop head {head:#x}")
+    at_head = merged(loop["stopped"])
+
+    # 3. one trip from a state at the head after k trips (twice if it writes the stack)
+    havoc = set()
+    for _ in range(2):
+        stores.clear()
+        trip, _, _, _ = angr_loop.head_state(claripy, at_head, plan, sew, n, havoc)
+        loop = {"stop_at": head, "stopped": [], "heads": {head}, "max_back": 4,
+                "too_long": angr_loop.LoopIncomplete}
+        trip.globals["iterations"] = 0
+        trip_returns, more = explore(project, trip, deadline, job.get("limit_states", 64), loop)
+        steps += more
+        stack = trip.solver.eval(trip.regs.rsp)
+        if any(final.regs.rsp.symbolic or final.solver.eval(final.regs.rsp) != stack for final in loop["stopped"]):
+            raise angr_loop.LoopIncomplete(f"a trip of the loop at {head:#x} moves the stack pointer")
+        outside = [addr for addr in stores if not stack - 0x10000 <= addr < stack + 0x10000]
+        if outside:
+            raise angr_loop.LoopIncomplete(f"the loop stores at {min(outside):#x} (memory other than the "
+                                           "stack: a buffer the invariant does not describe)")
+        if set(stores) <= havoc:
+            break
+        havoc |= set(stores)
+    else:
+        raise angr_loop.LoopIncomplete("the trip's stack writes did not settle")
 
     backend = claripy.backends.z3
     solver = z3.Solver()
