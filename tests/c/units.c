@@ -148,3 +148,25 @@ uint64_t bug_narrow_counter(unsigned sew, uint64_t seed, const void *elements, c
     }
     return (uint64_t)acc;
 }
+
+/* correct: a branch-free select on the 64-bit sign-extended values (no compare-and-branch) */
+uint64_t u_branchless(unsigned sew, uint64_t seed, const void *elements, const uint8_t *active, size_t n)
+{
+    int64_t acc = sext(seed, sew);
+    for (size_t i = 0; i < n; i++) {
+        int64_t x = element(elements, i, sew);
+        acc ^= (acc ^ x) & -(int64_t)((x > acc) & (active[i] != 0));
+    }
+    return (uint64_t)acc;
+}
+
+/* bug: the branch-free select with the comparison made unsigned */
+uint64_t bug_branchless_unsigned(unsigned sew, uint64_t seed, const void *elements, const uint8_t *active, size_t n)
+{
+    int64_t acc = sext(seed, sew);
+    for (size_t i = 0; i < n; i++) {
+        int64_t x = element(elements, i, sew);
+        acc ^= (acc ^ x) & -(int64_t)(((uint64_t)x > (uint64_t)acc) & (active[i] != 0));
+    }
+    return (uint64_t)acc;
+}
