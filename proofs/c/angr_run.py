@@ -85,13 +85,20 @@ def explore(project, start, deadline: float, limit_states: int, loop: dict | Non
                 active += same[1:]
         if loop is not None and "seen" in loop:
             loop["seen"].setdefault(state.addr, {}).setdefault(_key(state)[0], []).append(state)
-        successors = state.step(extra_stop_points=loop.get("heads")) if loop else state.step()
+        try:
+            successors = state.step(extra_stop_points=loop.get("heads")) if loop else state.step()
+        except Exception as error:
+            # with lazy solving an infeasible path goes on until a symbolic address has no value
+            # left: dropped (the coverage proof checks the paths kept cover the domain)
+            if not state.satisfiable():
+                continue
+            raise Incomplete(f"{_source_line(project, state.addr)}: angr: {type(error).__name__}: {error}") from None
         steps += 1
         if successors.unconstrained_successors:
-            raise Incomplete(f"a jump to an address that depends on the inputs at {state.addr:#x}")
+            raise Incomplete(f"a jump to an address that depends on the inputs at {_source_line(project, state.addr)}")
         errored = getattr(successors, "errored", None)
         if errored:
-            raise Incomplete(f"angr failed at {state.addr:#x}: {errored[0].error}")
+            raise Incomplete(f"angr failed at {_source_line(project, state.addr)}: {errored[0].error}")
         for succ in successors.flat_successors:
             if succ.addr == end:
                 finished.append(succ)
@@ -113,6 +120,32 @@ def explore(project, start, deadline: float, limit_states: int, loop: dict | Non
     if not finished:
         raise Incomplete("no path returns")
     return finished, steps
+
+
+def _source_line(project, address: int) -> str:
+    """`file.c:LINE (0x...)` from the library's debug information when it has it, else the address."""
+    try:
+        from elftools.dwarf.lineprogram import LineProgram  # noqa: F401  (pyelftools ships with angr)
+        from elftools.elf.elffile import ELFFile
+        with open(project.loader.main_object.binary, "rb") as handle:
+            dwarf = ELFFile(handle).get_dwarf_info()
+            offset = address - project.loader.main_object.mapped_base
+            best = None
+            for unit in dwarf.iter_CUs():
+                program = dwarf.line_program_for_CU(unit)
+                previous = None
+                for entry in program.get_entries():
+                    state = entry.state
+                    if state is None:
+                        continue
+                    if previous is not None and previous.address <= offset < state.address:
+                        best = (program["file_entry"][previous.file - 1].name.decode(), previous.line)
+                    previous = None if state.end_sequence else state
+            if best:
+                return f"{best[0]}:{best[1]} ({address:#x})"
+    except Exception:   # no debug information: the address alone
+        pass
+    return f"{address:#x}"
 
 
 def _options(angr, lazy: bool):
