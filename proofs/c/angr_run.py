@@ -336,6 +336,7 @@ def run_unit_loop(job: dict) -> dict:
                                            add_options=add, remove_options=remove)
         elements = [claripy.BVS(f"m_e{i}", sew, explicit_name=True) for i in range(n0)]
         flags = [claripy.BVS(f"m_a{i}", 8, explicit_name=True) for i in range(n0)]
+        state.globals["entry_sp"] = state.solver.eval(state.regs.rsp)
         for i in range(n0):
             state.memory.store(UNIT_ELEMENTS + i * sew // 8, elements[i], endness="Iend_LE")
             state.memory.store(UNIT_ACTIVE + i, flags[i])
@@ -383,9 +384,10 @@ def _unit_loop_proof(job, project, entry, add, remove, plan, seed, start_time, d
     state = project.factory.call_state(entry, sew, seed, UNIT_ELEMENTS, UNIT_ACTIVE, n,
                                        add_options=add, remove_options=remove)
     state.memory.__class__ = memory_class
+    state.globals["entry_sp"] = state.solver.eval(state.regs.rsp)
     state.solver.add(claripy.Or(*[n == v for v in job["vlmaxes"]]))
     _address_strategies(state)
-    loop = {"stop_at": head, "stopped": [], "heads": {head}}
+    loop = {"stop_at": head, "stopped": [], "heads": {head}, "max_back": 4, "too_long": angr_loop.LoopIncomplete}
     entry_returns, steps = explore(project, state, deadline, job.get("limit_states", 64), loop)
     if not loop["stopped"]:
         raise angr_loop.LoopIncomplete(f"no path of n symbolic reaches the loop head {head:#x}")
@@ -408,9 +410,10 @@ def _unit_loop_proof(job, project, entry, add, remove, plan, seed, start_time, d
         if outside:
             raise angr_loop.LoopIncomplete(f"the loop stores at {min(outside):#x} (memory other than the "
                                            "stack: a buffer the invariant does not describe)")
-        if set(stores) <= havoc:
+        written = set(stores) - angr_loop.slot_bytes(trip, plan)
+        if written <= havoc:
             break
-        havoc |= set(stores)
+        havoc |= written
     else:
         raise angr_loop.LoopIncomplete("the trip's stack writes did not settle")
 
@@ -428,14 +431,14 @@ def _unit_loop_proof(job, project, entry, add, remove, plan, seed, start_time, d
 
     kept = [r for r, (kind, _) in plan["locations"].items() if kind != "havoc"]
     for reg in kept:
-        out(f"init_{reg}", getattr(at_head.regs, reg))
+        out(f"init_{reg}", angr_loop.value_of(at_head, reg))
     out("path_h0", condition(at_head))
     for i, final in enumerate(entry_returns):
         out(f"ret_e{i}", final.regs.rax)
         out(f"path_e{i}", condition(final))
     for i, final in enumerate(loop["stopped"]):
         for reg in kept:
-            out(f"{reg}_t{i}", getattr(final.regs, reg))
+            out(f"{reg}_t{i}", angr_loop.value_of(final, reg))
         out(f"path_t{i}", condition(final))
     for i, final in enumerate(trip_returns):
         out(f"ret_r{i}", final.regs.rax)
