@@ -26,7 +26,7 @@ from __future__ import annotations
 import itertools
 
 ELEMENTS, ACTIVE, END = 0x10000000, 0x20000000, 0x30000000
-MINE_N = 4
+MINE_N = 6       # three trips of a loop taking two elements a trip
 GPRS = ("rax", "rbx", "rcx", "rdx", "rsi", "rdi", "rbp", "r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15")
 FRAME_SLOTS = 32      # the 8-byte stack slots above the stack pointer at the head that are locations too
 
