@@ -1,7 +1,7 @@
 """A unit's loop over the elements for every n, by induction: the angr side (angr_run.py's job
 `unit_loop`; run by angr's interpreter, imports nothing of vredmax).
 
-1. Mining (a guess, checked later): the unit run with n = MINE_N on symbolic elements and flags,
+1. Mining (a guess, checked later): the unit run with n = MINE_N (6) on symbolic elements and flags,
    its states merged per (trips, address); the loop head is the one target of back edges, and
    each general register's value at the head after k trips is classified: affine in k (an
    index, a pointer, a count), or a running value over the elements visited so far
