@@ -313,11 +313,9 @@ def run(job: dict) -> dict:
 
 def run_unit_loop(job: dict) -> dict:
     """A unit's loop for every n (angr_loop.py): the mined plan, and the terms of the entry run
-    and of one trip, for symbolic.prove_unit_loop to prove."""
+    and of one trip, for unit_loop.prove_unit_loop to prove."""
     import angr
     import claripy
-    import z3
-    from angr.storage.memory_mixins import DefaultMemory
 
     import angr_loop
 
