@@ -224,3 +224,77 @@ int bug_read_past(vredmax_state *s, uint32_t insn)
     s->vs = 3;
     return VREDMAX_RETIRED;
 }
+
+/* bug: SEW above ELEN is not an illegal instruction (the checks in another order, the ELEN
+ * one forgotten): with ELEN=32, a vtype of SEW=64 executes */
+int bug_no_elen(vredmax_state *s, uint32_t insn)
+{
+    uint64_t vtype = s->vtype;
+    int l = lmul_log2[VREDMAX_VLMUL(vtype)];
+    if (s->vs == 0 || s->vstart != 0 || (vtype >> 8) != 0 || VREDMAX_VSEW(vtype) > 3 || l == 99)
+        return VREDMAX_ILLEGAL;
+    unsigned sew = 8u << VREDMAX_VSEW(vtype);
+    if (l > 0 && VREDMAX_VS2(insn) % (1u << l) != 0)
+        return VREDMAX_RESERVED;
+    if (!VREDMAX_VM(insn) && (VREDMAX_VS2(insn) == 0 || VREDMAX_VS1(insn) == 0))
+        return VREDMAX_RESERVED;
+    if (s->vl == 0)
+        return VREDMAX_RETIRED;
+    store_element0(s, VREDMAX_VD(insn), reduce(s, insn, sew, 0, 0), sew);
+    s->vs = 3;
+    return VREDMAX_RETIRED;
+}
+
+/* correct: each element read with a run-time element size, from an address computed from the
+ * register numbers of the instruction word (no per-SEW code at all) */
+int s_runtime_size(vredmax_state *s, uint32_t insn)
+{
+    unsigned sew;
+    int outcome = legality(s, insn, &sew, 1);
+    if (outcome >= 0)
+        return outcome;
+    if (s->vl == 0)
+        return VREDMAX_RETIRED;
+    size_t vlenb = s->vlen / 8, bytes = sew / 8;
+    unsigned vs1 = VREDMAX_VS1(insn), vs2 = VREDMAX_VS2(insn), vd = VREDMAX_VD(insn);
+    int64_t acc = 0, x;
+    memcpy(&acc, s->vregs + vs1 * vlenb, bytes);
+    acc = (int64_t)((uint64_t)acc << (64 - sew)) >> (64 - sew);
+    for (uint64_t i = 0; i < s->vl; i++) {
+        x = 0;
+        memcpy(&x, s->vregs + vs2 * vlenb + i * bytes, bytes);
+        x = (int64_t)((uint64_t)x << (64 - sew)) >> (64 - sew);
+        if ((VREDMAX_VM(insn) || (s->vregs[i / 8] >> (i % 8) & 1)) && x > acc)
+            acc = x;
+    }
+    memcpy(s->vregs + vd * vlenb, &acc, bytes);
+    s->vs = 3;
+    return VREDMAX_RETIRED;
+}
+
+/* bug: the run-time-size step with the element size taken as SEW/8 of the seed register's
+ * width... of 8 bytes always: the elements are read 64 bits apart */
+int bug_runtime_stride(vredmax_state *s, uint32_t insn)
+{
+    unsigned sew;
+    int outcome = legality(s, insn, &sew, 1);
+    if (outcome >= 0)
+        return outcome;
+    if (s->vl == 0)
+        return VREDMAX_RETIRED;
+    size_t vlenb = s->vlen / 8, bytes = sew / 8;
+    unsigned vs1 = VREDMAX_VS1(insn), vs2 = VREDMAX_VS2(insn), vd = VREDMAX_VD(insn);
+    int64_t acc = 0, x;
+    memcpy(&acc, s->vregs + vs1 * vlenb, bytes);
+    acc = (int64_t)((uint64_t)acc << (64 - sew)) >> (64 - sew);
+    for (uint64_t i = 0; i < s->vl; i++) {
+        x = 0;
+        memcpy(&x, s->vregs + vs2 * vlenb + i * 8 % vlenb, bytes);
+        x = (int64_t)((uint64_t)x << (64 - sew)) >> (64 - sew);
+        if ((VREDMAX_VM(insn) || (s->vregs[i / 8] >> (i % 8) & 1)) && x > acc)
+            acc = x;
+    }
+    memcpy(s->vregs + vd * vlenb, &acc, bytes);
+    s->vs = 3;
+    return VREDMAX_RETIRED;
+}
