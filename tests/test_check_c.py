@@ -131,11 +131,11 @@ def test_a_compaction_into_a_malloced_buffer_is_proved_to_a_bound(tmp_path):
     let an infeasible path reach a load whose symbolic address had no value left ("Unable to
     concretize address"): such a path is dropped now (the coverage proof still checks the
     paths kept cover every input). The wrong twin is refuted by the solver."""
-    for function, verdict in (("u_compact", Verdict.PROVED), ("bug_compact_short", Verdict.COUNTEREXAMPLE)):
+    for function, expected in (("u_compact", Verdict.PROVED), ("bug_compact_short", Verdict.COUNTEREXAMPLE)):
         (tmp_path / function).mkdir()
         built = build(UNITS, function, (), str(tmp_path / function))
         result, _ = symbolic.prove_unit(symbolic.engine_python(), built.plain, 8, 4, 120, "auto")
-        assert result.verdict == verdict, result.detail
+        assert result.verdict == expected, result.detail
 
 
 @needs_angr

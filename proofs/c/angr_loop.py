@@ -233,7 +233,6 @@ def head_state(claripy, entry_state, plan: dict, sew: int, n, havoc_bytes):
     k = claripy.BVS("ghost_k", 64, explicit_name=True)
     a = claripy.BVS("ghost_a", 1, explicit_name=True) == 1
     x = claripy.BVS("ghost_x", sew, explicit_name=True)
-    stride = plan["stride"]
     for reg, (kind, extra) in plan["locations"].items():
         init = value_of(entry_state, reg)
         if kind == "affine":
