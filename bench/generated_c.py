@@ -70,7 +70,7 @@ def bound_of(report: dict) -> str:
     """'every vl' when each SEW's proof covers every vl, else 'VLMAX <= N' (N the smallest
     largest VLMAX proved over the SEWs checked)."""
     bounds = report.get("bounds") or []
-    if bounds and all("every vl" in line for line in bounds):
+    if bounds and all("every vl" in line or "every VLMAX" in line for line in bounds):
         return "every vl"
     proved = {}
     for c in report.get("symbolic", []):
