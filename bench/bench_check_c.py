@@ -8,7 +8,8 @@ each instruction word of proofs/c/check.STEP_WORDS, one `symbolic.prove_step` in
 (one angr engine, as check-c runs them): its verdict, the paths angr finished and the steps it
 took, and the seconds spent in angr (the engine's round trip: exploration, merging, the
 outputs as SMT-LIB) against the solver's queries (coverage and one query per path). Then the
-totals per configuration and per SEW. No concrete runs. Default target tests/c/steps.c:s_plain.
+totals per configuration and per SEW. No concrete runs. Default target tests/c/steps.c:s_plain. A unit's target: its proof for every VLMAX per SEW
+(the time split between angr and the solver is in each line).
 It prints figures and asserts nothing; the machine is shared, so they vary from run to run.
 
     .venv/bin/python bench/bench_check_c.py --generated 60 --seed S
@@ -50,6 +51,15 @@ def timed(module, name: str, spent: dict) -> None:
     setattr(module, name, wrapper)
 
 
+def bench_unit(built, python: str, sews, timeout: float) -> None:
+    """A unit: the proof for every VLMAX per SEW (proofs/c/unit_loop.py), angr against the solver."""
+    from vredmax.proofs.c import unit_loop
+    from vredmax.proofs.c.check import unit_vlmaxes
+    for sew in sews:
+        result = unit_loop.prove_unit_loop(python, built.plain, sew, unit_vlmaxes(sew, 1 << 20), timeout, "auto")
+        print(f"SEW={sew} every VLMAX: {result.verdict.value} in {result.seconds:.1f} s ({result.detail})", flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("target", nargs="?", default=os.path.join(ROOT, "tests", "c", "steps.c") + ":s_plain")
@@ -72,6 +82,8 @@ def main() -> None:
     per_sew: dict = {}
     with tempfile.TemporaryDirectory() as work:
         built = build(path, function, (), work)
+        if built.level == "unit":
+            return bench_unit(built, python, sews, args.timeout)
         for cfg in configs:
             start, before = time.perf_counter(), dict(spent)
             for fields in STEP_WORDS:

@@ -30,10 +30,11 @@ from vredmax.spec.config import Config, legal_configs
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 UNITS, STEPS = os.path.join(ROOT, "tests", "c", "units.c"), os.path.join(ROOT, "tests", "c", "steps.c")
-CORRECT_UNITS = ("u_memcpy_walk", "u_reverse", "u_select", "u_found_flag", "u_pairs")
-BUGGY_UNITS = ("bug_unsigned", "bug_one_short", "bug_all_lanes", "bug_zero_start", "bug_difference")
+CORRECT_UNITS = ("u_memcpy_walk", "u_reverse", "u_select", "u_found_flag", "u_pairs", "u_branchless")
+BUGGY_UNITS = ("bug_unsigned", "bug_one_short", "bug_all_lanes", "bug_zero_start", "bug_difference",
+               "bug_branchless_unsigned")
 CORRECT_STEPS = ("s_plain", "s_tail_ones", "s_temp_copy", "s_macro", "s_dirty_always")
-BUGGY_STEPS = ("bug_vl0", "bug_vstart", "bug_mask_bytes", "bug_tail_zero", "bug_read_past")
+BUGGY_STEPS = ("bug_vl0", "bug_vstart", "bug_mask_bytes", "bug_tail_zero", "bug_read_past", "bug_no_elen")
 VREDMAX = (sys.executable, "-c", "from vredmax.cli.main import entry; entry()")
 # found by the sanitized build, with the sanitizer's name for the undefined behaviour
 UNDEFINED = {"bug_difference": "signed integer overflow", "bug_read_past": "heap-buffer-overflow"}
@@ -93,13 +94,32 @@ def test_correct_code_passes_the_concrete_runs(path, function):
 
 
 @needs_angr
-def test_a_correct_unit_is_proved():
-    """Every input at SEW=8 up to VLMAX 16 (about 20 s: one angr process for the four runs)."""
-    code, report, _ = check_c(f"{UNITS}:u_select", "--vlen", "128", "--sew", "8", "--symbolic-vlmax", "16",
-                              "--random", "5")
+def test_a_correct_unit_is_proved_for_every_vlmax():
+    """SEW=8 by induction over the loop: every VLMAX up to 65536, no bound (about 10 s)."""
+    code, report, _ = check_c(f"{UNITS}:u_select", "--vlen", "128", "--sew", "8", "--random", "5")
     assert code == 0 and report["verdict"] == "PROVED", report["detail"]
-    assert [c["vlmax"] for c in report["symbolic"]] == [2, 4, 8, 16]
-    assert report["bounds"] == [report["bounds"][0]] and "VLMAX 2, 4, 8, 16" in report["bounds"][0]
+    assert [(c["vlmax"], c["verdict"]) for c in report["symbolic"]] == [(65536, "PROVED")]
+    assert report["bounds"] == [report["bounds"][0]] and "every VLMAX (up to 65536)" in report["bounds"][0]
+
+
+@needs_angr
+@pytest.mark.parametrize("function,sew,verdict", [("bug_narrow_counter", 8, Verdict.UNKNOWN),
+                                                  ("bug_narrow_counter", 16, Verdict.PROVED),
+                                                  ("bug_one_short", 8, Verdict.UNKNOWN),
+                                                  ("bug_unsigned", 8, Verdict.UNKNOWN),
+                                                  ("u_branchless", 64, Verdict.PROVED),
+                                                  ("bug_branchless_unsigned", 64, Verdict.UNKNOWN)])
+def test_the_induction_proves_no_wrong_unit(function, sew, verdict, tmp_path):
+    """A 16-bit trip count is wrong only at n = 65536 (SEW=8; right at SEW=16, where VLMAX stops
+    at 32768): the induction's exit does not hold there, so no proof (the bounded method and
+    the concrete runs speak instead); nor for a loop one short, nor unsigned comparisons. A
+    branch-free select (`acc ^= (acc ^ x) & -(x > acc & active)`) at SEW=64 is proved (it hit
+    bitwuzla's time limit at VLMAX 16 with the bounded method)."""
+    from vredmax.proofs.c.check import unit_vlmaxes
+    from vredmax.proofs.c.unit_loop import prove_unit_loop
+    built = build(UNITS, function, (), str(tmp_path))
+    result = prove_unit_loop(symbolic.engine_python(), built.plain, sew, unit_vlmaxes(sew, 1 << 20), 120, "auto")
+    assert result.verdict == verdict, result.detail
 
 
 @needs_angr

@@ -60,9 +60,12 @@ def _key(state):
     return (state.globals.get("iterations", 0), state.addr)
 
 
-def explore(project, start, deadline: float, limit_states: int):
+def explore(project, start, deadline: float, limit_states: int, loop: dict | None = None):
     """Step every path to the function's return, merging states at common (iterations,
-    address) points; the finished states, and the number of steps taken."""
+    address) points; the finished states, and the number of steps taken. With `loop`
+    (angr_loop.py): the states stepped are kept by (address, iterations) in loop["seen"], the
+    targets of back edges in loop["backs"], and a path reaching loop["stop_at"] stops there
+    (in loop["stopped"])."""
     end = project.simos.return_deadend
     active, finished, steps = [start], [], 0
     while active:
@@ -80,7 +83,9 @@ def explore(project, start, deadline: float, limit_states: int):
                 state = merged(same)
             except Exception:   # angr cannot merge these (different call stacks...): one at a time
                 active += same[1:]
-        successors = state.step()
+        if loop is not None and "seen" in loop:
+            loop["seen"].setdefault(state.addr, {}).setdefault(_key(state)[0], []).append(state)
+        successors = state.step(extra_stop_points=loop.get("heads")) if loop else state.step()
         steps += 1
         if successors.unconstrained_successors:
             raise Incomplete(f"a jump to an address that depends on the inputs at {state.addr:#x}")
@@ -93,7 +98,18 @@ def explore(project, start, deadline: float, limit_states: int):
                 continue
             back = succ.addr <= state.addr and succ.history.jumpkind == "Ijk_Boring"
             succ.globals["iterations"] = state.globals.get("iterations", 0) + int(back)
+            if loop is not None:
+                if back:
+                    loop.setdefault("backs", set()).add(succ.addr)
+                if succ.globals["iterations"] > loop.get("max_back", 1 << 30):
+                    raise loop["too_long"](f"the path from {start.addr:#x} jumps back more than "
+                                           f"{loop['max_back']} times before it is there again")
+                if succ.addr == loop.get("stop_at"):
+                    loop["stopped"].append(succ)
+                    continue
             active.append(succ)
+    if loop is not None and "stop_at" in loop:
+        return finished, steps
     if not finished:
         raise Incomplete("no path returns")
     return finished, steps
@@ -195,6 +211,8 @@ def _one_byte_order(claripy) -> None:
 
 def run(job: dict) -> dict:
     logging.disable(logging.CRITICAL)
+    if job["level"] == "unit_loop":
+        return run_unit_loop(job)
     import angr
     import claripy
     import z3
@@ -240,12 +258,7 @@ def run(job: dict) -> dict:
         for condition in _claripy_of(job["domain"], claripy, z3):
             state.solver.add(condition)
             domain.append(condition)
-    # A symbolic address becomes an if-then-else over every value it can take (at most
-    # ADDRESS_SOLUTIONS); angr's defaults would pin a write's address to its largest value and
-    # silently drop the other paths. Past the limit the access fails: the result is incomplete.
-    from angr.concretization_strategies import SimConcretizationStrategySolutions
-    state.memory.read_strategies = [SimConcretizationStrategySolutions(ADDRESS_SOLUTIONS)]
-    state.memory.write_strategies = [SimConcretizationStrategySolutions(ADDRESS_SOLUTIONS)]
+    _address_strategies(state)
     finished, steps = explore(project, state, deadline, job.get("limit_states", 64))
     backend = claripy.backends.z3
     solver = z3.Solver()
@@ -263,6 +276,153 @@ def run(job: dict) -> dict:
         names.append(f"path_p{k}")
     return {"smt2": solver.to_smt2(), "outputs": names, "paths": len(finished), "steps": steps,
             "seconds": time.monotonic() - start_time}
+
+
+def run_unit_loop(job: dict) -> dict:
+    """A unit's loop for every n (angr_loop.py): the mined plan, and the terms of the entry run
+    and of one trip, for symbolic.prove_unit_loop to prove."""
+    import angr
+    import claripy
+    import z3
+    from angr.storage.memory_mixins import DefaultMemory
+
+    import angr_loop
+
+    _one_byte_order(claripy)
+    start_time = time.monotonic()
+    deadline = start_time + job["timeout_s"]
+    project = _project(angr, job["library"])
+    entry = project.loader.find_symbol("vredmax_entry").rebased_addr
+    add, remove = _options(angr, True)
+    sew = job["sew"]
+    try:
+        # 1. mining, at n = MINE_N
+        n0 = angr_loop.MINE_N
+        seed = claripy.BVS("seed", 64, explicit_name=True)
+        state = project.factory.call_state(entry, sew, seed, UNIT_ELEMENTS, UNIT_ACTIVE, n0,
+                                           add_options=add, remove_options=remove)
+        elements = [claripy.BVS(f"m_e{i}", sew, explicit_name=True) for i in range(n0)]
+        flags = [claripy.BVS(f"m_a{i}", 8, explicit_name=True) for i in range(n0)]
+        for i in range(n0):
+            state.memory.store(UNIT_ELEMENTS + i * sew // 8, elements[i], endness="Iend_LE")
+            state.memory.store(UNIT_ACTIVE + i, flags[i])
+            state.solver.add(claripy.ULE(flags[i], 1))
+        _address_strategies(state)
+        # once to find the back edges' targets, again with a block ending at each (VEX runs a
+        # block through a loop head reached by falling through: its first arrival is no state)
+        found = {"seen": {}}
+        explore(project, state.copy(), deadline, job.get("limit_states", 64), found)
+        seen = {"seen": {}, "heads": set(found.get("backs", ()))}
+        explore(project, state, deadline, job.get("limit_states", 64), seen)
+        heads = {}
+        for head in seen.get("backs", ()):
+            by_trip = {}
+            for trips, states in seen["seen"].get(head, {}).items():
+                if len(states) != 1:
+                    raise angr_loop.LoopIncomplete(f"{len(states)} unmerged states at the loop head {head:#x}")
+                by_trip[trips] = states[0]
+            heads[head] = by_trip
+        plans = angr_loop.mine(claripy, heads, sew, elements, flags)
+    except angr_loop.LoopIncomplete as why:
+        raise Incomplete(str(why)) from None
+    failures = []
+    for plan in plans:      # a loop with two back edges: the head every trip passes
+        try:
+            return _unit_loop_proof(job, project, entry, add, remove, plan, seed, start_time, deadline)
+        except angr_loop.LoopIncomplete as why:
+            failures.append(f"{plan['head']:#x}: {why}")
+    raise Incomplete("; ".join(failures))
+
+
+def _unit_loop_proof(job, project, entry, add, remove, plan, seed, start_time, deadline) -> dict:
+    import claripy
+    import z3
+    from angr.storage.memory_mixins import DefaultMemory
+
+    import angr_loop
+
+    sew = job["sew"]
+    head = plan["head"]
+    # 2. the entry run, n symbolic, to the head
+    loads, stores = [], []
+    memory_class = angr_loop._memory_class(DefaultMemory, claripy, loads, stores, Incomplete)
+    n = claripy.BVS("n", 64, explicit_name=True)
+    state = project.factory.call_state(entry, sew, seed, UNIT_ELEMENTS, UNIT_ACTIVE, n,
+                                       add_options=add, remove_options=remove)
+    state.memory.__class__ = memory_class
+    state.solver.add(claripy.Or(*[n == v for v in job["vlmaxes"]]))
+    _address_strategies(state)
+    loop = {"stop_at": head, "stopped": [], "heads": {head}}
+    entry_returns, steps = explore(project, state, deadline, job.get("limit_states", 64), loop)
+    if not loop["stopped"]:
+        raise angr_loop.LoopIncomplete(f"no path of n symbolic reaches the loop head {head:#x}")
+    at_head = merged(loop["stopped"])
+
+    # 3. one trip from a state at the head after k trips (twice if it writes the stack)
+    havoc = set()
+    for _ in range(2):
+        stores.clear()
+        trip, _, _, _ = angr_loop.head_state(claripy, at_head, plan, sew, n, havoc)
+        loop = {"stop_at": head, "stopped": [], "heads": {head}, "max_back": 4,
+                "too_long": angr_loop.LoopIncomplete}
+        trip.globals["iterations"] = 0
+        trip_returns, more = explore(project, trip, deadline, job.get("limit_states", 64), loop)
+        steps += more
+        stack = trip.solver.eval(trip.regs.rsp)
+        if any(final.regs.rsp.symbolic or final.solver.eval(final.regs.rsp) != stack for final in loop["stopped"]):
+            raise angr_loop.LoopIncomplete(f"a trip of the loop at {head:#x} moves the stack pointer")
+        outside = [addr for addr in stores if not stack - 0x10000 <= addr < stack + 0x10000]
+        if outside:
+            raise angr_loop.LoopIncomplete(f"the loop stores at {min(outside):#x} (memory other than the "
+                                           "stack: a buffer the invariant does not describe)")
+        if set(stores) <= havoc:
+            break
+        havoc |= set(stores)
+    else:
+        raise angr_loop.LoopIncomplete("the trip's stack writes did not settle")
+
+    backend = claripy.backends.z3
+    solver = z3.Solver()
+    names = []
+
+    def out(name, value):
+        term = backend.convert(value)
+        solver.add((z3.Bool(name) if isinstance(term, z3.BoolRef) else z3.BitVec(name, term.size())) == term)
+        names.append(name)
+
+    def condition(final):
+        return claripy.And(*final.solver.constraints) if final.solver.constraints else claripy.true()
+
+    kept = [r for r, (kind, _) in plan["locations"].items() if kind != "havoc"]
+    for reg in kept:
+        out(f"init_{reg}", getattr(at_head.regs, reg))
+    out("path_h0", condition(at_head))
+    for i, final in enumerate(entry_returns):
+        out(f"ret_e{i}", final.regs.rax)
+        out(f"path_e{i}", condition(final))
+    for i, final in enumerate(loop["stopped"]):
+        for reg in kept:
+            out(f"{reg}_t{i}", getattr(final.regs, reg))
+        out(f"path_t{i}", condition(final))
+    for i, final in enumerate(trip_returns):
+        out(f"ret_r{i}", final.regs.rax)
+        out(f"path_r{i}", condition(final))
+    for name, _region, address in loads:
+        out(f"addr_{name}", address)
+    plan = dict(plan, locations={r: list(v) for r, v in plan["locations"].items()})
+    return {"smt2": solver.to_smt2(), "outputs": names, "plan": plan,
+            "loads": [[name, region] for name, region, _ in loads],
+            "counts": {"e": len(entry_returns), "t": len(loop["stopped"]), "r": len(trip_returns)},
+            "steps": steps, "seconds": time.monotonic() - start_time}
+
+
+def _address_strategies(state) -> None:
+    """A symbolic address becomes an if-then-else over every value it can take (at most
+    ADDRESS_SOLUTIONS); angr's defaults would pin a write's address to its largest value and
+    silently drop the other paths. Past the limit the access fails: the result is incomplete."""
+    from angr.concretization_strategies import SimConcretizationStrategySolutions
+    state.memory.read_strategies = [SimConcretizationStrategySolutions(ADDRESS_SOLUTIONS)]
+    state.memory.write_strategies = [SimConcretizationStrategySolutions(ADDRESS_SOLUTIONS)]
 
 
 def _outputs(job: dict, final) -> list:

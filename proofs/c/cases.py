@@ -37,7 +37,7 @@ def _layout(cfg: Config) -> tuple[int, int, int]:
 
 
 def _state(cfg: Config, elements, seed: int, vl: int, mask: int | None, vta=False, rng=None,
-           vd=None, vs2=None, vs1=None, elen=64) -> tuple[ArchState, Insn]:
+           vd=None, vs2=None, vs1=None, elen=None) -> tuple[ArchState, Insn]:
     d, s2, s1 = _layout(cfg)
     vd, vs2, vs1 = d if vd is None else vd, s2 if vs2 is None else vs2, s1 if vs1 is None else vs1
     rng = rng or random.Random(0)
@@ -49,7 +49,7 @@ def _state(cfg: Config, elements, seed: int, vl: int, mask: int | None, vta=Fals
     regs[vs1] = regs[vs1] >> cfg.sew << cfg.sew | seed
     if mask is not None:
         regs[0] = mask
-    state = ArchState(cfg.vlen, elen, tuple(regs), encode_vtype(cfg.sew, cfg.lmul, vta, False), vl, 0, 1)
+    state = ArchState(cfg.vlen, elen or cfg.elen, tuple(regs), encode_vtype(cfg.sew, cfg.lmul, vta, False), vl, 0, 1)
     state.check()
     return state, Insn(vd, vs2, vs1, 0 if mask is not None else 1)
 
@@ -101,6 +101,8 @@ def directed(cfg: Config, level: str, elen: int = 64) -> list[tuple[ArchState, I
             (pre, Insn(insn.vd, 0, insn.vs1, 0)),                                  # masked, v0 in the vs2 group
             (pre, Insn(insn.vd, insn.vs2, 0, 0)),                                  # masked, vs1 = v0
         ]
+        if cfg.elen < 64:                                                          # SEW=64 above ELEN: vill
+            cases.append((pre.with_(vtype=encode_vtype(64, "m1", False, False), vl=0), insn))
         if cfg.group_registers > 1:
             cases.append((pre, Insn(insn.vd, insn.vs2 + 1, insn.vs1, 1)))          # a misaligned vs2 group
     return cases

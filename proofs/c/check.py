@@ -23,7 +23,7 @@ import time
 from dataclasses import dataclass, field
 
 from vredmax.proofs.c import cases as case_source
-from vredmax.proofs.c import concrete, symbolic
+from vredmax.proofs.c import concrete, symbolic, unit_loop
 from vredmax.proofs.c.build import Built
 from vredmax.proofs.engine.counterexample import Counterexample, read_registers
 from vredmax.proofs.engine.verdict import Verdict
@@ -54,6 +54,7 @@ class SymbolicCheck:
     seconds: float
     paths: int = 0
     solver: str = ""
+    every: bool = False     # proved for every VLMAX (induction over the unit's loop), not one VLMAX
 
 
 @dataclass
@@ -65,7 +66,7 @@ class Options:
     symbolic_vlmax: int | None = None
     solver: str = "auto"
     engine_python: str | None = None
-    elen: int = 64
+    elens: tuple = (32, 64)            # both ELENs, as `prove` (--elen narrows)
     sews: tuple = ()                  # the SEWs the symbolic method covers (empty: every one)
 
 
@@ -106,6 +107,13 @@ class CReport:
     def cases(self, which: str = "plain") -> int:
         return sum(r.cases for r in (self.concrete if which == "plain" else self.sanitized))
 
+    @property
+    def every_vlmax(self) -> bool:
+        """The proof covers every VLMAX at each SEW checked (no bound)."""
+        sews = {c.sew for c in self.symbolic}
+        return bool(sews) and all(any(c.every and c.verdict == Verdict.PROVED for c in self.symbolic if c.sew == sew)
+                                  for sew in sews)
+
     def bounds(self) -> list[str]:
         """What the symbolic method proved, per SEW: the largest VLMAX reached."""
         lines = []
@@ -115,7 +123,10 @@ class CReport:
                 lines.append(f"SEW={sew}: nothing proved symbolically")
                 continue
             vlmaxes = sorted({c.vlmax for c in proved})
-            if self.level == "unit":
+            every = [c for c in proved if c.every]
+            if every:
+                lines.append(f"SEW={sew}: every input at every VLMAX (up to {vlmaxes[-1]}): {every[0].detail}")
+            elif self.level == "unit":
                 lines.append(f"SEW={sew}: every input at VLMAX {', '.join(map(str, vlmaxes))} "
                              f"(up to {vlmaxes[-1]} elements; {sum(c.seconds for c in proved):.0f} s)")
             else:
@@ -155,7 +166,7 @@ def check_c(built: Built, configs: list[Config], options: Options, say=None) -> 
                 say(f"{which}: {result.cfg}: {'counterexample' if result.counterexample else 'error'}")
         try:
             results += concrete.run_pass(built, which, configs, options.seed, requested, options.limit_s,
-                                         on_config, options.elen)
+                                         on_config)
         except concrete.CheckerFault as fault:
             report.errors.append(f"checker fault in the {which} runs (please report it): {fault}")
             break
@@ -189,20 +200,37 @@ def check_c(built: Built, configs: list[Config], options: Options, say=None) -> 
 
 def _symbolic_unit(built, python, options, report, say) -> None:
     bound = options.symbolic_vlmax if options.symbolic_vlmax is not None else DEFAULT_UNIT_VLMAX
-    for sew in (s for s in (options.sews or SEWS) if s <= options.elen):
-        for n in unit_vlmaxes(sew, bound, options.elen):
+    elen = max(options.elens)     # a unit has no ELEN of its own: every SEW some ELEN allows
+    for sew in (s for s in (options.sews or SEWS) if s <= elen):
+        if bound > 0 and _every_vlmax(built, python, options, report, say, sew, elen):
+            continue
+        for n in unit_vlmaxes(sew, bound, elen):
             result, inputs = symbolic.prove_unit(python, built.plain, sew, n, options.timeout_s, options.solver)
             check = SymbolicCheck(f"SEW={sew} VLMAX={n}", sew, n, result.verdict, result.detail, result.seconds,
                                   result.paths, result.solver)
             report.symbolic.append(check)
             say(f"symbolic {check.what}: {check.verdict.value} ({check.seconds:.1f} s)")
             if result.verdict == Verdict.COUNTEREXAMPLE:
-                cfg = unit_config(sew, n, options.elen)
+                cfg = unit_config(sew, n, elen)
                 pre, insn = unit_case(cfg, inputs)
                 _replayed(built, report, cfg, pre, insn, check, result.model_from)
                 return
             if result.verdict != Verdict.PROVED:
                 break
+
+
+def _every_vlmax(built, python, options, report, say, sew: int, elen: int) -> bool:
+    """The unit at SEW for every VLMAX by induction over its loop (proofs/c/unit_loop.py);
+    False (with a note saying why) when that did not prove it: then the bounded climb."""
+    vlmaxes = unit_vlmaxes(sew, 1 << 20, elen)
+    result = unit_loop.prove_unit_loop(python, built.plain, sew, vlmaxes, options.timeout_s, options.solver)
+    say(f"symbolic SEW={sew} every VLMAX: {result.verdict.value} ({result.seconds:.1f} s)")
+    if result.verdict != Verdict.PROVED:
+        report.notes.append(f"SEW={sew}: not proved for every VLMAX ({result.detail}); the bounded method instead")
+        return False
+    report.symbolic.append(SymbolicCheck(f"SEW={sew} every VLMAX", sew, vlmaxes[-1], result.verdict, result.detail,
+                                         result.seconds, result.paths, result.solver, every=True))
+    return True
 
 
 def step_solver(solver: str) -> str:
@@ -217,8 +245,8 @@ def step_solver(solver: str) -> str:
 def _symbolic_step(built, python, options, report, say) -> None:
     solver = step_solver(options.solver)
     bound = options.symbolic_vlmax if options.symbolic_vlmax is not None else DEFAULT_STEP_VLMAX
-    configs = sorted((c for c in legal_configs(options.elen, [STEP_VLEN], options.sews or SEWS) if c.vlmax <= bound),
-                     key=lambda c: (c.vlmax, -c.sew))
+    configs = sorted((c for elen in options.elens for c in legal_configs(elen, [STEP_VLEN], options.sews or SEWS)
+                      if c.vlmax <= bound), key=lambda c: (c.vlmax, -c.sew, -c.elen))
     for cfg in configs:
         for fields in STEP_WORDS:
             result, case = symbolic.prove_step(python, built.plain, cfg, options.timeout_s, solver, fields)

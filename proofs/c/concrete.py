@@ -65,8 +65,7 @@ def _sanitizer_environment() -> dict:
     return env
 
 
-def run_pass(built, which: str, configs, seed: int, requested: int, limit_s: float, on_config=None,
-             elen: int = 64) -> list[ConcreteResult]:
+def run_pass(built, which: str, configs, seed: int, requested: int, limit_s: float, on_config=None) -> list[ConcreteResult]:
     """Run one pass over `configs`; stop at the first failing configuration."""
     library = built.plain if which == PLAIN else built.sanitized
     env = _sanitizer_environment() if which == SANITIZED else dict(os.environ)
@@ -74,7 +73,7 @@ def run_pass(built, which: str, configs, seed: int, requested: int, limit_s: flo
     with tempfile.TemporaryDirectory(prefix="vredmax-c-") as tmp:
         progress = os.path.join(tmp, "progress")
         job = {"library": library, "level": built.level, "which": which, "seed": seed, "random": requested,
-               "elen": elen, "progress": progress,
+               "progress": progress,
                "configs": [[c.vlen, c.elen, c.sew, c.lmul] for c in configs]}
         errors = open(os.path.join(tmp, "stderr"), "w+")
         child = subprocess.Popen([sys.executable, "-c", CHILD_CODE], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
@@ -102,7 +101,7 @@ def run_pass(built, which: str, configs, seed: int, requested: int, limit_s: flo
                     start = time.monotonic()
                     if "failed" in message:
                         pre, insn = case_source.case(cfg, built.level, seed, case_source.random_count(requested, cfg),
-                                                     message["failed"], elen)
+                                                     message["failed"], cfg.elen)
                         post = ArchState(cfg.vlen, pre.elen, tuple(int(r, 16) for r in message["regs"]),
                                          message["vtype"], message["vl"], message["vstart"], message["vs"])
                         result.counterexample = judged(cfg, pre, insn, message["kind"], post)
@@ -135,7 +134,7 @@ def run_pass(built, which: str, configs, seed: int, requested: int, limit_s: flo
             raise RuntimeError(f"the {which} run failed before its first case: {report.strip()[-2000:]}")
         index, number = where
         cfg = configs[index]
-        pre, insn = case_source.case(cfg, built.level, seed, case_source.random_count(requested, cfg), number, elen)
+        pre, insn = case_source.case(cfg, built.level, seed, case_source.random_count(requested, cfg), number, cfg.elen)
         result = ConcreteResult(cfg, number + 1, seconds=time.monotonic() - start)
         if hung:
             result.error = (f"the compiled code ran past {limit_s:g} s on a case ({which} build); it may loop "
@@ -238,7 +237,7 @@ def _cases(job, entry, fd) -> None:
         cfg = Config(vlen, elen, sew, lmul)
         count = case_source.random_count(requested, cfg)
         done, message = 0, {"cfg": index}
-        for number, (pre, insn) in enumerate(case_source.all_cases(cfg, level, seed, count, job["elen"])):
+        for number, (pre, insn) in enumerate(case_source.all_cases(cfg, level, seed, count, elen)):
             os.pwrite(fd, f"{index} {number}        \n".encode(), 0)
             done += 1
             busy = retires_with_elements(pre, insn)

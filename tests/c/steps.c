@@ -224,3 +224,23 @@ int bug_read_past(vredmax_state *s, uint32_t insn)
     s->vs = 3;
     return VREDMAX_RETIRED;
 }
+
+/* bug: SEW above ELEN is not an illegal instruction (the checks in another order, the ELEN
+ * one forgotten): with ELEN=32, a vtype of SEW=64 executes */
+int bug_no_elen(vredmax_state *s, uint32_t insn)
+{
+    uint64_t vtype = s->vtype;
+    int l = lmul_log2[VREDMAX_VLMUL(vtype)];
+    if (s->vs == 0 || s->vstart != 0 || (vtype >> 8) != 0 || VREDMAX_VSEW(vtype) > 3 || l == 99)
+        return VREDMAX_ILLEGAL;
+    unsigned sew = 8u << VREDMAX_VSEW(vtype);
+    if (l > 0 && VREDMAX_VS2(insn) % (1u << l) != 0)
+        return VREDMAX_RESERVED;
+    if (!VREDMAX_VM(insn) && (VREDMAX_VS2(insn) == 0 || VREDMAX_VS1(insn) == 0))
+        return VREDMAX_RESERVED;
+    if (s->vl == 0)
+        return VREDMAX_RETIRED;
+    store_element0(s, VREDMAX_VD(insn), reduce(s, insn, sew, 0, 0), sew);
+    s->vs = 3;
+    return VREDMAX_RETIRED;
+}

@@ -134,3 +134,39 @@ uint64_t bug_difference(unsigned sew, uint64_t seed, const void *elements, const
 {
     switch (sew) { case 8: DIFF(int8_t); case 16: DIFF(int16_t); case 32: DIFF(int32_t); default: DIFF(int64_t); }
 }
+
+/* bug: a 16-bit trip count, 0 at n = 65536 (SEW=8, LMUL=8, VLEN=65536): nothing is visited
+ * there; right at every smaller VLMAX */
+uint64_t bug_narrow_counter(unsigned sew, uint64_t seed, const void *elements, const uint8_t *active, size_t n)
+{
+    int64_t acc = sext(seed, sew);
+    uint16_t count = (uint16_t)n;
+    for (uint16_t i = 0; i != count; i++) {
+        int64_t x = element(elements, i, sew);
+        if (active[i] && x > acc)
+            acc = x;
+    }
+    return (uint64_t)acc;
+}
+
+/* correct: a branch-free select on the 64-bit sign-extended values (no compare-and-branch) */
+uint64_t u_branchless(unsigned sew, uint64_t seed, const void *elements, const uint8_t *active, size_t n)
+{
+    int64_t acc = sext(seed, sew);
+    for (size_t i = 0; i < n; i++) {
+        int64_t x = element(elements, i, sew);
+        acc ^= (acc ^ x) & -(int64_t)((x > acc) & (active[i] != 0));
+    }
+    return (uint64_t)acc;
+}
+
+/* bug: the branch-free select with the comparison made unsigned */
+uint64_t bug_branchless_unsigned(unsigned sew, uint64_t seed, const void *elements, const uint8_t *active, size_t n)
+{
+    int64_t acc = sext(seed, sew);
+    for (size_t i = 0; i < n; i++) {
+        int64_t x = element(elements, i, sew);
+        acc ^= (acc ^ x) & -(int64_t)(((uint64_t)x > (uint64_t)acc) & (active[i] != 0));
+    }
+    return (uint64_t)acc;
+}

@@ -19,7 +19,7 @@ from vredmax.proofs.engine.verdict import Verdict
 from vredmax.runtime.errors import EXIT_ERROR, EXIT_FAILED, EXIT_OK, EXIT_UNKNOWN, UsageError
 from vredmax.runtime.outputs import check_writable_file, cut_short, write_json
 from vredmax.schema import tagged
-from vredmax.spec.config import legal_configs
+from vredmax.spec.config import ELENS, legal_configs
 
 EXIT_CODES = {Verdict.PROVED: EXIT_OK, Verdict.COUNTEREXAMPLE: EXIT_FAILED,
               Verdict.UNKNOWN: EXIT_UNKNOWN, Verdict.ERROR: EXIT_ERROR}
@@ -42,7 +42,7 @@ def add_parser(subparsers) -> None:
     parser.add_argument("--level", choices=LEVELS, help="the level (default: from FUNCTION's type)")
     parser.add_argument("--cflags", default="", metavar="FLAGS",
                         help="compiler flags, one string (default -O2; e.g. --cflags='-O3 -DFOO -Iinclude')")
-    configurations.add_options(parser)
+    configurations.add_options(parser, one_elen=False)
     parser.add_argument("--symbolic-vlmax", metavar="N",
                         help=f"the largest VLMAX the symbolic method tries (default {DEFAULT_UNIT_VLMAX} for a unit, "
                              f"{DEFAULT_STEP_VLMAX} for a step at VLEN={STEP_VLEN}; 0: no proof, so at best UNKNOWN)")
@@ -67,12 +67,14 @@ def split_target(target: str) -> tuple[str, str | None]:
 
 def run(args) -> int:
     timeout = options.check_timeout(args.timeout)
-    wanted = configurations.filters(args, one_elen=True)
-    configs = configurations.chosen(legal_configs(wanted.elen, list(wanted.vlens) or list(VLENS)), wanted)
+    wanted = configurations.filters(args)
+    elens = wanted.elens or ELENS      # both by default, as `prove`: a step's SEW > ELEN trap is checked
+    configs = configurations.chosen([c for elen in elens for c in legal_configs(elen, list(wanted.vlens) or list(VLENS))],
+                                    wanted)
     configs.sort(key=lambda c: (c.vlmax, c.vlen, -c.sew, c.lmul))
     check_options = Options(random=options.natural(args.random, "--random"), seed=options.natural(args.seed, "--seed"), timeout_s=timeout,
                       symbolic_vlmax=None if args.symbolic_vlmax is None else options.natural(args.symbolic_vlmax, "--symbolic-vlmax"),
-                      engine_python=args.engine_python, elen=wanted.elen, sews=wanted.sews)
+                      engine_python=args.engine_python, elens=tuple(elens), sews=wanted.sews)
     if args.case_out:
         check_writable_file(args.case_out, "--case-out")
     path, function = split_target(args.target)
@@ -113,7 +115,8 @@ def report_lines(report, configs, case_out: str | None = None) -> list[str]:
         lines += replay_lines(cx, case_out)
     verdict = report.verdict
     if verdict == Verdict.PROVED:
-        lines.append("PROVED within these bounds (larger VLMAX: the concrete runs only):")
+        lines.append("PROVED for every VLMAX:" if report.every_vlmax else
+                     "PROVED within these bounds (larger VLMAX: the concrete runs only):")
     else:
         lines.append(f"{verdict.value}: {report.detail}")
         if report.symbolic:

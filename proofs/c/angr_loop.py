@@ -1,0 +1,238 @@
+"""A unit's loop over the elements for every n, by induction: the angr side (angr_run.py's job
+`unit_loop`; run by angr's interpreter, imports nothing of vredmax).
+
+1. Mining (a guess, checked later): the unit run with n = MINE_N on symbolic elements and flags,
+   its states merged per (trips, address); the loop head is the one target of back edges, and
+   each general register's value at the head after k trips is classified: affine in k (an
+   index, a pointer, a count), or a running value over the elements visited so far
+   (V_k = [0, s*k) forward or [n - s*k, n) backward, s elements a trip): with A_k "some visited
+   element is active" and X_k "the maximum of the active visited ones",
+   - "max": the low SEW bits are A ? smax(init, X) : init (the running maximum from a seed);
+   - "first": A ? X : init (a maximum kept apart, with a found flag);
+   - "flag": A ? 1 : init (the found flag);
+   else it is havocked (a fresh value at the head: an over-approximation).
+2. The entry run, n symbolic (every VLMAX the domain allows), to the first arrival at the head.
+3. One trip: a state at the head whose registers are those templates over symbolic k, A and X
+   (flags, vector registers and every stack byte the trip writes havocked), run until it is back
+   at the head or returns.
+Memory of the inputs is two arrays of the solver: every load whose address lies in the
+elements' or the flags' region (a symbolic address included) is fresh bytes, each recorded with
+its address; the checker (symbolic.py: prove_unit_loop) states them equal to the arrays and
+proves entry, trip and exit. Nothing here decides a verdict.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+ELEMENTS, ACTIVE, END = 0x10000000, 0x20000000, 0x30000000
+MINE_N = 4
+GPRS = ("rax", "rbx", "rcx", "rdx", "rsi", "rdi", "rbp", "r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15")
+_names = itertools.count()
+
+
+class LoopIncomplete(Exception):
+    pass
+
+
+def _memory_class(DefaultMemory, claripy, loads: list, stores: list, Incomplete):
+    class InputArrays(DefaultMemory):
+        """Loads from the input regions are fresh bytes with their addresses recorded; stores are
+        recorded (the trip's havoc), and a store into the inputs or at a symbolic address stops."""
+
+        def _region(self, addr):
+            if not isinstance(addr, int) and not addr.symbolic:
+                addr = addr.concrete_value
+            if isinstance(addr, int):
+                return "e" if ELEMENTS <= addr < ACTIVE else "a" if ACTIVE <= addr < END else None
+            solver = self.state.solver
+            outside = solver.satisfiable(extra_constraints=[claripy.Or(claripy.ULT(addr, ELEMENTS),
+                                                                        claripy.UGE(addr, END))])
+            if not outside:
+                inside_e = solver.satisfiable(extra_constraints=[claripy.ULT(addr, ACTIVE)])
+                inside_a = solver.satisfiable(extra_constraints=[claripy.UGE(addr, ACTIVE)])
+                if inside_e != inside_a:
+                    return "e" if inside_e else "a"
+            elif not solver.satisfiable(extra_constraints=[claripy.UGE(addr, ELEMENTS), claripy.ULT(addr, END)]):
+                return None
+            raise Incomplete(f"a load at {self.state.addr:#x} whose address may or may not be an input's "
+                             f"(a symbolic address the loop invariant does not bound)")
+
+        def load(self, addr, size=None, **kwargs):
+            region = self._region(addr)
+            if region is None:
+                return super().load(addr, size=size, **kwargs)
+            if not isinstance(size, int):
+                if size is None or size.symbolic:
+                    raise Incomplete(f"a load of a symbolic size at {self.state.addr:#x}")
+                size = size.concrete_value
+            parts = []
+            for b in range(size):
+                name = f"ld{next(_names)}"
+                loads.append((name, region, addr + b))
+                parts.append(claripy.BVS(name, 8, explicit_name=True))
+            value = claripy.Concat(*(reversed(parts) if kwargs.get("endness") == "Iend_LE" else parts))
+            if kwargs.get("condition") is not None and kwargs.get("fallback") is not None:
+                value = claripy.If(kwargs["condition"], value, kwargs["fallback"])
+            return value
+
+        def store(self, addr, data, size=None, **kwargs):
+            if not isinstance(addr, int):
+                if addr.symbolic:
+                    raise Incomplete(f"a store at a symbolic address at {self.state.addr:#x} inside the loop")
+                addr = addr.concrete_value
+            if ELEMENTS <= addr < END:
+                raise Incomplete(f"a store into the inputs at {self.state.addr:#x}")
+            width = size if isinstance(size, int) else (size.concrete_value if size is not None and not size.symbolic
+                                                        else len(data) // 8 if hasattr(data, "__len__") else 8)
+            stores.extend(range(addr, addr + width))
+            return super().store(addr, data, size=size, **kwargs)
+
+    return InputArrays
+
+
+def _fold(claripy, any_before, best, pairs):
+    """(A, X) after the (flag, element) pairs: A: some flag set; X: the signed maximum of the
+    elements whose flag is set (meaningful when A)."""
+    for flag, element in pairs:
+        on = flag != 0
+        best = claripy.If(on, claripy.If(any_before, claripy.If(claripy.SGT(element, best), element, best), element), best)
+        any_before = claripy.Or(any_before, on)
+    return any_before, best
+
+
+def _template(claripy, kind, a, x, init_low, init):
+    if kind == "max":
+        return claripy.If(a, claripy.If(claripy.SGT(x, init_low), x, init_low), init_low)
+    if kind == "first":
+        return claripy.If(a, x, init_low)
+    return claripy.If(a, claripy.BVV(1, 64), init)     # flag
+
+
+def _extend(claripy, rep, low, sew, fresh_high=None):
+    if sew == 64 or rep == "full":
+        return low
+    if rep == "sext":
+        return claripy.SignExt(64 - sew, low)
+    if rep == "zext":
+        return claripy.ZeroExt(64 - sew, low)
+    return claripy.Concat(fresh_high, low)
+
+
+def mine(claripy, heads: dict, sew: int, elements, flags) -> list[dict]:
+    """The plans that fit, one per candidate loop head, from the merged head states of the
+    mining run (`heads`: head address -> {trips: state}): the loop head and its locations'
+    classes. A loop may have two back edges (a `continue`); each target is tried."""
+    # a back edge seen once (a jump back inside one trip, the code's own layout) is no loop
+    heads = {h: t for h, t in heads.items() if len(t) > 2}
+    plans, why = [], []
+    for head, seen in sorted(heads.items()):
+        try:
+            plans.append(_mine_head(claripy, head, seen, sew, elements, flags))
+        except LoopIncomplete as failed:
+            why.append(str(failed))
+    if not plans:
+        raise LoopIncomplete("; ".join(why) or "no loop over the elements was seen")
+    return plans
+
+
+def _mine_head(claripy, head, seen, sew, elements, flags) -> dict:
+    by_trip = {t - min(seen): state for t, state in seen.items()}   # back edges before the loop count too
+    trips = sorted(by_trip)
+    if trips != list(range(len(trips))) or len(trips) < 3:
+        raise LoopIncomplete(f"the loop at {head:#x} was seen after trips {trips}")
+    states = [by_trip[k] for k in trips]
+    n = len(elements)
+    for stride in (1, 2):
+        for direction in ("forward", "backward"):
+            if (len(trips) - 1) * stride > n:
+                continue
+            ghosts = []
+            for k in trips:
+                visited = range(stride * k) if direction == "forward" else range(n - stride * k, n)
+                ghosts.append(_fold(claripy, claripy.false(), claripy.BVV(0, sew),
+                                    [(flags[j], elements[j]) for j in visited]))
+            locations = _classify(claripy, states, ghosts, sew)
+            if any(kind in ("max", "first") for kind, _ in locations.values()):
+                bound = "lt" if all(stride * k < n for k in trips) else "le"
+                return {"head": head, "stride": stride, "direction": direction, "bound": bound,
+                        "locations": locations}
+    raise LoopIncomplete(f"no register of the loop at {head:#x} holds a running maximum the invariant "
+                         "templates describe")
+
+
+def _valid(claripy, state, claim) -> bool:
+    return not state.solver.satisfiable(extra_constraints=[claripy.Not(claim)])
+
+
+def _classify(claripy, states, ghosts, sew):
+    found = {}
+    for reg in GPRS:
+        values = [getattr(s.regs, reg) for s in states]
+        if all(not v.symbolic for v in values):
+            step = (values[1].concrete_value - values[0].concrete_value) % (1 << 64)
+            if all((v.concrete_value - values[0].concrete_value) % (1 << 64) == k * step % (1 << 64)
+                   for k, v in enumerate(values)):
+                found[reg] = ("affine", step)
+            continue
+        if all(v is values[0] or _valid(claripy, s, v == values[0]) for s, v in zip(states, values)):
+            found[reg] = ("affine", 0)
+            continue
+        found[reg] = _running(claripy, states, ghosts, values, sew)
+    return found
+
+
+def _running(claripy, states, ghosts, values, sew):
+    init = values[0]
+    init_low = init[sew - 1:0]
+    for kind in ("max", "first", "flag"):
+        for rep in (("full",) if kind == "flag" else ("sext", "zext", "low")):
+            def claim(state, value, a, x):
+                if kind == "flag":
+                    return value == _template(claripy, kind, a, x, init_low, init)
+                want = _template(claripy, kind, a, x, init_low, init)
+                if rep == "low" or sew == 64:
+                    return value[sew - 1:0] == want
+                return value == _extend(claripy, rep, want, sew)
+            if all(_valid(claripy, s, claim(s, v, a, x)) for s, v, (a, x) in zip(states, values, ghosts)):
+                return (kind, rep)
+    return ("havoc", None)
+
+
+def head_state(claripy, entry_state, plan: dict, sew: int, n, havoc_bytes):
+    """The state at the head after k trips, for symbolic k, A and X: the plan's templates over
+    the entry's values (`init`), everything else of the registers and the written stack fresh."""
+    state = entry_state.copy()
+    k = claripy.BVS("ghost_k", 64, explicit_name=True)
+    a = claripy.BVS("ghost_a", 1, explicit_name=True) == 1
+    x = claripy.BVS("ghost_x", sew, explicit_name=True)
+    stride = plan["stride"]
+    for reg, (kind, extra) in plan["locations"].items():
+        init = getattr(entry_state.regs, reg)
+        if kind == "affine":
+            value = init + k * extra
+        elif kind == "havoc":
+            value = claripy.BVS(f"havoc_{reg}", 64, explicit_name=True)
+        elif kind == "flag":
+            value = _template(claripy, kind, a, x, init[sew - 1:0], init)
+        else:
+            value = _extend(claripy, extra, _template(claripy, kind, a, x, init[sew - 1:0], init), sew,
+                            claripy.BVS(f"high_{reg}", 64 - sew, explicit_name=True) if sew < 64 else None)
+        setattr(state.regs, reg, value)
+    state.regs.cc_op = 0            # flags: a copy of a fresh value (every combination)
+    state.regs.cc_dep1 = claripy.BVS("havoc_flags", 64, explicit_name=True)
+    state.regs.cc_dep2 = 0
+    state.regs.cc_ndep = 0
+    for r in range(16):
+        setattr(state.regs, f"ymm{r}", claripy.BVS(f"havoc_ymm{r}", 256, explicit_name=True))
+    for address in sorted(havoc_bytes):
+        state.memory.store(address, claripy.BVS(f"havoc_m{address:x}", 8, explicit_name=True))
+    state.solver.add(bound(claripy, plan, k, n))
+    return state, k, a, x
+
+
+def bound(claripy, plan, k, n):
+    visited = k * plan["stride"]
+    # no wrap: k is at most n (the domain bounds n by 2^16)
+    small = claripy.ULE(k, n)
+    return claripy.And(small, claripy.ULT(visited, n) if plan["bound"] == "lt" else claripy.ULE(visited, n))
