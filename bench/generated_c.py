@@ -32,7 +32,7 @@ from tests.generated import c_programs  # noqa: E402
 VREDMAX = (sys.executable, "-c", "from vredmax.cli.main import entry; entry()")
 # What a program is checked with: enough to reach every legal VLEN at the concrete runs' smallest
 # and a large one, and the symbolic method to a bound the shared machine can afford for 60 programs.
-UNIT_ARGS = "--vlen 128,1024 --symbolic-vlmax 4 --random 10"
+UNIT_ARGS = "--vlen 128,1024 --symbolic-vlmax 4 --sew 8,64 --random 10"
 STEP_ARGS = "--vlen 128,1024 --symbolic-vlmax 2 --sew 32 --random 10"
 DEFAULT_FEEDBACK = "/work/scratch/c-unknown"
 

@@ -506,14 +506,13 @@ def screen(program: Program, folder: str, seed: int = 1, random_cases: int = 10)
     from vredmax.proofs.c.build import build
     from vredmax.spec.config import legal_configs
     built = build(write(program, folder), program.name, (), folder)
-    for elen in (64, 32) if program.level == "step" else (64,):
-        configs = sorted(legal_configs(elen, list(SCREEN_VLENS)), key=lambda c: (c.vlmax, c.vlen))
-        for which, count in ((concrete.PLAIN, random_cases), (concrete.SANITIZED, max(1, random_cases // 4))):
-            results = concrete.run_pass(built, which, configs, seed, count, 60.0, None, elen)
-            for r in results:
-                if r.error:
-                    return f"{r.cfg} ({which}): {r.error}"
-                if r.counterexample is not None:
-                    differing = ", ".join(sorted(r.counterexample.differing))
-                    return f"{r.cfg} ({which}): {differing}"
+    elens = (64, 32) if program.level == "step" else (64,)
+    configs = sorted((c for elen in elens for c in legal_configs(elen, list(SCREEN_VLENS))),
+                     key=lambda c: (c.vlmax, c.vlen, -c.elen))
+    for which, count in ((concrete.PLAIN, random_cases), (concrete.SANITIZED, max(1, random_cases // 4))):
+        for r in concrete.run_pass(built, which, configs, seed, count, 60.0):
+            if r.error:
+                return f"{r.cfg} ({which}): {r.error}"
+            if r.counterexample is not None:
+                return f"{r.cfg} ({which}): {', '.join(sorted(r.counterexample.differing))}"
     return None
