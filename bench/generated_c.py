@@ -7,9 +7,9 @@ says it is wrong). The first N kept are each written to a file and checked as a 
 `vredmax check-c FILE.c:FUNCTION --json` with the options printed, one at a time. Then:
 correct programs PROVED and over which bound ("every vl" or "VLMAX <= N"), wrong ones caught,
 wrong ones PROVED (must be 0), median and worst time, units against steps, and the
-UNKNOWN/ERROR verdicts by idiom. Every correct program not PROVED and every wrong one PROVED
-is copied, with one line of README, into --feedback (default /work/scratch/c-unknown when it
-exists).
+UNKNOWN/ERROR verdicts (and proofs only to a VLMAX bound) by idiom. Every correct program not
+PROVED for every vl and every wrong one PROVED is copied, with one line of README, into
+--feedback (default /work/scratch/c-unknown when it exists).
 """
 
 from __future__ import annotations
@@ -86,7 +86,8 @@ def feedback(folder: str, program, path: str, extra: str, report: dict) -> None:
         copy.write(source.read())
     detail = " ".join(str(report.get("detail", "")).split())[:300]
     line = (f"{os.path.basename(path)} | {program.name} | {program.level} | check-c {extra} | "
-            f"{'correct' if program.correct else 'WRONG (' + program.mutation + ')'} | {report['verdict']} | "
+            f"{'correct' if program.correct else 'WRONG (' + program.mutation + ')'} | {report['verdict']}"
+            f"{' (' + bound_of(report) + ')' if report['verdict'] == 'PROVED' else ''} | "
             f"{detail} | {program.idiom_text()}\n")
     with open(os.path.join(folder, "README"), "a") as readme:
         readme.write(line)
@@ -124,7 +125,7 @@ def run(args) -> None:
         rows.append(row)
         print(f"{program.name:40} {program.level} {'correct' if program.correct else 'wrong  '} "
               f"{row['verdict']:14} {row['seconds']:6.1f} s  {row['bound']}", flush=True)
-        bad = (program.correct and row["verdict"] != "PROVED") or (not program.correct and row["verdict"] == "PROVED")
+        bad = (program.correct and row["bound"] != "every vl") or (not program.correct and row["verdict"] == "PROVED")
         if bad and args.feedback:
             feedback(args.feedback, program, path, extra, report)
     summary(rows, generator_bugs)
@@ -164,20 +165,25 @@ def summary(rows, generator_bugs) -> None:
         mcaught = [r for r in mw if r["verdict"] == "COUNTEREXAMPLE"]
         t = [r["seconds"] for r in mine]
         tc = [r["seconds"] for r in mc] or [0]
-        print(f"  {level}s: {len(mine)} programs; correct PROVED {len(mp)}/{len(mc)}, wrong caught "
+        me = [r for r in mp if r["bound"] == "every vl"]
+        print(f"  {level}s: {len(mine)} programs; correct PROVED {len(mp)}/{len(mc)} (every vl {len(me)}), wrong caught "
               f"{len(mcaught)}/{len(mw)}; time median {statistics.median(t):.1f} s, worst {max(t):.1f} s "
               f"(correct ones: median {statistics.median(tc):.1f} s, worst {max(tc):.1f} s)")
     open_rows = [r for r in rows if r["verdict"] in ("UNKNOWN", "ERROR")]
-    print(f"UNKNOWN/ERROR by idiom ({len(open_rows)} programs; an idiom counted once per program):")
-    if not open_rows:
+    bounded = [r for r in proved if r["bound"] != "every vl"]
+    print(f"UNKNOWN/ERROR by idiom ({len(open_rows)} programs; an idiom counted once per program; BOUNDED: "
+          f"correct ones PROVED only to a VLMAX bound, {len(bounded)}):")
+    if not open_rows and not bounded:
         print("  none")
         return
     totals = Counter(i for r in rows for i in r["program"].idioms)
-    counts = Counter((i, r["verdict"]) for r in open_rows for i in r["program"].idioms)
-    idioms = sorted({i for i, _ in counts}, key=lambda i: -(counts[(i, "UNKNOWN")] + counts[(i, "ERROR")]))
-    print(f"  {'idiom':40} {'UNKNOWN':>8} {'ERROR':>6} {'of':>4}")
+    counts = Counter((i, r["verdict"] if r["verdict"] != "PROVED" else "BOUNDED")
+                     for r in open_rows + bounded for i in r["program"].idioms)
+    idioms = sorted({i for i, _ in counts}, key=lambda i: (-(counts[(i, "UNKNOWN")] + counts[(i, "ERROR")]),
+                                                           -counts[(i, "BOUNDED")], i))
+    print(f"  {'idiom':40} {'UNKNOWN':>8} {'ERROR':>6} {'BOUNDED':>8} {'of':>4}")
     for idiom in idioms:
         print(f"  {idiom[0] + '=' + str(idiom[1]):40} {counts[(idiom, 'UNKNOWN')]:8} {counts[(idiom, 'ERROR')]:6} "
-              f"{totals[idiom]:4}")
+              f"{counts[(idiom, 'BOUNDED')]:8} {totals[idiom]:4}")
     for r in open_rows:
         print(f"  {r['program'].name}: {r['verdict']}: {' '.join(r['detail'].split())[:200]}")

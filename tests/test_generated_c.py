@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import shutil
 import subprocess
 import sys
@@ -53,9 +54,9 @@ def test_a_seed_reproduces_its_programs():
 def test_every_idiom_and_mutation_compiles(tmp_path):
     """One file holding many programs: each unit idiom and each mutation at least once."""
     programs = c_programs.generate(0, 40)
-    programs += [c_programs.unit_program(f"u_{m}", c_programs.draw_unit(__import__("random").Random(k)), m)
+    programs += [c_programs.unit_program(f"u_{m}", c_programs.draw_unit(random.Random(k)), m)
                  for k, m in enumerate(c_programs.UNIT_MUTATIONS)]
-    programs += [c_programs.step_program(f"s_{m}", c_programs.draw_step(__import__("random").Random(k)), m)
+    programs += [c_programs.step_program(f"s_{m}", c_programs.draw_step(random.Random(k)), m)
                  for k, m in enumerate(c_programs.STEP_MUTATIONS)]
     seen = {value for p in programs for _, value in p.idioms}
     assert set(c_programs.ACCESS) | set(c_programs.ELEMENTS) | set(c_programs.ACTIVE) <= seen
