@@ -1,7 +1,7 @@
 """A unit's loop over the elements for every n, by induction: the angr side (angr_run.py's job
 `unit_loop`; run by angr's interpreter, imports nothing of vredmax).
 
-1. Mining (a guess, checked later): the unit run with n = MINE_N on symbolic elements and flags,
+1. Mining (a guess, checked later): the unit run with n = MINE_N (6) on symbolic elements and flags,
    its states merged per (trips, address); the loop head is the one target of back edges, and
    each general register's value at the head after k trips is classified: affine in k (an
    index, a pointer, a count), or a running value over the elements visited so far
@@ -26,8 +26,35 @@ from __future__ import annotations
 import itertools
 
 ELEMENTS, ACTIVE, END = 0x10000000, 0x20000000, 0x30000000
-MINE_N = 4
+MINE_N = 6       # three trips of a loop taking two elements a trip
 GPRS = ("rax", "rbx", "rcx", "rdx", "rsi", "rdi", "rbp", "r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15")
+FRAME_SLOTS = 32      # the 8-byte stack slots above the stack pointer at the head that are locations too
+
+
+def locations(state) -> list[str]:
+    """The general registers, and the stack slots `sp0`, `sp8`, ... of the frame (a value the
+    compiler keeps in memory, as at -O0 or under register pressure)."""
+    frame = state.globals["entry_sp"] - state.solver.eval(state.regs.rsp)    # the return address and below
+    return list(GPRS) + [f"sp{8 * k}" for k in range(min(frame // 8, FRAME_SLOTS))]
+
+
+def value_of(state, location: str):
+    if location.startswith("sp"):
+        return state.memory.load(state.regs.rsp + int(location[2:]), 8, endness="Iend_LE")
+    return getattr(state.regs, location)
+
+
+def set_value(state, location: str, value) -> None:
+    if location.startswith("sp"):
+        state.memory.store(state.regs.rsp + int(location[2:]), value, endness="Iend_LE")
+    else:
+        setattr(state.regs, location, value)
+
+
+def slot_bytes(state, plan) -> set:
+    """The addresses of the stack slots the plan sets (no havoc needed there)."""
+    sp = state.solver.eval(state.regs.rsp)
+    return {sp + int(loc[2:]) + b for loc in plan["locations"] if loc.startswith("sp") for b in range(8)}
 _names = itertools.count()
 
 
@@ -167,8 +194,8 @@ def _valid(claripy, state, claim) -> bool:
 
 def _classify(claripy, states, ghosts, sew):
     found = {}
-    for reg in GPRS:
-        values = [getattr(s.regs, reg) for s in states]
+    for reg in locations(states[0]):
+        values = [value_of(s, reg) for s in states]
         if all(not v.symbolic for v in values):
             step = (values[1].concrete_value - values[0].concrete_value) % (1 << 64)
             if all((v.concrete_value - values[0].concrete_value) % (1 << 64) == k * step % (1 << 64)
@@ -208,24 +235,24 @@ def head_state(claripy, entry_state, plan: dict, sew: int, n, havoc_bytes):
     x = claripy.BVS("ghost_x", sew, explicit_name=True)
     stride = plan["stride"]
     for reg, (kind, extra) in plan["locations"].items():
-        init = getattr(entry_state.regs, reg)
+        init = value_of(entry_state, reg)
         if kind == "affine":
             value = init + k * extra
         elif kind == "havoc":
-            value = claripy.BVS(f"havoc_{reg}", 64, explicit_name=True)
+            value = claripy.BVS(f"havoc_{reg}", 64, explicit_name=True)   # a fresh value each
         elif kind == "flag":
             value = _template(claripy, kind, a, x, init[sew - 1:0], init)
         else:
             value = _extend(claripy, extra, _template(claripy, kind, a, x, init[sew - 1:0], init), sew,
                             claripy.BVS(f"high_{reg}", 64 - sew, explicit_name=True) if sew < 64 else None)
-        setattr(state.regs, reg, value)
+        set_value(state, reg, value)
     state.regs.cc_op = 0            # flags: a copy of a fresh value (every combination)
     state.regs.cc_dep1 = claripy.BVS("havoc_flags", 64, explicit_name=True)
     state.regs.cc_dep2 = 0
     state.regs.cc_ndep = 0
     for r in range(16):
         setattr(state.regs, f"ymm{r}", claripy.BVS(f"havoc_ymm{r}", 256, explicit_name=True))
-    for address in sorted(havoc_bytes):
+    for address in sorted(set(havoc_bytes) - slot_bytes(state, plan)):
         state.memory.store(address, claripy.BVS(f"havoc_m{address:x}", 8, explicit_name=True))
     state.solver.add(bound(claripy, plan, k, n))
     return state, k, a, x

@@ -85,13 +85,20 @@ def explore(project, start, deadline: float, limit_states: int, loop: dict | Non
                 active += same[1:]
         if loop is not None and "seen" in loop:
             loop["seen"].setdefault(state.addr, {}).setdefault(_key(state)[0], []).append(state)
-        successors = state.step(extra_stop_points=loop.get("heads")) if loop else state.step()
+        try:
+            successors = state.step(extra_stop_points=loop.get("heads")) if loop else state.step()
+        except Exception as error:
+            # with lazy solving an infeasible path goes on until a symbolic address has no value
+            # left: dropped (the coverage proof checks the paths kept cover the domain)
+            if not state.satisfiable():
+                continue
+            raise Incomplete(f"{_source_line(project, state.addr)}: angr: {type(error).__name__}: {error}") from None
         steps += 1
         if successors.unconstrained_successors:
-            raise Incomplete(f"a jump to an address that depends on the inputs at {state.addr:#x}")
+            raise Incomplete(f"a jump to an address that depends on the inputs at {_source_line(project, state.addr)}")
         errored = getattr(successors, "errored", None)
         if errored:
-            raise Incomplete(f"angr failed at {state.addr:#x}: {errored[0].error}")
+            raise Incomplete(f"angr failed at {_source_line(project, state.addr)}: {errored[0].error}")
         for succ in successors.flat_successors:
             if succ.addr == end:
                 finished.append(succ)
@@ -113,6 +120,32 @@ def explore(project, start, deadline: float, limit_states: int, loop: dict | Non
     if not finished:
         raise Incomplete("no path returns")
     return finished, steps
+
+
+def _source_line(project, address: int) -> str:
+    """`file.c:LINE (0x...)` from the library's debug information when it has it, else the address."""
+    try:
+        from elftools.dwarf.lineprogram import LineProgram  # noqa: F401  (pyelftools ships with angr)
+        from elftools.elf.elffile import ELFFile
+        with open(project.loader.main_object.binary, "rb") as handle:
+            dwarf = ELFFile(handle).get_dwarf_info()
+            offset = address - project.loader.main_object.mapped_base
+            best = None
+            for unit in dwarf.iter_CUs():
+                program = dwarf.line_program_for_CU(unit)
+                previous = None
+                for entry in program.get_entries():
+                    state = entry.state
+                    if state is None:
+                        continue
+                    if previous is not None and previous.address <= offset < state.address:
+                        best = (program["file_entry"][previous.file - 1].name.decode(), previous.line)
+                    previous = None if state.end_sequence else state
+            if best:
+                return f"{best[0]}:{best[1]} ({address:#x})"
+    except Exception:   # no debug information: the address alone
+        pass
+    return f"{address:#x}"
 
 
 def _options(angr, lazy: bool):
@@ -280,11 +313,9 @@ def run(job: dict) -> dict:
 
 def run_unit_loop(job: dict) -> dict:
     """A unit's loop for every n (angr_loop.py): the mined plan, and the terms of the entry run
-    and of one trip, for symbolic.prove_unit_loop to prove."""
+    and of one trip, for unit_loop.prove_unit_loop to prove."""
     import angr
     import claripy
-    import z3
-    from angr.storage.memory_mixins import DefaultMemory
 
     import angr_loop
 
@@ -303,6 +334,7 @@ def run_unit_loop(job: dict) -> dict:
                                            add_options=add, remove_options=remove)
         elements = [claripy.BVS(f"m_e{i}", sew, explicit_name=True) for i in range(n0)]
         flags = [claripy.BVS(f"m_a{i}", 8, explicit_name=True) for i in range(n0)]
+        state.globals["entry_sp"] = state.solver.eval(state.regs.rsp)
         for i in range(n0):
             state.memory.store(UNIT_ELEMENTS + i * sew // 8, elements[i], endness="Iend_LE")
             state.memory.store(UNIT_ACTIVE + i, flags[i])
@@ -350,9 +382,10 @@ def _unit_loop_proof(job, project, entry, add, remove, plan, seed, start_time, d
     state = project.factory.call_state(entry, sew, seed, UNIT_ELEMENTS, UNIT_ACTIVE, n,
                                        add_options=add, remove_options=remove)
     state.memory.__class__ = memory_class
+    state.globals["entry_sp"] = state.solver.eval(state.regs.rsp)
     state.solver.add(claripy.Or(*[n == v for v in job["vlmaxes"]]))
     _address_strategies(state)
-    loop = {"stop_at": head, "stopped": [], "heads": {head}}
+    loop = {"stop_at": head, "stopped": [], "heads": {head}, "max_back": 4, "too_long": angr_loop.LoopIncomplete}
     entry_returns, steps = explore(project, state, deadline, job.get("limit_states", 64), loop)
     if not loop["stopped"]:
         raise angr_loop.LoopIncomplete(f"no path of n symbolic reaches the loop head {head:#x}")
@@ -375,9 +408,10 @@ def _unit_loop_proof(job, project, entry, add, remove, plan, seed, start_time, d
         if outside:
             raise angr_loop.LoopIncomplete(f"the loop stores at {min(outside):#x} (memory other than the "
                                            "stack: a buffer the invariant does not describe)")
-        if set(stores) <= havoc:
+        written = set(stores) - angr_loop.slot_bytes(trip, plan)
+        if written <= havoc:
             break
-        havoc |= set(stores)
+        havoc |= written
     else:
         raise angr_loop.LoopIncomplete("the trip's stack writes did not settle")
 
@@ -395,14 +429,14 @@ def _unit_loop_proof(job, project, entry, add, remove, plan, seed, start_time, d
 
     kept = [r for r, (kind, _) in plan["locations"].items() if kind != "havoc"]
     for reg in kept:
-        out(f"init_{reg}", getattr(at_head.regs, reg))
+        out(f"init_{reg}", angr_loop.value_of(at_head, reg))
     out("path_h0", condition(at_head))
     for i, final in enumerate(entry_returns):
         out(f"ret_e{i}", final.regs.rax)
         out(f"path_e{i}", condition(final))
     for i, final in enumerate(loop["stopped"]):
         for reg in kept:
-            out(f"{reg}_t{i}", getattr(final.regs, reg))
+            out(f"{reg}_t{i}", angr_loop.value_of(final, reg))
         out(f"path_t{i}", condition(final))
     for i, final in enumerate(trip_returns):
         out(f"ret_r{i}", final.regs.rax)

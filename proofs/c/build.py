@@ -123,7 +123,8 @@ def build(path: str, function: str | None, cflags: tuple[str, ...], workdir: str
                 missing.append(name)
             continue
         plain, sanitized = os.path.join(workdir, "plain.so"), os.path.join(workdir, "sanitized.so")
-        for output, extra in ((plain, ()), (sanitized, SANITIZE)):
+        # -g: the lines an UNKNOWN names (debug information does not change the code made)
+        for output, extra in ((plain, ("-g",)), (sanitized, SANITIZE)):
             # hidden: FUNCTION binds inside the library (a `step` must not resolve to libc's)
             done = _run(cc, [*common, *extra, "-fPIC", "-shared", "-fvisibility=hidden", "-o", output, wrapper],
                         workdir)

@@ -164,8 +164,9 @@ def prove_unit_loop(python: str, library: str, sew: int, vlmaxes, timeout_s: flo
     engine_s = time.perf_counter() - start
     total = 0.0
     plan = result["plan"]
+    kept = sum(kind != "havoc" for kind, _ in plan["locations"].values())
     where = (f"the loop at {plan['head']:#x} ({plan['direction']}, {plan['stride']} element(s) a trip; "
-             f"{sum(v[0] != 'havoc' for v in plan['locations'].values())} registers in the invariant)")
+             f"{kept} registers and stack slots in the invariant)")
     for what, assumptions, goal in obligations(result, sew, vlmaxes):
         answer = prove(assumptions, goal, int(timeout_s * 1000), solver)
         total += answer.seconds

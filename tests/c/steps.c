@@ -244,3 +244,57 @@ int bug_no_elen(vredmax_state *s, uint32_t insn)
     s->vs = 3;
     return VREDMAX_RETIRED;
 }
+
+/* correct: each element read with a run-time element size, from an address computed from the
+ * register numbers of the instruction word (no per-SEW code at all) */
+int s_runtime_size(vredmax_state *s, uint32_t insn)
+{
+    unsigned sew;
+    int outcome = legality(s, insn, &sew, 1);
+    if (outcome >= 0)
+        return outcome;
+    if (s->vl == 0)
+        return VREDMAX_RETIRED;
+    size_t vlenb = s->vlen / 8, bytes = sew / 8;
+    unsigned vs1 = VREDMAX_VS1(insn), vs2 = VREDMAX_VS2(insn), vd = VREDMAX_VD(insn);
+    int64_t acc = 0, x;
+    memcpy(&acc, s->vregs + vs1 * vlenb, bytes);
+    acc = (int64_t)((uint64_t)acc << (64 - sew)) >> (64 - sew);
+    for (uint64_t i = 0; i < s->vl; i++) {
+        x = 0;
+        memcpy(&x, s->vregs + vs2 * vlenb + i * bytes, bytes);
+        x = (int64_t)((uint64_t)x << (64 - sew)) >> (64 - sew);
+        if ((VREDMAX_VM(insn) || (s->vregs[i / 8] >> (i % 8) & 1)) && x > acc)
+            acc = x;
+    }
+    memcpy(s->vregs + vd * vlenb, &acc, bytes);
+    s->vs = 3;
+    return VREDMAX_RETIRED;
+}
+
+/* bug: the run-time-size step with the element size taken as SEW/8 of the seed register's
+ * width... of 8 bytes always: the elements are read 64 bits apart */
+int bug_runtime_stride(vredmax_state *s, uint32_t insn)
+{
+    unsigned sew;
+    int outcome = legality(s, insn, &sew, 1);
+    if (outcome >= 0)
+        return outcome;
+    if (s->vl == 0)
+        return VREDMAX_RETIRED;
+    size_t vlenb = s->vlen / 8, bytes = sew / 8;
+    unsigned vs1 = VREDMAX_VS1(insn), vs2 = VREDMAX_VS2(insn), vd = VREDMAX_VD(insn);
+    int64_t acc = 0, x;
+    memcpy(&acc, s->vregs + vs1 * vlenb, bytes);
+    acc = (int64_t)((uint64_t)acc << (64 - sew)) >> (64 - sew);
+    for (uint64_t i = 0; i < s->vl; i++) {
+        x = 0;
+        memcpy(&x, s->vregs + vs2 * vlenb + i * 8 % vlenb, bytes);
+        x = (int64_t)((uint64_t)x << (64 - sew)) >> (64 - sew);
+        if ((VREDMAX_VM(insn) || (s->vregs[i / 8] >> (i % 8) & 1)) && x > acc)
+            acc = x;
+    }
+    memcpy(s->vregs + vd * vlenb, &acc, bytes);
+    s->vs = 3;
+    return VREDMAX_RETIRED;
+}

@@ -1,6 +1,7 @@
 /* Reduction units for tests/test_check_c.py, written as emulator helpers are: macros over
  * the element type, a switch per SEW, pointer arithmetic and memcpy. u_* are correct;
  * bug_* each have one planted bug, named in their comment. */
+#include <stdlib.h>
 #include <string.h>
 #include "vredmax_check.h"
 
@@ -168,5 +169,38 @@ uint64_t bug_branchless_unsigned(unsigned sew, uint64_t seed, const void *elemen
         int64_t x = element(elements, i, sew);
         acc ^= (acc ^ x) & -(int64_t)(((uint64_t)x > (uint64_t)acc) & (active[i] != 0));
     }
+    return (uint64_t)acc;
+}
+
+/* correct: the active elements first copied into a malloc'ed buffer at a running index, then
+ * reduced (emulators that gather before they reduce) */
+uint64_t u_compact(unsigned sew, uint64_t seed, const void *elements, const uint8_t *active, size_t n)
+{
+    int64_t *buf = malloc(n * sizeof *buf);
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++)
+        if (active[i])
+            buf[m++] = element(elements, i, sew);
+    int64_t acc = sext(seed, sew);
+    for (size_t j = 0; j < m; j++)
+        if (buf[j] > acc)
+            acc = buf[j];
+    free(buf);
+    return (uint64_t)acc;
+}
+
+/* bug: the gathered buffer reduced one short (the last active element is left out) */
+uint64_t bug_compact_short(unsigned sew, uint64_t seed, const void *elements, const uint8_t *active, size_t n)
+{
+    int64_t *buf = malloc(n * sizeof *buf);
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++)
+        if (active[i])
+            buf[m++] = element(elements, i, sew);
+    int64_t acc = sext(seed, sew);
+    for (size_t j = 0; j + 1 < m; j++)
+        if (buf[j] > acc)
+            acc = buf[j];
+    free(buf);
     return (uint64_t)acc;
 }
