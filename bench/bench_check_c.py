@@ -11,6 +11,11 @@ outputs as SMT-LIB) against the solver's queries (coverage and one query per pat
 totals per configuration and per SEW. No concrete runs. Default target tests/c/steps.c:s_plain. A unit's target: its proof for every VLMAX per SEW
 (the time split between angr and the solver is in each line).
 It prints figures and asserts nothing; the machine is shared, so they vary from run to run.
+
+    .venv/bin/python bench/bench_check_c.py --generated 60 --seed S
+
+checks 60 generated C programs (correct ones and mutants) with `vredmax check-c` instead:
+see bench/generated_c.py.
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
+from bench import generated_c  # noqa: E402
 from vredmax.proofs.c import symbolic  # noqa: E402
 from vredmax.proofs.c.build import build  # noqa: E402
 from vredmax.proofs.c.check import STEP_VLEN, STEP_WORDS  # noqa: E402
@@ -60,7 +66,11 @@ def main() -> None:
     parser.add_argument("--vlmax", type=int, default=4)
     parser.add_argument("--sew", default="8,16,32,64")
     parser.add_argument("--timeout", type=float, default=600)
+    generated_c.add_options(parser)
     args = parser.parse_args()
+    if args.generated:
+        generated_c.run(args)
+        return
     path, function = args.target.rsplit(":", 1)
     sews = tuple(int(s) for s in args.sew.split(","))
     python = symbolic.engine_python()
