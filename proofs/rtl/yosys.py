@@ -222,16 +222,11 @@ def _named_wires(text: str, inputs: dict, state: dict) -> dict[str, z3.ExprRef]:
                 lines.append(f"(declare-const vredmax_wire{k} {sort})(assert (= vredmax_wire{k} vredmax_let{k}))")
         if not wanted:
             return {}
-        named = {}
-        for assertion in z3.parse_smt2_string("\n".join(lines)):
-            term = assertion.arg(1)
-            pairs = []
-            for const_name, fields in (("inputs", inputs), ("state", state)):
-                const = _find_const(term, const_name)
-                if const is not None:
-                    pairs.append((const, const.sort().constructor(0)(*fields.values())))
-            named[wanted[assertion.arg(0).decl().name()]] = z3.simplify(z3.substitute(term, *pairs) if pairs else term)
-        return named
+        lines.append("(assert (= inputs inputs))(assert (= state state))")
+        *assertions, inputs_eq, state_eq = z3.parse_smt2_string("\n".join(lines))
+        pairs = [(const, const.sort().constructor(0)(*fields.values()))
+                 for const, fields in ((inputs_eq.arg(0), inputs), (state_eq.arg(0), state))]
+        return {wanted[a.arg(0).decl().name()]: z3.simplify(z3.substitute(a.arg(1), *pairs)) for a in assertions}
     except (z3.Z3Exception, StopIteration, ValueError, IndexError, KeyError):
         return {}
 
