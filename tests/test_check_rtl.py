@@ -20,7 +20,7 @@ from vredmax.schema import load_schema  # noqa: E402
 
 TREE, CHUNKED = "examples/rtl/tree_reduce.v", "examples/rtl/chunked_reduce.v"
 BUGGY_COMBINATIONAL = ["comb_pad_zero", "comb_unsigned", "comb_inverted_mask", "comb_odd_lane_dropped",
-                       "comb_seed_ignored", "comb_undriven_bug", "comb_x_result_bug"]
+                       "comb_seed_ignored", "comb_undriven_bug", "comb_x_result_bug", "comb_rare_node_bug"]
 BUGGY_MULTI_CYCLE = ["seq_acc_not_seeded", "seq_stale_after_rst", "seq_counter_overflow", "seq_done_early",
                      "seq_counter_wrap"]
 
@@ -172,6 +172,26 @@ def test_valid_bit_tree_by_guarded_cut_points(capsys):
     assert code == 0, data["detail"]
     cut = next(m for m in data["results"][0]["methods"] if m["method"] == "cut points")
     assert cut["verdict"] == "PROVED" and "with a valid bit" in cut["detail"]
+
+
+def test_cut_point_message_names_the_design_net(capsys):
+    # the bug sits in the named wire `right`, on one input in 65536: simulation misses it, the
+    # node query of `right` fails, and the message names the net (the monolithic query refutes)
+    code, data = run_json(capsys, "check-rtl", "tests/rtl/comb_rare_node_bug.v", "--top", "comb_rare_node_bug",
+                          "--sew", "8")
+    assert code == 1 and data["verdict"] == "COUNTEREXAMPLE"
+    methods = {m["method"]: m for m in data["results"][0]["methods"]}
+    assert methods["simulation"]["verdict"] == "PROVED"
+    assert methods["cut points"]["verdict"] == "UNKNOWN"
+    assert methods["cut points"]["detail"].startswith(
+        "the net right (probing found it to hold the maximum of lanes 2-3) is not proved")
+
+
+def test_named_wires_are_the_terms_of_the_logic():
+    d = design(TREE, "tree_reduce", 8)
+    names = {term.get_id(): name for name, term in d.wires.items()}
+    named = [names[n.get_id()] for n in sew_nets(d.outputs["result"], 8) if n.get_id() in names]
+    assert "inner_1_.join2.a" in named and "inner_7_.join2.b" in named
 
 
 # Buggy units: each caught, the counterexample replays ----------------------------------------------------

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 import z3
 
-from vredmax.proofs.rtl.combinational import CombUnit, denotations, node_queries, sew_nets, _shape
+from vredmax.proofs.rtl.combinational import CombUnit, denotations, net_names, node_queries, sew_nets, _shape
 from vredmax.proofs.rtl.ports import Interface
 from vredmax.proofs.rtl.yosys import Design
 from vredmax.proofs.engine.verdict import Verdict, prove
@@ -40,6 +40,7 @@ class ChunkView(CombUnit):
         self.seed = z3.BitVec("vredmax_no_seed", self.sew)      # nothing reads it: no net holds the seed
         self.result = None
         self.extra = {}
+        self.names = net_names(design)
         # any mask: the protocol's restriction of the mask (--active) holds only in the cycles a
         # chunk is fed, and the replaced net may be read in the others too
         self.active_mode = "mask"

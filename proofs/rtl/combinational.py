@@ -81,6 +81,7 @@ class CombUnit:
                       if name not in (iface.names["seed"], iface.names["elements"], iface.names["active"])}
         self.program = Program({"result": self.result})
         self.active_mode = iface.active_mode
+        self.names = net_names(design)
 
     def allowed(self, active) -> bool:
         """Is this mask one the checks consider (--active)?"""
@@ -189,6 +190,24 @@ def counterexample(unit: CombUnit, seed: int, elements, active, extra=None, note
 
 
 # Step 2: cut points --------------------------------------------------------------------------
+
+def net_names(design: Design) -> dict:
+    """{term id: name} of the design's named nets, the shortest name of each: a net of the
+    logic is named only when its term is the wire's own (the same term, so the same value)."""
+    names = {}
+    for name, term in sorted(design.wires.items(), key=lambda item: (len(item[0]), item[0])):
+        names.setdefault(term.get_id(), name)
+    return names
+
+
+def probed_net(unit, term, members, what: str = "net") -> str:
+    """The subject of a cut-point message: the net by its name in the design when a named
+    wire is it, else by what probing found it to hold."""
+    name = unit.names.get(term.get_id())
+    if name:
+        return f"the {what} {name} (probing found it to hold the maximum of {describe_set(members)})"
+    return f"the {what} that probing found to hold the maximum of {describe_set(members)}"
+
 
 def sew_nets(term, sew: int) -> list:
     """Every distinct SEW-bit subterm of the design's logic that is not a numeral or an input."""
@@ -366,9 +385,8 @@ def node_queries(unit: CombUnit, nets: list, flags: list, found: Denotations):
         value_deps = sorted(d for d in deps if d in values)
         covered = set().union(*[sets[d] for d in value_deps]) if value_deps else set()
         if not covered <= sets[key]:
-            return None, (f"the {by_id[key].size()}-bit net that probing found to hold the maximum of "
-                          f"{describe_set(sets[key])} reads nets holding {describe_set(covered)}: the sets do "
-                          "not compose")
+            net = probed_net(unit, by_id[key], sets[key], f"{by_id[key].size()}-bit net")
+            return None, f"{net} reads nets holding {describe_set(covered)}: the sets do not compose"
         parts = [(valids[found.guarded[d][1]] if d in found.guarded else z3.BoolVal(True), values[d])
                  for d in value_deps]
         for lane in sorted(sets[key] - covered):
@@ -415,6 +433,7 @@ def cut_point_proof(unit: CombUnit, timeout_ms: int) -> MethodResult:
     if queries is None:
         return MethodResult("cut points", Verdict.UNKNOWN, time.perf_counter() - start, why)
     proved_shapes: set = set()
+    by_id = {n.get_id(): n for n in nets}
     sets = {**found.padded, **{key: lanes for key, (lanes, _) in found.guarded.items()}}
     for key, goal in queries:
         shape = _shape(goal)
@@ -424,8 +443,8 @@ def cut_point_proof(unit: CombUnit, timeout_ms: int) -> MethodResult:
         if answer.verdict != Verdict.PROVED:
             kind = "with its valid bit " if key in found.guarded else ""
             return MethodResult("cut points", Verdict.UNKNOWN, time.perf_counter() - start,
-                                f"the net that probing found to hold the maximum of {describe_set(sets[key])} "
-                                f"{kind}is not proved to hold it for every input ({answer.verdict.value}"
+                                f"{probed_net(unit, by_id[key], sets[key])} {kind}is not proved to hold it for every "
+                                f"input ({answer.verdict.value}"
                                 f"{': ' + answer.detail if answer.detail else ''})")
         proved_shapes.add(shape)
     return MethodResult("cut points", Verdict.PROVED, time.perf_counter() - start,

@@ -234,10 +234,11 @@ class _Builder:
             outputs[name] = z3.simplify(rewrite(term))
             ports[name] = ("output", term.size())
         next_state = {name: rewrite(t) for name, t in d.next_state.items()}
+        wires = {name: rewrite(t) for name, t in d.wires.items()}       # rewritten as the outputs: still `eq`
         # 'x values and undriven nets the pinned logic no longer reads go; ports stay (free)
         read = _variables(list(outputs.values()) + list(next_state.values()))
         inputs = {name: var for name, var in inputs.items() if name in ports or var.get_id() in read}
-        return Design(d.top, d.params, ports, inputs, dict(d.state), outputs, next_state)
+        return Design(d.top, d.params, ports, inputs, dict(d.state), outputs, next_state, wires)
 
 
 def _variables(terms) -> set:

@@ -101,6 +101,7 @@ class Design:
     state: dict[str, z3.BitVecRef]             # register -> variable (its current value)
     outputs: dict[str, z3.ExprRef]             # output port -> term
     next_state: dict[str, z3.ExprRef] = field(default_factory=dict)   # register -> term
+    wires: dict[str, z3.ExprRef] = field(default_factory=dict)        # named net -> term (for messages)
 
     @property
     def undriven(self) -> list[str]:
@@ -181,10 +182,73 @@ def load_smt2(text: str, top: str, params: dict[str, int], ports) -> Design:
                z3.simplify(out_sort.accessor(0, j)(first(body))) for j in range(out_sort.constructor(0).arity())}
     next_state = {_field_name(next_sort.accessor(0, j).name(), f"{DUT}_State_"):
                   z3.simplify(next_sort.accessor(0, j)(second(body))) for j in range(next_sort.constructor(0).arity())}
+    wires = _named_wires(text, inputs, state)
     for name in ports:
         if ports[name][0] == "input" and name not in inputs:   # an input no logic reads
             inputs[name] = z3.BitVec(f"in_{name}", ports[name][1])
-    return Design(top, params, ports, inputs, state, outputs, next_state)
+    return Design(top, params, ports, inputs, state, outputs, next_state, wires)
+
+
+_TOKEN = re.compile(r"\|[^|]*\||;[^\n]*|[()]|[^\s()|;]+")
+_GENERATED = re.compile(r"n\d+")        # the backend's names for nodes without a wire
+
+
+def _named_wires(text: str, inputs: dict, state: dict) -> dict[str, z3.ExprRef]:
+    """The design's named nets as terms over the same variables as the outputs (simplified
+    the same way, so a net of the outputs is `eq` to the term of the wire it is). The
+    functional backend names its let bindings after the wires; Z3 drops those names when it
+    parses, so each binding is read again here as a definition of its own. Only for messages:
+    {} when the text is not the shape expected."""
+    try:
+        forms = _sexprs(text)
+        body = next(f[4] for f in forms if isinstance(f, list) and f[:2] == ["define-fun", DUT])
+        bindings = []                       # (name, expression, sort text)
+        while isinstance(body, list) and body and body[0] == "let":
+            (name, expression), = body[1]
+            comment = next((t for t in body[2:-1] if isinstance(t, str) and t.startswith(";")), None)
+            bindings.append((name, expression, comment[1:].strip() if comment else None))
+            body = body[-1]
+        header = text[:text.index("(define-fun")]
+        lines = [header, f"(declare-const inputs {DUT}_Inputs)", f"(declare-const state {DUT}_State)"]
+        renamed, wanted = {}, {}
+        for k, (name, expression, sort) in enumerate(bindings):
+            if sort is None:
+                return {}
+            renamed[name] = f"vredmax_let{k}"
+            lines.append(f"(define-fun vredmax_let{k} () {sort} {_text(expression, renamed)})")
+            shown = name.strip("|")
+            if "$" not in shown and not _GENERATED.fullmatch(shown):
+                wanted[f"vredmax_wire{k}"] = shown
+                lines.append(f"(declare-const vredmax_wire{k} {sort})(assert (= vredmax_wire{k} vredmax_let{k}))")
+        if not wanted:
+            return {}
+        lines.append("(assert (= inputs inputs))(assert (= state state))")
+        *assertions, inputs_eq, state_eq = z3.parse_smt2_string("\n".join(lines))
+        pairs = [(const, const.sort().constructor(0)(*fields.values()))
+                 for const, fields in ((inputs_eq.arg(0), inputs), (state_eq.arg(0), state))]
+        return {wanted[a.arg(0).decl().name()]: z3.simplify(z3.substitute(a.arg(1), *pairs)) for a in assertions}
+    except (z3.Z3Exception, StopIteration, ValueError, IndexError, KeyError):
+        return {}
+
+
+def _sexprs(text: str) -> list:
+    """The text's s-expressions as nested lists of tokens (comments kept as tokens)."""
+    stack = [[]]
+    for token in _TOKEN.findall(text):
+        if token == "(":
+            stack.append([])
+        elif token == ")":
+            done = stack.pop()
+            stack[-1].append(done)
+        else:
+            stack[-1].append(token)
+    return stack[0]
+
+
+def _text(form, renamed: dict) -> str:
+    if isinstance(form, str):
+        return renamed.get(form, form)
+    return "(" + " ".join(_text(f, renamed) for f in form if not (isinstance(f, str) and f.startswith(";"))) + ")"
 
 
 def _fields(sort, prefix: str, tag: str) -> dict[str, z3.BitVecRef]:
