@@ -79,7 +79,7 @@ from __future__ import annotations
 import sys
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
-from typing import Literal
+from typing import Any, Callable, Literal, Sequence
 
 from vredmax.spec.bv import Concrete
 from vredmax.spec.config import (LMUL_BY_CODE, SEWS, VTYPE_VILL_BIT, Config, VType, decode_vtype,
@@ -113,12 +113,12 @@ class Profile:
     vs_dirty: str
     description: str = ""
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         for choice, values in POLICIES.items():
             if getattr(self, choice) not in values:
                 raise ValueError(f"{choice}: must be one of {', '.join(values)}, got {getattr(self, choice)!r}")
 
-    def with_(self, **changes) -> "Profile":
+    def with_(self, **changes: Any) -> "Profile":
         return replace(self, **changes)
 
     @property
@@ -228,7 +228,7 @@ class Observed:
     vstart: int | None = None
     vtype: int | None = None
     vs: int | None = None
-    regs: dict | None = None
+    regs: dict[int, int] | None = None
 
     @classmethod
     def of(cls, outcome: str, state: ArchState) -> "Observed":
@@ -240,7 +240,7 @@ class Judgement:
     allowed: bool
     rules: tuple[str, ...] = ()
     differences: tuple[str, ...] = ()
-    dont_care: dict = field(default_factory=dict)
+    dont_care: dict[int, int] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -249,9 +249,9 @@ class Option:
 
     kind: str
     post: ArchState
-    free: dict
-    tail: tuple | None
-    vs: frozenset
+    free: dict[int, int]
+    tail: tuple[int, int, int] | None   # (vd, SEW, the tail's bits) when the tail is free
+    vs: frozenset[int]
     rule: str = ""
     reason: str = ""
 
@@ -303,7 +303,7 @@ def check_pre(pre: ArchState, profile: Profile) -> None:
 
 # The result, with big integers --------------------------------------------------------------
 
-_SPREAD: dict = {}
+_SPREAD: dict[int, dict[int, str]] = {}
 
 
 def _lanes(bits: int, count: int, sew: int) -> int:
@@ -328,7 +328,7 @@ def _lane_max(value: int, count: int, sew: int) -> int:
     return max(view)
 
 
-_HIGH: dict = {}
+_HIGH: dict[tuple[int, int], int] = {}
 
 
 def _lanes_high(count: int, sew: int) -> int:
@@ -380,7 +380,7 @@ def _tail_mask(cfg: Config) -> int:
 
 # The allowed outcomes ---------------------------------------------------------------------------
 
-def _vs_quiet(pre: ArchState, policy: str, retired: bool) -> frozenset:
+def _vs_quiet(pre: ArchState, policy: str, retired: bool) -> frozenset[int]:
     """The VS values allowed where vd is not written."""
     may_dirty = pre.vs in (VS_INITIAL, VS_CLEAN)
     if not may_dirty or policy == "on-write" or (policy == "always" and not retired):
@@ -390,12 +390,12 @@ def _vs_quiet(pre: ArchState, policy: str, retired: bool) -> frozenset:
     return frozenset({pre.vs, VS_DIRTY})
 
 
-def _quiet_post(pre: ArchState, vs: frozenset) -> ArchState:
+def _quiet_post(pre: ArchState, vs: frozenset[int]) -> ArchState:
     """The pre-state, with VS as the policy sets it (kept when keeping it is allowed)."""
     return pre if pre.vs in vs else pre.with_(vs=min(vs))
 
 
-def _trap(pre, profile, rule, reason) -> Option:
+def _trap(pre: ArchState, profile: Profile, rule: str, reason: str) -> Option:
     vs = _vs_quiet(pre, profile.vs_dirty, retired=False)
     return Option(ILLEGAL, _quiet_post(pre, vs), {}, None, vs, rule, reason)
 
@@ -460,16 +460,16 @@ class Allowed:
     pre: ArchState
     insn: Insn
     profile: Profile
-    outcomes: tuple
+    outcomes: tuple[Option, ...]
 
     @property
-    def kinds(self) -> frozenset:
+    def kinds(self) -> frozenset[str]:
         return frozenset(option.kind for option in self.outcomes)
 
     @property
-    def dont_care(self) -> dict:
+    def dont_care(self) -> dict[int, int]:
         """Register -> the bits the profile leaves free (union over the allowed outcomes)."""
-        free: dict = {}
+        free: dict[int, int] = {}
         for option in self.outcomes:
             for register, bits in option.free.items():
                 free[register] = free.get(register, 0) | bits
@@ -512,7 +512,7 @@ def allowed(pre: ArchState, insn: Insn, profile: Profile | str = "any") -> Allow
 
 # Judging ------------------------------------------------------------------------------------------
 
-def _closest(options, observed: Observed) -> Option:
+def _closest(options: Sequence[Option], observed: Observed) -> Option:
     for option in options:
         if option.kind in (observed.outcome, ANYTHING):
             return option
@@ -569,7 +569,7 @@ def _differences(pre: ArchState, option: Option, observed: Observed) -> list[str
     return found
 
 
-def _policies_broken(pre, insn, profile: Profile, observed: Observed) -> tuple[str, ...]:
+def _policies_broken(pre: ArchState, insn: Insn, profile: Profile, observed: Observed) -> tuple[str, ...]:
     """The choices whose widening to "any" alone makes the observation allowed; when the
     architecture allows it but no single widening does, every narrowed choice."""
     if not _allows(allowed(pre, insn, PROFILES["any"]), observed):
@@ -660,7 +660,7 @@ def _write_rules(pre: ArchState, insn: Insn, option: Option, observed: Observed)
     return names
 
 
-def _csr_rules(changed: set) -> list[str]:
+def _csr_rules(changed: set[str]) -> list[str]:
     """After retiring: a vstart left nonzero breaks success_resets_vstart, a changed vl or
     vtype success_keeps_vl_vtype."""
     return ((["success_resets_vstart"] if "vstart" in changed else [])
@@ -671,7 +671,7 @@ def _result_rules(pre: ArchState, insn: Insn, cfg: Config, got: int) -> list[str
     """Which result properties a wrong vd[0] breaks (only on a violation: loops are fine)."""
     ops = operands(pre, insn, cfg)
     sign = 1 << (cfg.sew - 1)
-    signed = lambda v: (v ^ sign) - sign  # noqa: E731
+    signed: Callable[[int], int] = lambda v: (v ^ sign) - sign  # noqa: E731
     active = [e for i, e in enumerate(ops.elements()) if ops.active >> i & 1]
     names = []
     if signed(got) < signed(ops.seed):

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import sys
 from dataclasses import dataclass
+from typing import Callable, cast
 
 import z3
 
@@ -35,6 +36,9 @@ from vredmax.spec.bv import Symbolic
 from vredmax.spec.state import VS_DIRTY, VS_OFF, ArchState, reachable_conditions
 
 # Z3 takes numerals as decimal strings; a VLEN=65536 register needs 19729 digits.
+# The condition a relation puts on vd[0] (`relation`'s `result_pred`).
+ResultPred = Callable[[z3.BitVecRef], z3.BoolRef]
+
 if sys.get_int_max_str_digits() and sys.get_int_max_str_digits() < 20000:
     sys.set_int_max_str_digits(20000)
 
@@ -75,7 +79,7 @@ def symbolic_outcome(tag: str = "") -> Outcome:
     return Outcome(z3.Bool(f"trapped{tag}"), z3.Bool(f"illegal{tag}"))
 
 
-def in_configuration(cfg: Config, state: ArchState) -> list:
+def in_configuration(cfg: Config, state: ArchState) -> list[z3.BoolRef]:
     """The state is one of this configuration: vtype selects its SEW and LMUL (vill, vta
     and vma stay free), reserved vtype bits are 0; and it is reachable (spec/state.py
     `reachable_conditions`, the domain `vredmax exec` accepts): vl <= VLMAX, vl = 0 when
@@ -86,7 +90,7 @@ def in_configuration(cfg: Config, state: ArchState) -> list:
     ] + [cond for _, cond in reachable_conditions(Symbolic, state, flag(state.vtype, VTYPE_VILL_BIT), cfg.vlmax)]
 
 
-def flag(value, bit: int) -> z3.BoolRef:
+def flag(value: z3.BitVecRef, bit: int) -> z3.BoolRef:
     return z3.Extract(bit, bit, value) == 1
 
 
@@ -132,7 +136,8 @@ def active(cfg: Config, pre: ArchState, insn: SymbolicInsn, i: int) -> z3.BoolRe
     return activity(cfg, pre, insn, count=i + 1)[i]
 
 
-def elements(cfg: Config, pre: ArchState, insn: SymbolicInsn, count: int | None = None) -> list:
+def elements(cfg: Config, pre: ArchState, insn: SymbolicInsn,
+             count: int | None = None) -> list[z3.BitVecRef]:
     """vs2[0 .. count-1] (default VLMAX), each as defined by `element`."""
     count = cfg.vlmax if count is None else count
     per_register, sew = cfg.elements_per_register, cfg.sew
@@ -142,12 +147,14 @@ def elements(cfg: Config, pre: ArchState, insn: SymbolicInsn, count: int | None 
     return values
 
 
-def is_active(index, vl, unmasked, mask_set) -> z3.BoolRef:
+def is_active(index: z3.BitVecRef, vl: z3.BitVecRef, unmasked: z3.BoolRef | bool,
+              mask_set: z3.BoolRef | bool) -> z3.BoolRef:
     """The activity rule for an element index (a 64-bit term, concrete or not)."""
     return fast.and_(fast.ult(index, vl), fast.or_(unmasked, mask_set))
 
 
-def activity(cfg: Config, pre: ArchState, insn: SymbolicInsn, count: int | None = None) -> list:
+def activity(cfg: Config, pre: ArchState, insn: SymbolicInsn,
+             count: int | None = None) -> list[z3.BoolRef]:
     """Whether each of elements 0 .. count-1 is active, as defined by `active`."""
     count = cfg.vlmax if count is None else count
     v0, unmasked = z3.Select(pre.regs, 0), insn.vm == 1
@@ -156,17 +163,19 @@ def activity(cfg: Config, pre: ArchState, insn: SymbolicInsn, count: int | None 
 
 # The result ------------------------------------------------------------------------------
 
-def bounds(result, value, is_active) -> z3.BoolRef:
+def bounds(result: z3.BitVecRef, value: z3.BitVecRef, is_active: z3.BoolRef | bool) -> z3.BoolRef:
     """An active element is at most the result (signed)."""
     return z3.Implies(is_active, value <= result)
 
 
-def witnesses(result, value, is_active) -> z3.BoolRef:
+def witnesses(result: z3.BitVecRef, value: z3.BitVecRef, is_active: z3.BoolRef | bool) -> z3.BoolRef:
     """The result is this active element."""
     return z3.And(is_active, result == value)
 
 
-def result_ok(result, seed_value, values, actives, others_bounded=True, others_witness=False):
+def result_ok(result: z3.BitVecRef, seed_value: z3.BitVecRef, values: list[z3.BitVecRef],
+              actives: list[z3.BoolRef], others_bounded: z3.BoolRef | bool = True,
+              others_witness: z3.BoolRef | bool = False) -> z3.BoolRef:
     """The result is at least the seed and every active element, and equals one of them.
 
     `others_bounded` and `others_witness` stand for elements not listed (the conjunction of
@@ -186,7 +195,7 @@ def result_of(cfg: Config, post: ArchState, insn: SymbolicInsn) -> z3.BitVecRef:
     return z3.Extract(cfg.sew - 1, 0, z3.Select(post.regs, insn.vd))
 
 
-def result_characterised(cfg: Config, pre: ArchState, insn: SymbolicInsn):
+def result_characterised(cfg: Config, pre: ArchState, insn: SymbolicInsn) -> ResultPred:
     """The result predicate over the pre-state's operands (a function of the result)."""
     seed_value, values, actives = seed(cfg, pre, insn), elements(cfg, pre, insn), activity(cfg, pre, insn)
     return lambda result: result_ok(result, seed_value, values, actives)
@@ -194,15 +203,15 @@ def result_characterised(cfg: Config, pre: ArchState, insn: SymbolicInsn):
 
 # The post-state ----------------------------------------------------------------------------
 
-def tail_elements(cfg: Config, register) -> list:
+def tail_elements(cfg: Config, register: z3.BitVecRef) -> list[z3.BitVecRef]:
     """Elements 1 .. VLEN/SEW-1 of one register: the tail of vd."""
     return fast.split(register, cfg.sew, cfg.elements_per_register)[1:]   # (kept: asked for often)
 
 
-_TAILS: dict = {}
+_TAILS: dict[tuple[Config, int, int], tuple[z3.BitVecRef, z3.BitVecRef, z3.BoolRef]] = {}
 
 
-def tail_ok(cfg: Config, old_vd, new_vd, agnostic) -> z3.BoolRef:
+def tail_ok(cfg: Config, old_vd: z3.BitVecRef, new_vd: z3.BitVecRef, agnostic: z3.BoolRef) -> z3.BoolRef:
     """vta=0: the tail is unchanged; vta=1: each tail element is unchanged or all ones."""
     if cfg.elements_per_register == 1:
         return z3.BoolVal(True)
@@ -210,7 +219,7 @@ def tail_ok(cfg: Config, old_vd, new_vd, agnostic) -> z3.BoolRef:
     return z3.If(agnostic, each_tail_element_old_or_ones(cfg, old_vd, new_vd), undisturbed)
 
 
-def each_tail_element_old_or_ones(cfg: Config, old_vd, new_vd) -> z3.BoolRef:
+def each_tail_element_old_or_ones(cfg: Config, old_vd: z3.BitVecRef, new_vd: z3.BitVecRef) -> z3.BoolRef:
     """Each tail element of new_vd is the old one or all ones (the agnostic tail).
 
     Kept for the last few (old, new) terms: the proofs ask for the same one often and at
@@ -233,7 +242,7 @@ def unchanged(pre: ArchState, post: ArchState) -> z3.BoolRef:
                   post.vstart == pre.vstart, post.vs == pre.vs)
 
 
-def vs_kept_or_dirty(pre_vs, post_vs) -> z3.BoolRef:
+def vs_kept_or_dirty(pre_vs: z3.BitVecRef, post_vs: z3.BitVecRef) -> z3.BoolRef:
     """mstatus.VS is kept, or turns Dirty from Initial or Clean (allowed at any time); Off stays."""
     return z3.Or(post_vs == pre_vs, z3.And(post_vs == VS_DIRTY, pre_vs != VS_OFF))
 
@@ -246,10 +255,12 @@ def unchanged_but_vs(pre: ArchState, post: ArchState) -> z3.BoolRef:
 
 def others_unchanged(pre: ArchState, post: ArchState, insn: SymbolicInsn) -> z3.BoolRef:
     """Every register other than vd keeps its value (the files agree once vd is put back)."""
-    return post.regs == z3.Store(pre.regs, insn.vd, z3.Select(post.regs, insn.vd))
+    # (cast: ArchState's fields are Any, a term here)
+    return cast(z3.BoolRef, post.regs == z3.Store(pre.regs, insn.vd, z3.Select(post.regs, insn.vd)))
 
 
-def write_requirements(cfg, pre, insn, post, result_pred) -> dict:
+def write_requirements(cfg: Config, pre: ArchState, insn: SymbolicInsn, post: ArchState,
+                       result_pred: ResultPred) -> dict[str, z3.BoolRef]:
     """What a retired vl > 0 requires, by name: result, tail, frame, csrs."""
     old_vd, new_vd = z3.Select(pre.regs, insn.vd), z3.Select(post.regs, insn.vd)
     return {
@@ -260,13 +271,14 @@ def write_requirements(cfg, pre, insn, post, result_pred) -> dict:
     }
 
 
-def writes(cfg, pre, insn, post, result_pred) -> z3.BoolRef:
+def writes(cfg: Config, pre: ArchState, insn: SymbolicInsn, post: ArchState,
+           result_pred: ResultPred) -> z3.BoolRef:
     """A retired vl > 0: the result, the tail, the frame and the CSRs."""
     return z3.And(*write_requirements(cfg, pre, insn, post, result_pred).values())
 
 
 def relation_cases(cfg: Config, pre: ArchState, insn: SymbolicInsn, outcome: Outcome, post: ArchState,
-                   result_pred=None) -> list[tuple[str, z3.BoolRef, z3.BoolRef]]:
+                   result_pred: ResultPred | None = None) -> list[tuple[str, z3.BoolRef, z3.BoolRef]]:
     """The relation case by case: (name, when, what is required). The cases not listed
     (reserved and not illegal) require nothing; the listed ones are disjoint."""
     if result_pred is None:
@@ -282,7 +294,7 @@ def relation_cases(cfg: Config, pre: ArchState, insn: SymbolicInsn, outcome: Out
 
 
 def relation(cfg: Config, pre: ArchState, insn: SymbolicInsn, outcome: Outcome, post: ArchState,
-             result_pred=None) -> z3.BoolRef:
+             result_pred: ResultPred | None = None) -> z3.BoolRef:
     """The post-states (and outcomes) the architecture allows for this pre-state.
 
     `result_pred(result)` is the condition on vd[0]; by default the characterisation over the
@@ -294,11 +306,11 @@ def relation(cfg: Config, pre: ArchState, insn: SymbolicInsn, outcome: Outcome, 
                        relation_cases(cfg, pre, insn, outcome, post, result_pred)])
 
 
-def retires_with_elements(cfg, pre, insn) -> z3.BoolRef:
+def retires_with_elements(cfg: Config, pre: ArchState, insn: SymbolicInsn) -> z3.BoolRef:
     """Neither illegal nor reserved, and vl > 0: the case where vd is written."""
     return z3.And(z3.Not(illegal(cfg, pre, insn)), z3.Not(reserved(cfg, pre, insn)), pre.vl != 0)
 
 
-def defined(cfg, pre, insn) -> z3.BoolRef:
+def defined(cfg: Config, pre: ArchState, insn: SymbolicInsn) -> z3.BoolRef:
     """Not reserved, or illegal anyway: the cases where the architecture says what happens."""
     return z3.Or(illegal(cfg, pre, insn), z3.Not(reserved(cfg, pre, insn)))

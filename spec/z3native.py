@@ -21,11 +21,14 @@ either fails.
 from __future__ import annotations
 
 import ctypes
-from typing import Any
+from typing import Any, Callable, TypeVar, cast
 
 import z3
 from z3 import z3core as C
 from z3.z3types import Ast
+
+
+_T = TypeVar("_T")
 
 
 class ShapeError(ImportError):
@@ -37,7 +40,7 @@ NEEDED = ("Z3_inc_ref", "Z3_dec_ref", "Z3_mk_and", "Z3_mk_or", "Z3_mk_not", "Z3_
           "Z3_mk_const", "Z3_get_error_msg", "Z3_get_error_code")
 
 
-def _entry_point(name: str):
+def _entry_point(name: str) -> Any:
     """The ctypes function behind z3core's wrapper `name`, or None if it is not where expected."""
     defaults = getattr(getattr(C, name, None), "__defaults__", None) or ()
     entry = getattr(defaults[-1], "f", None) if defaults else None
@@ -72,7 +75,7 @@ _CTX_PTR = _REF.value
 _P, _U, _U64 = ctypes.c_void_p, ctypes.c_uint, ctypes.c_uint64
 
 
-def _native(name: str, *argtypes, restype=_P):
+def _native(name: str, *argtypes: Any, restype: Any = _P) -> Callable[..., Any]:
     """Z3's C function `name` with plain ctypes types: pointers go in and come out as ints.
     (The address is taken from z3core's own entry point, behind its checking wrapper.)"""
     entry = _entry_point(name)
@@ -91,13 +94,13 @@ _mk_symbol = _native("Z3_mk_string_symbol", _P, ctypes.c_char_p)
 _mk_const = _native("Z3_mk_const", _P, _P, _P)
 
 
-class _Pointer(Ast):
+class _Pointer(Ast):  # type: ignore[misc]  # (z3types ships no types)
     """z3's `Ast` handle, made without its Python-level __init__."""
 
     __init__ = ctypes.c_void_p.__init__
 
 
-def _made(pointer):
+def _made(pointer: int | None) -> int:
     if not pointer:
         message = C.Z3_get_error_msg(_REF, C.Z3_get_error_code(_REF))
         raise z3.Z3Exception(message.decode() if isinstance(message, bytes) else message)
@@ -109,12 +112,12 @@ class _Lean:
 
     ast: Any = None
 
-    def __init__(self, pointer, ctx=None):
+    def __init__(self, pointer: int, ctx: object = None) -> None:
         self.ast = _Pointer(_made(pointer))
         self.ctx = _CTX
         _inc_ref(_CTX_PTR, pointer)
 
-    def __del__(self, _dec_ref=_dec_ref, _context=_CTX_PTR):
+    def __del__(self, _dec_ref: Callable[..., Any] = _dec_ref, _context: int = _CTX_PTR) -> None:
         # (bound as defaults: at interpreter exit the module's globals may be gone first)
         if self.ast is not None and self.ctx.ref() is not None:
             _dec_ref(_context, self.ast.value)
@@ -137,7 +140,7 @@ _bool, _bv = _LeanBool, _LeanBitVec
 _ONE_BIT = z3.BitVecVal(1, 1)
 
 
-def _array(terms):
+def _array(terms: tuple[z3.AstRef, ...]) -> Any:
     return (_P * len(terms))(*[t.ast.value for t in terms])
 
 
@@ -145,7 +148,7 @@ def _array(terms):
 # back the one made before instead of making it again: the proofs build each element's read
 # and activity several times (step per tail policy, a twin pre-state that shares the register
 # file, the spec). Entries hold their arguments, so the pointers in the keys stay valid.
-_MEMO: dict = {}
+_MEMO: dict[tuple[Any, ...], tuple[Any, ...]] = {}   # key -> (the term, what it holds)
 
 
 def clear_memo() -> None:
@@ -153,27 +156,27 @@ def clear_memo() -> None:
     _MEMO.clear()
 
 
-def _kept(key, make, *keep):
+def _kept(key: tuple[Any, ...], make: Callable[[], _T], *keep: object) -> _T:
     found = _MEMO.get(key)
     if found is None:
         found = _MEMO[key] = (make(), keep)
-    return found[0]
+    return cast(_T, found[0])
 
 
-def _binary(name: str, make, wrap, a, b):
+def _binary(name: str, make: Callable[..., Any], wrap: Callable[[int], _T], a: z3.AstRef, b: z3.AstRef) -> _T:
     """`make(a, b)`, kept in the table: the one made before if there is one."""
     key = (name, a.ast.value, b.ast.value)
     found = _MEMO.get(key)
     if found is None:
         found = _MEMO[key] = (wrap(make(_CTX_PTR, key[1], key[2])), a, b)
-    return found[0]
+    return cast(_T, found[0])
 
 
 _PAIR = (_P * 2)()   # the arguments of a 2-ary and/or (one call at a time)
 
 
-def _make_pair(make):
-    def pair(ctx, a, b):
+def _make_pair(make: Callable[..., Any]) -> Callable[[int, int, int], Any]:
+    def pair(ctx: int, a: int, b: int) -> Any:
         _PAIR[0], _PAIR[1] = a, b
         return make(ctx, 2, _PAIR)
     return pair
@@ -182,7 +185,8 @@ def _make_pair(make):
 _and2, _or2 = _make_pair(_mk_and), _make_pair(_mk_or)
 
 
-def _connective(name: str, make, pair, empty: bool, terms) -> z3.BoolRef:
+def _connective(name: str, make: Callable[..., Any], pair: Callable[..., Any], empty: bool,
+                terms: tuple[z3.BoolRef, ...]) -> z3.BoolRef:
     """An n-ary `and`/`or`: of none, its unit; of one term, that term (strict SMT-LIB
     readers reject a 1-ary one); of two, kept in the table."""
     if len(terms) < 2:
@@ -192,40 +196,40 @@ def _connective(name: str, make, pair, empty: bool, terms) -> z3.BoolRef:
     return _bool(make(_CTX_PTR, len(terms), _array(terms)))
 
 
-def and_(*terms) -> z3.BoolRef:
+def and_(*terms: z3.BoolRef) -> z3.BoolRef:
     """Conjunction (see `_connective`)."""
     if len(terms) == 2:   # (the per-element case: the table first, without further calls)
         found = _MEMO.get(("and", terms[0].ast.value, terms[1].ast.value))
         if found is not None:
-            return found[0]
+            return cast(z3.BoolRef, found[0])
     return _connective("and", _mk_and, _and2, True, terms)
 
 
-def or_(*terms) -> z3.BoolRef:
+def or_(*terms: z3.BoolRef) -> z3.BoolRef:
     """Disjunction (see `_connective`)."""
     if len(terms) == 2:
         found = _MEMO.get(("or", terms[0].ast.value, terms[1].ast.value))
         if found is not None:
-            return found[0]
+            return cast(z3.BoolRef, found[0])
     return _connective("or", _mk_or, _or2, False, terms)
 
 
-def same(a, b) -> bool:
+def same(a: z3.AstRef, b: z3.AstRef) -> bool:
     """The same term (`a.eq(b)`: hash-consed terms of one context are equal iff identical)."""
     return a.ast.value == b.ast.value and a.ctx is b.ctx
 
 
-def not_(term) -> z3.BoolRef:
+def not_(term: z3.BoolRef) -> z3.BoolRef:
     return _bool(_mk_not(_CTX_PTR, term.ast.value))
 
 
-def eq(a, b):
+def eq(a: z3.BitVecRef, b: z3.BitVecRef) -> z3.BoolRef:
     return _binary("eq", _mk_eq, _bool, a, b)
 
 
-_SORTS: dict = {}
-_NUMERALS: dict = {}
-_NUMERAL_VALUES: dict = {}   # pointer -> value, for the numerals in _NUMERALS
+_SORTS: dict[int, z3.BitVecSortRef] = {}
+_NUMERALS: dict[tuple[int, int], z3.BitVecRef] = {}
+_NUMERAL_VALUES: dict[int, int] = {}   # pointer -> value, for the numerals in _NUMERALS
 
 
 def numeral(value: int, width: int) -> z3.BitVecRef:
@@ -245,23 +249,23 @@ def numeral(value: int, width: int) -> z3.BitVecRef:
     return made
 
 
-def numeral_value(term) -> int | None:
+def numeral_value(term: z3.ExprRef) -> int | None:
     """The value of a numeral that `numeral` keeps, else None (without asking Z3)."""
     return _NUMERAL_VALUES.get(term.ast.value)
 
 
-def ult(a, b) -> z3.BoolRef:
+def ult(a: z3.BitVecRef, b: z3.BitVecRef) -> z3.BoolRef:
     found = _MEMO.get(("ult", a.ast.value, b.ast.value))
     if found is not None:
-        return found[0]
+        return cast(z3.BoolRef, found[0])
     return _binary("ult", _mk_ult, _bool, a, b)
 
 
-def extract(value, hi: int, lo: int) -> z3.BitVecRef:
+def extract(value: z3.BitVecRef, hi: int, lo: int) -> z3.BitVecRef:
     return _bv(_mk_extract(_CTX_PTR, hi, lo, value.ast.value))
 
 
-def ite(cond, a, b):
+def ite(cond: z3.BoolRef, a: Any, b: Any) -> Any:
     made = _mk_ite(_CTX_PTR, cond.ast.value, a.ast.value, b.ast.value)
     if isinstance(a, z3.BitVecRef):
         return _bv(made)
@@ -270,29 +274,29 @@ def ite(cond, a, b):
     return z3.z3._to_expr_ref(_Pointer(_made(made)), _CTX)
 
 
-def sle(a, b) -> z3.BoolRef:
+def sle(a: z3.BitVecRef, b: z3.BitVecRef) -> z3.BoolRef:
     """Signed a <= b."""
     return _bool(_mk_sle(_CTX_PTR, a.ast.value, b.ast.value))
 
 
-def booleans(prefix: str, count: int) -> list:
+def booleans(prefix: str, count: int) -> list[z3.BoolRef]:
     """Boolean constants named prefix0 .. prefix{count-1} (as `z3.Bool` makes them)."""
     sort = z3.BoolSort(_CTX).ast.value
     return [_bool(_mk_const(_CTX_PTR, _mk_symbol(_CTX_PTR, f"{prefix}{i}".encode()), sort)) for i in range(count)]
 
 
-def bit_set(value, i: int) -> z3.BoolRef:
+def bit_set(value: z3.BitVecRef, i: int) -> z3.BoolRef:
     """Bit i of value is 1 (the same term as `Extract(i, i, value) == 1`)."""
     return _bool(_mk_eq(_CTX_PTR, _mk_extract(_CTX_PTR, i, i, value.ast.value), _ONE_BIT.ast.value))
 
 
-def bits(value, count: int) -> list:
+def bits(value: z3.BitVecRef, count: int) -> list[z3.BoolRef]:
     """Bits 0 .. count-1 of value, each as `bit_set`."""
     made = _kept(("bits", value.ast.value, count), lambda: [bit_set(value, i) for i in range(count)], value)
     return list(made)
 
 
-def split(value, width: int, count: int) -> list:
+def split(value: z3.BitVecRef, width: int, count: int) -> list[z3.BitVecRef]:
     """The first count width-bit fields of value, lowest first."""
     made = _kept(("split", value.ast.value, width, count),
                  lambda: [extract(value, i * width + width - 1, i * width) for i in range(count)], value)

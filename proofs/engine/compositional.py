@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Any, Callable, Iterable, cast
 
 import z3
 
@@ -28,19 +28,21 @@ from vredmax.impl import ALGORITHMS
 from vredmax.proofs.engine import lemmas
 from vredmax.proofs.engine.folding import Folding, term
 from vredmax.proofs.engine.semilattice import NotExpressible, SemilatticeElements, atom, inclusion
-from vredmax.proofs.engine.setting import Setting, split_subject
+from vredmax.proofs.engine.setting import Run, Setting, split_subject
 from vredmax.proofs.engine.solvers import available
 from vredmax.proofs.engine.verdict import (VACUOUS, Answer, Verdict, consult, gathering, judging, prove,
                                            satisfiable, shared_assumptions)
 from vredmax.spec import relation as spec
 from vredmax.spec import z3fast as fast
+from vredmax.spec.bv import ReductionUnit
+from vredmax.spec.config import Config
 
 SEED_ATOM = "seed"
 BATCH = 4096        # per-element facts per solver call
 BIG_VLEN = 512      # from here on register-level queries about step go to bitwuzla (proofs/engine/solvers.py)
 
 
-def element_atom(i: int):
+def element_atom(i: int) -> tuple[str, int]:
     return ("vs2", i)
 
 
@@ -61,8 +63,8 @@ class Batch:
     the others go to the solver, BATCH at a time. The assumptions are checked satisfiable.
     """
 
-    assumptions: list
-    pairs: list
+    assumptions: list[z3.BoolRef]
+    pairs: list[tuple[Any, Any]]   # two terms of one sort
     problem: str = ""   # set when the pairs could not even be formed (e.g. a missing input)
     problem_verdict: Verdict = Verdict.ERROR
 
@@ -72,8 +74,8 @@ class Cases:
     """Prove `assumptions and when => goal` for each case. The assumptions as a whole are
     checked satisfiable; a case no pre-state can be in holds trivially."""
 
-    assumptions: list
-    cases: list          # (name, when, goal)
+    assumptions: list[z3.BoolRef]
+    cases: list[tuple[str, z3.BoolRef, z3.BoolRef]]          # (name, when, goal)
     solver: str = "z3"
 
 
@@ -87,9 +89,9 @@ class Witnessed:
     conditions that were decided true in every model of the witness as they were built
     (`feasible_part`)."""
 
-    core: list
-    rest: list
-    witness: list = field(default_factory=list)
+    core: list[z3.BoolRef]
+    rest: list[z3.BoolRef]
+    witness: list[z3.BoolRef] = field(default_factory=list)
     folded: int = 0
 
 
@@ -104,7 +106,12 @@ class Generalized:
     work: Callable[[], Query | Cases]
 
 
-def generalize(goal, subterms):
+Work = Query | Batch | Cases | Witnessed | Generalized
+# a list, or a function giving one (built only when the part is)
+Given = Iterable[Any] | Callable[[], list[Any]]
+
+
+def generalize(goal: z3.BoolRef, subterms: Iterable[z3.BoolRef]) -> z3.BoolRef:
     """`goal` with each subterm replaced by a fresh variable (before any simplification,
     which could take the subterm apart). Used for the agnostic tail of a post-state the spec
     allows (thousands of per-element conditions at VLEN=65536) where a goal does not depend
@@ -117,7 +124,8 @@ def generalize(goal, subterms):
     return z3.substitute(goal, *pairs) if pairs else goal
 
 
-def generalized_first(build, subterms) -> Generalized:
+def generalized_first(build: Callable[[Callable[[z3.BoolRef], z3.BoolRef]], Query | Cases],
+                      subterms: Iterable[z3.BoolRef]) -> Generalized:
     """`build(prepare)` makes the work, passing each goal through `prepare` before anything
     else: once generalizing the subterms, and (only if needed) once as it is."""
     return Generalized(build(lambda goal: generalize(goal, subterms)), lambda: build(lambda goal: goal))
@@ -127,9 +135,9 @@ def generalized_first(build, subterms) -> Generalized:
 class Part:
     """One fact an obligation's proof rests on. The same key is the same fact: proved once."""
 
-    key: tuple
+    key: tuple[Any, ...]
     text: str
-    build: Callable[[], Query | Batch | Cases | Witnessed]
+    build: Callable[[], Work]
     # A counterexample to a decisive part is one to the obligation (the part follows from it);
     # to any other part it only means this proof does not go through.
     decisive: bool = False
@@ -149,7 +157,7 @@ def register_solver(setting: Setting, about: str = "step") -> str:
     return {"step": "bitwuzla", "spec": "auto"}.get(about, about)
 
 
-def check(work, timeout_ms: int) -> Answer:
+def check(work: Work, timeout_ms: int) -> Answer:
     """Decide a piece of work. Any second opinions on its solver questions (proofs/certify)
     are kept with the answer; one that disagrees with the solver makes it an ERROR."""
     with gathering() as opinions:
@@ -162,7 +170,7 @@ def check(work, timeout_ms: int) -> Answer:
     return answer
 
 
-def _check(work, timeout_ms: int) -> Answer:
+def _check(work: Work, timeout_ms: int) -> Answer:
     if isinstance(work, Generalized):
         first = check(work.general, timeout_ms)
         if first.verdict == Verdict.PROVED:
@@ -261,19 +269,20 @@ def _each_chunk(batch: Batch, timeout_ms: int) -> Answer:
 WRITES, NO_WRITE = "vd written", "vd not written"
 
 
-def choice_condition(run):
+def choice_condition(run: Run) -> z3.BoolRef | None:
     """The c of `choose`, read off the post-state's register file (None if not that shape)."""
     regs = run.post.regs
     if z3.is_app_of(regs, z3.Z3_OP_ITE):
-        return regs.arg(0)
+        return cast(z3.BoolRef, regs.arg(0))   # the If's condition
     return None
 
 
-def wide_numerals(term, seen=None, found=None):
+def wide_numerals(term: z3.ExprRef, seen: set[int] | None = None,
+                  found: dict[int, z3.BitVecNumRef] | None = None) -> dict[int, z3.BitVecNumRef]:
     """The numerals wider than 64 bits in a term (a walk over its DAG)."""
     seen = set() if seen is None else seen
     found = {} if found is None else found
-    stack = [term]
+    stack: list[Any] = [term]   # terms of any sort
     while stack:
         node = stack.pop()
         key = node.get_id()
@@ -287,7 +296,7 @@ def wide_numerals(term, seen=None, found=None):
     return found
 
 
-def _named(numeral):
+def _named(numeral: z3.BitVecNumRef) -> tuple[z3.BitVecRef, list[z3.BoolRef]]:
     """A name for a wide numeral and its definition: for all ones (the agnostic tail, the
     only one step makes) `name == ~0`, whose zero prints and parses in no time; otherwise
     64 bits at a time."""
@@ -300,9 +309,9 @@ def _named(numeral):
                   for lo in range(0, width, 64)]
 
 
-def case_run(s: Setting, tail: str, writes: bool):
+def case_run(s: Setting, tail: str, writes: bool) -> tuple[Run, list[z3.BoolRef]]:
     """The abstract run's post-state in one case: (run, definitions to assume)."""
-    cache = s.__dict__.setdefault("_case_runs", {})
+    cache: dict[tuple[str, bool], tuple[Run, list[z3.BoolRef]]] = s.__dict__.setdefault("_case_runs", {})
     if (tail, writes) not in cache:
         run, _, _ = s.abstract_run(tail)
         c = choice_condition(run)
@@ -312,10 +321,11 @@ def case_run(s: Setting, tail: str, writes: bool):
             value = z3.BoolVal(not writes)
             terms = [z3.simplify(z3.substitute(t, (c, value))) for t in terms]
         seen: set[int] = set()
-        found: dict[int, z3.BitVecRef] = {}
+        found: dict[int, z3.BitVecNumRef] = {}
         for t in terms:
             wide_numerals(t, seen, found)
-        definitions, pairs = [], []
+        definitions: list[z3.BoolRef] = []
+        pairs: list[tuple[z3.BitVecRef, z3.BitVecRef]] = []
         for numeral in found.values():
             name, definition = _named(numeral)
             pairs.append((numeral, name))
@@ -329,7 +339,7 @@ def case_run(s: Setting, tail: str, writes: bool):
 
 def choice_part(s: Setting, tail: str) -> Part:
     """c is false exactly when vd is written (legal, vl > 0), for step's abstract run."""
-    def build():
+    def build() -> Cases:
         run, _, _ = s.abstract_run(tail)
         c = choice_condition(run)
         if c is None:
@@ -339,7 +349,7 @@ def choice_part(s: Setting, tail: str) -> Part:
     return Part(("choice", s.cfg, tail), "step keeps the old state exactly when vd is not written", build)
 
 
-def assuming(facts, goal):
+def assuming(facts: list[z3.BoolRef], goal: z3.BoolRef) -> z3.BoolRef:
     """`goal` with each fact (a Boolean term, or the negation of one) replaced by its value,
     simplified: equivalent to it wherever the facts hold. The solvers then need not find
     out themselves that, say, vta decides the If around a 65536-bit register (measured at
@@ -352,7 +362,7 @@ def assuming(facts, goal):
 
 def instruction_part(s: Setting, tail: str) -> Part:
     """Piece 1: step, with the unit cut out, satisfies the spec with `vd[0] == r`."""
-    def build():
+    def build() -> Cases:
         _, result, _ = s.abstract_run(tail)
         cases, definitions = [], []
         for writes in (True, False):
@@ -375,44 +385,46 @@ def instruction_part(s: Setting, tail: str) -> Part:
 
 def operands_part(s: Setting, tail: str) -> Part:
     """Piece 2: the unit is handed the spec's seed, elements and activity."""
-    def build():
+    def build() -> Batch:
         _, _, got = s.abstract_run(tail)
         if got.elements is None:
             return Batch(s.wf, [], "step never called the reduction unit")
+        assert got.active is not None   # (set with the elements)
         if len(got.elements) != s.cfg.vlmax or len(got.active) != s.cfg.vlmax:
             return Batch(s.wf, [], f"the unit got {len(got.elements)} elements, VLMAX is {s.cfg.vlmax}",
                          Verdict.COUNTEREXAMPLE)
-        pairs = [(got.seed, s.seed)] + list(zip(got.elements, s.elements)) + list(zip(got.active, s.activity))
+        pairs: list[tuple[Any, Any]] = \
+            [(got.seed, s.seed)] + list(zip(got.elements, s.elements)) + list(zip(got.active, s.activity))
         return Batch(s.wf, pairs)
     return Part(("operands", s.cfg, tail), "step hands the unit the spec's seed, elements and activity", build)
 
 
-_FLAGS: dict[int, list] = {}
-_INCLUSION: dict = {}
+_FLAGS: dict[int, list[z3.BoolRef]] = {}
+_INCLUSION: dict[tuple[ReductionUnit, int, int], dict[object, z3.BoolRef]] = {}
 
 
-def active_flags(count: int) -> list:
+def active_flags(count: int) -> list[z3.BoolRef]:
     if count not in _FLAGS:
         _FLAGS[count] = fast.booleans("active_", count)
     return _FLAGS[count]
 
 
-def inclusion_of(unit, count: int, sew: int) -> dict:
+def inclusion_of(unit: ReductionUnit, count: int, sew: int) -> dict[object, z3.BoolRef]:
     """The unit on the free semilattice: atom -> condition (raises NotExpressible)."""
     key = (unit, count, sew)
     if key not in _INCLUSION:
-        ops = SemilatticeElements(sew)
+        ops: Any = SemilatticeElements(sew)   # a part of ElementOps: a unit using the rest fails
         result = unit(ops, atom(SEED_ATOM), [atom(element_atom(i)) for i in range(count)], active_flags(count))
         _INCLUSION[key] = inclusion(result)
     return _INCLUSION[key]
 
 
-def inclusion_part(cfg, name: str, unit=None) -> Part:
+def inclusion_part(cfg: Config, name: str, unit: ReductionUnit | None = None) -> Part:
     """Piece 3: the unit joins the seed always and element i exactly when it is active."""
     unit = unit if unit is not None else ALGORITHMS[name]
     count = cfg.vlmax
 
-    def build():
+    def build() -> Batch:
         try:
             conds = inclusion_of(unit, count, cfg.sew)
         except NotExpressible as error:
@@ -429,11 +441,12 @@ def inclusion_part(cfg, name: str, unit=None) -> Part:
                 build)
 
 
-def agreement_part(cfg, first: str, second: str, units=ALGORITHMS) -> Part:
+def agreement_part(cfg: Config, first: str, second: str,
+                   units: dict[str, ReductionUnit] = ALGORITHMS) -> Part:
     """Two units include every input under the same condition: equal in every semilattice."""
     count = cfg.vlmax
 
-    def build():
+    def build() -> Batch:
         try:
             a = inclusion_of(units[first], count, cfg.sew)
             b = inclusion_of(units[second], count, cfg.sew)
@@ -448,7 +461,7 @@ def agreement_part(cfg, first: str, second: str, units=ALGORITHMS) -> Part:
 def lemma_part(sew: int, name: str) -> Part:
     lemma = lemmas.by_name(name)
 
-    def build():
+    def build() -> Query:
         assumptions, goal = lemma.build(sew)
         return Query(assumptions, goal)
     return Part(("lemma", name, sew), f"lemma {name} (SEW={sew}): {lemma.sentence}", build)
@@ -457,7 +470,7 @@ def lemma_part(sew: int, name: str) -> Part:
 ALGEBRA = [lemma.name for lemma in lemmas.LEMMAS if lemma.family == "algebra"]
 
 
-def refinement_parts(s: Setting, subject: str, unit=None) -> list[Part]:
+def refinement_parts(s: Setting, subject: str, unit: ReductionUnit | None = None) -> list[Part]:
     """Everything `algorithm refines the spec` rests on, for one tail policy."""
     name, tail = split_subject(subject)
     unit = unit if unit is not None else s.units[name]
@@ -468,7 +481,7 @@ def refinement_parts(s: Setting, subject: str, unit=None) -> list[Part]:
 
 def result_field_part(s: Setting) -> Part:
     """Whenever the spec has vd written, it constrains vd[0] by its result predicate (any one)."""
-    def build():
+    def build() -> Generalized:
         run = s.free_run
         pred = s.uninterpreted_result
         goal = pred(s.result_of(run))
@@ -481,8 +494,9 @@ def result_field_part(s: Setting) -> Part:
                 "the result predicate", build)
 
 
-def feasible_part(s: Setting, key: str, assumptions, witness=(), rest=lambda L: [],
-                  text: str = "its assumptions can hold", known=()) -> Part:
+def feasible_part(s: Setting, key: str, assumptions: Given, witness: Given = (),
+                  rest: Callable[[Any], list[Any]] = lambda L: [],
+                  text: str = "its assumptions can hold", known: Given = ()) -> Part:
     """The obligation's own assumptions can hold (so its proof is not vacuous).
 
     `assumptions` are few; `rest(L)` are the many (e.g. one per element), written against a
@@ -494,14 +508,14 @@ def feasible_part(s: Setting, key: str, assumptions, witness=(), rest=lambda L: 
     false, `rest` is built with the plain constructors and the solver looks for any model.
     `assumptions`, `witness` and `known` may be lists or functions giving one (built only
     when the part is)."""
-    def build():
-        given = lambda values: values() if callable(values) else list(values)
+    def build() -> Witnessed:
+        given: Callable[[Given], list[Any]] = lambda values: values() if callable(values) else list(values)
         fixed = given(known)
         core = s.wf + given(assumptions)
         folded = rest(Folding(fixed))
         if any(value is False for value in folded):
             return Witnessed(core, rest(fast))
-        undecided = [term(value) for value in folded if value is not True]
+        undecided: list[Any] = [term(value) for value in folded if value is not True]   # z3 Booleans
         narrowing = given(witness) + [variable == value for variable, value in fixed]
         return Witnessed(core, undecided, narrowing, len(folded) - len(undecided))
     return Part(("feasible", key, s.cfg), text, build)

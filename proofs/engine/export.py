@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
+from typing import Any
 
 import z3
 
@@ -18,18 +19,20 @@ from vredmax.runtime.outputs import append_line, write_text
 from vredmax.proofs.engine.compositional import Batch, Cases, Generalized, Query, Witnessed
 from vredmax.proofs.engine.solvers import smt2_script
 from vredmax.spec import z3fast as fast
+from vredmax.spec.config import Config
 
 
-def slug(value) -> str:
+def slug(value: object) -> str:
     text = re.sub(r"[^A-Za-z0-9_.=-]+", "-", str(value)).strip("-")
     return text[:150]
 
 
-def config_slug(cfg) -> str:
+def config_slug(cfg: Config) -> str:
     return f"vlen{cfg.vlen}-elen{cfg.elen}-sew{cfg.sew}-{cfg.lmul}"
 
 
-def scripts(work, comments) -> list[tuple[str, str]]:
+def scripts(work: Query | Batch | Cases | Witnessed | Generalized,
+            comments: list[str]) -> list[tuple[str, str]]:
     """(suffix, script) for each solver question a piece of work asks."""
     if isinstance(work, Generalized):   # the claim itself; the generalization is a shortcut
         return scripts(work.work(), comments)
@@ -53,12 +56,13 @@ class Exporter:
     def __init__(self, directory: str):
         self.root = Path(directory)
         self.root.mkdir(parents=True, exist_ok=True)
-        self.written: dict = {}
+        self.written: dict[tuple[Any, ...], list[str]] = {}
 
-    def has(self, key) -> bool:
+    def has(self, key: tuple[Any, ...]) -> bool:
         return key in self.written
 
-    def write(self, cfg, key, text: str, work) -> list[str]:
+    def write(self, cfg: Config, key: tuple[Any, ...], text: str,
+              work: Query | Batch | Cases | Witnessed | Generalized | None) -> list[str]:
         if key in self.written or work is None:
             return self.written.get(key, [])
         folder = self.root / config_slug(cfg)
@@ -72,5 +76,5 @@ class Exporter:
         self.written[key] = paths
         return paths
 
-    def manifest(self, record: dict) -> None:
+    def manifest(self, record: dict[str, Any]) -> None:
         append_line(self.root / "manifest.jsonl", json.dumps(record), "--smt2-out")

@@ -21,6 +21,7 @@ their values: the witness puts those equalities among the assumptions.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Callable, Iterable, cast
 
 import z3
 
@@ -31,11 +32,15 @@ from vredmax.spec import z3fast as fast
 class Lazy:
     """`make(*args)`, not built yet."""
 
-    make: object
-    args: tuple
+    make: Callable[..., z3.ExprRef]
+    args: tuple[Folded, ...]
 
 
-def term(value):
+# A folded value: decided (a Python bool), a Z3 term, or not built yet.
+Folded = bool | z3.ExprRef | Lazy
+
+
+def term(value: Folded) -> z3.ExprRef:
     """The Z3 term of a folded value."""
     if isinstance(value, bool):
         return z3.BoolVal(value)
@@ -44,38 +49,38 @@ def term(value):
     return value
 
 
-def _numeral(value) -> int | None:
+def _numeral(value: Folded) -> int | None:
     return None if isinstance(value, (bool, Lazy)) else fast.numeral_value(value)
 
 
-def _same(a, b) -> bool:
+def _same(a: Folded, b: Folded) -> bool:
     if a is b:
         return True
     return not isinstance(a, (bool, Lazy)) and not isinstance(b, (bool, Lazy)) and fast.same(a, b)
 
 
-def _unchanged(value):
+def _unchanged(value: Folded) -> Folded:
     return value
 
 
 class Folding:
     """The constructors the per-element conditions use, folding as they go (module docstring)."""
 
-    def __init__(self, known=()):
+    def __init__(self, known: Iterable[tuple[z3.BitVecRef, int]] = ()) -> None:
         self._known = {variable.ast.value: fast.numeral(value, variable.size()) for variable, value in known}
         if not self._known:
-            self._resolve = _unchanged
+            self._resolve = _unchanged   # type: ignore[method-assign]  # the identity, when nothing is known
 
-    def _resolve(self, value):
+    def _resolve(self, value: Folded) -> Folded:
         if isinstance(value, (bool, Lazy)):
             return value
         return self._known.get(value.ast.value, value)
 
     @staticmethod
-    def numeral(value: int, width: int):
+    def numeral(value: int, width: int) -> z3.BitVecRef:
         return fast.numeral(value, width)
 
-    def eq(self, a, b):
+    def eq(self, a: Folded, b: Folded) -> bool | Lazy:
         a, b = self._resolve(a), self._resolve(b)
         if _same(a, b):
             return True
@@ -86,29 +91,31 @@ class Folding:
             return values[0] == values[1]
         return Lazy(fast.eq, (a, b))
 
-    def sle(self, a, b):
+    def sle(self, a: Folded, b: Folded) -> bool | Lazy:
         """Signed a <= b."""
         a, b = self._resolve(a), self._resolve(b)
         return True if _same(a, b) else Lazy(fast.sle, (a, b))
 
-    def ult(self, a, b):
+    def ult(self, a: Folded, b: Folded) -> bool | Lazy:
         a, b = self._resolve(a), self._resolve(b)
         values = _numeral(a), _numeral(b)
         if None not in values:
+            assert values[0] is not None and values[1] is not None   # (for the type checker)
             return values[0] < values[1]
         return Lazy(fast.ult, (a, b))
 
-    def not_(self, a):
+    def not_(self, a: Folded) -> bool | Lazy:
         a = self._resolve(a)
         return (not a) if isinstance(a, bool) else Lazy(fast.not_, (a,))
 
-    def and_(self, *values):
+    def and_(self, *values: Folded) -> Folded:
         return self._connective(values, False, fast.and_)
 
-    def or_(self, *values):
+    def or_(self, *values: Folded) -> Folded:
         return self._connective(values, True, fast.or_)
 
-    def _connective(self, values, absorbing: bool, make):
+    def _connective(self, values: tuple[Folded, ...], absorbing: bool,
+                    make: Callable[..., z3.BoolRef]) -> Folded:
         """and (absorbing False) / or (absorbing True): decided by one absorbing operand,
         or by having no undecided operand left."""
         undecided = []
@@ -122,15 +129,15 @@ class Folding:
             return not absorbing
         return undecided[0] if len(undecided) == 1 else Lazy(make, tuple(undecided))
 
-    def pick(self, index, values):
+    def pick(self, index: Folded, values: list[Folded]) -> Folded:
         """`fast.pick`: with the index known, the value it picks."""
         index = self._resolve(index)
         known = _numeral(index)
         if known is None:
-            return fast.pick(index, [term(value) for value in values])
+            return fast.pick(cast(z3.BitVecRef, index), [term(value) for value in values])   # an index term
         return values[min(known, len(values) - 1)]
 
-    def ite(self, cond, a, b):
+    def ite(self, cond: Folded, a: Folded, b: Folded) -> Folded:
         cond, a, b = self._resolve(cond), self._resolve(a), self._resolve(b)
         if isinstance(cond, bool):
             return a if cond else b

@@ -16,7 +16,7 @@ Soundness: see proofs/engine/compositional.py, `soundness_argument()`.
 from __future__ import annotations
 
 import itertools
-from typing import Any
+from typing import Any, Literal, NoReturn
 
 import z3
 
@@ -34,7 +34,8 @@ class Node:
 
     __slots__ = ("kind", "children", "label", "condition", "serial", "reached")
 
-    def __init__(self, kind: str, children: tuple = (), label=None, condition=None):
+    def __init__(self, kind: str, children: tuple[Node, ...] = (), label: object = None,
+                 condition: z3.BoolRef | None = None) -> None:
         self.kind = kind                # "atom", "empty", "join", "ite"
         self.children = children
         self.label = label              # the atom's name
@@ -51,7 +52,7 @@ class Node:
 EMPTY = Node("empty")
 
 
-def atom(label) -> Node:
+def atom(label: object) -> Node:
     return Node("atom", label=label)
 
 
@@ -61,7 +62,7 @@ class SemilatticeElements:
     symbolic = True
     true, false = z3.BoolVal(True), z3.BoolVal(False)
 
-    def __init__(self, width: int):
+    def __init__(self, width: int) -> None:
         self.width = width
         self._smin = 1 << (width - 1)
         self._constants: dict[int, Node] = {}
@@ -75,51 +76,55 @@ class SemilatticeElements:
     def smin(self) -> Node:
         return EMPTY
 
-    def smax(self, a, b) -> Node:
+    def smax(self, a: Node, b: Node) -> Node:
         if a is EMPTY:
             return b
         if b is EMPTY or a is b:
             return a
         return Node("join", (a, b))
 
-    def ite(self, c, a, b):
+    def ite(self, c: z3.BoolRef, a: Any, b: Any) -> Any:   # on values (Node) or flags (z3 Booleans)
         if type(a) is not Node and isinstance(a, z3.BoolRef):
             return z3.If(c, a, b)
         if a is b:
             return a
         return Node("ite", (a, b), None, c)
 
-    def and_(self, a, b): return z3.And(a, b)
-    def or_(self, a, b): return z3.Or(a, b)
-    def not_(self, a): return z3.Not(a)
+    def and_(self, a: z3.BoolRef, b: z3.BoolRef) -> z3.BoolRef: return z3.And(a, b)
+    def or_(self, a: z3.BoolRef, b: z3.BoolRef) -> z3.BoolRef: return z3.Or(a, b)
+    def not_(self, a: z3.BoolRef) -> z3.BoolRef: return z3.Not(a)
 
-    def _values(self, name):
+    def _values(self, name: str) -> NoReturn:
         raise NotExpressible(f"{name} compares element values; the free semilattice has none")
 
-    def umax(self, a, b): self._values("umax")
-    def sgt(self, a, b): self._values("sgt")
-    def sge(self, a, b): self._values("sge")
-    def slt(self, a, b): self._values("slt")
-    def ugt(self, a, b): self._values("ugt")
-    def ult(self, a, b): self._values("ult")
-    def eq(self, a, b): self._values("eq")
+    def umax(self, a: Node, b: Node) -> NoReturn: self._values("umax")
+    def sgt(self, a: Node, b: Node) -> NoReturn: self._values("sgt")
+    def sge(self, a: Node, b: Node) -> NoReturn: self._values("sge")
+    def slt(self, a: Node, b: Node) -> NoReturn: self._values("slt")
+    def ugt(self, a: Node, b: Node) -> NoReturn: self._values("ugt")
+    def ult(self, a: Node, b: Node) -> NoReturn: self._values("ult")
+    def eq(self, a: Node, b: Node) -> NoReturn: self._values("eq")
 
 
 # Path conditions are Python True (the root) or Z3 Booleans; keys use Python identity,
 # which is enough for the merge to fire on the patterns of a fold (it is an optimisation:
 # without it the conditions are equivalent, only bigger).
 
-def _conjoin(path, literal):
+Path = z3.BoolRef | Literal[True]         # the root's is True
+Part = tuple[Path, z3.BoolRef | None, bool]   # (path, choice condition or None, its polarity)
+
+
+def _conjoin(path: Path, literal: z3.BoolRef | None) -> Path:
     if literal is None:
         return path
     return literal if path is True else z3.And(path, literal)
 
 
-def _literal(cond, polarity):
+def _literal(cond: z3.BoolRef, polarity: bool) -> z3.BoolRef:
     return cond if polarity else z3.Not(cond)
 
 
-def _merge(parts):
+def _merge(parts: list[Part]) -> tuple[Path | None, Part | None]:
     """OR of the contributions; `p & c` and `p & !c` from one choice merge back into `p`.
 
     Returns (term, None), or (None, part) when there is a single contribution to forward.
@@ -130,8 +135,8 @@ def _merge(parts):
         (path, cond, polarity), (other_path, other_cond, other_polarity) = parts
         if cond is not None and cond is other_cond and path is other_path and polarity != other_polarity:
             return path, None
-    pending: dict = {}
-    merged = []
+    pending: dict[tuple[tuple[int, int], bool], tuple[Path, z3.BoolRef, bool]] = {}
+    merged: list[Path] = []
     for part in parts:
         path, cond, polarity = part
         if cond is None:
@@ -141,14 +146,14 @@ def _merge(parts):
         if pending.pop((key, not polarity), None) is not None:
             merged.append(path)
         else:
-            pending[(key, polarity)] = part
+            pending[(key, polarity)] = (path, cond, polarity)   # (the part, its condition known)
     if any(m is True for m in merged):
         return True, None
     merged += [_conjoin(path, _literal(cond, polarity)) for path, cond, polarity in pending.values()]
     return (merged[0] if len(merged) == 1 else z3.Or(*merged)), None
 
 
-def inclusion(root) -> dict:
+def inclusion(root: object) -> dict[object, z3.BoolRef]:
     """For each atom reachable from `root`, the condition under which it is joined in.
 
     Top-down over the term's DAG (linear in its size, parents before children by serial):
@@ -161,7 +166,7 @@ def inclusion(root) -> dict:
     nodes = _reachable(root)   # each with an empty `reached` list
     nodes.sort(key=_serial, reverse=True)
     root.reached.append((True, None, True))
-    result: dict = {}
+    result: dict[object, z3.BoolRef] = {}
     for node in nodes:
         parts, node.reached = node.reached, None
         term, single = _merge(parts)
@@ -174,6 +179,7 @@ def inclusion(root) -> dict:
             continue
         if single is not None:
             term = single[0] if single[1] is None else _conjoin(single[0], _literal(single[1], single[2]))
+        assert term is not None   # _merge gives a term, or a single part
         if kind == "ite":
             then, other = node.children
             if then is not EMPTY:
@@ -185,11 +191,11 @@ def inclusion(root) -> dict:
     return result
 
 
-def _serial(node) -> int:
+def _serial(node: Node) -> int:
     return node.serial
 
 
-def _reachable(root) -> list:
+def _reachable(root: Node) -> list[Node]:
     """The nodes below `root` (itself included, EMPTY not), each given an empty `reached`."""
     found = [root]
     root.reached = []

@@ -9,12 +9,13 @@ So the text shown in docs/SEMANTICS.md is the formula the solver was given, not 
 from __future__ import annotations
 
 import io
+from typing import Any, Callable, Protocol
 
 import z3
 from z3 import z3printer
 
 from vredmax.proofs.engine.compositional import Query
-from vredmax.proofs.engine.setting import IMPLEMENTATIONS, SPEC, Setting
+from vredmax.proofs.engine.setting import IMPLEMENTATIONS, SPEC, Run, Setting
 from vredmax.spec import relation as spec
 from vredmax.spec.config import Config
 
@@ -23,11 +24,22 @@ RENDER_CONFIGS = (Config(128, 64, 64, "m1"), Config(128, 64, 64, "m2"), Config(1
 MAX_CHARS = 2000
 
 
-def render_config(obligation) -> Config | None:
+class Obligation(Protocol):
+    """What is read of a proof obligation (proofs/obligations/catalogue.py; the engine does not
+    import it)."""
+
+    @property
+    def monolithic(self) -> Callable[[Setting, str], object] | None: ...
+    @property
+    def subjects(self) -> tuple[str, ...]: ...
+    def applies(self, cfg: Config) -> bool: ...
+
+
+def render_config(obligation: Obligation) -> Config | None:
     return next((cfg for cfg in RENDER_CONFIGS if obligation.applies(cfg)), None)
 
 
-def _names(s: Setting, runs: dict, twin: str = "") -> list[tuple]:
+def _names(s: Setting, runs: dict[str, Run], twin: str = "") -> list[tuple[z3.ExprRef, z3.ExprRef]]:
     """(term, readable constant) pairs, bigger terms first. `twin` marks the names of a
     second pre-state (two-run properties): vs1_b[0], vs2_b[i], ..."""
     cfg, pre, insn = s.cfg, s.pre, s.insn
@@ -68,7 +80,7 @@ def _names(s: Setting, runs: dict, twin: str = "") -> list[tuple]:
     return unique
 
 
-def _mentions(term, names: set[str]) -> bool:
+def _mentions(term: z3.ExprRef, names: set[str]) -> bool:
     stack, visited = [term], set()
     while stack:
         t = stack.pop()
@@ -81,7 +93,7 @@ def _mentions(term, names: set[str]) -> bool:
     return False
 
 
-def _text(term) -> str:
+def _text(term: z3.ExprRef) -> str:
     """One line, untruncated (a printer of our own: the global one cuts long terms)."""
     printer, formatter = z3printer.PP(), z3printer.Formatter()
     printer.max_lines = printer.max_width = 1 << 30
@@ -94,14 +106,14 @@ def _text(term) -> str:
 SPEC_ALLOWS = "spec_allows"   # named_query's stand-in for "the free post-state is one the spec allows"
 
 
-def render(obligation) -> dict:
+def render(obligation: Obligation) -> dict[str, Any]:
     """{"config", "assume": [...], "prove": ...} for the obligation's monolithic query."""
     named = named_query(obligation)
     if isinstance(named, str):
         return {"config": None if named == NO_MONOLITHIC else str(render_config(obligation)),
                 "assume": [], "prove": named}
     cfg, assumptions, goal = named
-    assume = ["spec_allows (the post-state, primed ', is one the spec allows)" if term is SPEC_ALLOWS
+    assume = ["spec_allows (the post-state, primed ', is one the spec allows)" if isinstance(term, str)
               else _shorten(_text(term)) for term in assumptions]
     return {"config": str(cfg), "assume": assume, "prove": _shorten(_text(goal))}
 
@@ -109,7 +121,7 @@ def render(obligation) -> dict:
 NO_MONOLITHIC, NOT_SINGLE = "(no monolithic form)", "(not a single query)"
 
 
-def named_query(obligation):
+def named_query(obligation: Obligation) -> str | tuple[Config, list[z3.ExprRef | str], z3.ExprRef]:
     """(config, assumptions, goal) of the obligation's monolithic query at its render
     configuration, with readable names substituted (an assumption that is the spec relation
     of the free post-state is SPEC_ALLOWS); or NO_MONOLITHIC / NOT_SINGLE."""
@@ -133,7 +145,7 @@ def named_query(obligation):
                   if term.get_id() not in known]
     wf_ids = {term.get_id() for term in s.wf}
     free = s.free_run
-    assume = []
+    assume: list[z3.ExprRef | str] = []
     for term in query.assumptions:
         if term.get_id() in wf_ids:
             continue   # "the state is one of this configuration": said once for all

@@ -14,6 +14,7 @@ import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from enum import Enum
+from typing import Any, Callable, Iterable, Iterator, cast
 
 import z3
 
@@ -36,7 +37,7 @@ class Answer:
     detail: str = ""
     model: z3.ModelRef | None = field(default=None, repr=False)
     solver: str = "z3"
-    opinions: list = field(default_factory=list, repr=False)   # second opinions on its questions
+    opinions: list[Opinion] = field(default_factory=list, repr=False)   # second opinions on its questions
     judged: object = field(default=None, repr=False)   # the judge installed when it was decided
 
 
@@ -45,10 +46,10 @@ class Question:
     """One solver question as a judge sees it: `assumptions => goal`, or (goal None) can the
     assumptions hold; the solver's answer; the labels of `about` around it."""
 
-    assumptions: list
+    assumptions: list[z3.BoolRef]
     goal: object
     answer: Answer
-    labels: dict
+    labels: dict[str, Any]
     model: object = None     # a model of the assumptions the solver found, if any (a hint)
 
 
@@ -60,16 +61,18 @@ class Opinion:
 
     status: str
     detail: str = ""
-    record: dict = field(default_factory=dict, repr=False)
+    record: dict[str, Any] = field(default_factory=dict, repr=False)
 
 
-_JUDGES: list = []
-_GATHERING: list[list] = []
-_ABOUT: list[dict] = []
+Judge = Callable[[Question], Opinion]
+
+_JUDGES: list[Judge] = []
+_GATHERING: list[list[Opinion]] = []
+_ABOUT: list[dict[str, Any]] = []
 
 
 @contextmanager
-def second_opinion(judge):
+def second_opinion(judge: Judge) -> Iterator[Judge]:
     """Within this, `judge(question) -> Opinion` is asked about every solver question."""
     _JUDGES.append(judge)
     try:
@@ -78,15 +81,15 @@ def second_opinion(judge):
         _JUDGES.remove(judge)
 
 
-def judging():
+def judging() -> Judge | None:
     """The judge installed now (every question gets its opinion), or None."""
     return _JUDGES[-1] if _JUDGES else None
 
 
 @contextmanager
-def gathering():
+def gathering() -> Iterator[list[Opinion]]:
     """A list that receives every Opinion given within this."""
-    bucket: list = []
+    bucket: list[Opinion] = []
     _GATHERING.append(bucket)
     try:
         yield bucket
@@ -95,7 +98,7 @@ def gathering():
 
 
 @contextmanager
-def about(**labels):
+def about(**labels: Any) -> Iterator[None]:
     """Label the questions asked within this (e.g. obligation=..., part=...)."""
     _ABOUT.append(labels)
     try:
@@ -104,11 +107,12 @@ def about(**labels):
         _ABOUT.pop()
 
 
-def consult(assumptions, goal, answer: Answer, model=None) -> None:
+def consult(assumptions: Iterable[z3.BoolRef], goal: z3.BoolRef | None, answer: Answer,
+            model: object = None) -> None:
     """Ask the installed judge, if any, about one question the solver answered."""
     if not _JUDGES:
         return
-    labels: dict = {}
+    labels: dict[str, Any] = {}
     for layer in _ABOUT:
         labels.update(layer)
     opinion = _JUDGES[-1](Question(list(assumptions), goal, answer, labels, model))
@@ -122,7 +126,8 @@ VACUOUS = "vacuous: the assumptions are unsatisfiable"
 AUTO_Z3_MS = 2_000   # "auto": Z3 gets this long first, then bitwuzla the whole timeout
 
 
-def prove(assumptions, goal, timeout_ms: int = 60_000, solver: str = "z3") -> Answer:
+def prove(assumptions: Iterable[z3.BoolRef], goal: z3.BoolRef, timeout_ms: int = 60_000,
+          solver: str = "z3") -> Answer:
     """Prove `assumptions => goal`, after checking that the assumptions can hold at all.
 
     `solver` is "z3" (in-process, with a model for a counterexample), "bitwuzla"/"cvc5"
@@ -139,7 +144,7 @@ def prove(assumptions, goal, timeout_ms: int = 60_000, solver: str = "z3") -> An
     return answer
 
 
-def _kept_or_proved(assumptions, goal, timeout_ms: int, solver: str) -> Answer:
+def _kept_or_proved(assumptions: list[z3.BoolRef], goal: z3.BoolRef, timeout_ms: int, solver: str) -> Answer:
     store = answers.current()
     if store is None:
         return _prove(assumptions, goal, timeout_ms, solver)
@@ -157,7 +162,8 @@ def _kept_or_proved(assumptions, goal, timeout_ms: int, solver: str) -> Answer:
     return answer
 
 
-def _prove_known_vacuity(store, assumptions, goal, timeout_ms: int) -> Answer:
+def _prove_known_vacuity(store: answers.Store, assumptions: list[z3.BoolRef], goal: z3.BoolRef,
+                         timeout_ms: int) -> Answer:
     """`_prove` with Z3, where the vacuity check is a question of its own: many queries share
     their assumptions (an obligation's cases, the parts of a configuration), and a kept
     answer to it spares the solver that half of the work."""
@@ -181,7 +187,7 @@ def _prove_known_vacuity(store, assumptions, goal, timeout_ms: int) -> Answer:
     return answer
 
 
-def _ask_goal(engine, context, goal, start: float) -> Answer:
+def _ask_goal(engine: z3.Solver, context: z3.Context, goal: z3.BoolRef, start: float) -> Answer:
     """The goal's answer from a Z3 solver whose assumptions are satisfiable: PROVED when its
     negation has no model."""
     engine.add(z3.Not(goal).translate(context))
@@ -194,7 +200,7 @@ def _ask_goal(engine, context, goal, start: float) -> Answer:
     return Answer(Verdict.UNKNOWN, seconds, engine.reason_unknown())
 
 
-def _prove(assumptions, goal, timeout_ms: int, solver: str) -> Answer:
+def _prove(assumptions: list[z3.BoolRef], goal: z3.BoolRef, timeout_ms: int, solver: str) -> Answer:
     if solver == "auto":
         first = _prove(assumptions, goal, min(timeout_ms, AUTO_Z3_MS), "z3")
         if first.verdict != Verdict.UNKNOWN or not solvers.available("bitwuzla"):
@@ -214,7 +220,7 @@ def _prove(assumptions, goal, timeout_ms: int, solver: str) -> Answer:
         return _ask_goal(engine, context, goal, start)
 
 
-def satisfiable(assumptions, timeout_ms: int = 60_000) -> Answer:
+def satisfiable(assumptions: Iterable[z3.BoolRef], timeout_ms: int = 60_000) -> Answer:
     """Can the assumptions hold? PROVED (with a model of them, in the main context) when they
     can, ERROR (vacuous) when they cannot, UNKNOWN when Z3 does not decide in time."""
     assumptions = list(assumptions)
@@ -224,7 +230,7 @@ def satisfiable(assumptions, timeout_ms: int = 60_000) -> Answer:
     return answer
 
 
-def _kept_or_satisfiable(assumptions, timeout_ms: int) -> Answer:
+def _kept_or_satisfiable(assumptions: list[z3.BoolRef], timeout_ms: int) -> Answer:
     store = answers.current()
     if store is None:
         return _satisfiable(assumptions, timeout_ms)
@@ -239,7 +245,7 @@ def _kept_or_satisfiable(assumptions, timeout_ms: int) -> Answer:
     return answer
 
 
-def _satisfiable(assumptions, timeout_ms: int) -> Answer:
+def _satisfiable(assumptions: list[z3.BoolRef], timeout_ms: int) -> Answer:
     start = time.perf_counter()
     with _engine(assumptions, timeout_ms) as (engine, _):
         result = engine.check()
@@ -248,11 +254,11 @@ def _satisfiable(assumptions, timeout_ms: int) -> Answer:
         return Answer(Verdict.PROVED, time.perf_counter() - start, model=engine.model().translate(z3.main_ctx()))
 
 
-_SOLVING: list = []   # the context the solvers work in, made on first use
+_SOLVING: list[z3.Context] = []   # the context the solvers work in, made on first use
 
 
 @contextmanager
-def _engine(assumptions, timeout_ms: int):
+def _engine(assumptions: list[z3.BoolRef], timeout_ms: int) -> Iterator[tuple[z3.Solver, z3.Context]]:
     """A Z3 solver holding the assumptions, translated into a context of the solvers' own:
     Z3's solvers size some tables by the number of terms in their context, so in the main
     one (millions of live terms at VLEN=65536) even a trivial query took 0.5-1.5 s. In this
@@ -287,11 +293,11 @@ def _engine(assumptions, timeout_ms: int):
         engine.pop()
 
 
-_SHARED: list = []   # [base assumptions, their solver, their text, the solver's timeout] (None: not yet)
+_SHARED: list[list[Any]] = []   # [base assumptions, their solver, their text, the solver's timeout] (None: not yet)
 
 
 @contextmanager
-def shared_assumptions(base):
+def shared_assumptions(base: Iterable[z3.BoolRef]) -> Iterator[None]:
     """Within this, Z3 questions whose assumptions begin with the terms `base` (the same
     terms, in order) are asked of one solver holding `base` (see `_engine`). Answers,
     kept answers and second opinions are exactly as without it."""
@@ -302,7 +308,7 @@ def shared_assumptions(base):
         _SHARED.pop()
 
 
-def _shared_prefix(assumptions):
+def _shared_prefix(assumptions: list[z3.BoolRef]) -> list[z3.BoolRef] | None:
     """The assumptions after the shared base, if they begin with it (else None)."""
     if not _SHARED:
         return None
@@ -321,7 +327,7 @@ def _context() -> z3.Context:
     return _SOLVING[0]
 
 
-def _unsatisfiable(engine, result, start) -> Answer:
+def _unsatisfiable(engine: z3.Solver, result: z3.CheckSatResult, start: float) -> Answer:
     """The answer when the assumptions alone are not satisfiable (or not known to be)."""
     seconds = time.perf_counter() - start
     if result == z3.unsat:
@@ -329,14 +335,14 @@ def _unsatisfiable(engine, result, start) -> Answer:
     return Answer(Verdict.UNKNOWN, seconds, f"satisfiability of the assumptions: {engine.reason_unknown()}")
 
 
-def _translated(terms, context):
+def _translated(terms: Iterable[z3.BoolRef], context: z3.Context) -> z3.BoolRef:
     """The conjunction of the terms, in `context` (one translation, so shared parts once).
     The last one is kept: a query's assumptions are translated for its key, its vacuity
     key and its solver, and Z3's translation of a big query is not cheap."""
     terms = list(terms)
     key = (id(context), tuple(t.ast.value for t in terms))
     if _LAST_TRANSLATION[0] == key:
-        return _LAST_TRANSLATION[2]
+        return cast(z3.BoolRef, _LAST_TRANSLATION[2])
     if not terms:
         made = z3.BoolVal(True, context)
     elif len(terms) == 1:
@@ -349,13 +355,13 @@ def _translated(terms, context):
     return made
 
 
-_LAST_TRANSLATION: list = [None, None, None]   # [key, the terms, their translation]
+_LAST_TRANSLATION: list[Any] = [None, None, None]   # [key, the terms, their translation]
 
 
 _MAIN = z3.main_ctx()
 
 
-def _prove_elsewhere(assumptions, goal, timeout_ms: int, solver: str) -> Answer:
+def _prove_elsewhere(assumptions: list[z3.BoolRef], goal: z3.BoolRef, timeout_ms: int, solver: str) -> Answer:
     start = time.perf_counter()
     checked = solvers.check_text(solver, solvers.smt2_script(assumptions, goal), timeout_ms)
     seconds = time.perf_counter() - start
@@ -374,14 +380,14 @@ def _prove_elsewhere(assumptions, goal, timeout_ms: int, solver: str) -> Answer:
     return Answer(Verdict.UNKNOWN, seconds, checked.reason, solver=solver)
 
 
-def _z3_model(assumptions, goal, timeout_ms: int):
+def _z3_model(assumptions: list[z3.BoolRef], goal: z3.BoolRef, timeout_ms: int) -> z3.ModelRef | None:
     with _engine(list(assumptions) + [z3.Not(goal)], timeout_ms) as (engine, _):
         return engine.model().translate(z3.main_ctx()) if engine.check() == z3.sat else None
 
 
 # Answers kept in a store (proofs/engine/answers.py) ------------------------------------------
 
-def _text(assumptions, goal) -> str:
+def _text(assumptions: list[z3.BoolRef], goal: z3.BoolRef) -> str:
     """The query's text in the solvers' context (solvers.assertion_text: there only the current
     query's terms are alive, so the text depends on the query alone): the assumptions, then
     `vredmax_negated_goal = not goal` (a kept model is replayed on it), each printed on its
@@ -403,18 +409,18 @@ def _text(assumptions, goal) -> str:
     return head + ";; goal\n" + solvers.assertion_text(z3.Bool(solvers.GOAL_NAME, context) == z3.Not(goal))
 
 
-def _printed(term) -> str:
+def _printed(term: z3.BoolRef) -> str:
     """solvers.assertion_text of a term, the last one kept (see `_text`)."""
     if _LAST_PRINTED[0] is not term:
         _LAST_PRINTED[:] = [term, solvers.assertion_text(term)]
-    return _LAST_PRINTED[1]
+    return cast(str, _LAST_PRINTED[1])
 
 
-_LAST_PRINTED: list = [None, None]
+_LAST_PRINTED: list[Any] = [None, None]
 
 
 @contextmanager
-def _one_query():
+def _one_query() -> Iterator[None]:
     """The kept translation and text serve one query: after it they are let go, so that
     nothing of it is alive in the solvers' context when the next one is printed."""
     try:
@@ -424,7 +430,7 @@ def _one_query():
         _LAST_PRINTED[:] = [None, None]
 
 
-def _entry(answer: Answer) -> dict:
+def _entry(answer: Answer) -> dict[str, Any]:
     """What is kept of an answer: the verdict, and the model's values (SMT-LIB2 terms)."""
     model = None
     if answer.model is not None:
@@ -436,13 +442,14 @@ def _entry(answer: Answer) -> dict:
     return {"verdict": answer.verdict.value, "detail": answer.detail, "solver": answer.solver, "model": model}
 
 
-def _symbol(decl) -> str:
+def _symbol(decl: z3.FuncDeclRef) -> str:
     """The declaration's name as SMT-LIB2 writes it (quoted when it must be)."""
     name = decl.name()
     return name if re.fullmatch(r"[A-Za-z~!@$%^&*_+=<>.?/-][0-9A-Za-z~!@$%^&*_+=<>.?/-]*", name) else f"|{name}|"
 
 
-def _reused(store, material: str, text: str, negated_goal: bool, timeout_ms: int) -> Answer | None:
+def _reused(store: answers.Store, material: str, text: str, negated_goal: bool,
+            timeout_ms: int) -> Answer | None:
     """The kept answer for this query, or None. A model is not taken on trust: the query is
     solved again with every value the entry gives pinned (cheap), and that model is used; if
     there is none, the entry is ignored."""
@@ -465,7 +472,7 @@ def _reused(store, material: str, text: str, negated_goal: bool, timeout_ms: int
         return None
 
 
-def _replayed(text: str, values: dict, negated_goal: bool, timeout_ms: int):
+def _replayed(text: str, values: dict[str, Any], negated_goal: bool, timeout_ms: int) -> z3.ModelRef | None:
     """A model of the query (and its negated goal when `negated_goal`) with the kept values,
     found by Z3; None if there is none."""
     declared = set(re.findall(r"^\(declare-fun (\|[^|]*\||\S+) ", text, re.MULTILINE))

@@ -45,6 +45,7 @@ import sys
 import threading
 import time
 from contextlib import contextmanager
+from typing import TypeVar
 
 _STATE = {"interrupted": False, "raised": False, "deferred": False, "watcher": None, "unraisable_hook": None}
 REARM_S = 0.05   # how often the watcher re-raises a SIGINT that Python code has not yet acted on
@@ -176,7 +177,10 @@ def _watch(read_end: int) -> None:
 _Z3_CONTEXTS: list = []   # contexts that live as long as the process (never freed by the watcher)
 
 
-def z3_context(context):
+_Context = TypeVar("_Context")   # a z3.Context (z3 is not imported here)
+
+
+def z3_context(context: _Context) -> _Context:
     """Register a Z3 context kept for the whole process; return it."""
     _Z3_CONTEXTS.append(context)
     return context
