@@ -18,9 +18,15 @@ import time
 
 PROVED = "implies(legal and pre.vl > 0, post.vd[0] >= seed)"
 REFUTED = "implies(legal and pre.vl > 0, post.vd[0] == vs2[0])"
-FOLD = "implies(legal and pre.vl > 0, post.vd[0] == smax(seed, smax(vs2[i] for i in range(VLMAX) if active[i])))"
-EXAMPLES = ["implies(legal and pre.vl == 0, post.vd == pre.vd)", "implies(pre.vl == 0, post.vd == pre.vd)",
-            PROVED, REFUTED]
+FOLD = (
+    "implies(legal and pre.vl > 0, post.vd[0] == smax(seed, smax(vs2[i] for i in range(VLMAX) if active[i])))"
+)
+EXAMPLES = [
+    "implies(legal and pre.vl == 0, post.vd == pre.vd)",
+    "implies(pre.vl == 0, post.vd == pre.vd)",
+    PROVED,
+    REFUTED,
+]
 
 
 def timed(args) -> tuple[float, int, str]:

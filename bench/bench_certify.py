@@ -29,27 +29,40 @@ def main() -> int:
     vredmax = [sys.executable, "-m", "vredmax"]
     try:
         start = time.perf_counter()
-        prove = subprocess.run(vredmax + ["prove", "--certify", directory, "--jobs", args.jobs, "-q", *filters],
-                               capture_output=True, text=True)
+        prove = subprocess.run(
+            vredmax + ["prove", "--certify", directory, "--jobs", args.jobs, "-q", *filters],
+            capture_output=True,
+            text=True,
+        )
         proved = time.perf_counter() - start
         print(prove.stdout.rstrip())
-        print(f"prove --certify ({' '.join(filters) or 'default configurations'}, --jobs {args.jobs}): "
-              f"{proved:.1f} s wall, exit {prove.returncode}")
+        print(
+            f"prove --certify ({' '.join(filters) or 'default configurations'}, --jobs {args.jobs}): "
+            f"{proved:.1f} s wall, exit {prove.returncode}"
+        )
         manifest = json.load(open(os.path.join(directory, "manifest.json")))
-        size = sum(os.path.getsize(os.path.join(root, name)) for root, _, names in os.walk(directory) for name in names)
+        size = sum(
+            os.path.getsize(os.path.join(root, name))
+            for root, _, names in os.walk(directory)
+            for name in names
+        )
         summary = manifest["summary"]
-        print(f"{summary['certified_lines']} of {summary['obligation_lines']} obligation lines CERTIFIED; "
-              f"{summary['queries']} distinct queries ({summary['CERTIFIED']} certified, {summary['UNCERTIFIED']} "
-              f"not, {summary['ERROR']} disagreements); certificates: {size / 1e6:.1f} MB")
+        print(
+            f"{summary['certified_lines']} of {summary['obligation_lines']} obligation lines CERTIFIED; "
+            f"{summary['queries']} distinct queries ({summary['CERTIFIED']} certified, {summary['UNCERTIFIED']} "
+            f"not, {summary['ERROR']} disagreements); certificates: {size / 1e6:.1f} MB"
+        )
         print(f"tools: {manifest['tools']['sat_solver']}; {manifest['tools']['checker']}")
         queries = manifest["queries"]
         print("slowest queries (route seconds, clauses, proof steps, solve s, check s):")
         for query in sorted(queries, key=lambda q: -q["seconds"])[:8]:
             refuted = query.get("unsatisfiable", {})
             about = query["about"]
-            print(f"  {query['seconds']:7.2f}  {refuted.get('clauses', '-'):>8}  {refuted.get('proof_steps', '-'):>8}  "
-                  f"{refuted.get('solve_seconds', '-'):>7}  {refuted.get('check_seconds', '-'):>7}  "
-                  f"{about.get('obligation', '')} {about.get('subject', '')} {about.get('config', '')}")
+            print(
+                f"  {query['seconds']:7.2f}  {refuted.get('clauses', '-'):>8}  {refuted.get('proof_steps', '-'):>8}  "
+                f"{refuted.get('solve_seconds', '-'):>7}  {refuted.get('check_seconds', '-'):>7}  "
+                f"{about.get('obligation', '')} {about.get('subject', '')} {about.get('config', '')}"
+            )
         for query in queries:
             if query["verdict"] != "CERTIFIED":
                 print(f"  {query['verdict']}: {query['about']} {query['detail']}")

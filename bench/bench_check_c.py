@@ -55,9 +55,15 @@ def bench_unit(built, python: str, sews, timeout: float) -> None:
     """A unit: the proof for every VLMAX per SEW (proofs/c/unit_loop.py), angr against the solver."""
     from vredmax.proofs.c import unit_loop
     from vredmax.proofs.c.check import unit_vlmaxes
+
     for sew in sews:
-        result = unit_loop.prove_unit_loop(python, built.plain, sew, unit_vlmaxes(sew, 1 << 20), timeout, "auto")
-        print(f"SEW={sew} every VLMAX: {result.verdict.value} in {result.seconds:.1f} s ({result.detail})", flush=True)
+        result = unit_loop.prove_unit_loop(
+            python, built.plain, sew, unit_vlmaxes(sew, 1 << 20), timeout, "auto"
+        )
+        print(
+            f"SEW={sew} every VLMAX: {result.verdict.value} in {result.seconds:.1f} s ({result.detail})",
+            flush=True,
+        )
 
 
 def main() -> None:
@@ -76,9 +82,11 @@ def main() -> None:
     python = symbolic.engine_python()
     spent: dict = {}
     timed(symbolic, "run_engine", spent)
-    timed(symbolic, "prove", spent)      # the coverage query and each path's
-    configs = sorted((c for c in legal_configs(64, [STEP_VLEN], sews) if c.vlmax <= args.vlmax),
-                     key=lambda c: (c.vlmax, -c.sew))
+    timed(symbolic, "prove", spent)  # the coverage query and each path's
+    configs = sorted(
+        (c for c in legal_configs(64, [STEP_VLEN], sews) if c.vlmax <= args.vlmax),
+        key=lambda c: (c.vlmax, -c.sew),
+    )
     per_sew: dict = {}
     with tempfile.TemporaryDirectory() as work:
         built = build(path, function, (), work)
@@ -90,9 +98,12 @@ def main() -> None:
                 word_start, word_before = time.perf_counter(), dict(spent)
                 result, _ = symbolic.prove_step(python, built.plain, cfg, args.timeout, "bitwuzla", fields)
                 angr = spent.get("run_engine", 0) - word_before.get("run_engine", 0)
-                print(f"{cfg} vd=v{fields.vd} vs2=v{fields.vs2} vs1=v{fields.vs1} vm={fields.vm}: "
-                      f"{result.verdict.value}, {result.paths} paths, {result.steps} steps; "
-                      f"{time.perf_counter() - word_start:.1f} s (angr {angr:.1f} s)", flush=True)
+                print(
+                    f"{cfg} vd=v{fields.vd} vs2=v{fields.vs2} vs1=v{fields.vs1} vm={fields.vm}: "
+                    f"{result.verdict.value}, {result.paths} paths, {result.steps} steps; "
+                    f"{time.perf_counter() - word_start:.1f} s (angr {angr:.1f} s)",
+                    flush=True,
+                )
             seconds = time.perf_counter() - start
             angr = spent.get("run_engine", 0) - before.get("run_engine", 0)
             print(f"== {cfg} (VLMAX {cfg.vlmax}): {seconds:.0f} s, of which angr {angr:.0f} s", flush=True)
@@ -100,8 +111,10 @@ def main() -> None:
             got[0], got[1] = max(got[0], cfg.vlmax), got[1] + seconds
     for sew, (reached, seconds) in sorted(per_sew.items()):
         print(f"SEW={sew}: VLMAX up to {reached}, {seconds:.0f} s")
-    print(f"total {sum(s for _, s in per_sew.values()):.0f} s: angr {spent.get('run_engine', 0):.0f} s, "
-          f"solver {spent.get('prove', 0):.0f} s (the first word's angr time includes importing angr)")
+    print(
+        f"total {sum(s for _, s in per_sew.values()):.0f} s: angr {spent.get('run_engine', 0):.0f} s, "
+        f"solver {spent.get('prove', 0):.0f} s (the first word's angr time includes importing angr)"
+    )
 
 
 if __name__ == "__main__":

@@ -54,12 +54,14 @@ def comparator_ignoring_past_4096(ops, seed, elements, active):
 
 def load(target: str):
     from vredmax.proofs.python.check_impl import load as load_function
+
     return load_function(target)
 
 
 def one(target: str, cfg: Config, timeout_ms: int) -> str:
     """Prove one configuration in this process; one line of figures."""
     from vredmax.proofs.python.cutpoint import prove_unit_at_scale
+
     start = time.perf_counter()
     result = prove_unit_at_scale(load(target), cfg, timeout_ms)
     seconds = time.perf_counter() - start
@@ -68,11 +70,23 @@ def one(target: str, cfg: Config, timeout_ms: int) -> str:
 
 
 def fresh_process(target: str, cfg: Config, timeout_ms: int) -> str:
-    command = [sys.executable, os.path.abspath(__file__), "--one", target, "--config",
-               f"{cfg.vlen},{cfg.elen},{cfg.sew},{cfg.lmul}", "--timeout", str(timeout_ms // 1000)]
+    command = [
+        sys.executable,
+        os.path.abspath(__file__),
+        "--one",
+        target,
+        "--config",
+        f"{cfg.vlen},{cfg.elen},{cfg.sew},{cfg.lmul}",
+        "--timeout",
+        str(timeout_ms // 1000),
+    ]
     start = time.perf_counter()
-    done = subprocess.run(command, capture_output=True, text=True, cwd=os.path.dirname(os.path.dirname(
-        os.path.abspath(__file__))))
+    done = subprocess.run(
+        command,
+        capture_output=True,
+        text=True,
+        cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+    )
     wall = time.perf_counter() - start
     line = done.stdout.strip() or done.stderr.strip().splitlines()[-1]
     return f"{line}   (process wall time {wall:.1f} s, Python start-up and imports included)"
@@ -80,6 +94,7 @@ def fresh_process(target: str, cfg: Config, timeout_ms: int) -> str:
 
 def sweep(title: str, target: str, configs, timeout_ms: int) -> None:
     from vredmax.proofs.python.cutpoint import prove_unit_at_scale
+
     unit = load(target)
     print(f"\n{title}: {len(configs)} configurations, {target}", flush=True)
     counts: dict = {}
@@ -99,9 +114,13 @@ def sweep(title: str, target: str, configs, timeout_ms: int) -> None:
 
 def step_sweep(target: str, configs, timeout_ms: int) -> None:
     from vredmax.proofs.python.cutpoint import prove_step_at_scale
+
     step_fn = load(target)
-    print(f"\nA whole instruction, cut at its reduction: {len(configs)} configurations x 2 tail policies, "
-          f"{target}", flush=True)
+    print(
+        f"\nA whole instruction, cut at its reduction: {len(configs)} configurations x 2 tail policies, "
+        f"{target}",
+        flush=True,
+    )
     counts: dict = {}
     start = time.perf_counter()
     for cfg in configs:
@@ -109,20 +128,28 @@ def step_sweep(target: str, configs, timeout_ms: int) -> None:
             t = time.perf_counter()
             result = prove_step_at_scale(step_fn, cfg, tail, timeout_ms)
             counts[result.verdict] = counts.get(result.verdict, 0) + 1
-            print(f"  {str(cfg):38} VLMAX={cfg.vlmax:<6} {tail:12} {result.verdict.value:15} "
-                  f"{time.perf_counter() - t:7.2f} s", flush=True)
-    print(f"  total {time.perf_counter() - start:.1f} s; " + ", ".join(f"{n} {v.value}" for v, n in counts.items()),
-          flush=True)
+            print(
+                f"  {str(cfg):38} VLMAX={cfg.vlmax:<6} {tail:12} {result.verdict.value:15} "
+                f"{time.perf_counter() - t:7.2f} s",
+                flush=True,
+            )
+    print(
+        f"  total {time.perf_counter() - start:.1f} s; "
+        + ", ".join(f"{n} {v.value}" for v, n in counts.items()),
+        flush=True,
+    )
 
 
 def plain_step(target: str, limit: int) -> None:
     import signal
+
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     command = [os.path.join(os.path.dirname(sys.executable), "vredmax"), "check-impl", target]
     print(f"\nA plain default run of a plain-Python step: vredmax check-impl {target}", flush=True)
     start = time.perf_counter()
-    child = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=root,
-                             start_new_session=True)       # its workers stopped with it
+    child = subprocess.Popen(
+        command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=root, start_new_session=True
+    )  # its workers stopped with it
     try:
         out, _ = child.communicate(timeout=limit)
     except subprocess.TimeoutExpired:
@@ -138,17 +165,29 @@ def plain_step(target: str, limit: int) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--unit", default=DEFAULT_UNIT, help="MODULE:FUNCTION of the unit to time")
     parser.add_argument("--timeout", type=int, default=60, help="seconds per solver query")
     parser.add_argument("--skip-largest", action="store_true")
     parser.add_argument("--skip-default", action="store_true")
     parser.add_argument("--all", action="store_true", help="also every legal configuration")
-    parser.add_argument("--step", nargs="?", const="examples/my_reduction.py:step",
-                        help="also time a whole instruction (MODULE:FUNCTION) at VLEN=4096")
-    parser.add_argument("--plain-step", nargs="?", const="tests/buggy/emulators.py:step_plain",
-                        help="also time a plain default check-impl run of a plain-Python step")
-    parser.add_argument("--plain-limit", type=int, default=1800, help="seconds before --plain-step is stopped")
+    parser.add_argument(
+        "--step",
+        nargs="?",
+        const="examples/my_reduction.py:step",
+        help="also time a whole instruction (MODULE:FUNCTION) at VLEN=4096",
+    )
+    parser.add_argument(
+        "--plain-step",
+        nargs="?",
+        const="tests/buggy/emulators.py:step_plain",
+        help="also time a plain default check-impl run of a plain-Python step",
+    )
+    parser.add_argument(
+        "--plain-limit", type=int, default=1800, help="seconds before --plain-step is stopped"
+    )
     parser.add_argument("--one", help=argparse.SUPPRESS)
     parser.add_argument("--config", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -158,15 +197,26 @@ def main() -> None:
         print(one(args.one, Config(int(vlen), int(elen), int(sew), lmul), timeout_ms))
         return
     from vredmax.proofs.python.check_impl import UNIT, all_configs, default_configs
-    print(f"bench_check_impl: cut-point proofs of a reduction unit (timeout {args.timeout} s per query); "
-          f"the machine is shared, figures vary", flush=True)
+
+    print(
+        f"bench_check_impl: cut-point proofs of a reduction unit (timeout {args.timeout} s per query); "
+        f"the machine is shared, figures vary",
+        flush=True,
+    )
     if not args.skip_largest:
         print("\nThe largest configuration, each in a fresh process:", flush=True)
         print("  " + fresh_process(args.unit, LARGEST, timeout_ms), flush=True)
-        print("  " + fresh_process("bench.bench_check_impl:comparator_ignoring_past_4096", LARGEST, timeout_ms),
-              flush=True)
+        print(
+            "  " + fresh_process("bench.bench_check_impl:comparator_ignoring_past_4096", LARGEST, timeout_ms),
+            flush=True,
+        )
     if not args.skip_default:
-        sweep("The default configuration list of check-impl for a unit", args.unit, default_configs(UNIT), timeout_ms)
+        sweep(
+            "The default configuration list of check-impl for a unit",
+            args.unit,
+            default_configs(UNIT),
+            timeout_ms,
+        )
     if args.all:
         sweep("Every legal configuration (--all)", args.unit, all_configs(UNIT), timeout_ms)
     if args.step:

@@ -24,7 +24,11 @@ from vredmax.proofs.rtl.check import Options, check_rtl  # noqa: E402
 from vredmax.proofs.rtl.combinational import CombUnit, monolithic  # noqa: E402
 from vredmax.proofs.rtl.ports import interface, parse_mapping  # noqa: E402
 
-TREE, CHUNKED, LANES_OK = "examples/rtl/tree_reduce.v", "examples/rtl/chunked_reduce.v", "tests/rtl/seq_lanes_ok.v"
+TREE, CHUNKED, LANES_OK = (
+    "examples/rtl/tree_reduce.v",
+    "examples/rtl/chunked_reduce.v",
+    "tests/rtl/seq_lanes_ok.v",
+)
 VALID_TREE, PIPELINED = "tests/rtl/comb_valid_tree_ok.v", "tests/rtl/seq_pipelined_ok.v"
 TREE16 = "tests/rtl/sv/sv_seq_tree16_ok.sv"
 
@@ -51,28 +55,45 @@ def main() -> None:
         design = yosys.elaborate(frontend.elaborate([TREE], "tree_reduce", {"SEW": 64, "LANES": lanes}))
         unit = CombUnit(design, interface(design, mapping))
         (mono, _), alone = timed(lambda: monolithic(unit, int(args.monolithic_timeout * 1000), "auto"))
-        print(f"  LANES={lanes:<3} {report.verdict.value:<8} {whole:6.1f} s   |  monolithic {mono.verdict.value:<8} "
-              f"{alone:6.1f} s ({mono.solver})", flush=True)
+        print(
+            f"  LANES={lanes:<3} {report.verdict.value:<8} {whole:6.1f} s   |  monolithic {mono.verdict.value:<8} "
+            f"{alone:6.1f} s ({mono.solver})",
+            flush=True,
+        )
     print("combinational comb_valid_tree_ok (skips invalid children), SEW=64, whole check")
     for lanes in (8, 32):
-        report, whole = timed(lambda: check_rtl([VALID_TREE], "comb_valid_tree_ok", {"LANES": lanes}, options, [64]))
+        report, whole = timed(
+            lambda: check_rtl([VALID_TREE], "comb_valid_tree_ok", {"LANES": lanes}, options, [64])
+        )
         print(f"  LANES={lanes:<3} {report.verdict.value:<8} {whole:6.1f} s", flush=True)
-    for path, top in ((CHUNKED, "chunked_reduce"), (PIPELINED, "seq_pipelined_ok"), (LANES_OK, "seq_lanes_ok")):
+    for path, top in (
+        (CHUNKED, "chunked_reduce"),
+        (PIPELINED, "seq_pipelined_ok"),
+        (LANES_OK, "seq_lanes_ok"),
+    ):
         print(f"multi-cycle {top}, LANES=4 (whole check | induction | bounded check)")
         for sew in (8, 16, 32, 64):
             report, whole = timed(lambda: check_rtl([path], top, {}, options, [sew]))
             methods = {m.method: m.seconds for m in report.results[-1].outcome.methods}
-            print(f"  SEW={sew:<3} {report.verdict.value:<8} {whole:6.1f} s   |  induction {methods.get('induction', 0):5.2f} s"
-                  f"  |  bounded {methods.get('bounded', 0):5.2f} s", flush=True)
+            print(
+                f"  SEW={sew:<3} {report.verdict.value:<8} {whole:6.1f} s   |  induction {methods.get('induction', 0):5.2f} s"
+                f"  |  bounded {methods.get('bounded', 0):5.2f} s",
+                flush=True,
+            )
 
 
 def tree16(options) -> None:
-    print("multi-cycle sv_seq_tree16_ok: a 16-lane tree per chunk, every vl (whole check | cut points | induction)")
+    print(
+        "multi-cycle sv_seq_tree16_ok: a 16-lane tree per chunk, every vl (whole check | cut points | induction)"
+    )
     for sew in (8, 16, 32, 64):
         report, whole = timed(lambda: check_rtl([TREE16], "sv_seq_tree16_ok", {}, options, [sew]))
         methods = {m.method: m.seconds for m in report.results[-1].outcome.methods}
-        print(f"  SEW={sew:<3} LANES=16 {report.verdict.value:<8} {whole:6.1f} s   |  cut points "
-              f"{methods.get('cut points', 0):5.2f} s  |  induction {methods.get('induction', 0):5.2f} s", flush=True)
+        print(
+            f"  SEW={sew:<3} LANES=16 {report.verdict.value:<8} {whole:6.1f} s   |  cut points "
+            f"{methods.get('cut points', 0):5.2f} s  |  induction {methods.get('induction', 0):5.2f} s",
+            flush=True,
+        )
 
 
 if __name__ == "__main__":

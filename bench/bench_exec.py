@@ -33,8 +33,15 @@ BATCH_CASES = 1000
 
 
 def largest_state(rng: random.Random) -> ArchState:
-    return ArchState(vlen=65536, elen=64, regs=tuple(rng.getrandbits(65536) for _ in range(32)),
-                     vtype=encode_vtype(8, "m8"), vl=65536, vstart=0, vs=1)
+    return ArchState(
+        vlen=65536,
+        elen=64,
+        regs=tuple(rng.getrandbits(65536) for _ in range(32)),
+        vtype=encode_vtype(8, "m8"),
+        vl=65536,
+        vstart=0,
+        vs=1,
+    )
 
 
 def time_reductions(rng: random.Random) -> list[tuple[str, float, float]]:
@@ -61,9 +68,15 @@ def batch_lines(rng: random.Random) -> list[str]:
         vs2 = rng.randrange(0, 32, cfg.group_registers)
         vm = rng.choice((0, 1)) if vs2 else 1
         insn = Insn(vd=rng.randrange(32), vs2=vs2, vs1=rng.randrange(1, 32), vm=vm)
-        state = ArchState(vlen=1024, elen=64, regs=tuple(rng.getrandbits(1024) for _ in range(32)),
-                          vtype=encode_vtype(cfg.sew, cfg.lmul, rng.random() < 0.5),
-                          vl=rng.randint(0, cfg.vlmax), vstart=0, vs=1)
+        state = ArchState(
+            vlen=1024,
+            elen=64,
+            regs=tuple(rng.getrandbits(1024) for _ in range(32)),
+            vtype=encode_vtype(cfg.sew, cfg.lmul, rng.random() < 0.5),
+            vl=rng.randint(0, cfg.vlmax),
+            vstart=0,
+            vs=1,
+        )
         lines.append(json.dumps(case_json(state, insn, rng.choice(("undisturbed", "ones")))))
     return lines
 
@@ -81,8 +94,9 @@ def time_batch(rng: random.Random) -> tuple[str, float, float]:
         path = Path(folder) / "cases.jsonl"
         path.write_text("\n".join(batch_lines(rng)) + "\n")
         start = time.perf_counter()
-        done = subprocess.run([vredmax_program(), "exec", "--jsonl", str(path)],
-                              capture_output=True, text=True)
+        done = subprocess.run(
+            [vredmax_program(), "exec", "--jsonl", str(path)], capture_output=True, text=True
+        )
         elapsed = time.perf_counter() - start
     out = done.stdout.splitlines()
     if done.returncode != 0 or len(out) != BATCH_CASES or any('"error"' in line for line in out):

@@ -36,10 +36,24 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
-from tests.generated.python_programs import (INSTRUCTION, UNIT, RandomChooser, check,  # noqa: E402
-                                             checked_correct, configs_at, draw_program, kept_mutants)
+from tests.generated.python_programs import (  # noqa: E402
+    INSTRUCTION,
+    UNIT,
+    RandomChooser,
+    check,
+    checked_correct,
+    configs_at,
+    draw_program,
+    kept_mutants,
+)
 
-KIND_NAMES = {"unit": UNIT, "units": UNIT, "instruction": INSTRUCTION, "step": INSTRUCTION, "steps": INSTRUCTION}
+KIND_NAMES = {
+    "unit": UNIT,
+    "units": UNIT,
+    "instruction": INSTRUCTION,
+    "step": INSTRUCTION,
+    "steps": INSTRUCTION,
+}
 
 
 def drawn(count: int, seed: int, kinds, vlmax: int, folder: str, concrete: int):
@@ -65,18 +79,23 @@ def summary(title: str, rows) -> list[str]:
         for r in group:
             counts[r["verdict"]] = counts.get(r["verdict"], 0) + 1
         return ", ".join(f"{n} {v}" for v, n in sorted(counts.items()))
+
     proved = sum(r["verdict"] == "PROVED" for r in correct)
     caught = sum(r["verdict"] == "COUNTEREXAMPLE" for r in wrong)
     wrong_proved = sum(r["verdict"] == "PROVED" for r in wrong)
     times = [r["seconds"] for r in rows]
-    lines = [f"{title}:",
-             f"  correct programs PROVED: {proved}/{len(correct)} ({percent(proved, len(correct))})   [{tally(correct)}]",
-             f"  wrong programs caught:   {caught}/{len(wrong)} ({percent(caught, len(wrong))})   [{tally(wrong)}]",
-             f"  wrong programs PROVED:   {wrong_proved}" + ("   <- SOUNDNESS BUG" if wrong_proved else "")]
+    lines = [
+        f"{title}:",
+        f"  correct programs PROVED: {proved}/{len(correct)} ({percent(proved, len(correct))})   [{tally(correct)}]",
+        f"  wrong programs caught:   {caught}/{len(wrong)} ({percent(caught, len(wrong))})   [{tally(wrong)}]",
+        f"  wrong programs PROVED:   {wrong_proved}" + ("   <- SOUNDNESS BUG" if wrong_proved else ""),
+    ]
     if times:
         worst = max(rows, key=lambda r: r["seconds"])
-        lines.append(f"  time per program: median {statistics.median(times):.1f} s, worst {worst['seconds']:.1f} s "
-                     f"({worst['name']})")
+        lines.append(
+            f"  time per program: median {statistics.median(times):.1f} s, worst {worst['seconds']:.1f} s "
+            f"({worst['name']})"
+        )
     return lines
 
 
@@ -94,11 +113,15 @@ def idiom_table(rows) -> list[str]:
     failing = [(k, v) for k, v in seen.items() if v["UNKNOWN"] or v["ERROR"] or v["COUNTEREXAMPLE"]]
     if not failing:
         return ["Correct programs not PROVED, by idiom: none"]
-    lines = ["Correct programs not PROVED, by idiom (programs with the idiom: UNKNOWN, ERROR):",
-             f"  {'idiom':32} {'programs':>8} {'UNKNOWN':>8} {'ERROR':>6} {'not proved':>10}"]
+    lines = [
+        "Correct programs not PROVED, by idiom (programs with the idiom: UNKNOWN, ERROR):",
+        f"  {'idiom':32} {'programs':>8} {'UNKNOWN':>8} {'ERROR':>6} {'not proved':>10}",
+    ]
     for idiom, v in sorted(failing, key=lambda kv: -(kv[1]["UNKNOWN"] + kv[1]["ERROR"]) / kv[1]["all"]):
         bad = v["UNKNOWN"] + v["ERROR"] + v["COUNTEREXAMPLE"]
-        lines.append(f"  {idiom:32} {v['all']:8} {v['UNKNOWN']:8} {v['ERROR']:6} {percent(bad, v['all']):>10}")
+        lines.append(
+            f"  {idiom:32} {v['all']:8} {v['UNKNOWN']:8} {v['ERROR']:6} {percent(bad, v['all']):>10}"
+        )
     return lines
 
 
@@ -106,6 +129,7 @@ def cause(detail: str) -> str:
     """A verdict's message with its configuration, file, line and numbers taken out, so that
     programs that fail for the same reason group together."""
     import re
+
     text = " ".join(detail.split())
     text = re.sub(r"^VLEN=\S+ ELEN=\S+ SEW=\S+ LMUL=\S+, tail \S+, ", "", text)
     text = re.sub(r"/\S+?\.py:\d+", "FILE:LINE", text)
@@ -133,27 +157,45 @@ def feed_back(folder: str, row, program, vlmax: int) -> None:
     cfg = program.cfg
     message = " ".join(row["detail"].split())[:300]
     what = "WRONG PROGRAM PROVED" if not row["correct"] else "correct, not proved"
-    line = (f"{name} | {program.function} | --vlen {cfg.vlen} --sew {cfg.sew} --lmul {cfg.lmul} --random 0 "
-            f"(VLMAX {vlmax}) | {row['verdict']} ({what}{'; bug: ' + program.mutation if program.mutation else ''}) "
-            f"| {row['seconds']:.1f} s | {message} | {' '.join(row['idioms'])}\n")
+    line = (
+        f"{name} | {program.function} | --vlen {cfg.vlen} --sew {cfg.sew} --lmul {cfg.lmul} --random 0 "
+        f"(VLMAX {vlmax}) | {row['verdict']} ({what}{'; bug: ' + program.mutation if program.mutation else ''}) "
+        f"| {row['seconds']:.1f} s | {message} | {' '.join(row['idioms'])}\n"
+    )
     with open(os.path.join(folder, "README"), "a") as f:
         f.write(line)
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--count", type=int, default=200, help="correct programs to draw (each with one mutant)")
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "--count", type=int, default=200, help="correct programs to draw (each with one mutant)"
+    )
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--jobs", type=int, default=1, help="programs checked at once (each in a child process)")
+    parser.add_argument(
+        "--jobs", type=int, default=1, help="programs checked at once (each in a child process)"
+    )
     parser.add_argument("--kinds", default="unit,instruction", help="unit, instruction or both (comma list)")
     parser.add_argument("--vlmax", type=int, default=1024, help="the VLMAX of the configurations checked")
-    parser.add_argument("--random", type=int, default=0,
-                        help="random concrete states before the proof (0: the proof alone, no directed states)")
+    parser.add_argument(
+        "--random",
+        type=int,
+        default=0,
+        help="random concrete states before the proof (0: the proof alone, no directed states)",
+    )
     parser.add_argument("--timeout", type=float, default=60, help="seconds per solver query")
-    parser.add_argument("--concrete", type=int, default=200,
-                        help="random concrete states that vet each generated program and mutant")
+    parser.add_argument(
+        "--concrete",
+        type=int,
+        default=200,
+        help="random concrete states that vet each generated program and mutant",
+    )
     parser.add_argument("--out", help="folder for the generated files (default: a temporary one)")
-    parser.add_argument("--feedback", help="folder to copy the correct programs not PROVED and wrong ones PROVED to")
+    parser.add_argument(
+        "--feedback", help="folder to copy the correct programs not PROVED and wrong ones PROVED to"
+    )
     args = parser.parse_args()
     try:
         kinds = [KIND_NAMES[k.strip()] for k in args.kinds.split(",") if k.strip()]
@@ -163,17 +205,27 @@ def main() -> int:
         if not configs_at(kind, args.vlmax):
             parser.error(f"--vlmax: no legal configuration for {kind}s has VLMAX {args.vlmax}")
     folder = args.out or tempfile.mkdtemp(prefix="bench_generated_")
-    print(f"bench_generated: {args.count} programs at seed {args.seed} ({', '.join(kinds)}), VLMAX {args.vlmax}, "
-          f"--random {args.random}, timeout {args.timeout:g} s, {args.jobs} at once; files in {folder}", flush=True)
+    print(
+        f"bench_generated: {args.count} programs at seed {args.seed} ({', '.join(kinds)}), VLMAX {args.vlmax}, "
+        f"--random {args.random}, timeout {args.timeout:g} s, {args.jobs} at once; files in {folder}",
+        flush=True,
+    )
     rows = []
     start = time.perf_counter()
 
     def one(item):
         program, is_correct = item
         checked = check(program, args.timeout, args.random, args.seed)
-        return program, {"name": program.name, "kind": program.kind, "correct": is_correct,
-                         "verdict": checked.verdict, "seconds": checked.seconds, "detail": checked.detail,
-                         "idioms": program.idioms(), "mutation": program.mutation}
+        return program, {
+            "name": program.name,
+            "kind": program.kind,
+            "correct": is_correct,
+            "verdict": checked.verdict,
+            "seconds": checked.seconds,
+            "detail": checked.detail,
+            "idioms": program.idioms(),
+            "mutation": program.mutation,
+        }
 
     def items():
         for program, wrong in drawn(args.count, args.seed, kinds, args.vlmax, folder, args.concrete):
@@ -186,7 +238,9 @@ def main() -> int:
         for item in items():
             pending.add(pool.submit(one, item))
             while len(pending) >= max(1, args.jobs):
-                done, pending = concurrent.futures.wait(pending, return_when=concurrent.futures.FIRST_COMPLETED)
+                done, pending = concurrent.futures.wait(
+                    pending, return_when=concurrent.futures.FIRST_COMPLETED
+                )
                 for future in done:
                     report(future.result(), rows, args)
         for future in concurrent.futures.as_completed(pending):
@@ -206,9 +260,14 @@ def report(result, rows, args) -> None:
     rows.append(row)
     bug = f" bug={program.mutation}" if program.mutation else ""
     message = " ".join(row["detail"].split())[:110]
-    print(f"  {program.name:24} {str(program.cfg):32} {row['verdict']:14} {row['seconds']:6.1f} s{bug}"
-          + (f"  {message}" if row["verdict"] not in ("PROVED", "COUNTEREXAMPLE") else ""), flush=True)
-    bad = (row["correct"] and row["verdict"] != "PROVED") or (not row["correct"] and row["verdict"] == "PROVED")
+    print(
+        f"  {program.name:24} {str(program.cfg):32} {row['verdict']:14} {row['seconds']:6.1f} s{bug}"
+        + (f"  {message}" if row["verdict"] not in ("PROVED", "COUNTEREXAMPLE") else ""),
+        flush=True,
+    )
+    bad = (row["correct"] and row["verdict"] != "PROVED") or (
+        not row["correct"] and row["verdict"] == "PROVED"
+    )
     if args.feedback and bad:
         feed_back(args.feedback, row, program, args.vlmax)
 

@@ -81,6 +81,7 @@ def profile_in_process(path: Path, lines: int = 5000) -> str:
     from vredmax.cli.cmd_exec import _load
     from vredmax.cli.cmd_judge import judge_object
     from vredmax.spec.profiles import PROFILES
+
     texts = path.read_text().splitlines()[:lines]
     profiler = cProfile.Profile()
     profiler.enable()
@@ -99,15 +100,23 @@ def main() -> None:
         path = Path(tmp) / "judge.jsonl"
         start = time.perf_counter()
         write_lines(path, count)
-        print(f"wrote {count} VLEN={VLEN} lines ({path.stat().st_size / 1e6:.0f} MB) "
-              f"in {time.perf_counter() - start:.1f} s")
+        print(
+            f"wrote {count} VLEN={VLEN} lines ({path.stat().st_size / 1e6:.0f} MB) "
+            f"in {time.perf_counter() - start:.1f} s"
+        )
         seconds, cpu_seconds, code, verdicts = time_cli(path)
         scaled = seconds * 100_000 / count
-        print(f"vredmax judge: {count} lines in {seconds:.1f} s ({count / seconds:.0f} lines/s), "
-              f"exit {code}, {verdicts}")
-        print(f"  CPU time of the judge process: {cpu_seconds:.1f} s (wall clock includes waiting for a core)")
-        print(f"  scaled to 100,000 lines: {scaled:.1f} s (target: under {TARGET_SECONDS:.0f} s) "
-              f"{'OK' if scaled < TARGET_SECONDS else 'SLOW'}")
+        print(
+            f"vredmax judge: {count} lines in {seconds:.1f} s ({count / seconds:.0f} lines/s), "
+            f"exit {code}, {verdicts}"
+        )
+        print(
+            f"  CPU time of the judge process: {cpu_seconds:.1f} s (wall clock includes waiting for a core)"
+        )
+        print(
+            f"  scaled to 100,000 lines: {scaled:.1f} s (target: under {TARGET_SECONDS:.0f} s) "
+            f"{'OK' if scaled < TARGET_SECONDS else 'SLOW'}"
+        )
         if "--profile" in sys.argv:
             print(profile_in_process(path))
 

@@ -50,9 +50,12 @@ def timed(obligation, cfg, method, timeout):
 def all_obligations(cfg, timeout) -> str:
     runner.clear_caches()
     start = time.perf_counter()
-    with runner.collector_paused():   # as `vredmax prove` runs a configuration
-        verdicts = [runner.run(o, cfg, s, "compositional", timeout).answer.verdict
-                    for o in catalogue.obligations(cfg=cfg) for s in o.subjects]
+    with runner.collector_paused():  # as `vredmax prove` runs a configuration
+        verdicts = [
+            runner.run(o, cfg, s, "compositional", timeout).answer.verdict
+            for o in catalogue.obligations(cfg=cfg)
+            for s in o.subjects
+        ]
     proved = sum(v == Verdict.PROVED for v in verdicts)
     return f"{time.perf_counter() - start:.1f}s ({proved}/{len(verdicts)} proved)"
 
@@ -65,8 +68,10 @@ def main() -> int:
     args = parser.parse_args()
     refines = catalogue.by_name("refines_spec")
     print(f"refines_spec of {SUBJECT}; monolithic timeout {args.timeout:g} s per query\n")
-    print(f"{'SEW':>3} {'VLMAX':>6}  {'configuration':<34} {'monolithic':>10} {'compositional':>13}  "
-          f"all obligations (compositional)")
+    print(
+        f"{'SEW':>3} {'VLMAX':>6}  {'configuration':<34} {'monolithic':>10} {'compositional':>13}  "
+        f"all obligations (compositional)"
+    )
     for sew in (8, 64):
         monolithic_alive = True
         for k in range(2, 17):
@@ -77,9 +82,11 @@ def main() -> int:
             if monolithic_alive:
                 mono, monolithic_alive = timed(refines, cfg, "monolithic", args.timeout)
             comp, _ = timed(refines, cfg, "compositional", args.timeout)
-            print(f"{sew:>3} {cfg.vlmax:>6}  {str(cfg):<34} {mono:>10} {comp:>13}  {all_obligations(cfg, args.timeout)}",
-                  flush=True)
-    runner.clear_caches()   # give the memory back before the timed processes run
+            print(
+                f"{sew:>3} {cfg.vlmax:>6}  {str(cfg):<34} {mono:>10} {comp:>13}  {all_obligations(cfg, args.timeout)}",
+                flush=True,
+            )
+    runner.clear_caches()  # give the memory back before the timed processes run
     gc.collect()
     print()
     command("largest configuration (target 30 s)", ["--vlen", "65536", "--sew", "8", "--lmul", "m8"])
@@ -93,7 +100,9 @@ def command(label: str, options: list[str]) -> None:
     shown = " ".join(["vredmax", "prove"] + options)
     print(f"{label}: {shown} ...", flush=True)
     start = time.perf_counter()
-    done = subprocess.run([sys.executable, "-m", "vredmax", "prove"] + options, capture_output=True, text=True)
+    done = subprocess.run(
+        [sys.executable, "-m", "vredmax", "prove"] + options, capture_output=True, text=True
+    )
     seconds = time.perf_counter() - start
     summary = done.stdout.strip().splitlines()[-1] if done.stdout.strip() else done.stderr.strip()
     print(f"{label}: {seconds:.1f} s, exit {done.returncode}; {summary}", flush=True)

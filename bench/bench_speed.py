@@ -29,7 +29,12 @@ RELEASE = "5ade1c8"
 ROOT = Path(__file__).resolve().parent.parent
 # (label, prove options, target seconds cold, target seconds warm)
 FIGURES = [
-    ("largest configuration (VLEN=65536 SEW=8 m8)", ["--vlen", "65536", "--sew", "8", "--lmul", "m8"], 8, None),
+    (
+        "largest configuration (VLEN=65536 SEW=8 m8)",
+        ["--vlen", "65536", "--sew", "8", "--lmul", "m8"],
+        8,
+        None,
+    ),
     ("default set (make prove)", [], 30, 5),
     ("prove --all --jobs 2", ["--all", "--jobs", "2"], 180, None),
 ]
@@ -47,9 +52,12 @@ def release_venv(folder: Path) -> Path:
     subprocess.run([sys.executable, "-m", "venv", str(folder / "venv")], check=True)
     # the same solver builds as this code's, so that only the code differs
     from importlib.metadata import version
+
     pins = [f"z3-solver=={version('z3-solver')}", f"bitwuzla=={version('bitwuzla')}"]
-    subprocess.run([str(folder / "venv" / "bin" / "python"), "-m", "pip", "install", "--quiet", str(source), *pins],
-                   check=True)
+    subprocess.run(
+        [str(folder / "venv" / "bin" / "python"), "-m", "pip", "install", "--quiet", str(source), *pins],
+        check=True,
+    )
     return vredmax
 
 
@@ -61,10 +69,17 @@ def timed(command: list[str], environment: dict) -> dict:
     wall = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    summary = re.search(r"Summary: (\d+) proved, (\d+) counterexamples, (\d+) unknown, (\d+) errors", done.stdout)
+    summary = re.search(
+        r"Summary: (\d+) proved, (\d+) counterexamples, (\d+) unknown, (\d+) errors", done.stdout
+    )
     lines = sum(map(int, summary.groups())) if summary else 0
-    return {"wall": wall, "cpu": cpu, "code": done.returncode, "lines": lines,
-            "summary": summary.group(0) if summary else (done.stderr.strip().splitlines() or ["?"])[-1]}
+    return {
+        "wall": wall,
+        "cpu": cpu,
+        "code": done.returncode,
+        "lines": lines,
+        "summary": summary.group(0) if summary else (done.stderr.strip().splitlines() or ["?"])[-1],
+    }
 
 
 def shown(run: dict) -> str:
@@ -75,14 +90,19 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--no-sweep", action="store_true", help="skip prove --all --jobs 2")
     parser.add_argument("--only-sweep", action="store_true", help="only prove --all --jobs 2")
-    parser.add_argument("--release-venv", metavar="DIR", help="where to install the release (kept; default: a "
-                                                                "temporary folder)")
+    parser.add_argument(
+        "--release-venv",
+        metavar="DIR",
+        help="where to install the release (kept; default: a temporary folder)",
+    )
     args = parser.parse_args()
     scratch = Path(tempfile.mkdtemp(prefix="vredmax-bench-"))
     try:
         release = release_venv(Path(args.release_venv) if args.release_venv else scratch / "release")
         this = [sys.executable, "-m", "vredmax"]
-        print(f"release {RELEASE} ({release}) against this code ({ROOT}); load average {os.getloadavg()[0]:.1f}\n")
+        print(
+            f"release {RELEASE} ({release}) against this code ({ROOT}); load average {os.getloadavg()[0]:.1f}\n"
+        )
         for label, options, cold_target, warm_target in FIGURES:
             if (args.no_sweep and "--all" in options) or (args.only_sweep and "--all" not in options):
                 continue
@@ -92,14 +112,20 @@ def main() -> int:
             cold = timed(this + ["prove", *options], environment)
             warm = timed(this + ["prove", *options], environment)
             shutil.rmtree(store, ignore_errors=True)
-            per_line = ((cold["wall"] / max(cold["lines"], 1)) / (old["wall"] / max(old["lines"], 1))
-                        if old["wall"] else float("nan"))
+            per_line = (
+                (cold["wall"] / max(cold["lines"], 1)) / (old["wall"] / max(old["lines"], 1))
+                if old["wall"]
+                else float("nan")
+            )
             print(f"{label}: vredmax prove {' '.join(options)}")
             for name, run in ((f"release {RELEASE}", old), ("cold", cold), ("warm", warm)):
                 print(f"  {name:<16} {shown(run)}   {run['summary']}")
-            print(f"  cold / release {cold['wall'] / old['wall']:.2f} (wall), {cold['cpu'] / old['cpu']:.2f} (CPU), "
-                  f"{per_line:.2f} per obligation line; warm / cold {warm['wall'] / cold['wall']:.2f} (wall); "
-                  f"target: cold < {cold_target} s" + (f", warm < {warm_target} s" if warm_target else ""), flush=True)
+            print(
+                f"  cold / release {cold['wall'] / old['wall']:.2f} (wall), {cold['cpu'] / old['cpu']:.2f} (CPU), "
+                f"{per_line:.2f} per obligation line; warm / cold {warm['wall'] / cold['wall']:.2f} (wall); "
+                f"target: cold < {cold_target} s" + (f", warm < {warm_target} s" if warm_target else ""),
+                flush=True,
+            )
         print(f"\nload average at the end {os.getloadavg()[0]:.1f}")
     finally:
         shutil.rmtree(scratch, ignore_errors=True)

@@ -37,17 +37,23 @@ def main(vlens: list[int]) -> None:
             start = time.perf_counter()
             write_suite(suite, out)
             written = time.perf_counter() - start
-            sizes = f"cases.jsonl {(out / 'cases.jsonl').stat().st_size / 1e6:.1f} MB, " \
-                    f"cases.S {(out / 'cases.S').stat().st_size / 1e6:.2f} MB"
+            sizes = (
+                f"cases.jsonl {(out / 'cases.jsonl').stat().st_size / 1e6:.1f} MB, "
+                f"cases.S {(out / 'cases.S').stat().st_size / 1e6:.2f} MB"
+            )
             built = ""
             if can_build:
                 start = time.perf_counter()
                 build(out)
-                built = f"; build {time.perf_counter() - start:.2f} s, tests-linux.elf " \
-                        f"{(out / 'tests-linux.elf').stat().st_size / 1e6:.2f} MB"
+                built = (
+                    f"; build {time.perf_counter() - start:.2f} s, tests-linux.elf "
+                    f"{(out / 'tests-linux.elf').stat().st_size / 1e6:.2f} MB"
+                )
         verdict = "meets" if min(times) < TARGET else "MISSES"
-        print(f"VLEN={vlen:>5}: {len(suite.entries)} cases, {len(suite.hits)} coverpoints, generated in "
-              f"{min(times):.2f} s ({verdict} target); written in {written:.2f} s ({sizes}){built}")
+        print(
+            f"VLEN={vlen:>5}: {len(suite.entries)} cases, {len(suite.hits)} coverpoints, generated in "
+            f"{min(times):.2f} s ({verdict} target); written in {written:.2f} s ({sizes}){built}"
+        )
 
 
 if __name__ == "__main__":

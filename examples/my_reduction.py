@@ -47,10 +47,11 @@ def step(m, pre, insn, cfg, tail):
     """The whole instruction around `reduce`: traps, vl=0, the write of vd, vstart and VS."""
     traps = trap_conditions(m, pre, insn, m.bit(pre.vtype, VTYPE_VILL_BIT), cfg.lmul)
     nothing = m.any_(m.eq(pre.vl, 0), *(cond for _, cond in traps))
-    seed, elements, active = operands(m, pre, insn, cfg)       # every source read first
+    seed, elements, active = operands(m, pre, insn, cfg)  # every source read first
     result = reduce(m.elements(cfg.sew), seed, elements, active)
     vd = written_vd(m, m.read(pre.regs, insn.vd), result, m.bit(pre.vtype, VTYPE_VTA_BIT), cfg, tail)
     return traps, pre.with_(
         regs=m.ite(nothing, pre.regs, m.write(pre.regs, insn.vd, vd)),
         vstart=m.ite(nothing, pre.vstart, m.const(0, XLEN)),
-        vs=m.ite(nothing, pre.vs, m.const(VS_DIRTY, 2)))
+        vs=m.ite(nothing, pre.vs, m.const(VS_DIRTY, 2)),
+    )

@@ -17,7 +17,7 @@ from vredmax.spec.encoding import EncodingError, Insn, decode, encode, parse_asm
 from vredmax.spec.state import NUM_VREGS, VS_NAMES, ArchState
 from vredmax.runtime.errors import MAX_INPUT_BITS
 
-MAX_INPUT_DIGITS = 19729   # of the widest value, 2**65536 - 1
+MAX_INPUT_DIGITS = 19729  # of the widest value, 2**65536 - 1
 
 FIELDS = ("vlen", "elen", "insn", "vtype", "vl", "vstart", "vs", "tail", "vregs")
 VTYPE_FIELDS = ("sew", "lmul", "vta", "vma")
@@ -35,8 +35,9 @@ def _json_int(text: str) -> int:
     """JSON integers of any size the tool reads (a VLEN=65536 register in decimal has 19729
     digits); a longer one is refused by its length, never converted."""
     if len(text.lstrip("-")) > MAX_INPUT_DIGITS:
-        raise _TooLong(f"an integer of {len(text.lstrip('-'))} digits: no value is wider than "
-                        f"{MAX_INPUT_BITS} bits")
+        raise _TooLong(
+            f"an integer of {len(text.lstrip('-'))} digits: no value is wider than {MAX_INPUT_BITS} bits"
+        )
     try:
         return int(text)
     except ValueError:
@@ -68,7 +69,9 @@ def load_json(text: str, what: str = "case") -> Any:
     except _TooLong as error:
         raise CaseError(f"{what}: {error}") from None
     except json.JSONDecodeError as error:
-        raise CaseError(f"{what}: malformed JSON: {error.msg} at line {error.lineno} column {error.colno}") from None
+        raise CaseError(
+            f"{what}: malformed JSON: {error.msg} at line {error.lineno} column {error.colno}"
+        ) from None
     except RecursionError:
         raise CaseError(f"{what}: malformed JSON: nested too deeply") from None
 
@@ -83,9 +86,10 @@ def _integer(value: object, field: str) -> int:
         except ValueError:
             pass
     if isinstance(value, int):
-        if value.bit_length() > MAX_INPUT_BITS:   # nowhere valid, and too long to show
-            raise CaseError(f"{field}: a value of {value.bit_length()} bits: no value is wider than "
-                            f"{MAX_INPUT_BITS} bits")
+        if value.bit_length() > MAX_INPUT_BITS:  # nowhere valid, and too long to show
+            raise CaseError(
+                f"{field}: a value of {value.bit_length()} bits: no value is wider than {MAX_INPUT_BITS} bits"
+            )
         return value
     raise CaseError(f"{field}: expected an integer or a hex string, got {json.dumps(value)}")
 
@@ -98,8 +102,11 @@ def _flag(value: object, field: str) -> bool:
 
 def parse_insn(value: object) -> Insn:
     try:
-        if isinstance(value, str) and not value.strip().lower().startswith(("0x", "0b")) \
-                and not value.strip().isdigit():
+        if (
+            isinstance(value, str)
+            and not value.strip().lower().startswith(("0x", "0b"))
+            and not value.strip().isdigit()
+        ):
             return parse_asm(value)
         return decode(_integer(value, "insn"))
     except EncodingError as error:
@@ -124,8 +131,9 @@ def parse_vtype(value: object) -> int:
     lmul = value["lmul"]
     if lmul not in LMUL_NAMES:
         raise CaseError(f"vtype.lmul: must be one of {' '.join(LMUL_NAMES)}, got {json.dumps(lmul)}")
-    return encode_vtype(sew, lmul, _flag(value.get("vta", False), "vtype.vta"),
-                        _flag(value.get("vma", False), "vtype.vma"))
+    return encode_vtype(
+        sew, lmul, _flag(value.get("vta", False), "vtype.vta"), _flag(value.get("vma", False), "vtype.vma")
+    )
 
 
 def parse_vregs(value: object, vlen: int) -> tuple[int, ...]:
@@ -158,7 +166,9 @@ def _hex(text: str) -> int | None:
         return None
 
 
-def parse_case(obj: object, reading: Callable[[ArchState], VType] | None = None) -> tuple[ArchState, Insn, str]:
+def parse_case(
+    obj: object, reading: Callable[[ArchState], VType] | None = None
+) -> tuple[ArchState, Insn, str]:
     """Return (pre-state, instruction, tail policy) or raise CaseError. `reading(state)`
     gives the decoded vtype that bounds vl (default: decode_vtype; a profile that supports
     SEW > LMUL*ELEN at fractional LMUL passes its own, see spec/profiles.check_pre)."""
@@ -183,7 +193,8 @@ def parse_case(obj: object, reading: Callable[[ArchState], VType] | None = None)
     if tail not in TAIL_POLICIES:
         raise CaseError(f"tail: must be one of {', '.join(TAIL_POLICIES)}, got {json.dumps(tail)}")
     state = ArchState(
-        vlen=vlen, elen=elen,
+        vlen=vlen,
+        elen=elen,
         regs=parse_vregs(obj.get("vregs", {}), vlen),
         vtype=parse_vtype(obj["vtype"]),
         vl=_integer(obj["vl"], "vl"),
@@ -218,8 +229,13 @@ def result_json(result: Result) -> dict[str, Any]:
 def case_json(state: ArchState, insn: Insn, tail: str = "undisturbed") -> dict[str, Any]:
     """The case format for a concrete state (the inverse of parse_case)."""
     return {
-        "vlen": state.vlen, "elen": state.elen, "insn": hex(encode(insn)),
-        "vtype": state.vtype, "vl": state.vl, "vstart": state.vstart,
-        "vs": VS_NAMES[state.vs], "tail": tail,
+        "vlen": state.vlen,
+        "elen": state.elen,
+        "insn": hex(encode(insn)),
+        "vtype": state.vtype,
+        "vl": state.vl,
+        "vstart": state.vstart,
+        "vs": VS_NAMES[state.vs],
+        "tail": tail,
         "vregs": {f"v{i}": hex(v) for i, v in enumerate(state.regs) if v},
     }

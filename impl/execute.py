@@ -30,8 +30,7 @@ def operands(m: MachineOps[V, B], pre: ArchState, insn: Any, cfg: Config) -> tup
     seed = m.extract(m.read(regs, insn.vs1), sew - 1, 0)
     mask = m.bits(m.read(regs, 0), count)
     unmasked = m.eq(insn.vm, 1)
-    active = [m.all_(m.ult(m.const(i, XLEN), pre.vl), m.any_(unmasked, mask[i]))
-              for i in range(count)]
+    active = [m.all_(m.ult(m.const(i, XLEN), pre.vl), m.any_(unmasked, mask[i])) for i in range(count)]
     return seed, elements, active
 
 
@@ -52,9 +51,16 @@ def choose(m: MachineOps[V, B], cond: B | bool, then: ArchState, other: ArchStat
     return then.with_(**{f: m.ite(cond, getattr(then, f), getattr(other, f)) for f in fields})
 
 
-def step(m: MachineOps[V, B], pre: ArchState, insn: Any, cfg: Config | None, reduce: ReductionUnit,
-         tail: str = "undisturbed", vill: B | bool | None = None,
-         sources: tuple[V, list[V], list[B]] | None = None) -> tuple[list[tuple[TrapRule, Any]], ArchState]:
+def step(
+    m: MachineOps[V, B],
+    pre: ArchState,
+    insn: Any,
+    cfg: Config | None,
+    reduce: ReductionUnit,
+    tail: str = "undisturbed",
+    vill: B | bool | None = None,
+    sources: tuple[V, list[V], list[B]] | None = None,
+) -> tuple[list[tuple[TrapRule, Any]], ArchState]:
     """Return (trap conditions, post-state). A trap and vl=0 change nothing.
 
     cfg is the element layout the vtype selects; it may be None only when vill is
@@ -75,8 +81,7 @@ def step(m: MachineOps[V, B], pre: ArchState, insn: Any, cfg: Config | None, red
     seed, elements, active = sources if sources is not None else operands(m, pre, insn, cfg)
     result = reduce(m.elements(cfg.sew), seed, elements, active)
     vd = written_vd(m, m.read(pre.regs, insn.vd), result, m.bit(pre.vtype, VTYPE_VTA_BIT), cfg, tail)
-    retired = pre.with_(regs=m.write(pre.regs, insn.vd, vd), vstart=m.const(0, XLEN),
-                        vs=m.const(VS_DIRTY, 2))
+    retired = pre.with_(regs=m.write(pre.regs, insn.vd, vd), vstart=m.const(0, XLEN), vs=m.const(VS_DIRTY, 2))
     return traps, choose(m, m.any_(trapped, no_elements), pre, retired)
 
 
@@ -87,8 +92,13 @@ class Result:
     state: ArchState
 
 
-def execute(pre: ArchState, insn: Insn, algorithm: str = "sequential",
-            tail: str = "undisturbed", reduce: ReductionUnit | None = None) -> Result:
+def execute(
+    pre: ArchState,
+    insn: Insn,
+    algorithm: str = "sequential",
+    tail: str = "undisturbed",
+    reduce: ReductionUnit | None = None,
+) -> Result:
     """Execute concretely. `reduce` overrides the named algorithm (a user's own unit)."""
     if reduce is None:
         if algorithm not in ALGORITHMS:
@@ -99,9 +109,19 @@ def execute(pre: ArchState, insn: Insn, algorithm: str = "sequential",
     traps, post = step(Concrete, pre, insn, cfg, reduce, tail, vill=vt.vill)
     for rule, fired in traps:
         if fired:
-            return Result(rule.outcome, rule.reason(
-                vd=insn.vd, vs2=insn.vs2, vs1=insn.vs1, vm=insn.vm, vstart=pre.vstart,
-                lmul=lmul_text(vt.lmul) if vt.lmul else "", why_vill=vt.why_vill), post)
+            return Result(
+                rule.outcome,
+                rule.reason(
+                    vd=insn.vd,
+                    vs2=insn.vs2,
+                    vs1=insn.vs1,
+                    vm=insn.vm,
+                    vstart=pre.vstart,
+                    lmul=lmul_text(vt.lmul) if vt.lmul else "",
+                    why_vill=vt.why_vill,
+                ),
+                post,
+            )
     if pre.vl == 0:
         return Result(RETIRED, "vl=0: no elements, nothing is written", post)
     return Result(RETIRED, "", post)

@@ -26,9 +26,9 @@ class Lane:
 
     index: int
     value: int
-    mask: bool | None      # bit i of v0; None when the instruction is unmasked (vm=1)
+    mask: bool | None  # bit i of v0; None when the instruction is unmasked (vm=1)
     active: bool
-    acc: int               # the running maximum after this lane
+    acc: int  # the running maximum after this lane
 
 
 @dataclass(frozen=True)
@@ -45,11 +45,11 @@ class Trace:
     insn: Insn
     tail: str
     vtype: VType
-    cfg: Config | None          # None when vtype is vill
-    checks: tuple[Check, ...]   # every rule that was evaluated, highest priority first
-    result: Result              # what execute returned (outcome, reason, post-state)
-    seed: int | None            # vs1[0], when the instruction gets as far as reading it
-    lanes: tuple[Lane, ...]     # lanes 0 .. vl-1 (empty for a trap or vl = 0)
+    cfg: Config | None  # None when vtype is vill
+    checks: tuple[Check, ...]  # every rule that was evaluated, highest priority first
+    result: Result  # what execute returned (outcome, reason, post-state)
+    seed: int | None  # vs1[0], when the instruction gets as far as reading it
+    lanes: tuple[Lane, ...]  # lanes 0 .. vl-1 (empty for a trap or vl = 0)
 
     @property
     def word(self) -> int:
@@ -117,7 +117,7 @@ def trace(pre: ArchState, insn: Insn, tail: str = "undisturbed") -> Trace:
     for rule, fired in rules:
         checks.append(Check(rule, bool(fired)))
         if fired:
-            break   # lower-priority rules are not consulted once one fires
+            break  # lower-priority rules are not consulted once one fires
     seed: int | None = None
     lanes: tuple[Lane, ...] = ()
     if cfg is not None and result.outcome == RETIRED:
@@ -125,10 +125,14 @@ def trace(pre: ArchState, insn: Insn, tail: str = "undisturbed") -> Trace:
         vl = pre.vl
         mask = Concrete.bits(pre.regs[0], vl) if insn.vm == 0 else [None] * vl
         ops = Concrete.elements(cfg.sew)
-        lanes = tuple(Lane(i, elements[i], mask[i], bool(active[i]), acc)
-                      for i, acc in enumerate(running_max(ops, seed, elements[:vl], active[:vl])))
+        lanes = tuple(
+            Lane(i, elements[i], mask[i], bool(active[i]), acc)
+            for i, acc in enumerate(running_max(ops, seed, elements[:vl], active[:vl]))
+        )
     made = Trace(pre, insn, tail, vt, cfg, tuple(checks), result, seed, lanes)
     if made.writes and made.written != lanes[-1].acc:
-        raise AssertionError(f"trace: the running maximum {lanes[-1].acc:#x} is not what execute "
-                             f"wrote to vd[0] ({made.written:#x})")
+        raise AssertionError(
+            f"trace: the running maximum {lanes[-1].acc:#x} is not what execute "
+            f"wrote to vd[0] ({made.written:#x})"
+        )
     return made

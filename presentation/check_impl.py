@@ -9,8 +9,10 @@ from vredmax.proofs.engine.solvers import versions
 from vredmax.proofs.engine.verdict import Verdict
 from vredmax.proofs.python.check_impl import INSTRUCTION, UNIT
 
-LEVEL_TEXT = {UNIT: "reduction unit reduce(ops, seed, elements, active), run inside impl.execute.step",
-              INSTRUCTION: "whole instruction step(m, pre, insn, cfg, tail) -> (traps, post)"}
+LEVEL_TEXT = {
+    UNIT: "reduction unit reduce(ops, seed, elements, active), run inside impl.execute.step",
+    INSTRUCTION: "whole instruction step(m, pre, insn, cfg, tail) -> (traps, post)",
+}
 
 
 def result_line(result) -> str:
@@ -28,7 +30,8 @@ def result_line(result) -> str:
     for check in result.checks:
         if check.verdict != Verdict.PROVED:
             text += f"\n    {check.verdict.value} (tail {check.tail}, {check.method})" + (
-                f": {check.detail}" if check.detail else "")
+                f": {check.detail}" if check.detail else ""
+            )
             if shown and check.witness:
                 text += f"\n      at the cut, {check.witness}"
     return text
@@ -40,8 +43,10 @@ def report_lines(report, case_out: str | None = None) -> list[str]:
         cx = report.counterexample
         lines += counterexample_lines(cx) + [""]
         lines += replay_lines(cx, case_out)
-    outputs: dict[str, list[str]] = {}    # the same output at many configurations: shown once
-    for where, text in [("while loading", report.output)] + [(f"at {r.cfg}", r.output) for r in report.results]:
+    outputs: dict[str, list[str]] = {}  # the same output at many configurations: shown once
+    for where, text in [("while loading", report.output)] + [
+        (f"at {r.cfg}", r.output) for r in report.results
+    ]:
         if text.strip():
             outputs.setdefault(text, []).append(where)
     for text, places in outputs.items():
@@ -70,7 +75,7 @@ def _once(report) -> str:
     for result in report.results:
         for check in result.checks:
             if check.verdict != Verdict.PROVED and check.detail and report.detail.endswith(check.detail):
-                where = report.detail[:-len(check.detail)].rstrip(": ")
+                where = report.detail[: -len(check.detail)].rstrip(": ")
                 return f"{where} (the {check.verdict.value} under that configuration above)"
     return report.detail
 
@@ -78,23 +83,48 @@ def _once(report) -> str:
 def report_json(target: str, report) -> dict:
     cx = report.counterexample
     return {
-        "target": target, "level": report.level, "verdict": report.verdict.value,
-        "detail": report.detail, "bounds": report.bounds, "notes": report.notes,
+        "target": target,
+        "level": report.level,
+        "verdict": report.verdict.value,
+        "detail": report.detail,
+        "bounds": report.bounds,
+        "notes": report.notes,
         "coverage": report.coverage(),
         "summary": {v.value: report.count(v) for v in Verdict},
         "random_states": report.random_states,
         "not_checked": [str(c) for c in report.not_checked],
         "solvers": versions(),
-        "configurations": [{
-            "config": {"vlen": r.cfg.vlen, "elen": r.cfg.elen, "sew": r.cfg.sew, "lmul": r.cfg.lmul,
-                       "vlmax": r.cfg.vlmax},
-            "verdict": r.verdict.value, "method": r.method, "seconds": round(r.seconds, 3),
-            "random_states": r.random_states, "output": r.output, "notes": r.notes,
-            "cut_witness": r.cut_witness,
-            "checks": [{"tail": c.tail, "method": c.method, "verdict": c.verdict.value, "solver": c.solver,
-                        "detail": c.detail, "witness": c.witness, "seconds": round(c.seconds, 3)}
-                       for c in r.checks],
-        } for r in report.results],
+        "configurations": [
+            {
+                "config": {
+                    "vlen": r.cfg.vlen,
+                    "elen": r.cfg.elen,
+                    "sew": r.cfg.sew,
+                    "lmul": r.cfg.lmul,
+                    "vlmax": r.cfg.vlmax,
+                },
+                "verdict": r.verdict.value,
+                "method": r.method,
+                "seconds": round(r.seconds, 3),
+                "random_states": r.random_states,
+                "output": r.output,
+                "notes": r.notes,
+                "cut_witness": r.cut_witness,
+                "checks": [
+                    {
+                        "tail": c.tail,
+                        "method": c.method,
+                        "verdict": c.verdict.value,
+                        "solver": c.solver,
+                        "detail": c.detail,
+                        "witness": c.witness,
+                        "seconds": round(c.seconds, 3),
+                    }
+                    for c in r.checks
+                ],
+            }
+            for r in report.results
+        ],
         "output": report.output,
         "counterexample": cx.to_json() if cx is not None else None,
     }

@@ -34,6 +34,7 @@ def _register_name(cx: Counterexample, name: str) -> str:
         return f"{name} = v{cx.insn.vd}{name[2:]}"
     return name
 
+
 def input_lines(cx: Counterexample) -> list[str]:
     cfg, pre, insn, sew = cx.cfg, cx.pre, cx.insn, cx.cfg.sew
     seed, elements, active = operands(Concrete, pre, insn, cfg)
@@ -58,7 +59,7 @@ def input_lines(cx: Counterexample) -> list[str]:
     if pre.vl:
         mask = None if insn.vm else Concrete.bits(pre.regs[0], pre.vl)
         lines.append("")
-        lines += ["  " + row for row in lane_table(seed, elements[:pre.vl], mask, active[:pre.vl], sew)]
+        lines += ["  " + row for row in lane_table(seed, elements[: pre.vl], mask, active[: pre.vl], sew)]
     return lines
 
 
@@ -78,6 +79,7 @@ def side_lines(cx: Counterexample, label: str, values: dict) -> list[str]:
         lines.append(f"  {_register_name(cx, name)} = {text}{mark if values is not cx.spec else ''}")
     return lines
 
+
 def counterexample_lines(cx: Counterexample, limit: int = 8) -> list[str]:
     """Inputs, then the spec's values, then the other side's (only differing names when
     there are more than `limit` compared values)."""
@@ -85,9 +87,18 @@ def counterexample_lines(cx: Counterexample, limit: int = 8) -> list[str]:
     if len(cx.spec) > limit:
         keep = cx.differing[:limit]
         shown = {name: cx.spec[name] for name in keep}
-    trimmed = Counterexample(cx.cfg, cx.pre, cx.insn, cx.tail, shown,
-                             {n: cx.other.get(n) for n in shown}, cx.other_label,
-                             cx.spec_reason, cx.notes, cx.widths)
+    trimmed = Counterexample(
+        cx.cfg,
+        cx.pre,
+        cx.insn,
+        cx.tail,
+        shown,
+        {n: cx.other.get(n) for n in shown},
+        cx.other_label,
+        cx.spec_reason,
+        cx.notes,
+        cx.widths,
+    )
     lines = [f"Counterexample ({cx.summary()}):"] + input_lines(trimmed) + [""]
     lines += side_lines(trimmed, "Spec", trimmed.spec)
     lines += side_lines(trimmed, cx.other_label.capitalize(), trimmed.other)
@@ -99,12 +110,13 @@ def counterexample_lines(cx: Counterexample, limit: int = 8) -> list[str]:
     return lines
 
 
-INLINE_CASE_LIMIT = 400   # characters of a case shown inline (VLEN=65536 registers are not)
+INLINE_CASE_LIMIT = 400  # characters of a case shown inline (VLEN=65536 registers are not)
 
 
 def replay_case(cx: Counterexample) -> dict:
     """The counterexample as a `vredmax exec` case."""
     from vredmax.impl.case import case_json
+
     return case_json(cx.pre, cx.insn, cx.tail)
 
 
@@ -115,9 +127,16 @@ def replay_lines(cx: Counterexample, case_out: str | None = None) -> list[str]:
     if case_out:
         return ["Replay it:", f"  vredmax exec {case_out}    # the case, written there", ""]
     if len(case) <= INLINE_CASE_LIMIT:
-        return ["Replay it: save the case below as case.json, then run vredmax exec case.json", f"  {case}", ""]
-    return [f"Replay it: the case has {len(case)} characters; write it with --case-out FILE "
-            "(or take counterexample.case from --json), then vredmax exec FILE", ""]
+        return [
+            "Replay it: save the case below as case.json, then run vredmax exec case.json",
+            f"  {case}",
+            "",
+        ]
+    return [
+        f"Replay it: the case has {len(case)} characters; write it with --case-out FILE "
+        "(or take counterexample.case from --json), then vredmax exec FILE",
+        "",
+    ]
 
 
 def _shown_value(kind: str, value, sew: int, vlen: int) -> str:
@@ -146,32 +165,49 @@ def ask_counterexample_lines(cx: AskCounterexample) -> list[str]:
     sew, vlen = cx.cfg.sew, cx.cfg.vlen
     lines = [f"Counterexample ({cx.shown.summary()}):"] + input_lines(cx.shown) + [""]
     post = cx.post
-    lines += ["Post-state chosen by the solver (the spec allows it):",
-              f"  outcome = {outcome_text(cx.trapped, cx.illegal_trap)}",
-              f"  vd = v{cx.insn.vd} = {_shown_value('register', post.regs[cx.insn.vd], sew, vlen)}",
-              f"  vl = {post.vl}  vstart = {post.vstart}  vtype = {post.vtype:#x}  VS = {VS_NAMES[post.vs]}"]
+    lines += [
+        "Post-state chosen by the solver (the spec allows it):",
+        f"  outcome = {outcome_text(cx.trapped, cx.illegal_trap)}",
+        f"  vd = v{cx.insn.vd} = {_shown_value('register', post.regs[cx.insn.vd], sew, vlen)}",
+        f"  vl = {post.vl}  vstart = {post.vstart}  vtype = {post.vtype:#x}  VS = {VS_NAMES[post.vs]}",
+    ]
     changed = [r for r in range(NUM_VREGS) if r != cx.insn.vd and post.regs[r] != cx.pre.regs[r]]
     if changed:
         lines.append(f"  also changed: {', '.join(f'v{r}' for r in changed)}")
     if cx.shown.spec and cx.shown.other != cx.shown.spec:
-        lines += [""] + side_lines(cx.shown, "Spec", cx.shown.spec) + side_lines(cx.shown, "Claim", cx.shown.other)
+        lines += (
+            [""] + side_lines(cx.shown, "Spec", cx.shown.spec) + side_lines(cx.shown, "Claim", cx.shown.other)
+        )
     lines += ["", "Values in the claim:"]
-    lines += [f"  {name} = {_shown_value(kind, value, sew, vlen)}" for name, (kind, value) in cx.values.items()]
+    lines += [
+        f"  {name} = {_shown_value(kind, value, sew, vlen)}" for name, (kind, value) in cx.values.items()
+    ]
     if cx.hypothesis is not None:
-        lines.append(f"  the hypothesis of implies() holds: {'yes' if cx.hypothesis else 'no'}; "
-                     "the claim is false")
+        lines.append(
+            f"  the hypothesis of implies() holds: {'yes' if cx.hypothesis else 'no'}; the claim is false"
+        )
     else:
         lines.append("  the claim is false")
     executable = f"the executable model (sequential, tail {cx.tail})"
     if cx.replays:
         lines += ["", *_wrapped(f"Replay: {executable} on this pre-state: the claim is false there too.")]
     else:
-        lines += ["", *_wrapped(f"Replay: {executable} on this pre-state gives another allowed post-state, "
-                                "where the claim holds: the counterexample uses a freedom of the spec "
-                                "(below). There:")]
-        lines += [f"  {name} = {_shown_value(kind, value, sew, vlen)}"
-                  for name, (kind, value) in cx.replay_values.items() if cx.values.get(name) != (kind, value)]
-    lines += _wrapped("Free in the spec for this pre-state: " + ("; ".join(cx.free) if cx.free else "nothing"))
+        lines += [
+            "",
+            *_wrapped(
+                f"Replay: {executable} on this pre-state gives another allowed post-state, "
+                "where the claim holds: the counterexample uses a freedom of the spec "
+                "(below). There:"
+            ),
+        ]
+        lines += [
+            f"  {name} = {_shown_value(kind, value, sew, vlen)}"
+            for name, (kind, value) in cx.replay_values.items()
+            if cx.values.get(name) != (kind, value)
+        ]
+    lines += _wrapped(
+        "Free in the spec for this pre-state: " + ("; ".join(cx.free) if cx.free else "nothing")
+    )
     lines += [f"note: {text}" for text in cx.notes]
     return lines
 
@@ -183,14 +219,13 @@ def rtl_counterexample_lines(cx: RtlCounterexample) -> list[str]:
     head = f"SEW={sew}, LANES={cx.lanes}"
     if cx.cycles:
         head += f", {len(cx.cycles)} cycles, {len(cx.chunks)} chunk{'s' * (len(cx.chunks) != 1)}"
-    lines = [f"Counterexample ({head}, {active} active element{'s' * (active != 1)}):",
-             f"  {cx.problem}"]
+    lines = [f"Counterexample ({head}, {active} active element{'s' * (active != 1)}):", f"  {cx.problem}"]
     for name, value in cx.ports.items():
         lines.append(f"  port {name} = {value:#x}")
     if cx.chunks:
         for k, (values, flags, last) in enumerate(cx.chunks):
             if cx.MAX_CHUNK_ROWS // 2 <= k < len(cx.chunks) - cx.MAX_CHUNK_ROWS // 2:
-                if k == cx.MAX_CHUNK_ROWS // 2:   # a long reduction: its middle is in the JSON and VCD
+                if k == cx.MAX_CHUNK_ROWS // 2:  # a long reduction: its middle is in the JSON and VCD
                     lines.append(f"  ... {len(cx.chunks) - cx.MAX_CHUNK_ROWS} chunks more ...")
                 continue
             text = " ".join(f"{v:#0{sew // 4 + 2}x}{'' if a else '(off)'}" for v, a in zip(values, flags))
@@ -204,11 +239,21 @@ def rtl_counterexample_lines(cx: RtlCounterexample) -> list[str]:
         mark = "" if cx.unit_result is None or cx.unit_result == r.spec_result() else "    <- differs"
         lines += ["Unit:", f"  result = {unit}{mark}"]
     if cx.cycles:
-        lines += ["", "  cycle  " + "  ".join(f"{cx.column_names.get(name, name):>8}" for name in cx.CYCLE_COLUMNS)]
-        for t, cycle in enumerate(cx.cycles[-cx.MAX_CYCLE_ROWS:], max(0, len(cx.cycles) - cx.MAX_CYCLE_ROWS)):
+        lines += [
+            "",
+            "  cycle  " + "  ".join(f"{cx.column_names.get(name, name):>8}" for name in cx.CYCLE_COLUMNS),
+        ]
+        for t, cycle in enumerate(
+            cx.cycles[-cx.MAX_CYCLE_ROWS :], max(0, len(cx.cycles) - cx.MAX_CYCLE_ROWS)
+        ):
             values = [cycle.get(cx.column_names.get(name, name), 0) for name in cx.CYCLE_COLUMNS]
-            lines.append(f"  {t:>5}  " + "  ".join(f"{v:>8}" if name != "result" else f"{v:>#8x}"
-                                                  for name, v in zip(cx.CYCLE_COLUMNS, values)))
+            lines.append(
+                f"  {t:>5}  "
+                + "  ".join(
+                    f"{v:>8}" if name != "result" else f"{v:>#8x}"
+                    for name, v in zip(cx.CYCLE_COLUMNS, values)
+                )
+            )
     if cx.vcd_path:
         lines.append(f"waveform: {cx.vcd_path}")
     lines += [f"note: {note}" for note in cx.notes]

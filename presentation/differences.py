@@ -10,7 +10,7 @@ from vredmax.presentation.values import value_text
 from vredmax.spec.config import decode_vtype
 from vredmax.spec.state import VS_NAMES, ArchState
 
-MAX_ELEMENTS = 8    # differing elements listed per register
+MAX_ELEMENTS = 8  # differing elements listed per register
 
 
 def _element_width(state: ArchState) -> int:
@@ -22,8 +22,10 @@ def register_differences(name: str, a: int, b: int, vlen: int, sew: int) -> list
     """The differing SEW-bit elements of one register, at most MAX_ELEMENTS of them."""
     mask = (1 << sew) - 1
     differing = [k for k in range(vlen // sew) if (a >> (k * sew)) & mask != (b >> (k * sew)) & mask]
-    lines = [f"{name}[{k}]: {value_text(a >> (k * sew) & mask, sew)} != {value_text(b >> (k * sew) & mask, sew)}"
-             for k in differing[:MAX_ELEMENTS]]
+    lines = [
+        f"{name}[{k}]: {value_text(a >> (k * sew) & mask, sew)} != {value_text(b >> (k * sew) & mask, sew)}"
+        for k in differing[:MAX_ELEMENTS]
+    ]
     if len(differing) > MAX_ELEMENTS:
         lines.append(f"{name}: and {len(differing) - MAX_ELEMENTS} more elements differ (of {vlen // sew})")
     return lines
@@ -40,7 +42,9 @@ def state_differences(a: ArchState, b: ArchState, prefix: str = "") -> list[str]
         shown = lambda vs: VS_NAMES[vs] if isinstance(vs, int) and 0 <= vs < len(VS_NAMES) else repr(vs)  # noqa: E731
         lines.append(f"{prefix}vs: {shown(a.vs)} != {shown(b.vs)}")
     if len(a.regs) != len(b.regs) or a.vlen != b.vlen:
-        return lines + ([f"{prefix}regs: {len(a.regs)} registers != {len(b.regs)}"] if len(a.regs) != len(b.regs) else [])
+        return lines + (
+            [f"{prefix}regs: {len(a.regs)} registers != {len(b.regs)}"] if len(a.regs) != len(b.regs) else []
+        )
     width = _element_width(a)
     for number, (x, y) in enumerate(zip(a.regs, b.regs)):
         if x != y:

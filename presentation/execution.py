@@ -22,9 +22,11 @@ def human_view(pre, insn, tail, impl, result, max_rows) -> list[str]:
         lines.append(f"{machine} vtype={pre.vtype:#x} (vill) vl={pre.vl} vstart={pre.vstart}")
     else:
         cfg = Config(pre.vlen, pre.elen, vt.sew, vt.lmul)
-        lines.append(f"{machine} SEW={vt.sew} LMUL={vt.lmul} VLMAX={cfg.vlmax} vl={pre.vl} "
-                     f"vstart={pre.vstart} vta={int(vt.vta)} vma={int(vt.vma)} "
-                     f"VS={VS_NAMES[pre.vs]} tail={tail} impl={impl}")
+        lines.append(
+            f"{machine} SEW={vt.sew} LMUL={vt.lmul} VLMAX={cfg.vlmax} vl={pre.vl} "
+            f"vstart={pre.vstart} vta={int(vt.vta)} vma={int(vt.vma)} "
+            f"VS={VS_NAMES[pre.vs]} tail={tail} impl={impl}"
+        )
     if result.outcome != RETIRED:
         lines += ["", f"outcome: {result.outcome}: {result.reason}", "nothing changed"]
         return lines
@@ -38,9 +40,12 @@ def human_view(pre, insn, tail, impl, result, max_rows) -> list[str]:
     lines += lane_table(seed, elements[: pre.vl], mask, active[: pre.vl], vt.sew, max_rows)
     written = Concrete.extract(result.state.regs[insn.vd], vt.sew - 1, 0)
     tail_changed = result.state.regs[insn.vd] >> vt.sew != pre.regs[insn.vd] >> vt.sew
-    lines += ["", f"result vd[0] = v{insn.vd}[0] = {value_text(written, vt.sew)}",
-              f"tail of v{insn.vd}: {'set to all ones' if tail_changed else 'unchanged'}",
-              f"outcome: retired; vstart=0, VS={VS_NAMES[result.state.vs]}"]
+    lines += [
+        "",
+        f"result vd[0] = v{insn.vd}[0] = {value_text(written, vt.sew)}",
+        f"tail of v{insn.vd}: {'set to all ones' if tail_changed else 'unchanged'}",
+        f"outcome: retired; vstart=0, VS={VS_NAMES[result.state.vs]}",
+    ]
     return lines
 
 
@@ -65,14 +70,23 @@ def allowed_view(answer, max_rows: int) -> list[str]:
         cfg = Config(pre.vlen, pre.elen, vt.sew, vt.lmul)
         seed, elements, active = operands(Concrete, pre, insn, cfg)
         mask = None if insn.vm else Concrete.bits(pre.regs[0], pre.vl)
-        lines.append(f"SEW={vt.sew} LMUL={vt.lmul} VLMAX={cfg.vlmax} vl={pre.vl} vta={int(vt.vta)}"
-                     + (f" ({option.rule}: v0 read as the mask and as data)" if option.rule else ""))
+        lines.append(
+            f"SEW={vt.sew} LMUL={vt.lmul} VLMAX={cfg.vlmax} vl={pre.vl} vta={int(vt.vta)}"
+            + (f" ({option.rule}: v0 read as the mask and as data)" if option.rule else "")
+        )
         lines.append(f"seed vs1[0] = v{insn.vs1}[0] = {value_text(seed, vt.sew)}")
         lines += lane_table(seed, elements[: pre.vl], mask, active[: pre.vl], vt.sew, max_rows)
         written = option.post.regs[insn.vd] & ((1 << vt.sew) - 1)
-        tail = ("each element keeps its value or becomes all ones" if option.tail
-                else "unchanged" if option.post.regs[insn.vd] >> vt.sew == pre.regs[insn.vd] >> vt.sew
-                else "all ones")
-        lines += [f"allowed: retired; vd[0] = v{insn.vd}[0] = {value_text(written, vt.sew)}",
-                  f"tail of v{insn.vd}: {tail}", f"vstart=0, VS {vs}"]
+        tail = (
+            "each element keeps its value or becomes all ones"
+            if option.tail
+            else "unchanged"
+            if option.post.regs[insn.vd] >> vt.sew == pre.regs[insn.vd] >> vt.sew
+            else "all ones"
+        )
+        lines += [
+            f"allowed: retired; vd[0] = v{insn.vd}[0] = {value_text(written, vt.sew)}",
+            f"tail of v{insn.vd}: {tail}",
+            f"vstart=0, VS {vs}",
+        ]
     return lines

@@ -27,6 +27,8 @@ def lane_table(seed, elements, mask, active, width: int, max_rows: int = 64) -> 
             lines.append(f"  ... {len(elements) - max_rows} more lanes (raise --max-rows to see them)")
             break
         bit = "-" if mask is None else str(int(mask[i]))
-        lines.append(f"{i:>5}  0x{elements[i]:0{digits}x}  {ops.to_signed(elements[i]):>{signed_width}}  "
-                     f"{bit:>4}  {'yes' if active[i] else 'no':<6}  0x{acc:0{digits}x}")
+        lines.append(
+            f"{i:>5}  0x{elements[i]:0{digits}x}  {ops.to_signed(elements[i]):>{signed_width}}  "
+            f"{bit:>4}  {'yes' if active[i] else 'no':<6}  0x{acc:0{digits}x}"
+        )
     return lines

@@ -29,7 +29,7 @@ import z3
 V = TypeVar("V")
 B = TypeVar("B")
 T = TypeVar("T")
-Term = z3.BitVecRef | int       # what a symbolic machine op takes: a term, or an int as a numeral
+Term = z3.BitVecRef | int  # what a symbolic machine op takes: a term, or an int as a numeral
 
 
 class ElementOps(Protocol[V, B]):
@@ -110,30 +110,70 @@ class ConcreteElements:
     def umax(self, a: int, b: int) -> int:
         return a if a >= b else b
 
-    def sgt(self, a: int, b: int) -> bool: return a ^ self._sign > b ^ self._sign
-    def sge(self, a: int, b: int) -> bool: return a ^ self._sign >= b ^ self._sign
-    def slt(self, a: int, b: int) -> bool: return a ^ self._sign < b ^ self._sign
-    def ugt(self, a: int, b: int) -> bool: return a > b
-    def ult(self, a: int, b: int) -> bool: return a < b
-    def eq(self, a: int, b: int) -> bool: return a == b
-    def ite(self, c: bool, a: int, b: int) -> int: return a if c else b
-    def and_(self, a: bool, b: bool) -> bool: return a and b
-    def or_(self, a: bool, b: bool) -> bool: return a or b
-    def not_(self, a: bool) -> bool: return not a
+    def sgt(self, a: int, b: int) -> bool:
+        return a ^ self._sign > b ^ self._sign
+
+    def sge(self, a: int, b: int) -> bool:
+        return a ^ self._sign >= b ^ self._sign
+
+    def slt(self, a: int, b: int) -> bool:
+        return a ^ self._sign < b ^ self._sign
+
+    def ugt(self, a: int, b: int) -> bool:
+        return a > b
+
+    def ult(self, a: int, b: int) -> bool:
+        return a < b
+
+    def eq(self, a: int, b: int) -> bool:
+        return a == b
+
+    def ite(self, c: bool, a: int, b: int) -> int:
+        return a if c else b
+
+    def and_(self, a: bool, b: bool) -> bool:
+        return a and b
+
+    def or_(self, a: bool, b: bool) -> bool:
+        return a or b
+
+    def not_(self, a: bool) -> bool:
+        return not a
 
     # comparisons, bitwise and arithmetic ops that real units use (a sign flip with xor
     # before an unsigned compare, an adder, a narrower sub-word); all modulo 2^width
-    def sle(self, a: int, b: int) -> bool: return a ^ self._sign <= b ^ self._sign
-    def ule(self, a: int, b: int) -> bool: return a <= b
-    def uge(self, a: int, b: int) -> bool: return a >= b
-    def ne(self, a: int, b: int) -> bool: return a != b
-    def xor(self, a: int, b: int) -> int: return (a ^ b) & self.mask
-    def band(self, a: int, b: int) -> int: return a & b & self.mask
-    def bor(self, a: int, b: int) -> int: return (a | b) & self.mask
-    def bnot(self, a: int) -> int: return ~a & self.mask
-    def add(self, a: int, b: int) -> int: return (a + b) & self.mask
-    def sub(self, a: int, b: int) -> int: return (a - b) & self.mask
-    def neg(self, a: int) -> int: return -a & self.mask
+    def sle(self, a: int, b: int) -> bool:
+        return a ^ self._sign <= b ^ self._sign
+
+    def ule(self, a: int, b: int) -> bool:
+        return a <= b
+
+    def uge(self, a: int, b: int) -> bool:
+        return a >= b
+
+    def ne(self, a: int, b: int) -> bool:
+        return a != b
+
+    def xor(self, a: int, b: int) -> int:
+        return (a ^ b) & self.mask
+
+    def band(self, a: int, b: int) -> int:
+        return a & b & self.mask
+
+    def bor(self, a: int, b: int) -> int:
+        return (a | b) & self.mask
+
+    def bnot(self, a: int) -> int:
+        return ~a & self.mask
+
+    def add(self, a: int, b: int) -> int:
+        return (a + b) & self.mask
+
+    def sub(self, a: int, b: int) -> int:
+        return (a - b) & self.mask
+
+    def neg(self, a: int) -> int:
+        return -a & self.mask
 
     def shl(self, a: int, amount: int) -> int:
         """Shift left by an int or an element value; amounts >= width give 0 (SMT-LIB)."""
@@ -181,30 +221,74 @@ class Z3Elements:
     def smin(self) -> z3.BitVecRef:
         return z3.BitVecVal(1 << (self.width - 1), self.width)
 
-    def smax(self, a: z3.BitVecRef, b: z3.BitVecRef) -> z3.BitVecRef: return z3.If(a >= b, a, b)
-    def umax(self, a: z3.BitVecRef, b: z3.BitVecRef) -> z3.BitVecRef: return z3.If(z3.UGE(a, b), a, b)
-    def sgt(self, a: z3.BitVecRef, b: z3.BitVecRef) -> z3.BoolRef: return a > b
-    def sge(self, a: z3.BitVecRef, b: z3.BitVecRef) -> z3.BoolRef: return a >= b
-    def slt(self, a: z3.BitVecRef, b: z3.BitVecRef) -> z3.BoolRef: return a < b
-    def ugt(self, a: z3.BitVecRef, b: z3.BitVecRef) -> z3.BoolRef: return z3.UGT(a, b)
-    def ult(self, a: z3.BitVecRef, b: z3.BitVecRef) -> z3.BoolRef: return z3.ULT(a, b)
-    def eq(self, a: z3.BitVecRef, b: z3.BitVecRef) -> z3.BoolRef: return a == b
-    def ite(self, c: z3.BoolRef, a: z3.BitVecRef, b: z3.BitVecRef) -> z3.BitVecRef: return z3.If(c, a, b)
-    def and_(self, a: z3.BoolRef, b: z3.BoolRef) -> z3.BoolRef: return z3.And(a, b)
-    def or_(self, a: z3.BoolRef, b: z3.BoolRef) -> z3.BoolRef: return z3.Or(a, b)
-    def not_(self, a: z3.BoolRef) -> z3.BoolRef: return z3.Not(a)
+    def smax(self, a: z3.BitVecRef, b: z3.BitVecRef) -> z3.BitVecRef:
+        return z3.If(a >= b, a, b)
 
-    def sle(self, a: z3.BitVecRef, b: z3.BitVecRef) -> z3.BoolRef: return a <= b
-    def ule(self, a: z3.BitVecRef, b: z3.BitVecRef) -> z3.BoolRef: return z3.ULE(a, b)
-    def uge(self, a: z3.BitVecRef, b: z3.BitVecRef) -> z3.BoolRef: return z3.UGE(a, b)
-    def ne(self, a: z3.BitVecRef, b: z3.BitVecRef) -> z3.BoolRef: return a != b
-    def xor(self, a: z3.BitVecRef, b: z3.BitVecRef) -> z3.BitVecRef: return a ^ b
-    def band(self, a: z3.BitVecRef, b: z3.BitVecRef) -> z3.BitVecRef: return a & b
-    def bor(self, a: z3.BitVecRef, b: z3.BitVecRef) -> z3.BitVecRef: return a | b
-    def bnot(self, a: z3.BitVecRef) -> z3.BitVecRef: return ~a
-    def add(self, a: z3.BitVecRef, b: z3.BitVecRef) -> z3.BitVecRef: return a + b
-    def sub(self, a: z3.BitVecRef, b: z3.BitVecRef) -> z3.BitVecRef: return a - b
-    def neg(self, a: z3.BitVecRef) -> z3.BitVecRef: return -a
+    def umax(self, a: z3.BitVecRef, b: z3.BitVecRef) -> z3.BitVecRef:
+        return z3.If(z3.UGE(a, b), a, b)
+
+    def sgt(self, a: z3.BitVecRef, b: z3.BitVecRef) -> z3.BoolRef:
+        return a > b
+
+    def sge(self, a: z3.BitVecRef, b: z3.BitVecRef) -> z3.BoolRef:
+        return a >= b
+
+    def slt(self, a: z3.BitVecRef, b: z3.BitVecRef) -> z3.BoolRef:
+        return a < b
+
+    def ugt(self, a: z3.BitVecRef, b: z3.BitVecRef) -> z3.BoolRef:
+        return z3.UGT(a, b)
+
+    def ult(self, a: z3.BitVecRef, b: z3.BitVecRef) -> z3.BoolRef:
+        return z3.ULT(a, b)
+
+    def eq(self, a: z3.BitVecRef, b: z3.BitVecRef) -> z3.BoolRef:
+        return a == b
+
+    def ite(self, c: z3.BoolRef, a: z3.BitVecRef, b: z3.BitVecRef) -> z3.BitVecRef:
+        return z3.If(c, a, b)
+
+    def and_(self, a: z3.BoolRef, b: z3.BoolRef) -> z3.BoolRef:
+        return z3.And(a, b)
+
+    def or_(self, a: z3.BoolRef, b: z3.BoolRef) -> z3.BoolRef:
+        return z3.Or(a, b)
+
+    def not_(self, a: z3.BoolRef) -> z3.BoolRef:
+        return z3.Not(a)
+
+    def sle(self, a: z3.BitVecRef, b: z3.BitVecRef) -> z3.BoolRef:
+        return a <= b
+
+    def ule(self, a: z3.BitVecRef, b: z3.BitVecRef) -> z3.BoolRef:
+        return z3.ULE(a, b)
+
+    def uge(self, a: z3.BitVecRef, b: z3.BitVecRef) -> z3.BoolRef:
+        return z3.UGE(a, b)
+
+    def ne(self, a: z3.BitVecRef, b: z3.BitVecRef) -> z3.BoolRef:
+        return a != b
+
+    def xor(self, a: z3.BitVecRef, b: z3.BitVecRef) -> z3.BitVecRef:
+        return a ^ b
+
+    def band(self, a: z3.BitVecRef, b: z3.BitVecRef) -> z3.BitVecRef:
+        return a & b
+
+    def bor(self, a: z3.BitVecRef, b: z3.BitVecRef) -> z3.BitVecRef:
+        return a | b
+
+    def bnot(self, a: z3.BitVecRef) -> z3.BitVecRef:
+        return ~a
+
+    def add(self, a: z3.BitVecRef, b: z3.BitVecRef) -> z3.BitVecRef:
+        return a + b
+
+    def sub(self, a: z3.BitVecRef, b: z3.BitVecRef) -> z3.BitVecRef:
+        return a - b
+
+    def neg(self, a: z3.BitVecRef) -> z3.BitVecRef:
+        return -a
 
     def _amount(self, a: z3.BitVecRef, amount: z3.BitVecRef | int) -> z3.BitVecRef:
         """An int amount as a numeral; past the width it saturates (a numeral would wrap)."""
@@ -251,33 +335,53 @@ class Concrete:
 
     # booleans and scalars
     @staticmethod
-    def all_(*conds: object) -> bool: return all(conds)
+    def all_(*conds: object) -> bool:
+        return all(conds)
+
     @staticmethod
-    def any_(*conds: object) -> bool: return any(conds)
+    def any_(*conds: object) -> bool:
+        return any(conds)
+
     @staticmethod
-    def not_(cond: object) -> bool: return not cond
+    def not_(cond: object) -> bool:
+        return not cond
+
     @staticmethod
-    def ite(cond: object, a: T, b: T) -> T: return a if cond else b
+    def ite(cond: object, a: T, b: T) -> T:
+        return a if cond else b
+
     @staticmethod
-    def eq(a: int, b: int) -> bool: return a == b
+    def eq(a: int, b: int) -> bool:
+        return a == b
+
     @staticmethod
-    def ult(a: int, b: int) -> bool: return a < b
+    def ult(a: int, b: int) -> bool:
+        return a < b
+
     @staticmethod
-    def const(value: int, width: int) -> int: return value & ((1 << width) - 1)
+    def const(value: int, width: int) -> int:
+        return value & ((1 << width) - 1)
+
     @staticmethod
-    def bit(value: int, i: int) -> bool: return bool(value >> i & 1)
+    def bit(value: int, i: int) -> bool:
+        return bool(value >> i & 1)
+
     @staticmethod
-    def low_bits(value: int, n: int) -> int: return value & ((1 << n) - 1)
+    def low_bits(value: int, n: int) -> int:
+        return value & ((1 << n) - 1)
+
     @staticmethod
-    def add(a: int, b: int, width: int) -> int: return (a + b) & ((1 << width) - 1)
+    def add(a: int, b: int, width: int) -> int:
+        return (a + b) & ((1 << width) - 1)
 
     # registers
     @staticmethod
-    def read(regs: tuple[int, ...], index: int) -> int: return regs[index]
+    def read(regs: tuple[int, ...], index: int) -> int:
+        return regs[index]
 
     @staticmethod
     def write(regs: tuple[int, ...], index: int, value: int) -> tuple[int, ...]:
-        return regs[:index] + (value,) + regs[index + 1:]
+        return regs[:index] + (value,) + regs[index + 1 :]
 
     @staticmethod
     def extract(value: int, hi: int, lo: int) -> int:
@@ -298,7 +402,7 @@ class Concrete:
         view = memoryview(raw).cast(_NATIVE_FORMATS[width])
         if sys.byteorder == "little":
             return view.tolist()
-        return [int.from_bytes(raw[i:i + nbytes], "little") for i in range(0, len(raw), nbytes)]
+        return [int.from_bytes(raw[i : i + nbytes], "little") for i in range(0, len(raw), nbytes)]
 
     @staticmethod
     def bits(value: int, count: int) -> list[bool]:
@@ -329,19 +433,32 @@ class Symbolic:
         return None
 
     @staticmethod
-    def all_(*conds: z3.BoolRef | bool) -> z3.BoolRef: return z3.And(*conds) if conds else z3.BoolVal(True)
+    def all_(*conds: z3.BoolRef | bool) -> z3.BoolRef:
+        return z3.And(*conds) if conds else z3.BoolVal(True)
+
     @staticmethod
-    def any_(*conds: z3.BoolRef | bool) -> z3.BoolRef: return z3.Or(*conds) if conds else z3.BoolVal(False)
+    def any_(*conds: z3.BoolRef | bool) -> z3.BoolRef:
+        return z3.Or(*conds) if conds else z3.BoolVal(False)
+
     @staticmethod
-    def not_(cond: z3.BoolRef | bool) -> z3.BoolRef: return z3.Not(cond)
+    def not_(cond: z3.BoolRef | bool) -> z3.BoolRef:
+        return z3.Not(cond)
+
     @staticmethod
-    def ite(cond: z3.BoolRef | bool, a: Any, b: Any) -> Any: return z3.If(cond, a, b)
+    def ite(cond: z3.BoolRef | bool, a: Any, b: Any) -> Any:
+        return z3.If(cond, a, b)
+
     @staticmethod
-    def eq(a: Term, b: Term) -> z3.BoolRef | bool: return a == b
+    def eq(a: Term, b: Term) -> z3.BoolRef | bool:
+        return a == b
+
     @staticmethod
-    def ult(a: Term, b: Term) -> z3.BoolRef: return z3.ULT(a, b)
+    def ult(a: Term, b: Term) -> z3.BoolRef:
+        return z3.ULT(a, b)
+
     @staticmethod
-    def const(value: int, width: int) -> z3.BitVecRef: return z3.BitVecVal(value, width)
+    def const(value: int, width: int) -> z3.BitVecRef:
+        return z3.BitVecVal(value, width)
 
     @staticmethod
     def bit(value: Term, i: int) -> z3.BoolRef:
@@ -390,9 +507,10 @@ def _index(index: Term) -> z3.BitVecRef:
     return z3.BitVecVal(index, 5) if isinstance(index, int) else index
 
 
-if TYPE_CHECKING:   # both element backends implement the interface (the type checker sees it)
+if TYPE_CHECKING:  # both element backends implement the interface (the type checker sees it)
     _CONCRETE: ElementOps[int, bool] = ConcreteElements(8)
     _SYMBOLIC: ElementOps[z3.BitVecRef, z3.BoolRef] = Z3Elements(8)
+
 
 class MachineOps(Protocol[V, B]):
     """The machine ops (`Concrete`, `Symbolic`; spec, impl and the proofs take one as `m`).
@@ -425,9 +543,9 @@ class MachineOps(Protocol[V, B]):
     def bits(self, value: V, count: int) -> list[B]: ...
 
 
-Machine = MachineOps[Any, Any]      # either backend, where the code is not generic over it
+Machine = MachineOps[Any, Any]  # either backend, where the code is not generic over it
 
 
-if TYPE_CHECKING:   # both machine backends implement the interface
+if TYPE_CHECKING:  # both machine backends implement the interface
     _CONCRETE_MACHINE: MachineOps[int, bool] = Concrete
     _SYMBOLIC_MACHINE: MachineOps[z3.BitVecRef, z3.BoolRef] = Symbolic

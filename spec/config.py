@@ -43,9 +43,13 @@ def is_power_of_two(n: int) -> bool:
 def check_machine(vlen: int, elen: int) -> None:
     """Raise ValueError naming the parameter when (VLEN, ELEN) is not a machine we model."""
     if not (isinstance(vlen, int) and is_power_of_two(vlen) and MIN_VLEN <= vlen <= MAX_VLEN):
-        raise ValueError(f"vlen: must be a power of two from {MIN_VLEN} to {MAX_VLEN}, got {shown_number(vlen) if isinstance(vlen, int) else repr(vlen)}")
+        raise ValueError(
+            f"vlen: must be a power of two from {MIN_VLEN} to {MAX_VLEN}, got {shown_number(vlen) if isinstance(vlen, int) else repr(vlen)}"
+        )
     if elen not in ELENS:
-        raise ValueError(f"elen: must be 32 or 64, got {shown_number(elen) if isinstance(elen, int) else repr(elen)}")
+        raise ValueError(
+            f"elen: must be 32 or 64, got {shown_number(elen) if isinstance(elen, int) else repr(elen)}"
+        )
     if elen > vlen:
         raise ValueError(f"elen: ELEN={elen} exceeds VLEN={vlen}")
 
@@ -100,8 +104,9 @@ def vill_rules(m: MachineOps[V, B], raw: V, elen: int) -> list[tuple[str, B | bo
     def selects(sew: int, lmul: str) -> B:
         return m.all_(m.eq(vsew, SEWS.index(sew)), m.eq(vlmul, LMUL_CODE[lmul]))
 
-    unsupported = [selects(sew, lmul) for sew in SEWS for lmul in LMUL_NAMES
-                   if not sew_lmul_supported(sew, lmul, elen)]
+    unsupported = [
+        selects(sew, lmul) for sew in SEWS for lmul in LMUL_NAMES if not sew_lmul_supported(sew, lmul, elen)
+    ]
     return [
         ("vtype.vill is set", m.bit(raw, VTYPE_VILL_BIT)),
         ("reserved vtype bits 62:8 are nonzero", m.not_(m.eq(m.extract(raw, VTYPE_VILL_BIT - 1, 8), 0))),
@@ -113,7 +118,8 @@ def vill_rules(m: MachineOps[V, B], raw: V, elen: int) -> list[tuple[str, B | bo
 
 def decode_vtype(raw: int, elen: int) -> VType:
     """Decode the raw 64-bit vtype; reserved or unsupported settings read as vill."""
-    from vredmax.spec.bv import Concrete   # bv.py needs nothing of this module
+    from vredmax.spec.bv import Concrete  # bv.py needs nothing of this module
+
     vta = bool(raw >> VTYPE_VTA_BIT & 1)
     vma = bool(raw >> VTYPE_VMA_BIT & 1)
     vsew, vlmul = raw >> 3 & 0b111, raw & 0b111
@@ -157,8 +163,12 @@ def machine_vlens(elen: int) -> tuple[int, ...]:
     return tuple(1 << k for k in range(elen.bit_length() - 1, MAX_VLEN.bit_length()))
 
 
-def legal_configs(elen: int = 64, vlens: Iterable[int] | None = None, sews: Iterable[int] = SEWS,
-                  lmuls: Iterable[str] = LMUL_NAMES) -> list[Config]:
+def legal_configs(
+    elen: int = 64,
+    vlens: Iterable[int] | None = None,
+    sews: Iterable[int] = SEWS,
+    lmuls: Iterable[str] = LMUL_NAMES,
+) -> list[Config]:
     """Every supported (VLEN, SEW, LMUL) for an ELEN; by default VLEN 128..65536 (the V
     extension's range; `every_config` adds the small VLENs of the embedded profiles)."""
     if vlens is None:

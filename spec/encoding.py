@@ -1,6 +1,6 @@
 """The 32-bit OP-V word of vredmax.vs, and its assembler syntax.
 
-    31:26 funct6=000111 | 25 vm | 24:20 vs2 | 19:15 vs1 | 14:12 funct3=010 | 11:7 vd | 6:0 1010111
+31:26 funct6=000111 | 25 vm | 24:20 vs2 | 19:15 vs1 | 14:12 funct3=010 | 11:7 vd | 6:0 1010111
 """
 
 from __future__ import annotations
@@ -64,7 +64,9 @@ def encode(insn: Insn) -> int:
 
 def decode(word: int) -> Insn:
     if not (isinstance(word, int) and 0 <= word < 1 << 32):
-        raise EncodingError(f"insn: must be a 32-bit word, got {shown_number(word) if isinstance(word, int) else repr(word)}")
+        raise EncodingError(
+            f"insn: must be a 32-bit word, got {shown_number(word) if isinstance(word, int) else repr(word)}"
+        )
     funct6 = word >> 26
     if word & 0x7F != OPCODE_OP_V or word >> 12 & 0b111 != FUNCT3_OPMVV or funct6 not in REDUCTIONS:
         raise EncodingError(f"insn: {word:#010x} is not an OP-V reduction")
@@ -107,7 +109,20 @@ def parse_asm(text: str) -> Insn:
 
 def describe_fields(word: int) -> list[tuple[str, str, int]]:
     """(field, bits, value) for every field of the word, most significant first."""
-    layout = [("funct6", 31, 26), ("vm", 25, 25), ("vs2", 24, 20), ("vs1", 19, 15),
-              ("funct3", 14, 12), ("vd", 11, 7), ("opcode", 6, 0)]
-    return [(name, format(word >> lo & ((1 << (hi - lo + 1)) - 1), f"0{hi - lo + 1}b"),
-             word >> lo & ((1 << (hi - lo + 1)) - 1)) for name, hi, lo in layout]
+    layout = [
+        ("funct6", 31, 26),
+        ("vm", 25, 25),
+        ("vs2", 24, 20),
+        ("vs1", 19, 15),
+        ("funct3", 14, 12),
+        ("vd", 11, 7),
+        ("opcode", 6, 0),
+    ]
+    return [
+        (
+            name,
+            format(word >> lo & ((1 << (hi - lo + 1)) - 1), f"0{hi - lo + 1}b"),
+            word >> lo & ((1 << (hi - lo + 1)) - 1),
+        )
+        for name, hi, lo in layout
+    ]

@@ -34,18 +34,18 @@ class TrapRule:
 
 VS_OFF_RULE = TrapRule("vs_off", ILLEGAL, "mstatus.VS is Off")
 VILL_RULE = TrapRule("vill", ILLEGAL, "{why_vill}")
-VSTART_RULE = TrapRule("vstart_nonzero", ILLEGAL,
-                       "vstart={vstart} is nonzero; a reduction requires vstart = 0")
-MISALIGNED_RULE = TrapRule("vs2_misaligned", RESERVED,
-                           "vs2=v{vs2} is not a multiple of LMUL={lmul}")
-V0_VS2_RULE = TrapRule("v0_mask_in_vs2", RESERVED,
-                       "vm=0 reads v0 as the mask while v0 is in the vs2 group")
-V0_VS1_RULE = TrapRule("v0_mask_is_vs1", RESERVED,
-                       "vm=0 reads v0 as the mask while vs1=v0 is SEW data")
+VSTART_RULE = TrapRule(
+    "vstart_nonzero", ILLEGAL, "vstart={vstart} is nonzero; a reduction requires vstart = 0"
+)
+MISALIGNED_RULE = TrapRule("vs2_misaligned", RESERVED, "vs2=v{vs2} is not a multiple of LMUL={lmul}")
+V0_VS2_RULE = TrapRule("v0_mask_in_vs2", RESERVED, "vm=0 reads v0 as the mask while v0 is in the vs2 group")
+V0_VS1_RULE = TrapRule("v0_mask_is_vs1", RESERVED, "vm=0 reads v0 as the mask while vs1=v0 is SEW data")
 RULES = (VS_OFF_RULE, VILL_RULE, VSTART_RULE, MISALIGNED_RULE, V0_VS2_RULE, V0_VS1_RULE)
 
 
-def trap_conditions(m: Machine, state: ArchState, insn: Any, vill: Any, lmul: str | None) -> list[tuple[TrapRule, Any]]:
+def trap_conditions(
+    m: Machine, state: ArchState, insn: Any, vill: Any, lmul: str | None
+) -> list[tuple[TrapRule, Any]]:
     """Each rule with the condition under which it fires, highest priority first.
 
     `insn` has vd, vs2, vs1 (register numbers) and vm; `vill` is a condition; `lmul` is the

@@ -82,14 +82,20 @@ from functools import lru_cache
 from typing import Any, Callable, Literal, Sequence
 
 from vredmax.spec.bv import Concrete
-from vredmax.spec.config import (LMUL_BY_CODE, SEWS, VTYPE_VILL_BIT, Config, VType, decode_vtype,
-                                 sew_lmul_supported)
+from vredmax.spec.config import (
+    LMUL_BY_CODE,
+    SEWS,
+    VTYPE_VILL_BIT,
+    Config,
+    VType,
+    decode_vtype,
+    sew_lmul_supported,
+)
 from vredmax.spec.encoding import Insn
-from vredmax.spec.legality import (ILLEGAL, RETIRED, MISALIGNED_RULE, lmul_text,
-                                   trap_conditions)
+from vredmax.spec.legality import ILLEGAL, RETIRED, MISALIGNED_RULE, lmul_text, trap_conditions
 from vredmax.spec.state import NUM_VREGS, VS_DIRTY, VS_NAMES, VS_OFF, ArchState
 
-ANYTHING = "anything"   # an Option kind: a reserved encoding where every outcome is allowed
+ANYTHING = "anything"  # an Option kind: a reserved encoding where every outcome is allowed
 OBSERVABLE = (RETIRED, ILLEGAL)
 VS_INITIAL, VS_CLEAN = 1, 2
 
@@ -116,7 +122,9 @@ class Profile:
     def __post_init__(self) -> None:
         for choice, values in POLICIES.items():
             if getattr(self, choice) not in values:
-                raise ValueError(f"{choice}: must be one of {', '.join(values)}, got {getattr(self, choice)!r}")
+                raise ValueError(
+                    f"{choice}: must be one of {', '.join(values)}, got {getattr(self, choice)!r}"
+                )
 
     def with_(self, **changes: Any) -> "Profile":
         return replace(self, **changes)
@@ -127,14 +135,24 @@ class Profile:
 
 
 PROFILES: dict[str, Profile] = {
-    "any": Profile("any", "any", "any", "any", "any",
-                   "the architecture: every outcome RVV 1.0 allows (the default for judging)"),
-    "sail": Profile("sail", "undisturbed", "illegal", "vill", "on-write",
-                    "the Sail RISC-V model"),
-    "spike": Profile("spike", "undisturbed", "execute", "vill", "always",
-                     "Spike, the RISC-V ISA simulator"),
-    "qemu": Profile("qemu", "undisturbed", "execute", "vill", "on-write",
-                    "QEMU (rvv_ta_all_1s=false; use tail=ones for rvv_ta_all_1s=true)"),
+    "any": Profile(
+        "any",
+        "any",
+        "any",
+        "any",
+        "any",
+        "the architecture: every outcome RVV 1.0 allows (the default for judging)",
+    ),
+    "sail": Profile("sail", "undisturbed", "illegal", "vill", "on-write", "the Sail RISC-V model"),
+    "spike": Profile("spike", "undisturbed", "execute", "vill", "always", "Spike, the RISC-V ISA simulator"),
+    "qemu": Profile(
+        "qemu",
+        "undisturbed",
+        "execute",
+        "vill",
+        "on-write",
+        "QEMU (rvv_ta_all_1s=false; use tail=ones for rvv_ta_all_1s=true)",
+    ),
 }
 
 # The versions read for PROFILE_SOURCES (file:line refer to them).
@@ -155,34 +173,34 @@ PROFILE_SOURCES: dict[str, dict[str, str]] = {
     },
     "sail": {
         "tail": "writes vd[0] only, the other elements 'remain unchanged' (model/extensions/V/"
-                "vext_red_insts.sail:143-144); an all-ones option is requested (sail-riscv issue 938)",
+        "vext_red_insts.sail:143-144); an all-ones option is requested (sail-riscv issue 938)",
         "reserved": "traps vm=0 with vs2 = v0 or vs1 = v0, and a misaligned vs2 group, as illegal "
-                    "(model/extensions/V/vext_red_insts.sail:110-113; since 2de8762b, 2026-06)",
+        "(model/extensions/V/vext_red_insts.sail:110-113; since 2de8762b, 2026-06)",
         "frac_sew": "vsetvl sets vill when SEW > LMUL*ELEN (model/extensions/V/vext_vset_insts.sail:121)",
         "vs_dirty": "vl=0 returns before anything is written (model/extensions/V/vext_red_insts.sail:115); "
-                    "VS turns Dirty when a vector register or vstart is written (dirty_v_context, "
-                    "model/extensions/V/vext_regs.sail:137-142, called at :180 and :338)",
+        "VS turns Dirty when a vector register or vstart is written (dirty_v_context, "
+        "model/extensions/V/vext_regs.sail:137-142, called at :180 and :338)",
     },
     "spike": {
         "tail": "writes vd[0] only (VI_LOOP_REDUCTION_END, riscv/v_ext_macros.h:243-248); no all-ones option",
         "reserved": "VI_CHECK_REDUCTION checks the vs2 alignment but no v0 overlap "
-                    "(riscv/v_ext_macros.h:201-207): the masked v0 overlaps execute, a misaligned vs2 traps",
+        "(riscv/v_ext_macros.h:201-207): the masked v0 overlaps execute, a misaligned vs2 traps",
         "frac_sew": "vsetvl sets vill when SEW > min(LMUL, 1)*ELEN (riscv/vector_unit.cc:67-68)",
         "vs_dirty": "every vector instruction that passes its checks ends writing vstart = 0 (VECTOR_END, "
-                    "riscv/v_ext_macros.h:236-237), which sets VS Dirty (riscv/csrs.cc:1599-1601): vl=0 "
-                    "too; the checks come first, so a trap leaves VS",
+        "riscv/v_ext_macros.h:236-237), which sets VS Dirty (riscv/csrs.cc:1599-1601): vl=0 "
+        "too; the checks come first, so a trap leaves VS",
     },
     "qemu": {
         "tail": "keeps agnostic tails unless rvv_ta_all_1s=true (target/riscv/translate.c:1121, default "
-                "false at cpu.c:1096); then the reduction sets vd's tail to ones (vector_helper.c:4628-4629)",
+        "false at cpu.c:1096); then the reduction sets vd's tail to ones (vector_helper.c:4628-4629)",
         "reserved": "reduction_check tests the vs2 alignment and vstart only (target/riscv/insn_trans/"
-                    "trans_rvv.c.inc:582-585, 3104-3109): the masked v0 overlaps execute, a misaligned vs2 "
-                    "traps (a check of the overlaps was proposed in 2025)",
+        "trans_rvv.c.inc:582-585, 3104-3109): the masked v0 overlaps execute, a misaligned vs2 "
+        "traps (a check of the overlaps was proposed in 2025)",
         "frac_sew": "vsetvl sets vill when SEW > LMUL*ELEN at fractional LMUL (target/riscv/vector_helper.c:45-51)",
         "vs_dirty": "the translated reduction branches over the helper and mark_vs_dirty when vl = 0 "
-                    "(target/riscv/insn_trans/trans_rvv.c.inc:1713, 1728): VS turns Dirty only when vd is "
-                    "written; a trap is decided at translation, before (later QEMU versions mark VS Dirty "
-                    "at translation, vl=0 too: judge those with the any profile)",
+        "(target/riscv/insn_trans/trans_rvv.c.inc:1713, 1728): VS turns Dirty only when vd is "
+        "written; a trap is decided at translation, before (later QEMU versions mark VS Dirty "
+        "at translation, vl=0 too: judge those with the any profile)",
     },
 }
 
@@ -204,7 +222,9 @@ def get_profile(name: str, tail: str | None = None) -> Profile:
 def difference_table() -> list[list[str]]:
     """Rows (choice, value per profile...) for every choice, first row the header."""
     names = list(PROFILES)
-    return [["choice", *names]] + [[choice, *(getattr(PROFILES[n], choice) for n in names)] for choice in CHOICES]
+    return [["choice", *names]] + [
+        [choice, *(getattr(PROFILES[n], choice) for n in names)] for choice in CHOICES
+    ]
 
 
 def difference_markdown() -> str:
@@ -218,6 +238,7 @@ def difference_markdown() -> str:
 
 
 # Observed outcomes and judgements ------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class Observed:
@@ -250,7 +271,7 @@ class Option:
     kind: str
     post: ArchState
     free: dict[int, int]
-    tail: tuple[int, int, int] | None   # (vd, SEW, the tail's bits) when the tail is free
+    tail: tuple[int, int, int] | None  # (vd, SEW, the tail's bits) when the tail is free
     vs: frozenset[int]
     rule: str = ""
     reason: str = ""
@@ -267,6 +288,7 @@ def _property_id(pre: ArchState, name: str) -> str:
 
 
 # Reading the pre-state ---------------------------------------------------------------------------
+
 
 def wide_fractional_vtype(raw: int, elen: int) -> VType | None:
     """The vtype as supported when it is vill only because SEW > LMUL*ELEN at fractional
@@ -323,8 +345,8 @@ def _lane_max(value: int, count: int, sew: int) -> int:
     """The unsigned maximum of lanes 0 .. count-1 of `value`."""
     data = value.to_bytes(count * sew // 8, "little")
     view = memoryview(data).cast(_FORMATS[sew])
-    if sys.byteorder != "little":   # pragma: no cover - the memoryview is native-endian
-        return max(int.from_bytes(data[k:k + sew // 8], "little") for k in range(0, len(data), sew // 8))
+    if sys.byteorder != "little":  # pragma: no cover - the memoryview is native-endian
+        return max(int.from_bytes(data[k : k + sew // 8], "little") for k in range(0, len(data), sew // 8))
     return max(view)
 
 
@@ -342,10 +364,10 @@ def _lanes_high(count: int, sew: int) -> int:
 
 @dataclass(frozen=True)
 class Operands:
-    seed: int           # vs1[0]
-    group: int          # the vs2 group as one integer, element i in lane i
-    active: int         # bit i set when element i is active
-    count: int          # VLMAX
+    seed: int  # vs1[0]
+    group: int  # the vs2 group as one integer, element i in lane i
+    active: int  # bit i set when element i is active
+    count: int  # VLMAX
     sew: int
 
     def maximum(self) -> int:
@@ -380,6 +402,7 @@ def _tail_mask(cfg: Config) -> int:
 
 # The allowed outcomes ---------------------------------------------------------------------------
 
+
 def _vs_quiet(pre: ArchState, policy: str, retired: bool) -> frozenset[int]:
     """The VS values allowed where vd is not written."""
     may_dirty = pre.vs in (VS_INITIAL, VS_CLEAN)
@@ -406,7 +429,9 @@ def _retire(pre: ArchState, insn: Insn, vt: VType, profile: Profile, rule: str =
     assert cfg is not None, "a retired outcome reads a vtype that is not vill"
     if pre.vl == 0:
         vs = _vs_quiet(pre, profile.vs_dirty, retired=True)
-        return Option(RETIRED, _quiet_post(pre, vs), {}, None, vs, rule, "vl=0: no elements, nothing is written")
+        return Option(
+            RETIRED, _quiet_post(pre, vs), {}, None, vs, rule, "vl=0: no elements, nothing is written"
+        )
     result = operands(pre, insn, cfg).maximum()
     old_vd = pre.regs[insn.vd]
     tail_bits = _tail_mask(cfg)
@@ -425,7 +450,9 @@ def _retire(pre: ArchState, insn: Insn, vt: VType, profile: Profile, rule: str =
 
 def _anything(pre: ArchState, rule: str, reason: str) -> Option:
     every = (1 << pre.vlen) - 1
-    return Option(ANYTHING, pre, {r: every for r in range(NUM_VREGS)}, None, frozenset(range(4)), rule, reason)
+    return Option(
+        ANYTHING, pre, {r: every for r in range(NUM_VREGS)}, None, frozenset(range(4)), rule, reason
+    )
 
 
 def _options(pre: ArchState, insn: Insn, profile: Profile) -> list[Option]:
@@ -441,8 +468,15 @@ def _option(pre: ArchState, insn: Insn, vt: VType, profile: Profile) -> Option:
     for rule, fired in traps:
         if not fired:
             continue
-        reason = rule.reason(vd=insn.vd, vs2=insn.vs2, vs1=insn.vs1, vm=insn.vm, vstart=pre.vstart,
-                             lmul=lmul_text(vt.lmul) if vt.lmul else "", why_vill=vt.why_vill)
+        reason = rule.reason(
+            vd=insn.vd,
+            vs2=insn.vs2,
+            vs1=insn.vs1,
+            vm=insn.vm,
+            vstart=pre.vstart,
+            lmul=lmul_text(vt.lmul) if vt.lmul else "",
+            why_vill=vt.why_vill,
+        )
         if rule.outcome == ILLEGAL:
             return _trap(pre, profile, rule.id, reason)
         if profile.reserved == "any":
@@ -477,8 +511,12 @@ class Allowed:
 
     def unique(self) -> Option:
         """The one outcome: only for a profile (and pre-state) that leaves nothing free."""
-        if len(self.outcomes) != 1 or self.outcomes[0].free or len(self.outcomes[0].vs) != 1 \
-                or self.outcomes[0].kind == ANYTHING:
+        if (
+            len(self.outcomes) != 1
+            or self.outcomes[0].free
+            or len(self.outcomes[0].vs) != 1
+            or self.outcomes[0].kind == ANYTHING
+        ):
             raise ValueError(f"profile: {self.profile.name} allows more than one outcome here")
         return self.outcomes[0]
 
@@ -511,6 +549,7 @@ def allowed(pre: ArchState, insn: Insn, profile: Profile | str = "any") -> Allow
 
 
 # Judging ------------------------------------------------------------------------------------------
+
 
 def _closest(options: Sequence[Option], observed: Observed) -> Option:
     for option in options:
@@ -558,14 +597,18 @@ def _differences(pre: ArchState, option: Option, observed: Observed) -> list[str
         if option.tail and option.tail[0] == register and not wrong:
             _, sew, tail_bits = option.tail
             if _tail_violation(pre.regs[register], value, sew, tail_bits):
-                found.append(f"v{register}: a tail element is neither its old value nor all ones "
-                             f"(allowed each element of {_hex(pre.regs[register], pre.vlen)} or all ones, "
-                             f"observed {_hex(value, pre.vlen)})")
+                found.append(
+                    f"v{register}: a tail element is neither its old value nor all ones "
+                    f"(allowed each element of {_hex(pre.regs[register], pre.vlen)} or all ones, "
+                    f"observed {_hex(value, pre.vlen)})"
+                )
             continue
         if wrong:
-            found.append(f"v{register}: allowed {_hex(expected, pre.vlen)}"
-                         + (f" (free bits {_hex(free, pre.vlen)})" if free else "")
-                         + f", observed {_hex(value, pre.vlen)} (differing bits {_hex(wrong, pre.vlen)})")
+            found.append(
+                f"v{register}: allowed {_hex(expected, pre.vlen)}"
+                + (f" (free bits {_hex(free, pre.vlen)})" if free else "")
+                + f", observed {_hex(value, pre.vlen)} (differing bits {_hex(wrong, pre.vlen)})"
+            )
     return found
 
 
@@ -588,8 +631,11 @@ def _rules(pre: ArchState, insn: Insn, option: Option, observed: Observed) -> tu
     kind (or the first one when no allowed outcome has its kind)."""
     names: list[str] = []
     changed_regs = [r for r, v in (observed.regs or {}).items() if v != pre.regs[r]]
-    changed = {f for f in ("vl", "vstart", "vtype")
-               if getattr(observed, f) is not None and getattr(observed, f) != getattr(pre, f)}
+    changed = {
+        f
+        for f in ("vl", "vstart", "vtype")
+        if getattr(observed, f) is not None and getattr(observed, f) != getattr(pre, f)
+    }
     csrs_changed = bool(changed)
     vs_wrong = observed.vs is not None and observed.vs not in option.vs
     if option.kind == ILLEGAL:
@@ -625,8 +671,11 @@ def _trap_properties(pre: ArchState, option: Option) -> list[str]:
     """Every trap property whose condition holds, not only the first rule that fired: a trap
     that changes state breaks each of them (VS Off with vstart != 0 breaks both)."""
     vt, wide = _decoded(pre.vtype, pre.elen)
-    fired = {"vs_off": pre.vs == VS_OFF, "vill": option.rule == "vill" or (vt.vill and wide is None),
-             "vstart_nonzero": pre.vstart != 0}
+    fired = {
+        "vs_off": pre.vs == VS_OFF,
+        "vill": option.rule == "vill" or (vt.vill and wide is None),
+        "vstart_nonzero": pre.vstart != 0,
+    }
     names = [TRAP_PROPERTIES[rule] for rule in TRAP_PROPERTIES if fired[rule]]
     if fired["vstart_nonzero"] and pre.vl == 0:
         names.append("vstart_nonzero_traps_at_vl0")
@@ -653,8 +702,13 @@ def _write_rules(pre: ArchState, insn: Insn, option: Option, observed: Observed)
             names.append("tail_undisturbed")
     if any(v != pre.regs[r] for r, v in regs.items() if r != insn.vd):
         names.append("frame")
-    names += _csr_rules({f for f, want in (("vstart", 0), ("vl", pre.vl), ("vtype", pre.vtype))
-                         if getattr(observed, f) not in (None, want)})
+    names += _csr_rules(
+        {
+            f
+            for f, want in (("vstart", 0), ("vl", pre.vl), ("vtype", pre.vtype))
+            if getattr(observed, f) not in (None, want)
+        }
+    )
     if observed.vs is not None and observed.vs != VS_DIRTY:
         names.append("success_dirties_vs")
     return names
@@ -663,8 +717,9 @@ def _write_rules(pre: ArchState, insn: Insn, option: Option, observed: Observed)
 def _csr_rules(changed: set[str]) -> list[str]:
     """After retiring: a vstart left nonzero breaks success_resets_vstart, a changed vl or
     vtype success_keeps_vl_vtype."""
-    return ((["success_resets_vstart"] if "vstart" in changed else [])
-            + (["success_keeps_vl_vtype"] if changed & {"vl", "vtype"} else []))
+    return (["success_resets_vstart"] if "vstart" in changed else []) + (
+        ["success_keeps_vl_vtype"] if changed & {"vl", "vtype"} else []
+    )
 
 
 def _result_rules(pre: ArchState, insn: Insn, cfg: Config, got: int) -> list[str]:

@@ -27,14 +27,29 @@ from dataclasses import dataclass
 from collections.abc import Callable, Iterable
 from typing import Any, Protocol, Sequence, TypeVar
 
-from vredmax.spec.config import (LMUL_NAMES, SEWS, VTYPE_VILL_BIT, Config, encode_vtype, legal_configs,
-                                 sew_lmul_supported)
+from vredmax.spec.config import (
+    LMUL_NAMES,
+    SEWS,
+    VTYPE_VILL_BIT,
+    Config,
+    encode_vtype,
+    legal_configs,
+    sew_lmul_supported,
+)
 from vredmax.spec.encoding import Insn
 from vredmax.spec.state import NUM_VREGS, VS_NAMES, ArchState
 
 VILL_VTYPE = 1 << VTYPE_VILL_BIT
-TRAP_KINDS = ("vs_off", "vill_bit", "vill_reserved", "vill_unsupported", "vstart",
-              "misaligned", "v0_in_vs2", "vs1_is_v0")
+TRAP_KINDS = (
+    "vs_off",
+    "vill_bit",
+    "vill_reserved",
+    "vill_unsupported",
+    "vstart",
+    "misaligned",
+    "v0_in_vs2",
+    "vs1_is_v0",
+)
 OVERLAPS = ("none", "vd=vs2", "vd in vs2 group", "vd=vs1", "vd=v0", "vs1=vs2", "vs1 in vs2 group")
 MASKS = ("random", "random", "all-off", "all-on", "one bit")
 BACKGROUNDS = ("random", "zeros", "ones")
@@ -43,7 +58,7 @@ DATA = ("random", "edges", "palette")
 
 
 class Chooser(Protocol):
-    def integer(self, lo: int, hi: int) -> int: ...        # lo..hi inclusive
+    def integer(self, lo: int, hi: int) -> int: ...  # lo..hi inclusive
     def choice(self, options: Sequence[T]) -> T: ...
 
 
@@ -77,7 +92,7 @@ def hypothesis_chooser(draw: Callable[[Any], Any]) -> Chooser:
 
 @dataclass(frozen=True)
 class Space:
-    vlens: tuple[int, ...] = tuple(1 << k for k in range(5, 17))   # 32 .. 65536
+    vlens: tuple[int, ...] = tuple(1 << k for k in range(5, 17))  # 32 .. 65536
     elen: int = 64
     sews: tuple[int, ...] = SEWS
     lmuls: tuple[str, ...] = LMUL_NAMES
@@ -88,8 +103,10 @@ class Space:
     def configs(self) -> list[Config]:
         found = legal_configs(self.elen, self.vlens, self.sews, self.lmuls)
         if not found:
-            raise ValueError(f"no legal configuration for VLEN in {self.vlens}, ELEN={self.elen}, "
-                             f"SEW in {self.sews}, LMUL in {self.lmuls}")
+            raise ValueError(
+                f"no legal configuration for VLEN in {self.vlens}, ELEN={self.elen}, "
+                f"SEW in {self.sews}, LMUL in {self.lmuls}"
+            )
         return found
 
 
@@ -97,7 +114,7 @@ class Space:
 class Drawn:
     pre: ArchState
     insn: Insn
-    requested_vtype: int   # the vtype and AVL a harness gives vsetvl to reach `pre`
+    requested_vtype: int  # the vtype and AVL a harness gives vsetvl to reach `pre`
     avl: int
 
 
@@ -143,7 +160,7 @@ def _vill_vtype(choose: Chooser, kind: str, elen: int, sew: int, lmul: str) -> i
         pairs = [(s, m) for s in SEWS for m in LMUL_NAMES if not sew_lmul_supported(s, m, elen)]
         bad_sew, bad_lmul = choose.choice(pairs)
         return encode_vtype(bad_sew, bad_lmul, bool(low >> 6 & 1), bool(low >> 7 & 1))
-    which = choose.choice(("vsew", "vlmul", "high"))   # reserved: vsew 1xx, vlmul 100, bits 62:8
+    which = choose.choice(("vsew", "vlmul", "high"))  # reserved: vsew 1xx, vlmul 100, bits 62:8
     if which == "vsew":
         return low & ~(0b111 << 3) | choose.integer(4, 7) << 3
     if which == "vlmul":
@@ -184,8 +201,11 @@ def draw_case(choose: Chooser, space: Space = Space()) -> Drawn:
     cfg = choose.choice(space.configs())
     kind = None
     if space.traps and choose.integer(0, 3) == 3:
-        kinds = [k for k in TRAP_KINDS if (k != "vs_off" or "off" in space.vs_states)
-                 and (k != "misaligned" or cfg.group_registers > 1)]
+        kinds = [
+            k
+            for k in TRAP_KINDS
+            if (k != "vs_off" or "off" in space.vs_states) and (k != "misaligned" or cfg.group_registers > 1)
+        ]
         kind = choose.choice(kinds)
     vill = kind is not None and kind.startswith("vill")
     masked = kind in ("v0_in_vs2", "vs1_is_v0") or bool(choose.integer(0, 1))
@@ -193,8 +213,11 @@ def draw_case(choose: Chooser, space: Space = Space()) -> Drawn:
     insn = Insn(vd=vd, vs2=vs2, vs1=vs1, vm=0 if masked else 1)
 
     vta, vma = bool(choose.integer(0, 1)), bool(choose.integer(0, 1))
-    requested = (_vill_vtype(choose, kind, space.elen, cfg.sew, cfg.lmul) if vill and kind is not None
-                 else encode_vtype(cfg.sew, cfg.lmul, vta, vma))
+    requested = (
+        _vill_vtype(choose, kind, space.elen, cfg.sew, cfg.lmul)
+        if vill and kind is not None
+        else encode_vtype(cfg.sew, cfg.lmul, vta, vma)
+    )
     rng = random.Random(choose.integer(0, 2**64 - 1))
     if vill:
         vl, avl, vtype = 0, choose.integer(0, cfg.vlen), VILL_VTYPE if space.vsetvl else requested
@@ -206,23 +229,42 @@ def draw_case(choose: Chooser, space: Space = Space()) -> Drawn:
         avl, vtype = vl, requested
     vstart = 0
     if kind == "vstart":
-        vstart = choose.integer(1, vl - 1) if vl > 1 and choose.integer(0, 1) else choose.integer(1, cfg.vlen - 1)
-    vs = "off" if kind == "vs_off" else choose.choice([v for v in space.vs_states if v != "off"] or ["initial"])
+        vstart = (
+            choose.integer(1, vl - 1) if vl > 1 and choose.integer(0, 1) else choose.integer(1, cfg.vlen - 1)
+        )
+    vs = (
+        "off"
+        if kind == "vs_off"
+        else choose.choice([v for v in space.vs_states if v != "off"] or ["initial"])
+    )
 
     background, data = choose.choice(BACKGROUNDS), choose.choice(DATA)
     regs = [_register(rng, cfg.vlen, cfg.sew, background) for _ in range(NUM_VREGS)]
     for k in range(cfg.group_registers):
         if vs2 + k < NUM_VREGS:
             regs[vs2 + k] = _register(rng, cfg.vlen, cfg.sew, data)
-    seed = (choose.choice(interesting_elements(cfg.sew)) if choose.integer(0, 1)
-            else choose.integer(0, (1 << cfg.sew) - 1))
+    seed = (
+        choose.choice(interesting_elements(cfg.sew))
+        if choose.integer(0, 1)
+        else choose.integer(0, (1 << cfg.sew) - 1)
+    )
     regs[vs1] = regs[vs1] >> cfg.sew << cfg.sew | seed
     if masked:
         pattern = choose.choice(MASKS)
-        regs[0] = {"all-off": 0, "all-on": (1 << cfg.vlen) - 1,
-                   "one bit": 1 << choose.integer(0, cfg.vlen - 1)}.get(pattern, rng.getrandbits(cfg.vlen))
+        regs[0] = {
+            "all-off": 0,
+            "all-on": (1 << cfg.vlen) - 1,
+            "one bit": 1 << choose.integer(0, cfg.vlen - 1),
+        }.get(pattern, rng.getrandbits(cfg.vlen))
 
-    pre = ArchState(vlen=cfg.vlen, elen=space.elen, regs=tuple(regs), vtype=vtype, vl=vl, vstart=vstart,
-                    vs=VS_NAMES.index(vs))
+    pre = ArchState(
+        vlen=cfg.vlen,
+        elen=space.elen,
+        regs=tuple(regs),
+        vtype=vtype,
+        vl=vl,
+        vstart=vstart,
+        vs=VS_NAMES.index(vs),
+    )
     pre.check()
     return Drawn(pre, insn, requested, avl)

@@ -64,15 +64,23 @@ class Outcome:
 def symbolic_state(cfg: Config, tag: str = "") -> ArchState:
     """A pre-state whose every field is a fresh Z3 variable (the register file is an array)."""
     return ArchState(
-        cfg.vlen, cfg.elen,
+        cfg.vlen,
+        cfg.elen,
         regs=z3.Array(f"regs{tag}", z3.BitVecSort(5), z3.BitVecSort(cfg.vlen)),
-        vtype=z3.BitVec(f"vtype{tag}", XLEN), vl=z3.BitVec(f"vl{tag}", XLEN),
-        vstart=z3.BitVec(f"vstart{tag}", XLEN), vs=z3.BitVec(f"vs{tag}", 2))
+        vtype=z3.BitVec(f"vtype{tag}", XLEN),
+        vl=z3.BitVec(f"vl{tag}", XLEN),
+        vstart=z3.BitVec(f"vstart{tag}", XLEN),
+        vs=z3.BitVec(f"vs{tag}", 2),
+    )
 
 
 def symbolic_insn(tag: str = "") -> SymbolicInsn:
-    return SymbolicInsn(z3.BitVec(f"vd{tag}", 5), z3.BitVec(f"vs2{tag}", 5),
-                        z3.BitVec(f"vs1{tag}", 5), z3.BitVec(f"vm{tag}", 1))
+    return SymbolicInsn(
+        z3.BitVec(f"vd{tag}", 5),
+        z3.BitVec(f"vs2{tag}", 5),
+        z3.BitVec(f"vs1{tag}", 5),
+        z3.BitVec(f"vm{tag}", 1),
+    )
 
 
 def symbolic_outcome(tag: str = "") -> Outcome:
@@ -87,7 +95,10 @@ def in_configuration(cfg: Config, state: ArchState) -> list[z3.BoolRef]:
     return [
         z3.Extract(5, 0, state.vtype) == encode_vtype(cfg.sew, cfg.lmul),
         z3.Extract(VTYPE_VILL_BIT - 1, 8, state.vtype) == 0,
-    ] + [cond for _, cond in reachable_conditions(Symbolic, state, flag(state.vtype, VTYPE_VILL_BIT), cfg.vlmax)]
+    ] + [
+        cond
+        for _, cond in reachable_conditions(Symbolic, state, flag(state.vtype, VTYPE_VILL_BIT), cfg.vlmax)
+    ]
 
 
 def flag(value: z3.BitVecRef, bit: int) -> z3.BoolRef:
@@ -99,6 +110,7 @@ def vta(state: ArchState) -> z3.BoolRef:
 
 
 # When it traps ------------------------------------------------------------------------
+
 
 def illegal(cfg: Config, pre: ArchState, insn: SymbolicInsn) -> z3.BoolRef:
     """Illegal instruction: VS off, vill, or vstart != 0 (a reduction needs vstart = 0)."""
@@ -115,6 +127,7 @@ def reserved(cfg: Config, pre: ArchState, insn: SymbolicInsn) -> z3.BoolRef:
 
 
 # The operands ---------------------------------------------------------------------------
+
 
 def seed(cfg: Config, pre: ArchState, insn: SymbolicInsn) -> z3.BitVecRef:
     """vs1[0]: the low SEW bits of register vs1, whatever LMUL is."""
@@ -136,8 +149,7 @@ def active(cfg: Config, pre: ArchState, insn: SymbolicInsn, i: int) -> z3.BoolRe
     return activity(cfg, pre, insn, count=i + 1)[i]
 
 
-def elements(cfg: Config, pre: ArchState, insn: SymbolicInsn,
-             count: int | None = None) -> list[z3.BitVecRef]:
+def elements(cfg: Config, pre: ArchState, insn: SymbolicInsn, count: int | None = None) -> list[z3.BitVecRef]:
     """vs2[0 .. count-1] (default VLMAX), each as defined by `element`."""
     count = cfg.vlmax if count is None else count
     per_register, sew = cfg.elements_per_register, cfg.sew
@@ -147,21 +159,24 @@ def elements(cfg: Config, pre: ArchState, insn: SymbolicInsn,
     return values
 
 
-def is_active(index: z3.BitVecRef, vl: z3.BitVecRef, unmasked: z3.BoolRef | bool,
-              mask_set: z3.BoolRef | bool) -> z3.BoolRef:
+def is_active(
+    index: z3.BitVecRef, vl: z3.BitVecRef, unmasked: z3.BoolRef | bool, mask_set: z3.BoolRef | bool
+) -> z3.BoolRef:
     """The activity rule for an element index (a 64-bit term, concrete or not)."""
     return fast.and_(fast.ult(index, vl), fast.or_(unmasked, mask_set))
 
 
-def activity(cfg: Config, pre: ArchState, insn: SymbolicInsn,
-             count: int | None = None) -> list[z3.BoolRef]:
+def activity(cfg: Config, pre: ArchState, insn: SymbolicInsn, count: int | None = None) -> list[z3.BoolRef]:
     """Whether each of elements 0 .. count-1 is active, as defined by `active`."""
     count = cfg.vlmax if count is None else count
     v0, unmasked = z3.Select(pre.regs, 0), insn.vm == 1
-    return [is_active(fast.numeral(i, XLEN), pre.vl, unmasked, bit) for i, bit in enumerate(fast.bits(v0, count))]
+    return [
+        is_active(fast.numeral(i, XLEN), pre.vl, unmasked, bit) for i, bit in enumerate(fast.bits(v0, count))
+    ]
 
 
 # The result ------------------------------------------------------------------------------
+
 
 def bounds(result: z3.BitVecRef, value: z3.BitVecRef, is_active: z3.BoolRef | bool) -> z3.BoolRef:
     """An active element is at most the result (signed)."""
@@ -173,21 +188,28 @@ def witnesses(result: z3.BitVecRef, value: z3.BitVecRef, is_active: z3.BoolRef |
     return z3.And(is_active, result == value)
 
 
-def result_ok(result: z3.BitVecRef, seed_value: z3.BitVecRef, values: list[z3.BitVecRef],
-              actives: list[z3.BoolRef], others_bounded: z3.BoolRef | bool = True,
-              others_witness: z3.BoolRef | bool = False) -> z3.BoolRef:
+def result_ok(
+    result: z3.BitVecRef,
+    seed_value: z3.BitVecRef,
+    values: list[z3.BitVecRef],
+    actives: list[z3.BoolRef],
+    others_bounded: z3.BoolRef | bool = True,
+    others_witness: z3.BoolRef | bool = False,
+) -> z3.BoolRef:
     """The result is at least the seed and every active element, and equals one of them.
 
     `others_bounded` and `others_witness` stand for elements not listed (the conjunction of
     their `bounds` and the disjunction of their `witnesses`): the compositional lemmas use them
     to speak of one or two elements out of any number. Left at their defaults they add nothing.
     """
-    return z3.And(seed_value <= result,
-                  *[bounds(result, v, a) for v, a in zip(values, actives)],
-                  others_bounded,
-                  z3.Or(result == seed_value,
-                        *[witnesses(result, v, a) for v, a in zip(values, actives)],
-                        others_witness))
+    return z3.And(
+        seed_value <= result,
+        *[bounds(result, v, a) for v, a in zip(values, actives)],
+        others_bounded,
+        z3.Or(
+            result == seed_value, *[witnesses(result, v, a) for v, a in zip(values, actives)], others_witness
+        ),
+    )
 
 
 def result_of(cfg: Config, post: ArchState, insn: SymbolicInsn) -> z3.BitVecRef:
@@ -203,9 +225,10 @@ def result_characterised(cfg: Config, pre: ArchState, insn: SymbolicInsn) -> Res
 
 # The post-state ----------------------------------------------------------------------------
 
+
 def tail_elements(cfg: Config, register: z3.BitVecRef) -> list[z3.BitVecRef]:
     """Elements 1 .. VLEN/SEW-1 of one register: the tail of vd."""
-    return fast.split(register, cfg.sew, cfg.elements_per_register)[1:]   # (kept: asked for often)
+    return fast.split(register, cfg.sew, cfg.elements_per_register)[1:]  # (kept: asked for often)
 
 
 _TAILS: dict[tuple[Config, int, int], tuple[z3.BitVecRef, z3.BitVecRef, z3.BoolRef]] = {}
@@ -230,16 +253,25 @@ def each_tail_element_old_or_ones(cfg: Config, old_vd: z3.BitVecRef, new_vd: z3.
         if len(_TAILS) > 64:
             _TAILS.clear()
         ones = z3.BitVecVal((1 << cfg.sew) - 1, cfg.sew)
-        made = fast.and_(*[fast.or_(fast.eq(new, old), fast.eq(new, ones)) for new, old in
-                           zip(tail_elements(cfg, new_vd), tail_elements(cfg, old_vd))])
+        made = fast.and_(
+            *[
+                fast.or_(fast.eq(new, old), fast.eq(new, ones))
+                for new, old in zip(tail_elements(cfg, new_vd), tail_elements(cfg, old_vd))
+            ]
+        )
         _TAILS[key] = (old_vd, new_vd, made)
     return _TAILS[key][-1]
 
 
 def unchanged(pre: ArchState, post: ArchState) -> z3.BoolRef:
     """Nothing changes: every register and every CSR keeps its value."""
-    return z3.And(post.regs == pre.regs, post.vtype == pre.vtype, post.vl == pre.vl,
-                  post.vstart == pre.vstart, post.vs == pre.vs)
+    return z3.And(
+        post.regs == pre.regs,
+        post.vtype == pre.vtype,
+        post.vl == pre.vl,
+        post.vstart == pre.vstart,
+        post.vs == pre.vs,
+    )
 
 
 def vs_kept_or_dirty(pre_vs: z3.BitVecRef, post_vs: z3.BitVecRef) -> z3.BoolRef:
@@ -249,8 +281,13 @@ def vs_kept_or_dirty(pre_vs: z3.BitVecRef, post_vs: z3.BitVecRef) -> z3.BoolRef:
 
 def unchanged_but_vs(pre: ArchState, post: ArchState) -> z3.BoolRef:
     """Nothing changes, except that mstatus.VS may turn Dirty from Initial or Clean."""
-    return z3.And(post.regs == pre.regs, post.vtype == pre.vtype, post.vl == pre.vl,
-                  post.vstart == pre.vstart, vs_kept_or_dirty(pre.vs, post.vs))
+    return z3.And(
+        post.regs == pre.regs,
+        post.vtype == pre.vtype,
+        post.vl == pre.vl,
+        post.vstart == pre.vstart,
+        vs_kept_or_dirty(pre.vs, post.vs),
+    )
 
 
 def others_unchanged(pre: ArchState, post: ArchState, insn: SymbolicInsn) -> z3.BoolRef:
@@ -259,8 +296,9 @@ def others_unchanged(pre: ArchState, post: ArchState, insn: SymbolicInsn) -> z3.
     return cast(z3.BoolRef, post.regs == z3.Store(pre.regs, insn.vd, z3.Select(post.regs, insn.vd)))
 
 
-def write_requirements(cfg: Config, pre: ArchState, insn: SymbolicInsn, post: ArchState,
-                       result_pred: ResultPred) -> dict[str, z3.BoolRef]:
+def write_requirements(
+    cfg: Config, pre: ArchState, insn: SymbolicInsn, post: ArchState, result_pred: ResultPred
+) -> dict[str, z3.BoolRef]:
     """What a retired vl > 0 requires, by name: result, tail, frame, csrs."""
     old_vd, new_vd = z3.Select(pre.regs, insn.vd), z3.Select(post.regs, insn.vd)
     return {
@@ -271,14 +309,21 @@ def write_requirements(cfg: Config, pre: ArchState, insn: SymbolicInsn, post: Ar
     }
 
 
-def writes(cfg: Config, pre: ArchState, insn: SymbolicInsn, post: ArchState,
-           result_pred: ResultPred) -> z3.BoolRef:
+def writes(
+    cfg: Config, pre: ArchState, insn: SymbolicInsn, post: ArchState, result_pred: ResultPred
+) -> z3.BoolRef:
     """A retired vl > 0: the result, the tail, the frame and the CSRs."""
     return z3.And(*write_requirements(cfg, pre, insn, post, result_pred).values())
 
 
-def relation_cases(cfg: Config, pre: ArchState, insn: SymbolicInsn, outcome: Outcome, post: ArchState,
-                   result_pred: ResultPred | None = None) -> list[tuple[str, z3.BoolRef, z3.BoolRef]]:
+def relation_cases(
+    cfg: Config,
+    pre: ArchState,
+    insn: SymbolicInsn,
+    outcome: Outcome,
+    post: ArchState,
+    result_pred: ResultPred | None = None,
+) -> list[tuple[str, z3.BoolRef, z3.BoolRef]]:
     """The relation case by case: (name, when, what is required). The cases not listed
     (reserved and not illegal) require nothing; the listed ones are disjoint."""
     if result_pred is None:
@@ -288,13 +333,22 @@ def relation_cases(cfg: Config, pre: ArchState, insn: SymbolicInsn, outcome: Out
     return [
         ("illegal", is_illegal, z3.And(outcome.trapped, outcome.illegal, unchanged_but_vs(pre, post))),
         ("vl0", z3.And(legal, pre.vl == 0), z3.And(z3.Not(outcome.trapped), unchanged_but_vs(pre, post))),
-        ("writes", z3.And(legal, pre.vl != 0),
-         z3.And(z3.Not(outcome.trapped), writes(cfg, pre, insn, post, result_pred))),
+        (
+            "writes",
+            z3.And(legal, pre.vl != 0),
+            z3.And(z3.Not(outcome.trapped), writes(cfg, pre, insn, post, result_pred)),
+        ),
     ]
 
 
-def relation(cfg: Config, pre: ArchState, insn: SymbolicInsn, outcome: Outcome, post: ArchState,
-             result_pred: ResultPred | None = None) -> z3.BoolRef:
+def relation(
+    cfg: Config,
+    pre: ArchState,
+    insn: SymbolicInsn,
+    outcome: Outcome,
+    post: ArchState,
+    result_pred: ResultPred | None = None,
+) -> z3.BoolRef:
     """The post-states (and outcomes) the architecture allows for this pre-state.
 
     `result_pred(result)` is the condition on vd[0]; by default the characterisation over the
@@ -302,8 +356,12 @@ def relation(cfg: Config, pre: ArchState, insn: SymbolicInsn, outcome: Outcome, 
     reason about everything else at any VLEN (sound: the relation uses it only positively,
     applied to vd[0] of a retired vl > 0 post-state).
     """
-    return fast.and_(*[z3.Implies(when, required) for _, when, required in
-                       relation_cases(cfg, pre, insn, outcome, post, result_pred)])
+    return fast.and_(
+        *[
+            z3.Implies(when, required)
+            for _, when, required in relation_cases(cfg, pre, insn, outcome, post, result_pred)
+        ]
+    )
 
 
 def retires_with_elements(cfg: Config, pre: ArchState, insn: SymbolicInsn) -> z3.BoolRef:

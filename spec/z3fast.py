@@ -36,12 +36,14 @@ PUBLIC_API_ENV = "VREDMAX_Z3_PUBLIC_API"
 def _choose() -> tuple[ModuleType, str | None]:
     """(module, reason the fast path is not used or None)."""
     from vredmax.spec import z3public
+
     if os.environ.get(PUBLIC_API_ENV, "").strip() not in ("", "0"):
         return z3public, None
     try:
         from vredmax.spec import z3native
+
         problem = z3native.self_test()
-    except Exception as error:   # any failure of the fast path's import or self-test: not used
+    except Exception as error:  # any failure of the fast path's import or self-test: not used
         problem = f"{type(error).__name__}: {error}"
     if problem is None:
         return z3native, None
@@ -51,11 +53,14 @@ def _choose() -> tuple[ModuleType, str | None]:
 _IMPL, FALLBACK_REASON = _choose()
 BACKEND = "native" if _IMPL.__name__.endswith("z3native") else "public"
 if FALLBACK_REASON is not None:
-    print(f"vredmax: note: z3 {z3.get_version_string()} differs from the versions the fast term "
-          f"constructors were tested with ({FALLBACK_REASON}); using z3's public API "
-          f"(slower, same results)", file=sys.stderr)
+    print(
+        f"vredmax: note: z3 {z3.get_version_string()} differs from the versions the fast term "
+        f"constructors were tested with ({FALLBACK_REASON}); using z3's public API "
+        f"(slower, same results)",
+        file=sys.stderr,
+    )
 
-if TYPE_CHECKING:   # both implementations have z3public's signatures
+if TYPE_CHECKING:  # both implementations have z3public's signatures
     from vredmax.spec.z3public import and_ as and_
     from vredmax.spec.z3public import bit_set as bit_set
     from vredmax.spec.z3public import bits as bits

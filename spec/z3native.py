@@ -35,9 +35,23 @@ class ShapeError(ImportError):
     """This z3 is not shaped as the fast path needs."""
 
 
-NEEDED = ("Z3_inc_ref", "Z3_dec_ref", "Z3_mk_and", "Z3_mk_or", "Z3_mk_not", "Z3_mk_eq", "Z3_mk_bvult",
-          "Z3_mk_bvsle", "Z3_mk_extract", "Z3_mk_ite", "Z3_mk_unsigned_int64", "Z3_mk_string_symbol",
-          "Z3_mk_const", "Z3_get_error_msg", "Z3_get_error_code")
+NEEDED = (
+    "Z3_inc_ref",
+    "Z3_dec_ref",
+    "Z3_mk_and",
+    "Z3_mk_or",
+    "Z3_mk_not",
+    "Z3_mk_eq",
+    "Z3_mk_bvult",
+    "Z3_mk_bvsle",
+    "Z3_mk_extract",
+    "Z3_mk_ite",
+    "Z3_mk_unsigned_int64",
+    "Z3_mk_string_symbol",
+    "Z3_mk_const",
+    "Z3_get_error_msg",
+    "Z3_get_error_code",
+)
 
 
 def _entry_point(name: str) -> Any:
@@ -148,7 +162,7 @@ def _array(terms: tuple[z3.AstRef, ...]) -> Any:
 # back the one made before instead of making it again: the proofs build each element's read
 # and activity several times (step per tail policy, a twin pre-state that shares the register
 # file, the spec). Entries hold their arguments, so the pointers in the keys stay valid.
-_MEMO: dict[tuple[Any, ...], tuple[Any, ...]] = {}   # key -> (the term, what it holds)
+_MEMO: dict[tuple[Any, ...], tuple[Any, ...]] = {}  # key -> (the term, what it holds)
 
 
 def clear_memo() -> None:
@@ -172,21 +186,23 @@ def _binary(name: str, make: Callable[..., Any], wrap: Callable[[int], _T], a: z
     return cast(_T, found[0])
 
 
-_PAIR = (_P * 2)()   # the arguments of a 2-ary and/or (one call at a time)
+_PAIR = (_P * 2)()  # the arguments of a 2-ary and/or (one call at a time)
 
 
 def _make_pair(make: Callable[..., Any]) -> Callable[[int, int, int], Any]:
     def pair(ctx: int, a: int, b: int) -> Any:
         _PAIR[0], _PAIR[1] = a, b
         return make(ctx, 2, _PAIR)
+
     return pair
 
 
 _and2, _or2 = _make_pair(_mk_and), _make_pair(_mk_or)
 
 
-def _connective(name: str, make: Callable[..., Any], pair: Callable[..., Any], empty: bool,
-                terms: tuple[z3.BoolRef, ...]) -> z3.BoolRef:
+def _connective(
+    name: str, make: Callable[..., Any], pair: Callable[..., Any], empty: bool, terms: tuple[z3.BoolRef, ...]
+) -> z3.BoolRef:
     """An n-ary `and`/`or`: of none, its unit; of one term, that term (strict SMT-LIB
     readers reject a 1-ary one); of two, kept in the table."""
     if len(terms) < 2:
@@ -198,7 +214,7 @@ def _connective(name: str, make: Callable[..., Any], pair: Callable[..., Any], e
 
 def and_(*terms: z3.BoolRef) -> z3.BoolRef:
     """Conjunction (see `_connective`)."""
-    if len(terms) == 2:   # (the per-element case: the table first, without further calls)
+    if len(terms) == 2:  # (the per-element case: the table first, without further calls)
         found = _MEMO.get(("and", terms[0].ast.value, terms[1].ast.value))
         if found is not None:
             return cast(z3.BoolRef, found[0])
@@ -229,7 +245,7 @@ def eq(a: z3.BitVecRef, b: z3.BitVecRef) -> z3.BoolRef:
 
 _SORTS: dict[int, z3.BitVecSortRef] = {}
 _NUMERALS: dict[tuple[int, int], z3.BitVecRef] = {}
-_NUMERAL_VALUES: dict[int, int] = {}   # pointer -> value, for the numerals in _NUMERALS
+_NUMERAL_VALUES: dict[int, int] = {}  # pointer -> value, for the numerals in _NUMERALS
 
 
 def numeral(value: int, width: int) -> z3.BitVecRef:
@@ -282,7 +298,9 @@ def sle(a: z3.BitVecRef, b: z3.BitVecRef) -> z3.BoolRef:
 def booleans(prefix: str, count: int) -> list[z3.BoolRef]:
     """Boolean constants named prefix0 .. prefix{count-1} (as `z3.Bool` makes them)."""
     sort = z3.BoolSort(_CTX).ast.value
-    return [_bool(_mk_const(_CTX_PTR, _mk_symbol(_CTX_PTR, f"{prefix}{i}".encode()), sort)) for i in range(count)]
+    return [
+        _bool(_mk_const(_CTX_PTR, _mk_symbol(_CTX_PTR, f"{prefix}{i}".encode()), sort)) for i in range(count)
+    ]
 
 
 def bit_set(value: z3.BitVecRef, i: int) -> z3.BoolRef:
@@ -298,8 +316,11 @@ def bits(value: z3.BitVecRef, count: int) -> list[z3.BoolRef]:
 
 def split(value: z3.BitVecRef, width: int, count: int) -> list[z3.BitVecRef]:
     """The first count width-bit fields of value, lowest first."""
-    made = _kept(("split", value.ast.value, width, count),
-                 lambda: [extract(value, i * width + width - 1, i * width) for i in range(count)], value)
+    made = _kept(
+        ("split", value.ast.value, width, count),
+        lambda: [extract(value, i * width + width - 1, i * width) for i in range(count)],
+        value,
+    )
     return list(made)
 
 
@@ -309,10 +330,16 @@ def self_test() -> str | None:
     p, q = z3.Bool("vredmax_probe_p"), z3.Bool("vredmax_probe_q")
     a, b = z3.BitVec("vredmax_probe_a", 8), z3.BitVec("vredmax_probe_b", 8)
     pairs = [
-        ("and", and_(p, q, p), z3.And(p, q, p)), ("or", or_(p, q), z3.Or(p, q)), ("not", not_(p), z3.Not(p)),
-        ("eq", eq(a, b), a == b), ("ult", ult(a, b), z3.ULT(a, b)), ("sle", sle(a, b), a <= b),
-        ("extract", extract(a, 5, 2), z3.Extract(5, 2, a)), ("ite", ite(p, a, b), z3.If(p, a, b)),
-        ("numeral", numeral(200, 8), z3.BitVecVal(200, 8)), ("bit", bit_set(a, 3), z3.Extract(3, 3, a) == 1),
+        ("and", and_(p, q, p), z3.And(p, q, p)),
+        ("or", or_(p, q), z3.Or(p, q)),
+        ("not", not_(p), z3.Not(p)),
+        ("eq", eq(a, b), a == b),
+        ("ult", ult(a, b), z3.ULT(a, b)),
+        ("sle", sle(a, b), a <= b),
+        ("extract", extract(a, 5, 2), z3.Extract(5, 2, a)),
+        ("ite", ite(p, a, b), z3.If(p, a, b)),
+        ("numeral", numeral(200, 8), z3.BitVecVal(200, 8)),
+        ("bit", bit_set(a, 3), z3.Extract(3, 3, a) == 1),
         ("const", booleans("vredmax_probe_c", 2)[1], z3.Bool("vredmax_probe_c1")),
     ]
     for name, made, expected in pairs:

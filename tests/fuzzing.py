@@ -28,27 +28,37 @@ from vredmax.cli.main import main
 
 VREDMAX = Path(sys.executable).parent / "vredmax"
 EXIT_CODES = {0, 1, 2, 3, 4, 130}
-VERDICT_CODES = {0, 1, 2, 3}            # a command without user code: 4 is an internal error
+VERDICT_CODES = {0, 1, 2, 3}  # a command without user code: 4 is an internal error
 # the field (a JSON key that is no plain name quoted after its parent), then the message
 FIELD = r'[^\s:]\S*( "(?:[^"\\]|\\.)*")?: \S'
 ERROR_LINE = re.compile("^vredmax: error: " + FIELD)
-BATCH_ERROR = re.compile(r"^line \d+: " + FIELD)   # a bad line of exec --jsonl or judge
-SLACK_S = 5.0                            # how far past --timeout a run may go
-CACHE = ".vredmax-cache"                 # the per-user cache folder of a fuzzed run (nothing may appear)
+BATCH_ERROR = re.compile(r"^line \d+: " + FIELD)  # a bad line of exec --jsonl or judge
+SLACK_S = 5.0  # how far past --timeout a run may go
+CACHE = ".vredmax-cache"  # the per-user cache folder of a fuzzed run (nothing may appear)
 
 
 def budgets(*strategies, short: int, long: int):
     """Two tests of one property: `short` examples (default run) and `long` (fuzz_long)."""
+
     def decorate(prop):
-        if prop.__name__ == "<lambda>":   # pytest marks take no lambda for a test function
+        if prop.__name__ == "<lambda>":  # pytest marks take no lambda for a test function
             prop.__name__ = "fuzz"
-        common = dict(deadline=None, database=None, print_blob=True,
-                      suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
-                                             HealthCheck.function_scoped_fixture,
-                                             HealthCheck.filter_too_much, HealthCheck.large_base_example])
+        common = dict(
+            deadline=None,
+            database=None,
+            print_blob=True,
+            suppress_health_check=[
+                HealthCheck.too_slow,
+                HealthCheck.data_too_large,
+                HealthCheck.function_scoped_fixture,
+                HealthCheck.filter_too_much,
+                HealthCheck.large_base_example,
+            ],
+        )
         short_test = settings(max_examples=short, **common)(given(*strategies)(prop))
         long_test = pytest.mark.fuzz_long(settings(max_examples=long, **common)(given(*strategies)(prop)))
         return short_test, long_test
+
     return decorate
 
 
@@ -61,8 +71,10 @@ class Run:
     seconds: float
 
     def __str__(self) -> str:
-        return (f"vredmax {' '.join(map(str, self.argv))[:600]}\n-> exit {self.code} in {self.seconds:.1f}s\n"
-                f"stdout: {self.out[-1500:]}\nstderr: {self.err[-1500:]}")
+        return (
+            f"vredmax {' '.join(map(str, self.argv))[:600]}\n-> exit {self.code} in {self.seconds:.1f}s\n"
+            f"stdout: {self.out[-1500:]}\nstderr: {self.err[-1500:]}"
+        )
 
 
 def in_process(argv, cwd: Path) -> Run:
@@ -72,7 +84,7 @@ def in_process(argv, cwd: Path) -> Run:
     before, cache = os.getcwd(), os.environ.get("VREDMAX_CACHE")
     started = time.monotonic()
     os.chdir(cwd)
-    os.environ["VREDMAX_CACHE"] = str(Path(cwd) / CACHE)   # a crash's traceback file lands here
+    os.environ["VREDMAX_CACHE"] = str(Path(cwd) / CACHE)  # a crash's traceback file lands here
     try:
         with redirect_stdout(out), redirect_stderr(err):
             code = main([str(a) for a in argv])
@@ -90,11 +102,20 @@ def in_subprocess(argv, cwd: Path, timeout_s: float, env=None) -> Run:
     started = time.monotonic()
     env = {**os.environ, **(env or {}), "VREDMAX_CACHE": str(Path(cwd) / CACHE)}
     try:
-        done = subprocess.run([str(VREDMAX), *map(str, argv)], cwd=cwd, capture_output=True, text=True,
-                              errors="replace", timeout=timeout_s, env=env)
+        done = subprocess.run(
+            [str(VREDMAX), *map(str, argv)],
+            cwd=cwd,
+            capture_output=True,
+            text=True,
+            errors="replace",
+            timeout=timeout_s,
+            env=env,
+        )
     except subprocess.TimeoutExpired as expired:
-        raise AssertionError(f"vredmax {' '.join(map(str, argv))[:300]} ran past {timeout_s} s "
-                             f"(its --timeout plus slack)\n{expired.stderr!r}") from None
+        raise AssertionError(
+            f"vredmax {' '.join(map(str, argv))[:300]} ran past {timeout_s} s "
+            f"(its --timeout plus slack)\n{expired.stderr!r}"
+        ) from None
     return Run(list(argv), done.returncode, done.stdout, done.stderr, time.monotonic() - started)
 
 
@@ -106,7 +127,7 @@ def check_rule(run: Run, codes=VERDICT_CODES, timeout_s: float | None = None) ->
     assert run.code in codes, str(run)
     if run.code == 2:
         lines = run.err.strip().splitlines()
-        if lines:   # a batch's bad lines are error objects on stdout instead (checked by its fuzzer)
+        if lines:  # a batch's bad lines are error objects on stdout instead (checked by its fuzzer)
             assert len(lines) == 1 and ERROR_LINE.match(lines[0]), str(run)
     if timeout_s is not None:
         assert run.seconds <= timeout_s + SLACK_S, str(run)

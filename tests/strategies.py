@@ -32,17 +32,36 @@ from hypothesis import strategies as st
 
 from vredmax.impl.execute import TAIL_POLICIES
 from vredmax.spec.config import LMUL_NAMES, SEWS, encode_vtype, vlmax
-from vredmax.spec.random_state import (MASKS, OVERLAPS, TRAP_KINDS, Space, draw_case, hypothesis_chooser,
-                                       interesting_elements, pack)
+from vredmax.spec.random_state import (
+    MASKS,
+    OVERLAPS,
+    TRAP_KINDS,
+    Space,
+    draw_case,
+    hypothesis_chooser,
+    interesting_elements,
+    pack,
+)
 from vredmax.spec.state import NUM_VREGS, VS_NAMES, ArchState
 
 VLENS = tuple(1 << k for k in range(5, 17))  # 32 .. 65536
 __all__ = ["MASKS", "OVERLAPS", "TRAP_KINDS", "VLENS", "cases", "interesting_elements", "make_state", "pack"]
 
 
-def make_state(vlen: int, sew: int, lmul: str = "m1", vl: int | None = None, regs=None, *,
-               elen: int = 64, vta: bool = False, vma: bool = False, vstart: int = 0,
-               vs: str = "initial", vtype: int | None = None) -> ArchState:
+def make_state(
+    vlen: int,
+    sew: int,
+    lmul: str = "m1",
+    vl: int | None = None,
+    regs=None,
+    *,
+    elen: int = 64,
+    vta: bool = False,
+    vma: bool = False,
+    vstart: int = 0,
+    vs: str = "initial",
+    vtype: int | None = None,
+) -> ArchState:
     """A concrete state for hand-written tests; regs maps register number -> value.
 
     vl defaults to VLMAX; vtype (raw) overrides sew/lmul/vta/vma.
@@ -53,17 +72,32 @@ def make_state(vlen: int, sew: int, lmul: str = "m1", vl: int | None = None, reg
         file[number] = value
     if vl is None:
         vl = vlmax(vlen, sew, lmul)
-    state = ArchState(vlen=vlen, elen=elen, regs=tuple(file), vtype=raw, vl=vl, vstart=vstart,
-                      vs=VS_NAMES.index(vs))
+    state = ArchState(
+        vlen=vlen, elen=elen, regs=tuple(file), vtype=raw, vl=vl, vstart=vstart, vs=VS_NAMES.index(vs)
+    )
     state.check()
     return state
 
 
 @st.composite
-def cases(draw, vlens=VLENS, elen: int = 64, sews=SEWS, lmuls=LMUL_NAMES,
-          tails=TAIL_POLICIES, vs_states=VS_NAMES, traps: bool = True):
+def cases(
+    draw,
+    vlens=VLENS,
+    elen: int = 64,
+    sews=SEWS,
+    lmuls=LMUL_NAMES,
+    tails=TAIL_POLICIES,
+    vs_states=VS_NAMES,
+    traps: bool = True,
+):
     """(ArchState, Insn, tail) over the legal configurations of the given VLENs and ELEN."""
-    space = Space(vlens=tuple(vlens), elen=elen, sews=tuple(sews), lmuls=tuple(lmuls),
-                  vs_states=tuple(vs_states), traps=traps)
+    space = Space(
+        vlens=tuple(vlens),
+        elen=elen,
+        sews=tuple(sews),
+        lmuls=tuple(lmuls),
+        vs_states=tuple(vs_states),
+        traps=traps,
+    )
     drawn = draw_case(hypothesis_chooser(draw), space)
     return drawn.pre, drawn.insn, draw(st.sampled_from(tails))

@@ -89,8 +89,8 @@ def test_largest_configuration_vlen65536_lmul8_sew8(vl):
     """65536 elements: the three algorithms agree with each other and with the obvious max."""
     rng = random.Random(vl)
     elements = [rng.randrange(-128, 64) for _ in range(65536)]
-    elements[40000] = 100   # active: the maximum
-    elements[65534] = 127   # masked off: must not win
+    elements[40000] = 100  # active: the maximum
+    elements[65534] = 127  # masked off: must not win
     group = pack(elements, 8)
     regs = {r: rng.getrandbits(65536) for r in range(32)}
     regs.update({8 + k: group >> (k * 65536) & ((1 << 65536) - 1) for k in range(8)})

@@ -39,8 +39,16 @@ def _query(bound: int):
 
 
 def _verdicts(document: dict) -> list:
-    return sorted((r["id"], r["config"]["elen"], r["config"]["lmul"], r["verdict"],
-                   [(s["subject"], s["verdict"]) for s in r["subjects"]]) for r in document["results"])
+    return sorted(
+        (
+            r["id"],
+            r["config"]["elen"],
+            r["config"]["lmul"],
+            r["verdict"],
+            [(s["subject"], s["verdict"]) for s in r["subjects"]],
+        )
+        for r in document["results"]
+    )
 
 
 def test_a_warm_run_gives_the_same_verdicts_and_proves_nothing_again(tmp_path, monkeypatch, capsys):
@@ -50,7 +58,7 @@ def test_a_warm_run_gives_the_same_verdicts_and_proves_nothing_again(tmp_path, m
     cold = json.loads(capsys.readouterr().out)
     kept = _entries(tmp_path / "answers")
     assert kept and not list((tmp_path / "answers").rglob("*.tmp"))
-    runner.clear_caches()   # (this process's own table of answers too)
+    runner.clear_caches()  # (this process's own table of answers too)
     with answers.using(tmp_path / "answers") as store:
         cfg = Config(128, 64, 64, "m1")
         for obligation in catalogue.obligations(None, cfg):
@@ -61,7 +69,7 @@ def test_a_warm_run_gives_the_same_verdicts_and_proves_nothing_again(tmp_path, m
     assert main(SMALL) == 0
     warm = json.loads(capsys.readouterr().out)
     assert _verdicts(warm) == _verdicts(cold)
-    assert _entries(tmp_path / "answers") == kept   # nothing new was asked
+    assert _entries(tmp_path / "answers") == kept  # nothing new was asked
     runner.clear_caches()
 
 
@@ -87,8 +95,8 @@ def test_a_kept_counterexample_comes_with_a_model_of_the_query(tmp_path):
 def test_a_different_query_or_solver_never_hits(tmp_path):
     with answers.using(tmp_path) as store:
         assert verdict.prove(*_query(100)).verdict == Verdict.PROVED
-        assert verdict.prove(*_query(200)).verdict == Verdict.COUNTEREXAMPLE   # one constant differs
-        y = z3.BitVec("x", 16)   # the same text but for the width of x
+        assert verdict.prove(*_query(200)).verdict == Verdict.COUNTEREXAMPLE  # one constant differs
+        y = z3.BitVec("x", 16)  # the same text but for the width of x
         assert verdict.prove([z3.ULT(y, 200)], y + 1 > y).verdict == Verdict.PROVED
         assert verdict.prove(*_query(100), solver="bitwuzla").verdict == Verdict.PROVED
         assert verdict.satisfiable(_query(100)[0]).verdict == Verdict.PROVED
@@ -112,10 +120,12 @@ def test_a_corrupted_entry_is_ignored_not_trusted(tmp_path):
     assumptions, goal = _query(200)
     with answers.using(tmp_path):
         assert verdict.prove(assumptions, goal).verdict == Verdict.COUNTEREXAMPLE
-    for change in (lambda text: text.replace("COUNTEREXAMPLE", "PROVED"),   # checksum no longer matches
-                   lambda text: text[: len(text) // 2],                      # a truncated write
-                   lambda text: "",
-                   lambda text: "\x00garbage"):
+    for change in (
+        lambda text: text.replace("COUNTEREXAMPLE", "PROVED"),  # checksum no longer matches
+        lambda text: text[: len(text) // 2],  # a truncated write
+        lambda text: "",
+        lambda text: "\x00garbage",
+    ):
         _tamper(tmp_path, change)
         with answers.using(tmp_path) as store:
             assert verdict.prove(assumptions, goal).verdict == Verdict.COUNTEREXAMPLE
@@ -129,7 +139,8 @@ def test_a_kept_model_that_is_no_model_is_ignored(tmp_path):
 
     def wrong_value(entry):
         if entry["model"] is not None:
-            entry["model"]["constants"] = [["x", "#x05"]]   # x = 5 is no counterexample
+            entry["model"]["constants"] = [["x", "#x05"]]  # x = 5 is no counterexample
+
     _tamper(tmp_path, lambda text: _resigned(text, wrong_value))
     with answers.using(tmp_path) as store:
         answer = verdict.prove(assumptions, goal)
@@ -139,11 +150,11 @@ def test_a_kept_model_that_is_no_model_is_ignored(tmp_path):
 
 def test_an_entry_under_another_name_is_ignored(tmp_path):
     with answers.using(tmp_path):
-        verdict.prove(*_query(200))   # COUNTEREXAMPLE
-        verdict.prove(*_query(100))   # PROVED
+        verdict.prove(*_query(200))  # COUNTEREXAMPLE
+        verdict.prove(*_query(100))  # PROVED
     paths = _entries(tmp_path)
     texts = [path.read_text() for path in paths]
-    for path, text in zip(paths, texts[1:] + texts[:1]):   # each file holds another's (whole, valid) entry
+    for path, text in zip(paths, texts[1:] + texts[:1]):  # each file holds another's (whole, valid) entry
         path.write_text(text)
     with answers.using(tmp_path) as store:
         assert verdict.prove(*_query(200)).verdict == Verdict.COUNTEREXAMPLE
@@ -153,7 +164,7 @@ def test_an_entry_under_another_name_is_ignored(tmp_path):
 
 def test_unknown_is_never_kept(tmp_path):
     x, y = z3.BitVecs("x y", 64)
-    hard = [x * y == 0xDEADBEEFCAFEF00D, x != 1, y != 1]   # factoring: not decided in 1 ms
+    hard = [x * y == 0xDEADBEEFCAFEF00D, x != 1, y != 1]  # factoring: not decided in 1 ms
     with answers.using(tmp_path) as store:
         assert verdict.prove(hard, x > 0, timeout_ms=1).verdict == Verdict.UNKNOWN
     assert not _entries(tmp_path) and store.written == 0
@@ -167,7 +178,9 @@ def test_part_keys_do_not_depend_on_the_process(tmp_path):
     first = subprocess.run(command, env=dict(environment, PYTHONHASHSEED="1"), capture_output=True, text=True)
     assert first.returncode == 0, first.stdout + first.stderr
     kept = _entries(tmp_path)
-    second = subprocess.run(command, env=dict(environment, PYTHONHASHSEED="2"), capture_output=True, text=True)
+    second = subprocess.run(
+        command, env=dict(environment, PYTHONHASHSEED="2"), capture_output=True, text=True
+    )
     assert second.returncode == 0 and second.stdout == first.stdout
     assert _entries(tmp_path) == kept
 

@@ -11,7 +11,7 @@ import textwrap
 
 import pytest
 
-from vredmax.api import (CheckReport, Insn, Verdict, assert_proved, check_impl, execute, parse_case)
+from vredmax.api import CheckReport, Insn, Verdict, assert_proved, check_impl, execute, parse_case
 from vredmax.presentation.differences import differences
 from vredmax.pytest_plugin import pytest_assertrepr_compare
 from tests.strategies import make_state
@@ -62,8 +62,24 @@ def test_a_buggy_unit_gives_a_counterexample_that_replays():
 
 def test_the_report_is_the_cli_s():
     """The same verdict, counterexample and bounds as `vredmax check-impl --json`."""
-    done = subprocess.run([sys.executable, "-m", "vredmax", "check-impl", f"{__file__}:skips_lane_3",
-                           "--vlen", "128", "--sew", "8", "--lmul", "m1", "--json"], capture_output=True, text=True)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "vredmax",
+            "check-impl",
+            f"{__file__}:skips_lane_3",
+            "--vlen",
+            "128",
+            "--sew",
+            "8",
+            "--lmul",
+            "m1",
+            "--json",
+        ],
+        capture_output=True,
+        text=True,
+    )
     assert done.returncode == 1, done.stderr
     cli = json.loads(done.stdout)
     report = check_impl(f"{__file__}:skips_lane_3", **SMALL)
@@ -81,20 +97,23 @@ def test_a_lambda_runs_in_this_process():
         check_impl(lambda ops, seed, elements, active: seed, isolate=True, **SMALL)
 
 
-@pytest.mark.parametrize("options, message", [
-    ({"vlen": 100}, "vlen: must be a power of two from 32 to 65536, got 100"),
-    ({"vlen": "128,x"}, "vlen: expected integers"),
-    ({"sew": 12}, "sew: must be one of 8, 16, 32, 64, got 12"),
-    ({"lmul": "m3"}, "lmul: must be one of mf8"),
-    ({"elen": 16}, "elen: must be one of 32, 64, got 16"),
-    ({"sew": 64, "lmul": "mf8"}, "lmul: no legal configuration matches"),
-    ({"timeout": 0}, "timeout: must be positive"),
-    ({"random_states": -1}, "random: must be at least 0, got -1"),
-    ({"seed": "x"}, "seed: expected an integer"),
-    ({"solver": "yices"}, "solver: must be one of"),
-    ({"level": "chip"}, "level: must be unit or instruction"),
-    ({"level": "instruction", "vlen": 8192}, "vlen: a whole instruction is checked up to VLEN=4096"),
-])
+@pytest.mark.parametrize(
+    "options, message",
+    [
+        ({"vlen": 100}, "vlen: must be a power of two from 32 to 65536, got 100"),
+        ({"vlen": "128,x"}, "vlen: expected integers"),
+        ({"sew": 12}, "sew: must be one of 8, 16, 32, 64, got 12"),
+        ({"lmul": "m3"}, "lmul: must be one of mf8"),
+        ({"elen": 16}, "elen: must be one of 32, 64, got 16"),
+        ({"sew": 64, "lmul": "mf8"}, "lmul: no legal configuration matches"),
+        ({"timeout": 0}, "timeout: must be positive"),
+        ({"random_states": -1}, "random: must be at least 0, got -1"),
+        ({"seed": "x"}, "seed: expected an integer"),
+        ({"solver": "yices"}, "solver: must be one of"),
+        ({"level": "chip"}, "level: must be unit or instruction"),
+        ({"level": "instruction", "vlen": 8192}, "vlen: a whole instruction is checked up to VLEN=4096"),
+    ],
+)
 def test_bad_arguments_are_value_errors_naming_the_field(options, message):
     with pytest.raises(ValueError) as error:
         check_impl(correct, **options)
@@ -117,11 +136,12 @@ def test_assert_proved_fails_with_the_lane_table():
         assert_proved(skips_lane_3, **SMALL)
     message = str(error.value)
     assert message.startswith(f"{__file__}:skips_lane_3: COUNTEREXAMPLE")
-    assert "   lane  vs2[i]" in message and "running max" in message    # the lane table
+    assert "   lane  vs2[i]" in message and "running max" in message  # the lane table
     assert "<- differs" in message and "Replay it:" in message
 
 
 # The pytest plugin: a failed == between results shows the fields that differ ---------------
+
 
 def _results():
     pre = make_state(128, 8, "m1", vl=4, regs={16: 0x80, 4: 0x01})
@@ -141,7 +161,8 @@ def test_the_plugin_shows_a_field_diff_of_two_results():
 
 def test_the_plugin_is_active_under_pytest(tmp_path):
     test = tmp_path / "test_diff.py"
-    test.write_text(textwrap.dedent('''
+    test.write_text(
+        textwrap.dedent("""
         from vredmax.api import Insn, execute
         from vredmax.spec.state import ArchState
 
@@ -149,8 +170,13 @@ def test_the_plugin_is_active_under_pytest(tmp_path):
             pre = ArchState(128, 64, tuple({16: 0x80, 4: 0x01}.get(r, 0) for r in range(32)), 0, 4, 0, 1)
             insn = Insn(vd=8, vs2=16, vs1=4)
             assert execute(pre, insn) == execute(pre, insn, reduce=lambda ops, seed, elements, active: elements[0])
-    '''))
-    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(test)],
-                          capture_output=True, text=True, cwd=tmp_path)
+    """)
+    )
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(test)],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+    )
     assert done.returncode == 1
     assert "state.v8[0]: #x01 (1, 1) != #x80 (128, -128)" in done.stdout

@@ -26,8 +26,14 @@ def lint_imports(folder: Path, pythonpath: Path | None = None) -> subprocess.Com
     env = dict(os.environ)
     if pythonpath is not None:
         env["PYTHONPATH"] = str(pythonpath)
-    return subprocess.run([lint, str(ROOT / "pyproject.toml"), "--no-cache"],
-                          cwd=folder, env=env, capture_output=True, text=True, timeout=300)
+    return subprocess.run(
+        [lint, str(ROOT / "pyproject.toml"), "--no-cache"],
+        cwd=folder,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
 
 
 def test_the_layer_contracts_hold(tmp_path):
@@ -39,8 +45,9 @@ def test_the_layer_contracts_hold(tmp_path):
 def test_a_module_that_imports_upwards_breaks_a_contract(tmp_path):
     """The check can fail: the engine importing the command line is reported (on a copy of
     the installed package's links, one of them replaced by a changed file)."""
-    shutil.copytree(INSTALLED, tmp_path / "vredmax", symlinks=True,
-                    ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(
+        INSTALLED, tmp_path / "vredmax", symlinks=True, ignore=shutil.ignore_patterns("__pycache__")
+    )
     verdict = tmp_path / "vredmax" / "proofs" / "engine" / "verdict.py"
     text = verdict.read_text()
     verdict.unlink()

@@ -29,8 +29,14 @@ pytestmark = pytest.mark.xdist_group("documents")
 
 CHROMIUM = ("chromium", "chromium-browser")
 DRIVER = "chromedriver"
-FLAGS = ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-         "--disable-dev-shm-usage", "--window-size=1280,900")
+FLAGS = (
+    "--headless=new",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-dev-shm-usage",
+    "--window-size=1280,900",
+)
 
 
 def _require_browser() -> tuple[str, str]:
@@ -38,6 +44,7 @@ def _require_browser() -> tuple[str, str]:
     driver = shutil.which(DRIVER)
     try:
         import selenium  # noqa: F401
+
         missing = []
     except ImportError:
         missing = ["selenium (pip install selenium)"]
@@ -57,6 +64,7 @@ def _driver(browser: str, driver: str, javascript: bool = True):
     from selenium import webdriver
     from selenium.webdriver.chrome.options import Options
     from selenium.webdriver.chrome.service import Service
+
     options = Options()
     options.binary_location = browser
     for flag in FLAGS:
@@ -103,6 +111,7 @@ def _show(session, element) -> None:
 def _animate(figure):
     """Leave the reading view: the figure's "Step through it" button."""
     from selenium.webdriver.common.by import By
+
     figure.find_element(By.CSS_SELECTOR, 'button[data-act="animate"]').click()
     assert figure.get_attribute("data-mode") == "animating"
 
@@ -110,6 +119,7 @@ def _animate(figure):
 def test_seed_animation_steps_to_the_model_result(chromium, page, tmp_path):
     from selenium.webdriver.common.by import By
     from selenium.webdriver.common.keys import Keys
+
     run = content.run_case(content.SEED_CASE)
     count = len(animation.steps(run))
     chromium.get(page.as_uri())
@@ -122,7 +132,7 @@ def test_seed_animation_steps_to_the_model_result(chromium, page, tmp_path):
     assert figure.find_element(By.CSS_SELECTOR, ".count").text.lower() == f"step 1 of {count}"
 
     following = figure.find_element(By.CSS_SELECTOR, 'button[data-act="next"]')
-    for _ in range(count + 3):   # Enter on the focused button, past the end: it stays at the end
+    for _ in range(count + 3):  # Enter on the focused button, past the end: it stays at the end
         following.send_keys(Keys.ENTER)
     assert chromium.switch_to.active_element == following
     assert _step(figure) == count - 1 and following.get_attribute("aria-disabled") == "true"
@@ -140,7 +150,7 @@ def test_seed_animation_steps_to_the_model_result(chromium, page, tmp_path):
     assert _step(figure) == 2
     following.send_keys(Keys.END)
     assert _step(figure) == count - 1
-    figure.find_element(By.CSS_SELECTOR, 'button[data-act="read"]').click()   # back to the reading view
+    figure.find_element(By.CSS_SELECTOR, 'button[data-act="read"]').click()  # back to the reading view
     assert figure.get_attribute("data-mode") == "reading" and shown.is_displayed()
     assert not figure.find_element(By.CSS_SELECTOR, ".controls").is_displayed()
 
@@ -148,6 +158,7 @@ def test_seed_animation_steps_to_the_model_result(chromium, page, tmp_path):
 def test_masked_lane_is_highlighted_and_skipped(chromium, page):
     """At lane 5's step its column is the current one, and the running max stays 0x0011."""
     from selenium.webdriver.common.by import By
+
     chromium.get(page.as_uri())
     figure = chromium.find_element(By.ID, "anim-seed")
     titles = [s.title for s in animation.steps(content.run_case(content.SEED_CASE))]
@@ -163,6 +174,7 @@ def test_masked_lane_is_highlighted_and_skipped(chromium, page):
 def test_play_advances_by_itself(chromium, page):
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import WebDriverWait
+
     chromium.get(page.as_uri())
     figure = chromium.find_element(By.ID, "anim-seed")
     _animate(figure)
@@ -176,7 +188,9 @@ def test_play_advances_by_itself(chromium, page):
 
 def test_whole_page_screenshot_and_no_script_errors(chromium, page, tmp_path):
     chromium.get(page.as_uri())
-    figures = chromium.execute_script("return document.querySelectorAll('figure.anim[data-mode=reading]').length")
+    figures = chromium.execute_script(
+        "return document.querySelectorAll('figure.anim[data-mode=reading]').length"
+    )
     assert figures == page.read_text(encoding="utf-8").count('<figure class="anim"')
     if hasattr(chromium, "get_log"):
         severe = [entry for entry in chromium.get_log("browser") if entry["level"] == "SEVERE"]
@@ -187,6 +201,7 @@ def test_whole_page_screenshot_and_no_script_errors(chromium, page, tmp_path):
 def test_page_reads_without_javascript(page, tmp_path):
     """Scripts off: every value of the animation is there, the steps are listed, no controls."""
     from selenium.webdriver.common.by import By
+
     browser, driver = _require_browser()
     session = _driver(browser, driver, javascript=False)
     try:
@@ -207,6 +222,7 @@ def test_explain_page_in_the_browser(chromium, tmp_path):
     """`vredmax explain --html` for another case: LMUL=2, the result in the second register."""
     from selenium.webdriver.common.by import By
     from selenium.webdriver.common.keys import Keys
+
     title, text, case = content.EXAMPLES[3]
     run = content.run_case(case)
     path = tmp_path / "case.html"
@@ -222,15 +238,19 @@ def test_explain_page_in_the_browser(chromium, tmp_path):
 
 # The reading view, the glyphs, the checks and the phone ------------------------------------------
 
+
 def _reading_view_shows_everything(session, figure, steps: int) -> None:
     from selenium.webdriver.common.by import By
+
     assert figure.get_attribute("data-mode") == "reading"
-    assert figure.find_element(By.CSS_SELECTOR, ".anim-vd0").text.split()[0] == "0x0011"   # the final state
+    assert figure.find_element(By.CSS_SELECTOR, ".anim-vd0").text.split()[0] == "0x0011"  # the final state
     assert not figure.find_element(By.CSS_SELECTOR, ".vd0 .old").is_displayed()
     listed = figure.find_elements(By.CSS_SELECTOR, "details.all li")
-    assert len(listed) == steps and all(item.is_displayed() for item in listed)   # every step as text
-    assert not figure.find_elements(By.CSS_SELECTOR, ".pending") and not figure.find_element(
-        By.CSS_SELECTOR, ".controls").is_displayed()
+    assert len(listed) == steps and all(item.is_displayed() for item in listed)  # every step as text
+    assert (
+        not figure.find_elements(By.CSS_SELECTOR, ".pending")
+        and not figure.find_element(By.CSS_SELECTOR, ".controls").is_displayed()
+    )
     start = figure.find_element(By.CSS_SELECTOR, 'button[data-act="animate"]')
     assert start.is_displayed() and start.text == f"Step through it: {steps} steps"
     assert session.execute_script("return getComputedStyle(arguments[0]).opacity", figure) == "1"
@@ -241,21 +261,32 @@ def test_screenshots_open_in_the_reading_view(chromium, page, tmp_path, width):
     """At 1280 px and at 390 px (a phone): the page fits the width, the seed figure opens with
     its final state and its steps as text, and the encoding diagram's text is readable."""
     from selenium.webdriver.common.by import By
+
     chromium.set_window_size(width, 900)
     try:
         chromium.get(page.as_uri())
         inner = chromium.execute_script("return window.innerWidth")
         assert chromium.execute_script("return document.documentElement.scrollWidth") <= inner
-        diagrams = [svg for svg in chromium.find_elements(By.CSS_SELECTOR, "svg.encsvg") if svg.is_displayed()]
-        assert len(diagrams) == 1 and ("narrow" in diagrams[0].get_attribute("class").split()) == (width < 640)
+        diagrams = [
+            svg for svg in chromium.find_elements(By.CSS_SELECTOR, "svg.encsvg") if svg.is_displayed()
+        ]
+        assert len(diagrams) == 1 and ("narrow" in diagrams[0].get_attribute("class").split()) == (
+            width < 640
+        )
         _show(chromium, diagrams[0])
-        sizes = [chromium.execute_script("return arguments[0].getBoundingClientRect().height", text)
-                 for text in diagrams[0].find_elements(By.CSS_SELECTOR, "text.fval, text.fname")]
+        sizes = [
+            chromium.execute_script("return arguments[0].getBoundingClientRect().height", text)
+            for text in diagrams[0].find_elements(By.CSS_SELECTOR, "text.fval, text.fname")
+        ]
         assert min(sizes) >= 9, f"the encoding diagram's text is {min(sizes):.1f} px high at {width} px"
-        assert chromium.execute_script("return arguments[0].getBoundingClientRect().right", diagrams[0]) <= inner
+        assert (
+            chromium.execute_script("return arguments[0].getBoundingClientRect().right", diagrams[0]) <= inner
+        )
         _save(chromium, tmp_path, f"manual-encoding-{width}.png")
         figure = chromium.find_element(By.ID, "anim-seed")
-        _reading_view_shows_everything(chromium, figure, len(animation.steps(content.run_case(content.SEED_CASE))))
+        _reading_view_shows_everything(
+            chromium, figure, len(animation.steps(content.run_case(content.SEED_CASE)))
+        )
         _show(chromium, figure)
         _save(chromium, tmp_path, f"manual-seed-reading-{width}.png")
         _animate(figure)
@@ -268,10 +299,13 @@ def test_screenshots_open_in_the_reading_view(chromium, page, tmp_path, width):
 def test_checks_strip_shows_only_the_checks_that_apply():
     """Unmasked: no v0 checks; LMUL <= 1: no alignment check; masked at LMUL=2: all of them."""
     from vredmax.presentation.documents.manual.animation import figure_html
-    unmasked = content.run_case(content.EXAMPLES[0][2])      # vm=1, LMUL=1
+
+    unmasked = content.run_case(content.EXAMPLES[0][2])  # vm=1, LMUL=1
     strip = figure_html(unmasked, "a", "x").split('<ul class="checks"')[1].split("</ul>")[0]
     assert "v0" not in strip and "vs2 aligned" not in strip and "vtype valid" in strip
-    masked = content.run_case({**content.EXAMPLES[3][2], "insn": "vredmax.vs v1, v12, v2, v0.t"})   # vm=0, LMUL=2
+    masked = content.run_case(
+        {**content.EXAMPLES[3][2], "insn": "vredmax.vs v1, v12, v2, v0.t"}
+    )  # vm=0, LMUL=2
     strip = figure_html(masked, "b", "y").split('<ul class="checks"')[1].split("</ul>")[0]
     assert all(label in strip for label in ("v0 not in vs2", "vs1 ≠ v0", "vs2 aligned"))
     assert "v0" not in animation.steps(unmasked)[2].text
@@ -279,7 +313,10 @@ def test_checks_strip_shows_only_the_checks_that_apply():
 
 def _fonts_with(char: str) -> set[str]:
     import subprocess
-    out = subprocess.run(["fc-list", f":charset={ord(char):x}", "family"], capture_output=True, text=True).stdout
+
+    out = subprocess.run(
+        ["fc-list", f":charset={ord(char):x}", "family"], capture_output=True, text=True
+    ).stdout
     return {family.strip() for line in out.splitlines() for family in line.split(",")}
 
 
@@ -291,7 +328,9 @@ def test_every_character_is_in_a_common_font(page):
         pytest.skip("needs fc-list (fontconfig)")
     if not _fonts_with("A") & {"DejaVu Sans"}:
         if in_ci():
-            pytest.fail("CI=true: DejaVu Sans is not installed (apt-get install fonts-dejavu-core)", pytrace=False)
+            pytest.fail(
+                "CI=true: DejaVu Sans is not installed (apt-get install fonts-dejavu-core)", pytrace=False
+            )
         pytest.skip("needs the DejaVu Sans font (apt-get install fonts-dejavu-core)")
     text = page.read_text(encoding="utf-8")
     missing = sorted({c for c in text if ord(c) > 127 and "DejaVu Sans" not in _fonts_with(c)})

@@ -23,14 +23,14 @@ jsonschema = pytest.importorskip("jsonschema")
 # one worker: the certified run below is made once (--dist loadgroup)
 pytestmark = pytest.mark.xdist_group("certify")
 
-from vredmax.cli.main import main                                    # noqa: E402
-from vredmax.proofs.certify.route import Judge                       # noqa: E402
-from vredmax.proofs.engine import compositional, lemmas, verdict     # noqa: E402
+from vredmax.cli.main import main  # noqa: E402
+from vredmax.proofs.certify.route import Judge  # noqa: E402
+from vredmax.proofs.engine import compositional, lemmas, verdict  # noqa: E402
 from vredmax.proofs.engine.verdict import Answer, Question, Verdict  # noqa: E402
-from vredmax.schema import load_schema                               # noqa: E402
-from vredmax.spec import relation as spec                            # noqa: E402
-from vredmax.spec.bv import Z3Elements                               # noqa: E402
-from vredmax.spec.config import XLEN                                 # noqa: E402
+from vredmax.schema import load_schema  # noqa: E402
+from vredmax.spec import relation as spec  # noqa: E402
+from vredmax.spec.bv import Z3Elements  # noqa: E402
+from vredmax.spec.config import XLEN  # noqa: E402
 
 # one configuration per SEW (Zve64x's smallest machine at LMUL=1: VLMAX 8, 4, 2, 1), each
 # proving its SEW's lemmas too
@@ -42,8 +42,22 @@ def certified(tmp_path_factory):
     """One `prove --certify` run over a configuration per SEW: (exit code, output, DIR)."""
     directory = tmp_path_factory.mktemp("certificates")
     out = tmp_path_factory.mktemp("out") / "prove.json"
-    code = subprocess.run([sys.executable, "-m", "vredmax", "prove", "--certify", str(directory), "--json",
-                           "--jobs", "2", *PER_SEW], stdout=open(out, "w"), timeout=900).returncode
+    code = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "vredmax",
+            "prove",
+            "--certify",
+            str(directory),
+            "--json",
+            "--jobs",
+            "2",
+            *PER_SEW,
+        ],
+        stdout=open(out, "w"),
+        timeout=900,
+    ).returncode
     return code, json.loads(out.read_text()), directory
 
 
@@ -66,7 +80,7 @@ def test_the_manifest_lists_every_query_with_its_figures(certified):
     assert manifest["summary"]["certified_lines"] == len(result["results"])
     ids = {q["id"] for q in manifest["queries"]}
     assert all(q["verdict"] == "CERTIFIED" for q in manifest["queries"])
-    for record in result["results"]:     # every part names the certificates it rests on
+    for record in result["results"]:  # every part names the certificates it rests on
         for subject in record["subjects"]:
             for part in subject["parts"]:
                 assert part["certificates"] and set(part["certificates"]) <= ids
@@ -77,14 +91,20 @@ def test_the_manifest_lists_every_query_with_its_figures(certified):
             for entry in query.get(claim, {}).get("files", {}).values():
                 assert (directory / entry["path"]).is_file()
     about = {q["about"]["obligation"] for q in manifest["queries"]}
-    assert any(".lemma." in a or "smax" in q["about"].get("part", "") for a in about for q in manifest["queries"])
+    assert any(
+        ".lemma." in a or "smax" in q["about"].get("part", "") for a in about for q in manifest["queries"]
+    )
 
 
 def test_certify_check_accepts_the_directory_without_z3(certified):
     _, _, directory = certified
-    script = ("import sys\nfrom vredmax.cli.main import main\ncode = main(['certify-check', sys.argv[1]])\n"
-              "assert 'z3' not in sys.modules, 'certify-check loaded z3'\nsys.exit(code)")
-    run = subprocess.run([sys.executable, "-c", script, str(directory)], capture_output=True, text=True, timeout=600)
+    script = (
+        "import sys\nfrom vredmax.cli.main import main\ncode = main(['certify-check', sys.argv[1]])\n"
+        "assert 'z3' not in sys.modules, 'certify-check loaded z3'\nsys.exit(code)"
+    )
+    run = subprocess.run(
+        [sys.executable, "-c", script, str(directory)], capture_output=True, text=True, timeout=600
+    )
     assert run.returncode == 0, run.stdout + run.stderr
     assert "0 rejected" in run.stdout
 
@@ -107,12 +127,12 @@ def test_a_tampered_proof_is_rejected(certified, tmp_path, capsys):
     entry = query["unsatisfiable"]["files"]["drat.gz"]
     path = directory / entry["path"]
     lines = gzip.decompress(path.read_bytes()).decode().splitlines()
-    kept = [line for line in lines if line.split() != ["0"]][:-1]     # the empty clause and a lemma gone
+    kept = [line for line in lines if line.split() != ["0"]][:-1]  # the empty clause and a lemma gone
     data = gzip.compress(("\n".join(kept) + "\n").encode())
     path.write_bytes(data)
-    assert main(["certify-check", str(directory)]) == 1       # the hash no longer matches
+    assert main(["certify-check", str(directory)]) == 1  # the hash no longer matches
     assert "SHA-256 differs" in capsys.readouterr().out
-    entry["sha256"] = hashlib.sha256(data).hexdigest()        # a forger updates the manifest too
+    entry["sha256"] = hashlib.sha256(data).hexdigest()  # a forger updates the manifest too
     (directory / "manifest.json").write_text(json.dumps(manifest))
     assert main(["certify-check", str(directory)]) == 1
     out = capsys.readouterr().out
@@ -133,7 +153,7 @@ def test_a_model_that_does_not_satisfy_its_cnf_is_rejected(tmp_path, capsys):
     path = tmp_path / entry["path"]
     text = gzip.decompress(path.read_bytes()).decode()
     head, rest = text.split("\n", 1)
-    model = [-int(x) if x not in ("0", "1") else int(x) for x in head.split(": ")[1].split()]   # flip it
+    model = [-int(x) if x not in ("0", "1") else int(x) for x in head.split(": ")[1].split()]  # flip it
     data = gzip.compress((f"c model: {' '.join(map(str, model))}\n{rest}").encode())
     path.write_bytes(data)
     entry["sha256"] = hashlib.sha256(data).hexdigest()
@@ -149,19 +169,20 @@ def test_certify_check_refuses_a_directory_without_manifest(tmp_path, capsys):
 
 # Planted wrong lemmas: one false variant of each family ------------------------------------------
 
-def _wrong_algebra(sew):       # smax returns its first operand (false: smax(0, 1) = 1)
+
+def _wrong_algebra(sew):  # smax returns its first operand (false: smax(0, 1) = 1)
     ops, (a, b) = Z3Elements(sew), z3.BitVecs(f"a_{sew} b_{sew}", sew)
     return [], ops.smax(a, b) == a
 
 
-def _wrong_local(sew):         # an allowed result is at least every element, active or not
+def _wrong_local(sew):  # an allowed result is at least every element, active or not
     r, s, e = z3.BitVecs(f"r_{sew} seed_{sew} e_{sew}", sew)
     a = z3.Bool(f"a_{sew}")
     bounded, witness = z3.Bool(f"rest_bounded_{sew}"), z3.Bool(f"rest_witness_{sew}")
     return [spec.result_ok(r, s, [e], [a], bounded, witness)], e <= r
 
 
-def _wrong_activity(sew):      # an element below vl is active, whatever its mask bit
+def _wrong_activity(sew):  # an element below vl is active, whatever its mask bit
     i, vl = z3.BitVec(f"i_{sew}", XLEN), z3.BitVec(f"vl_{sew}", XLEN)
     vm, bit = z3.BitVec(f"vm_{sew}", 1), z3.Bool(f"mask_i_{sew}")
     return [z3.ULT(i, vl)], spec.is_active(i, vl, vm == 1, bit)
@@ -199,7 +220,7 @@ def test_a_lying_solver_is_an_error_naming_both_answers(family, tmp_path, monkey
     assert answer.verdict == Verdict.ERROR
     assert "z3 said the goal follows" in answer.detail
     assert "the certificate route says satisfiable (a model of its CNF" in answer.detail
-    [opinion] = answer.opinions     # the evidence is kept: the CNF with the model that satisfies it
+    [opinion] = answer.opinions  # the evidence is kept: the CNF with the model that satisfies it
     assert (tmp_path / opinion.record["unsatisfiable"]["files"]["sat.cnf.gz"]["path"]).is_file()
 
 
@@ -216,22 +237,42 @@ def test_the_real_lemmas_stand(tmp_path):
 def test_a_query_too_large_for_the_route_stays_proved_and_is_listed(tmp_path, monkeypatch, capsys):
     """Over the route's size limit: PROVED (not CERTIFIED), listed with its figures."""
     from vredmax.proofs.certify import route
+
     monkeypatch.setattr(route, "MAX_CLAUSES", 2)
-    code = main(["prove", "--certify", str(tmp_path), "--vlen", "64", "--elen", "64", "--sew", "8", "--lmul", "m1",
-                 "-k", "lemma.smax_associative"])
+    code = main(
+        [
+            "prove",
+            "--certify",
+            str(tmp_path),
+            "--vlen",
+            "64",
+            "--elen",
+            "64",
+            "--sew",
+            "8",
+            "--lmul",
+            "m1",
+            "-k",
+            "lemma.smax_associative",
+        ]
+    )
     out = capsys.readouterr().out
     assert code == 0
     assert "PROVED         vredmax.sew8.lemma.smax_associative" in out
-    assert "PROVED, not certified, of algebra: " in out and "too large for the route:" in out and "clauses" in out
+    assert (
+        "PROVED, not certified, of algebra: " in out
+        and "too large for the route:" in out
+        and "clauses" in out
+    )
     assert "Summary: 0 CERTIFIED, 1 proved without certificate" in out
     manifest = json.loads((tmp_path / "manifest.json").read_text())
     assert manifest["summary"]["UNCERTIFIED"] >= 1 and manifest["summary"]["certified_lines"] == 0
-    assert main(["certify-check", str(tmp_path)]) == 0      # nothing to reject; listed as not certified
+    assert main(["certify-check", str(tmp_path)]) == 0  # nothing to reject; listed as not certified
     assert "not certified" in capsys.readouterr().out
 
 
 def test_answers_proved_before_the_route_are_not_taken_as_certified(tmp_path, capsys):
     args = ["prove", "--vlen", "64", "--elen", "64", "--sew", "8", "--lmul", "m1", "-k", "lemma.smax_selects"]
-    assert main(args) == 0                                   # proved (and cached) without a judge
-    assert main(args + ["--certify", str(tmp_path)]) == 0     # decided again, and judged
+    assert main(args) == 0  # proved (and cached) without a judge
+    assert main(args + ["--certify", str(tmp_path)]) == 0  # decided again, and judged
     assert "Summary: 1 CERTIFIED" in capsys.readouterr().out

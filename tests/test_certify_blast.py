@@ -18,13 +18,14 @@ from vredmax.proofs.certify.blast import FALSE, TRUE, Blaster, NotBlastable, con
 pysat = pytest.importorskip("pysat.solvers")
 
 WIDTHS = (1, 2, 3, 7, 8, 16, 33, 63, 64)
-INDEX_BITS = 2        # arrays in the random terms: 4 elements
+INDEX_BITS = 2  # arrays in the random terms: 4 elements
 
 
 def _edge_values(width):
     top = (1 << width) - 1
-    return st.one_of(st.sampled_from(sorted({0, 1 % (top + 1), top, 1 << (width - 1), top >> 1})),
-                     st.integers(0, top))
+    return st.one_of(
+        st.sampled_from(sorted({0, 1 % (top + 1), top, 1 << (width - 1), top >> 1})), st.integers(0, top)
+    )
 
 
 class Terms:
@@ -32,7 +33,7 @@ class Terms:
 
     def __init__(self, data):
         self.data = data
-        self.values = {}            # variable name -> int (bit-vector), bool, or list (array)
+        self.values = {}  # variable name -> int (bit-vector), bool, or list (array)
         self.variables = {}
 
     def var(self, sort_key):
@@ -54,9 +55,31 @@ class Terms:
         if depth <= 0:
             return self.var(("bool",)) if draw(st.booleans()) else z3.BoolVal(draw(st.booleans()))
         w = draw(st.sampled_from(WIDTHS))
-        choice = draw(st.sampled_from([
-            "not", "and", "or", "implies", "xor", "iff", "eq", "distinct", "ite", "ult", "ule", "ugt", "uge",
-            "slt", "sle", "sgt", "sge", "array_eq", "leaf"]))
+        choice = draw(
+            st.sampled_from(
+                [
+                    "not",
+                    "and",
+                    "or",
+                    "implies",
+                    "xor",
+                    "iff",
+                    "eq",
+                    "distinct",
+                    "ite",
+                    "ult",
+                    "ule",
+                    "ugt",
+                    "uge",
+                    "slt",
+                    "sle",
+                    "sgt",
+                    "sge",
+                    "array_eq",
+                    "leaf",
+                ]
+            )
+        )
         b = lambda: self.bool(depth - 1)
         v = lambda: self.bv(w, depth - 1)
         if choice == "not":
@@ -80,9 +103,16 @@ class Terms:
             return self.array(w, depth - 1) == self.array(w, depth - 1)
         if choice == "leaf":
             return self.bool(0)
-        compare = {"ult": z3.ULT, "ule": z3.ULE, "ugt": z3.UGT, "uge": z3.UGE,
-                   "slt": lambda a, c: a < c, "sle": lambda a, c: a <= c,
-                   "sgt": lambda a, c: a > c, "sge": lambda a, c: a >= c}[choice]
+        compare = {
+            "ult": z3.ULT,
+            "ule": z3.ULE,
+            "ugt": z3.UGT,
+            "uge": z3.UGE,
+            "slt": lambda a, c: a < c,
+            "sle": lambda a, c: a <= c,
+            "sgt": lambda a, c: a > c,
+            "sge": lambda a, c: a >= c,
+        }[choice]
         return compare(v(), v())
 
     def bv(self, width, depth):
@@ -91,8 +121,27 @@ class Terms:
             if draw(st.booleans()):
                 return self.var(("bv", width))
             return z3.BitVecVal(draw(_edge_values(width)), width)
-        choice = draw(st.sampled_from(["bnot", "band", "bor", "bxor", "add", "sub", "neg", "urem", "ite",
-                                       "extract", "concat", "zext", "sext", "select", "leaf"]))
+        choice = draw(
+            st.sampled_from(
+                [
+                    "bnot",
+                    "band",
+                    "bor",
+                    "bxor",
+                    "add",
+                    "sub",
+                    "neg",
+                    "urem",
+                    "ite",
+                    "extract",
+                    "concat",
+                    "zext",
+                    "sext",
+                    "select",
+                    "leaf",
+                ]
+            )
+        )
         v = lambda: self.bv(width, depth - 1)
         if choice == "bnot":
             return ~v()
@@ -124,7 +173,9 @@ class Terms:
         draw = self.data.draw
         choice = draw(st.sampled_from(["var", "store", "const", "ite"])) if depth > 0 else "var"
         if choice == "store":
-            return z3.Store(self.array(width, depth - 1), self.bv(INDEX_BITS, depth - 1), self.bv(width, depth - 1))
+            return z3.Store(
+                self.array(width, depth - 1), self.bv(INDEX_BITS, depth - 1), self.bv(width, depth - 1)
+            )
         if choice == "const":
             return z3.K(z3.BitVecSort(INDEX_BITS), self.bv(width, depth - 1))
         if choice == "ite":
@@ -134,15 +185,19 @@ class Terms:
 
 def _z3_values(outputs, terms: Terms):
     """Z3's value of each output term under the inputs (a model of `input = value`)."""
-    solver = z3.Solver()      # simplify alone leaves array equalities open: Z3's model decides
+    solver = z3.Solver()  # simplify alone leaves array equalities open: Z3's model decides
     for name, var in terms.variables.items():
         value = terms.values[name]
         if z3.is_bool(var) or z3.is_bv(var):
             solver.add(var == (z3.BoolVal(value) if z3.is_bool(var) else z3.BitVecVal(value, var.size())))
         else:
             width = var.sort().range().size()
-            solver.add(*[z3.Select(var, z3.BitVecVal(k, INDEX_BITS)) == z3.BitVecVal(element, width)
-                         for k, element in enumerate(value)])
+            solver.add(
+                *[
+                    z3.Select(var, z3.BitVecVal(k, INDEX_BITS)) == z3.BitVecVal(element, width)
+                    for k, element in enumerate(value)
+                ]
+            )
     assert solver.check() == z3.sat
     model = solver.model()
     results = [model.eval(term, model_completion=True) for term in outputs]
@@ -164,6 +219,7 @@ def _as_int(bits, model=None):
             assert literal in (TRUE, FALSE), "did not fold to a constant"
             return literal == TRUE
         return (literal > 0) == (model[abs(literal) - 1] > 0)
+
     if isinstance(bits, int):
         return bit(bits)
     return sum(1 << i for i, b in enumerate(bits) if bit(b))
@@ -183,8 +239,11 @@ def _by_clauses(outputs, terms: Terms, runs=None):
     blaster = Blaster()
     values = [blaster.value(term) for term in outputs]
     inputs = {name: _flat(blaster.value(var)) for name, var in terms.variables.items()}
-    clauses = blaster.circuit.cnf([], reach=[bit for value in values for bit in _flat(value)]
-                                  + [bit for bits in inputs.values() for bit in bits])
+    clauses = blaster.circuit.cnf(
+        [],
+        reach=[bit for value in values for bit in _flat(value)]
+        + [bit for bits in inputs.values() for bit in bits],
+    )
     answers = []
     with pysat.Solver(name="cadical195", bootstrap_with=clauses) as solver:
         for given in runs or [terms.values]:
@@ -196,7 +255,7 @@ def _by_clauses(outputs, terms: Terms, runs=None):
             assert solver.solve(assumptions=units)
             model = solver.get_model()
             model += [0] * (blaster.circuit.variables - len(model))
-            model[0] = 1     # variable 1 is TRUE
+            model[0] = 1  # variable 1 is TRUE
             answers.append([_as_int(value, model) for value in values])
     return answers if runs else answers[0]
 
@@ -211,8 +270,10 @@ def _flat(value):
 @given(st.data())
 def test_random_terms_mean_what_z3_says(data):
     terms = Terms(data)
-    outputs = [terms.bool(data.draw(st.integers(1, 3))),
-               terms.bv(data.draw(st.sampled_from(WIDTHS)), data.draw(st.integers(1, 3)))]
+    outputs = [
+        terms.bool(data.draw(st.integers(1, 3))),
+        terms.bv(data.draw(st.sampled_from(WIDTHS)), data.draw(st.integers(1, 3))),
+    ]
     expected = _z3_values(outputs, terms)
     assert _by_folding(outputs, terms) == expected, [t.sexpr() for t in outputs]
     assert _by_clauses(outputs, terms) == expected, [t.sexpr() for t in outputs]
@@ -227,17 +288,44 @@ def test_every_operator_at_the_edges(width):
     a = z3.Array("a", z3.BitVecSort(INDEX_BITS), z3.BitVecSort(width))
     i = z3.BitVec("i", INDEX_BITS)
     b = z3.Bool("b")
-    operations = [~x, x & y, x | y, x ^ y, x + y, x - y, -x, z3.URem(x, y), z3.If(b, x, y),
-                  z3.Select(z3.Store(a, i, x), i + 1), z3.Select(z3.K(z3.BitVecSort(INDEX_BITS), y), i),
-                  z3.ULT(x, y), z3.ULE(x, y), z3.UGT(x, y), z3.UGE(x, y), x < y, x <= y, x > y, x >= y,
-                  x == y, z3.Distinct(x, y, x + 1), z3.Extract(width - 1, width - 1, x),
-                  z3.ZeroExt(3, x), z3.SignExt(3, x), z3.Concat(x, y), z3.Xor(b, x == y),
-                  z3.Implies(b, x == 0), a == z3.Store(a, i, z3.Select(a, i))]
+    operations = [
+        ~x,
+        x & y,
+        x | y,
+        x ^ y,
+        x + y,
+        x - y,
+        -x,
+        z3.URem(x, y),
+        z3.If(b, x, y),
+        z3.Select(z3.Store(a, i, x), i + 1),
+        z3.Select(z3.K(z3.BitVecSort(INDEX_BITS), y), i),
+        z3.ULT(x, y),
+        z3.ULE(x, y),
+        z3.UGT(x, y),
+        z3.UGE(x, y),
+        x < y,
+        x <= y,
+        x > y,
+        x >= y,
+        x == y,
+        z3.Distinct(x, y, x + 1),
+        z3.Extract(width - 1, width - 1, x),
+        z3.ZeroExt(3, x),
+        z3.SignExt(3, x),
+        z3.Concat(x, y),
+        z3.Xor(b, x == y),
+        z3.Implies(b, x == 0),
+        a == z3.Store(a, i, z3.Select(a, i)),
+    ]
     terms = Terms(None)
     terms.variables = {"x": x, "y": y, "a": a, "i": i, "b": b}
-    runs = [{"x": xv, "y": yv, "a": [xv, yv, top, 0], "i": 3, "b": bv}
-            for xv in sorted({0, 1 % (top + 1), top, sign, top >> 1})
-            for yv in sorted({0, 1 % (top + 1), top, sign}) for bv in (False, True)]
+    runs = [
+        {"x": xv, "y": yv, "a": [xv, yv, top, 0], "i": 3, "b": bv}
+        for xv in sorted({0, 1 % (top + 1), top, sign, top >> 1})
+        for yv in sorted({0, 1 % (top + 1), top, sign})
+        for bv in (False, True)
+    ]
     by_clauses = _by_clauses(operations, terms, runs)
     for run, from_clauses in zip(runs, by_clauses):
         terms.values = run
@@ -249,6 +337,7 @@ def test_every_operator_at_the_edges(width):
 def test_uninterpreted_functions_are_congruent_and_nothing_more():
     """f(a) = f(b) follows from a = b; without it, f(a) and f(b) may differ (Ackermann)."""
     from pysat.solvers import Solver
+
     f = z3.Function("f", z3.BitVecSort(8), z3.BitVecSort(8))
     a, c = z3.BitVecs("a c", 8)
 
@@ -257,6 +346,7 @@ def test_uninterpreted_functions_are_congruent_and_nothing_more():
         clauses = blaster.circuit.cnf(blaster.assert_all([(fact, True) for fact in facts]))
         with Solver(name="cadical195", bootstrap_with=clauses) as solver:
             return solver.solve()
+
     assert not satisfiable(a == c + 1, f(a) != f(c + 1))
     assert satisfiable(f(a) != f(c))
     assert not satisfiable(a == c, f(a) != f(c))
@@ -267,20 +357,26 @@ def test_outside_the_fragment_is_refused():
     with pytest.raises(NotBlastable, match="bvmul"):
         Blaster().value(x * x == 4)
     with pytest.raises(NotBlastable, match="indexed by"):
-        Blaster().value(z3.Select(z3.Array("big", z3.BitVecSort(16), z3.BitVecSort(8)), z3.BitVecVal(0, 16)) == 0)
+        Blaster().value(
+            z3.Select(z3.Array("big", z3.BitVecSort(16), z3.BitVecSort(8)), z3.BitVecVal(0, 16)) == 0
+        )
 
 
 def test_definitions_keep_the_answer():
     """`x = t` asserted defines x (no fresh bits); the CNF is equisatisfiable with the facts."""
     from pysat.solvers import Solver
+
     x, y = z3.BitVecs("x y", 8)
     r = z3.Array("r", z3.BitVecSort(5), z3.BitVecSort(64))
     s = z3.Array("s", z3.BitVecSort(5), z3.BitVecSort(64))
     k = z3.BitVec("k", 5)
-    cases = [([x == y + 1, x == y], False), ([x == y + 1, x != y], True),
-             ([z3.Extract(3, 0, x) == z3.Extract(7, 4, y), z3.Extract(7, 4, x) == 0, x == 255], False),
-             ([s == r, z3.Not(z3.Select(s, k) == z3.Select(r, k))], False),
-             ([s == z3.Store(r, k, z3.Select(r, k)), s != r], False)]
+    cases = [
+        ([x == y + 1, x == y], False),
+        ([x == y + 1, x != y], True),
+        ([z3.Extract(3, 0, x) == z3.Extract(7, 4, y), z3.Extract(7, 4, x) == 0, x == 255], False),
+        ([s == r, z3.Not(z3.Select(s, k) == z3.Select(r, k))], False),
+        ([s == z3.Store(r, k, z3.Select(r, k)), s != r], False),
+    ]
     for facts, expected in cases:
         blaster = Blaster()
         clauses = blaster.circuit.cnf(blaster.assert_all([(fact, True) for fact in facts]))

@@ -30,12 +30,34 @@ from vredmax.spec.config import Config, legal_configs
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 UNITS, STEPS = os.path.join(ROOT, "tests", "c", "units.c"), os.path.join(ROOT, "tests", "c", "steps.c")
-CORRECT_UNITS = ("u_memcpy_walk", "u_reverse", "u_select", "u_found_flag", "u_pairs", "u_branchless", "u_compact")
-BUGGY_UNITS = ("bug_unsigned", "bug_one_short", "bug_all_lanes", "bug_zero_start", "bug_difference",
-               "bug_branchless_unsigned", "bug_compact_short")
+CORRECT_UNITS = (
+    "u_memcpy_walk",
+    "u_reverse",
+    "u_select",
+    "u_found_flag",
+    "u_pairs",
+    "u_branchless",
+    "u_compact",
+)
+BUGGY_UNITS = (
+    "bug_unsigned",
+    "bug_one_short",
+    "bug_all_lanes",
+    "bug_zero_start",
+    "bug_difference",
+    "bug_branchless_unsigned",
+    "bug_compact_short",
+)
 CORRECT_STEPS = ("s_plain", "s_tail_ones", "s_temp_copy", "s_macro", "s_dirty_always", "s_runtime_size")
-BUGGY_STEPS = ("bug_vl0", "bug_vstart", "bug_mask_bytes", "bug_tail_zero", "bug_read_past", "bug_no_elen",
-               "bug_runtime_stride")
+BUGGY_STEPS = (
+    "bug_vl0",
+    "bug_vstart",
+    "bug_mask_bytes",
+    "bug_tail_zero",
+    "bug_read_past",
+    "bug_no_elen",
+    "bug_runtime_stride",
+)
 VREDMAX = (sys.executable, "-c", "from vredmax.cli.main import entry; entry()")
 # found by the sanitized build, with the sanitizer's name for the undefined behaviour
 UNDEFINED = {"bug_difference": "signed integer overflow", "bug_read_past": "heap-buffer-overflow"}
@@ -44,8 +66,9 @@ pytestmark = pytest.mark.skipif(shutil.which("cc") is None, reason="no C compile
 
 
 def check_c(*args):
-    done = subprocess.run([*VREDMAX, "check-c", *args, "--json"],
-                          capture_output=True, text=True, cwd=ROOT, timeout=3000)
+    done = subprocess.run(
+        [*VREDMAX, "check-c", *args, "--json"], capture_output=True, text=True, cwd=ROOT, timeout=3000
+    )
     return done.returncode, (json.loads(done.stdout) if done.stdout.strip() else None), done.stderr
 
 
@@ -60,7 +83,9 @@ def engine_present() -> bool:
 needs_angr = pytest.mark.skipif(not engine_present(), reason="angr is not installed (make angr)")
 
 
-@pytest.mark.parametrize("path,function", [(UNITS, f) for f in BUGGY_UNITS] + [(STEPS, f) for f in BUGGY_STEPS])
+@pytest.mark.parametrize(
+    "path,function", [(UNITS, f) for f in BUGGY_UNITS] + [(STEPS, f) for f in BUGGY_STEPS]
+)
 def test_buggy_code_is_a_counterexample(path, function, tmp_path):
     code, report, _ = check_c(f"{path}:{function}", "--vlen", "128", "--symbolic-vlmax", "0")
     assert code == 1 and report["verdict"] == "COUNTEREXAMPLE", report["detail"]
@@ -73,11 +98,20 @@ def test_buggy_code_is_a_counterexample(path, function, tmp_path):
     # the case replays: on the compiled code, which fails on it again ...
     pre, insn, _ = parse_case(cx["case"])
     built = build(path, function, (), str(tmp_path))
-    assert concrete.replay(built, Config(pre.vlen, pre.elen, cx["config"]["sew"], cx["config"]["lmul"]),
-                           pre, insn).differing == cx["differing"]
+    assert (
+        concrete.replay(
+            built, Config(pre.vlen, pre.elen, cx["config"]["sew"], cx["config"]["lmul"]), pre, insn
+        ).differing
+        == cx["differing"]
+    )
     # ... and on the executable spec, which computes the spec side
-    done = subprocess.run([*VREDMAX, "exec", "-", "--json"], input=json.dumps(cx["case"]),
-                          capture_output=True, text=True, cwd=ROOT)
+    done = subprocess.run(
+        [*VREDMAX, "exec", "-", "--json"],
+        input=json.dumps(cx["case"]),
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    )
     assert done.returncode == 0, done.stderr
     executed = json.loads(done.stdout)
     assert (executed["outcome"] != "retired") == cx["spec"]["traps"]
@@ -86,7 +120,9 @@ def test_buggy_code_is_a_counterexample(path, function, tmp_path):
         assert int(executed["vregs"][f"v{insn.vd}"], 16) % (1 << sew) == cx["spec"]["vd[0]"]["unsigned"]
 
 
-@pytest.mark.parametrize("path,function", [(UNITS, f) for f in CORRECT_UNITS] + [(STEPS, f) for f in CORRECT_STEPS])
+@pytest.mark.parametrize(
+    "path,function", [(UNITS, f) for f in CORRECT_UNITS] + [(STEPS, f) for f in CORRECT_STEPS]
+)
 def test_correct_code_passes_the_concrete_runs(path, function):
     """Without a proof (--symbolic-vlmax 0) the verdict is UNKNOWN, never PROVED."""
     code, report, _ = check_c(f"{path}:{function}", "--vlen", "128", "--symbolic-vlmax", "0")
@@ -104,14 +140,18 @@ def test_a_correct_unit_is_proved_for_every_vlmax():
 
 
 @needs_angr
-@pytest.mark.parametrize("function,sew,verdict", [
-    ("bug_narrow_counter", 8, Verdict.UNKNOWN),
-    ("u_branchless", 64, Verdict.PROVED),
-    pytest.param("bug_narrow_counter", 16, Verdict.PROVED, marks=pytest.mark.check_c_scale),
-    pytest.param("bug_one_short", 8, Verdict.UNKNOWN, marks=pytest.mark.check_c_scale),
-    pytest.param("bug_unsigned", 8, Verdict.UNKNOWN, marks=pytest.mark.check_c_scale),
-    pytest.param("bug_branchless_unsigned", 64, Verdict.UNKNOWN, marks=pytest.mark.check_c_scale),
-    pytest.param("u_found_flag", 32, Verdict.PROVED, marks=pytest.mark.check_c_scale)])
+@pytest.mark.parametrize(
+    "function,sew,verdict",
+    [
+        ("bug_narrow_counter", 8, Verdict.UNKNOWN),
+        ("u_branchless", 64, Verdict.PROVED),
+        pytest.param("bug_narrow_counter", 16, Verdict.PROVED, marks=pytest.mark.check_c_scale),
+        pytest.param("bug_one_short", 8, Verdict.UNKNOWN, marks=pytest.mark.check_c_scale),
+        pytest.param("bug_unsigned", 8, Verdict.UNKNOWN, marks=pytest.mark.check_c_scale),
+        pytest.param("bug_branchless_unsigned", 64, Verdict.UNKNOWN, marks=pytest.mark.check_c_scale),
+        pytest.param("u_found_flag", 32, Verdict.PROVED, marks=pytest.mark.check_c_scale),
+    ],
+)
 def test_the_induction_proves_no_wrong_unit(function, sew, verdict, tmp_path):
     """A 16-bit trip count is wrong only at n = 65536 (SEW=8; right at SEW=16, where VLMAX stops
     at 32768): the induction's exit does not hold there, so no proof (the bounded method and
@@ -120,8 +160,11 @@ def test_the_induction_proves_no_wrong_unit(function, sew, verdict, tmp_path):
     bitwuzla's time limit at VLMAX 16 with the bounded method)."""
     from vredmax.proofs.c.check import unit_vlmaxes
     from vredmax.proofs.c.unit_loop import prove_unit_loop
+
     built = build(UNITS, function, (), str(tmp_path))
-    result = prove_unit_loop(symbolic.engine_python(), built.plain, sew, unit_vlmaxes(sew, 1 << 20), 120, "auto")
+    result = prove_unit_loop(
+        symbolic.engine_python(), built.plain, sew, unit_vlmaxes(sew, 1 << 20), 120, "auto"
+    )
     assert result.verdict == verdict, result.detail
 
 
@@ -145,21 +188,26 @@ def test_a_correct_step_is_proved():
     minute). angr's own memcpy failed on that size, its state merge gave the stored SEW in the
     wrong byte order, and with claripy's composite solver a path lost its vstart condition (a
     counterexample that did not replay): no proof before each of those fixes."""
-    code, report, _ = check_c(f"{STEPS}:s_tail_ones", "--vlen", "128", "--sew", "32", "--symbolic-vlmax", "2",
-                              "--random", "5")
+    code, report, _ = check_c(
+        f"{STEPS}:s_tail_ones", "--vlen", "128", "--sew", "32", "--symbolic-vlmax", "2", "--random", "5"
+    )
     assert code == 0 and report["verdict"] == "PROVED", report["detail"]
     assert len(report["symbolic"]) == len(STEP_WORDS) and {c["vlmax"] for c in report["symbolic"]} == {2}
-    assert report["bounds"] == [f"SEW=32: VLMAX up to 2 (VLEN=128 ELEN=64 SEW=32 LMUL=mf2; {len(STEP_WORDS)} checks "
-                                f"over {len(STEP_WORDS)} instruction words)"]
+    assert report["bounds"] == [
+        f"SEW=32: VLMAX up to 2 (VLEN=128 ELEN=64 SEW=32 LMUL=mf2; {len(STEP_WORDS)} checks "
+        f"over {len(STEP_WORDS)} instruction words)"
+    ]
 
 
-RARE_BUG = ('#include "vredmax_check.h"\n'
-            "uint64_t reduce(unsigned sew, uint64_t seed, const void *elements, const uint8_t *active, size_t n)\n"
-            "{ const int8_t *e = elements; int8_t acc = (int8_t)seed;\n"
-            "  for (size_t i = 0; i < n; i++) if (active[i] && e[i] > acc) acc = e[i];\n"
-            "  const uint8_t *b = elements;\n"
-            "  if (sew == 8 && (uint8_t)seed == 0x5b && n == 2 && b[0] == 0x3c && b[1] == 0x7e) return 0x11;\n"
-            "  return (uint64_t)acc; }\n")
+RARE_BUG = (
+    '#include "vredmax_check.h"\n'
+    "uint64_t reduce(unsigned sew, uint64_t seed, const void *elements, const uint8_t *active, size_t n)\n"
+    "{ const int8_t *e = elements; int8_t acc = (int8_t)seed;\n"
+    "  for (size_t i = 0; i < n; i++) if (active[i] && e[i] > acc) acc = e[i];\n"
+    "  const uint8_t *b = elements;\n"
+    "  if (sew == 8 && (uint8_t)seed == 0x5b && n == 2 && b[0] == 0x3c && b[1] == 0x7e) return 0x11;\n"
+    "  return (uint64_t)acc; }\n"
+)
 
 
 @needs_angr
@@ -167,7 +215,9 @@ def test_a_bug_the_concrete_runs_miss_is_found_by_the_solver(tmp_path):
     """A unit wrong for one seed and elements alone: no random or directed case has them."""
     source = tmp_path / "rare.c"
     source.write_text(RARE_BUG)
-    code, report, _ = check_c(f"{source}:reduce", "--vlen", "128", "--sew", "8", "--lmul", "mf8", "--symbolic-vlmax", "2")
+    code, report, _ = check_c(
+        f"{source}:reduce", "--vlen", "128", "--sew", "8", "--lmul", "mf8", "--symbolic-vlmax", "2"
+    )
     assert code == 1 and report["verdict"] == "COUNTEREXAMPLE"
     assert report["counterexample"]["implementation"]["vd[0]"]["unsigned"] == 0x11
     assert "symbolic" in report["detail"]
@@ -181,14 +231,21 @@ def test_bitwuzla_model_when_z3_gives_none(tmp_path, monkeypatch, replays):
     is replayed; a COUNTEREXAMPLE when the compiled code fails on it, else UNKNOWN (never a
     verdict on the solver's word alone)."""
     monkeypatch.setattr(verdict, "_z3_model", lambda *args: None)
-    if not replays:   # as if the compiled code had computed the right value on that case
-        monkeypatch.setattr(concrete, "replay", lambda built, cfg, pre, insn: judged_values(
-            cfg, pre, insn, Counterexample(cfg, pre, insn, "undisturbed", {}, {}, "implementation")))
+    if not replays:  # as if the compiled code had computed the right value on that case
+        monkeypatch.setattr(
+            concrete,
+            "replay",
+            lambda built, cfg, pre, insn: judged_values(
+                cfg, pre, insn, Counterexample(cfg, pre, insn, "undisturbed", {}, {}, "implementation")
+            ),
+        )
     source = tmp_path / "rare.c"
     source.write_text(RARE_BUG)
     built = build(str(source), "reduce", (), str(tmp_path))
     cfgs = [c for c in legal_configs(64, [128]) if c.sew == 8 and c.lmul == "mf8"]
-    report = check_c_in_process(built, cfgs, Options(random=3, symbolic_vlmax=2, solver="bitwuzla", sews=(8,)))
+    report = check_c_in_process(
+        built, cfgs, Options(random=3, symbolic_vlmax=2, solver="bitwuzla", sews=(8,))
+    )
     if replays:
         assert report.verdict == Verdict.COUNTEREXAMPLE, report.detail
         assert "bitwuzla's model" in report.counterexample_source
@@ -197,16 +254,18 @@ def test_bitwuzla_model_when_z3_gives_none(tmp_path, monkeypatch, replays):
         assert report.verdict == Verdict.UNKNOWN and "bitwuzla refuted" in report.detail, report.detail
 
 
-@pytest.mark.parametrize("args,message", [
-    (["nonexistent.c"], "c: no such file: nonexistent.c"),
-    ([f"{UNITS}:no_such"], "function: "),
-    ([f"{UNITS}:sext"], "is not of type"),
-    ([f"{UNITS}:u_select", "--cflags", "-O2 '"], "--cflags:"),
-    ([f"{UNITS}:u_select", "--vlen", "100"], "--vlen: must be a power of two"),
-])
+@pytest.mark.parametrize(
+    "args,message",
+    [
+        (["nonexistent.c"], "c: no such file: nonexistent.c"),
+        ([f"{UNITS}:no_such"], "function: "),
+        ([f"{UNITS}:sext"], "is not of type"),
+        ([f"{UNITS}:u_select", "--cflags", "-O2 '"], "--cflags:"),
+        ([f"{UNITS}:u_select", "--vlen", "100"], "--vlen: must be a power of two"),
+    ],
+)
 def test_bad_input_is_one_line(args, message):
-    done = subprocess.run([*VREDMAX, "check-c", *args], capture_output=True,
-                          text=True, cwd=ROOT)
+    done = subprocess.run([*VREDMAX, "check-c", *args], capture_output=True, text=True, cwd=ROOT)
     assert done.returncode == 2
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("vredmax: error: ") and message in lines[0], done.stderr
@@ -214,25 +273,29 @@ def test_bad_input_is_one_line(args, message):
 
 def test_a_syntax_error_names_the_line(tmp_path):
     source = tmp_path / "broken.c"
-    source.write_text("#include \"vredmax_check.h\"\nuint64_t reduce(unsigned sew) {\n  return sew +;\n}\n")
-    done = subprocess.run([*VREDMAX, "check-c", str(source)], capture_output=True,
-                          text=True, cwd=ROOT)
+    source.write_text('#include "vredmax_check.h"\nuint64_t reduce(unsigned sew) {\n  return sew +;\n}\n')
+    done = subprocess.run([*VREDMAX, "check-c", str(source)], capture_output=True, text=True, cwd=ROOT)
     assert done.returncode == 2 and ":3: " in done.stderr and "error" in done.stderr
 
 
 @pytest.mark.check_c_scale
 @needs_angr
-@pytest.mark.parametrize("path,function", [(UNITS, f) for f in CORRECT_UNITS] + [(STEPS, f) for f in CORRECT_STEPS])
+@pytest.mark.parametrize(
+    "path,function", [(UNITS, f) for f in CORRECT_UNITS] + [(STEPS, f) for f in CORRECT_STEPS]
+)
 def test_correct_code_is_proved_at_scale(path, function):
     bound = "8" if path == UNITS else "2"
     # a unit at SEW=64, VLMAX 8 takes one to two minutes per query for some (u_reverse, u_found_flag)
-    code, report, _ = check_c(f"{path}:{function}", "--vlen", "128,65536", "--symbolic-vlmax", bound,
-                              "--timeout", "600")
+    code, report, _ = check_c(
+        f"{path}:{function}", "--vlen", "128,65536", "--symbolic-vlmax", bound, "--timeout", "600"
+    )
     assert code == 0 and report["verdict"] == "PROVED", report["detail"]
 
 
 @pytest.mark.check_c_scale
-@pytest.mark.parametrize("path,function", [(UNITS, f) for f in BUGGY_UNITS] + [(STEPS, f) for f in BUGGY_STEPS])
+@pytest.mark.parametrize(
+    "path,function", [(UNITS, f) for f in BUGGY_UNITS] + [(STEPS, f) for f in BUGGY_STEPS]
+)
 def test_buggy_code_is_a_counterexample_everywhere(path, function):
     code, report, _ = check_c(f"{path}:{function}", "--symbolic-vlmax", "0")
     assert code == 1 and report["verdict"] == "COUNTEREXAMPLE"
@@ -240,10 +303,15 @@ def test_buggy_code_is_a_counterexample_everywhere(path, function):
 
 @pytest.mark.check_c_scale
 @needs_angr
-@pytest.mark.parametrize("target,verdict", [("examples/c/unit.c:reduce", "PROVED"),
-                                            ("examples/c/unit.c:reduce_unsigned", "COUNTEREXAMPLE"),
-                                            ("examples/c/step.c:step", "PROVED"),
-                                            ("examples/c/step.c:step_vl0", "COUNTEREXAMPLE")])
+@pytest.mark.parametrize(
+    "target,verdict",
+    [
+        ("examples/c/unit.c:reduce", "PROVED"),
+        ("examples/c/unit.c:reduce_unsigned", "COUNTEREXAMPLE"),
+        ("examples/c/step.c:step", "PROVED"),
+        ("examples/c/step.c:step_vl0", "COUNTEREXAMPLE"),
+    ],
+)
 def test_examples(target, verdict):
     code, report, _ = check_c(target, "--vlen", "128,4096", "--symbolic-vlmax", "2", "--sew", "64")
     assert report["verdict"] == verdict, report["detail"]
@@ -251,7 +319,7 @@ def test_examples(target, verdict):
 
 @pytest.mark.check_c_scale
 @needs_angr
-@pytest.mark.parametrize("function", sorted(set(BUGGY_STEPS) - set(UNDEFINED) - {"bug_no_elen"}))   # ELEN=32's
+@pytest.mark.parametrize("function", sorted(set(BUGGY_STEPS) - set(UNDEFINED) - {"bug_no_elen"}))  # ELEN=32's
 def test_the_symbolic_method_alone_finds_each_buggy_step(function, tmp_path):
     """Without the concrete runs: the first instruction word refuted at SEW=32, VLMAX=2 gives a
     case on which the compiled code fails again (a read past the register file is the

@@ -5,10 +5,25 @@ import json
 import pytest
 
 from vredmax.cli.main import main
-from vredmax.proofs.python.check_impl import (INSTRUCTION, MONOLITHIC, SCALE, UNIT, InProcess,
-                                       LoadError, all_configs, as_instruction, check_implementation,
-                                       check_monolithic, default_configs, detect_level, load, method_for,
-                                       model_case, random_cross_check, replay)
+from vredmax.proofs.python.check_impl import (
+    INSTRUCTION,
+    MONOLITHIC,
+    SCALE,
+    UNIT,
+    InProcess,
+    LoadError,
+    all_configs,
+    as_instruction,
+    check_implementation,
+    check_monolithic,
+    default_configs,
+    detect_level,
+    load,
+    method_for,
+    model_case,
+    random_cross_check,
+    replay,
+)
 from vredmax.proofs.engine.verdict import Verdict
 from vredmax.spec.bv import Concrete
 from vredmax.spec.config import Config, legal_configs
@@ -30,12 +45,15 @@ def test_load_by_path_and_by_module_name():
     assert load("vredmax.impl.tree:reduce_tree").__name__ == "reduce_tree"
 
 
-@pytest.mark.parametrize("target, message", [
-    ("examples/my_reduction.py", "expected MODULE:FUNCTION"),
-    ("no/such/file.py:f", "no such file: no/such/file.py"),
-    (f"{EXAMPLE}:nothing", "has no function 'nothing'"),
-    ("no_such_module_here:f", "cannot load no_such_module_here: ModuleNotFoundError"),
-])
+@pytest.mark.parametrize(
+    "target, message",
+    [
+        ("examples/my_reduction.py", "expected MODULE:FUNCTION"),
+        ("no/such/file.py:f", "no such file: no/such/file.py"),
+        (f"{EXAMPLE}:nothing", "has no function 'nothing'"),
+        ("no_such_module_here:f", "cannot load no_such_module_here: ModuleNotFoundError"),
+    ],
+)
 def test_load_errors(target, message):
     with pytest.raises(LoadError, match=message):
         load(target)
@@ -57,10 +75,14 @@ def test_user_files_named_like_project_packages_are_loaded_from_their_path(tmp_p
         "    acc = getattr(ops, IDENTITY)()\n"
         "    for x, a in zip(elements, active):\n"
         "        acc = ops.ite(a, ops.smax(acc, x), acc)\n"
-        "    return ops.smax(seed, acc)\n")
+        "    return ops.smax(seed, acc)\n"
+    )
     function = load(f"{tmp_path / 'impl.py'}:reduce")
     assert function.__module__ == "vredmax_user_impl"
-    assert check_implementation(InProcess(function, UNIT, random_states=10), UNIT, [TINY]).verdict == Verdict.PROVED
+    assert (
+        check_implementation(InProcess(function, UNIT, random_states=10), UNIT, [TINY]).verdict
+        == Verdict.PROVED
+    )
 
 
 def test_detect_level():
@@ -71,20 +93,26 @@ def test_detect_level():
 
 def test_unit_level_is_the_instruction_level_around_step():
     unit = load(f"{EXAMPLE}:reduce")
-    pre = make_state(128, 8, "m1", vl=4, regs={4: 0xfe, 12: 0x03028001})
-    _, post = as_instruction(unit)(Concrete, pre, Insn(vd=8, vs2=12, vs1=4), Config(128, 64, 8, "m1"), "undisturbed")
-    assert post.regs[8] & 0xff == 3   # the seed's worked example
+    pre = make_state(128, 8, "m1", vl=4, regs={4: 0xFE, 12: 0x03028001})
+    _, post = as_instruction(unit)(
+        Concrete, pre, Insn(vd=8, vs2=12, vs1=4), Config(128, 64, 8, "m1"), "undisturbed"
+    )
+    assert post.regs[8] & 0xFF == 3  # the seed's worked example
 
 
 def test_the_example_is_proved_at_both_levels():
     for name, level in (("reduce", UNIT), ("step", INSTRUCTION)):
-        report = check_implementation(InProcess(load(f"{EXAMPLE}:{name}"), level, random_states=20), level,
-                                      [TINY, Config(128, 64, 8, "mf2")])
+        report = check_implementation(
+            InProcess(load(f"{EXAMPLE}:{name}"), level, random_states=20),
+            level,
+            [TINY, Config(128, 64, 8, "mf2")],
+        )
         assert report.verdict == Verdict.PROVED, report.detail
         assert report.random_states == 40 and len(report.bounds) == 2
 
 
 # Configurations -------------------------------------------------------------------------------
+
 
 def test_default_configurations_cover_every_sew_lmul_and_every_vlen():
     unit = default_configs(UNIT)
@@ -100,7 +128,7 @@ def test_default_configurations_cover_every_sew_lmul_and_every_vlen():
 
 def test_methods():
     assert method_for(UNIT, Config(128, 64, 8, "mf4")) == MONOLITHIC
-    assert method_for(UNIT, Config(128, 64, 8, "m1")) == SCALE        # cut points are faster there
+    assert method_for(UNIT, Config(128, 64, 8, "m1")) == SCALE  # cut points are faster there
     assert method_for(INSTRUCTION, Config(128, 64, 64, "m2")) == MONOLITHIC
     assert method_for(INSTRUCTION, Config(128, 64, 64, "m8")) == SCALE
     assert method_for(UNIT, Config(65536, 64, 8, "m8")) == SCALE
@@ -109,17 +137,20 @@ def test_methods():
 
 # Replay ---------------------------------------------------------------------------------------
 
+
 def test_replay_ignores_allowed_agnostic_tail_choices():
     """An implementation writing ones into an agnostic tail is not blamed for it."""
     from tests.buggy.instructions import result_broadcast
+
     pre = make_state(128, 64, "m1", vl=1, vta=True, regs={8: 5 | 7 << 64, 16: 9})
     cx = replay(result_broadcast, TINY, pre, Insn(vd=8, vs2=16, vs1=4), "undisturbed")
-    assert cx.differing == ["vd[1]"]   # 9 is neither old (7) nor all ones
+    assert cx.differing == ["vd[1]"]  # 9 is neither old (7) nor all ones
 
 
 def test_replay_compares_outcome_kinds():
     """A trap of the wrong kind (reserved where the spec says illegal) is a difference."""
     from tests.buggy.scale_instructions import vs_off_reported_reserved
+
     pre = make_state(128, 64, "m1", vl=1, vs="off")
     cx = replay(vs_off_reported_reserved, TINY, pre, Insn(vd=8, vs2=16, vs1=4), "undisturbed")
     assert cx.differing == ["illegal instruction"]
@@ -128,11 +159,14 @@ def test_replay_compares_outcome_kinds():
 
 def test_replay_keeps_registers_the_spec_does_not_read():
     """The concrete case of a model keeps every register: here the implementation reads v20."""
+
     def reads_v20(m, pre, insn, cfg, tail):
         from examples.my_reduction import step
+
         traps, post = step(m, pre, insn, cfg, tail)
         extra = m.extract(m.read(pre.regs, 20), 0, 0)
         return traps, post.with_(vs=m.ite(m.eq(extra, 1), m.const(0, 2), post.vs))
+
     check, cx = check_monolithic(reads_v20, TINY, "undisturbed", 20_000)
     assert check.verdict == Verdict.COUNTEREXAMPLE, check.detail
     assert cx.pre.regs[20] & 1 and cx.differing == ["vs"]
@@ -142,6 +176,7 @@ def test_model_cases_are_in_the_exec_domain():
     """A model of the proof's assumptions is a state `vredmax exec` accepts (vill => vl = 0)."""
     import z3
     from vredmax.spec import relation as spec
+
     cfg = Config(128, 64, 8, "m1")
     pre, insn = spec.symbolic_state(cfg), spec.symbolic_insn()
     solver = z3.Solver()
@@ -155,7 +190,10 @@ def test_model_cases_are_in_the_exec_domain():
 
 def test_random_cross_check_runs_the_states_and_finds_disagreements():
     from tests.buggy.units import unsigned_compare
-    done, cx = random_cross_check(as_instruction(load(f"{EXAMPLE}:reduce")), TINY, ["undisturbed", "ones"], 50, 1)
+
+    done, cx = random_cross_check(
+        as_instruction(load(f"{EXAMPLE}:reduce")), TINY, ["undisturbed", "ones"], 50, 1
+    )
     assert done == 50 and cx is None
     done, cx = random_cross_check(as_instruction(unsigned_compare), TINY, ["undisturbed"], 500, 1)
     assert cx is not None and "vd[0]" in cx.differing
@@ -163,9 +201,11 @@ def test_random_cross_check_runs_the_states_and_finds_disagreements():
 
 # Misbehaving code, in-process -------------------------------------------------------------------
 
+
 def test_a_truth_test_of_a_symbolic_value_is_taken_both_ways():
     """Not decided by Python (z3 would answer `seed == 0` by the terms' structure: False):
     both ways are explored, so the shortcut taken when the seed is 0 is a counterexample."""
+
     def reduce(ops, seed, elements, active):
         if seed == ops.const(0):
             return seed
@@ -173,6 +213,7 @@ def test_a_truth_test_of_a_symbolic_value_is_taken_both_ways():
         for x, a in zip(elements, active):
             acc = ops.ite(a, ops.smax(acc, x), acc)
         return acc
+
     check, cx = check_monolithic(as_instruction(reduce), TINY, "undisturbed", 10_000)
     assert check.verdict == Verdict.COUNTEREXAMPLE and cx.differing
     assert cx.pre.regs[cx.insn.vs1] & ((1 << 64) - 1) == 0
@@ -181,13 +222,14 @@ def test_a_truth_test_of_a_symbolic_value_is_taken_both_ways():
 def test_a_swallowed_refusal_is_still_an_error():
     def reduce(ops, seed, elements, active):
         try:
-            lookup = {int(elements[0]): True}       # 2^64 possible keys: refused  # noqa: F841
+            lookup = {int(elements[0]): True}  # 2^64 possible keys: refused  # noqa: F841
         except Exception:
             pass
         acc = seed
         for x, a in zip(elements, active):
             acc = ops.ite(a, ops.smax(acc, x), acc)
         return acc
+
     check, _ = check_monolithic(as_instruction(reduce), TINY, "undisturbed", 10_000)
     assert check.verdict == Verdict.ERROR and "caught inside the implementation" in check.detail
 
@@ -195,22 +237,27 @@ def test_a_swallowed_refusal_is_still_an_error():
 def test_an_instruction_field_truth_test_splits_the_cases():
     def step(m, pre, insn, cfg, tail):
         from examples.my_reduction import step as good
+
         if insn.vm == 1:
             return good(m, pre, insn, cfg, tail)
         return good(m, pre, insn, cfg, tail)
+
     check, _ = check_monolithic(step, TINY, "undisturbed", 10_000)
     assert check.verdict == Verdict.PROVED, check.detail
 
 
-@pytest.mark.parametrize("body, message", [
-    ("return None", "returned None"),
-    ("return seed - 1", "may be outside 0..18446744073709551615"),
-    ("return (seed, seed)", "not an element value"),
-    ("return active[0]", "returned a condition"),
-    ("raise SystemExit(0)", "raised SystemExit"),
-    ("raise KeyboardInterrupt", "raised KeyboardInterrupt"),
-    ("return hash(elements[0]) & 1", "uses a symbolic value"),
-])
+@pytest.mark.parametrize(
+    "body, message",
+    [
+        ("return None", "returned None"),
+        ("return seed - 1", "may be outside 0..18446744073709551615"),
+        ("return (seed, seed)", "not an element value"),
+        ("return active[0]", "returned a condition"),
+        ("raise SystemExit(0)", "raised SystemExit"),
+        ("raise KeyboardInterrupt", "raised KeyboardInterrupt"),
+        ("return hash(elements[0]) & 1", "uses a symbolic value"),
+    ],
+)
 def test_contract_breaches_are_errors_naming_the_function(tmp_path, body, message):
     path = tmp_path / "mine.py"
     path.write_text(f"def reduce(ops, seed, elements, active):\n    {body}\n")
@@ -244,8 +291,10 @@ def test_errors_never_end_in_proved():
         for x, a in zip(elements, active):
             acc = ops.ite(a, ops.smax(acc, x), acc)
         return acc
-    report = check_implementation(InProcess(fails_at_sew8, UNIT, random_states=5), UNIT,
-                                  [TINY, Config(128, 64, 8, "mf8")])
+
+    report = check_implementation(
+        InProcess(fails_at_sew8, UNIT, random_states=5), UNIT, [TINY, Config(128, 64, 8, "mf8")]
+    )
     assert report.verdict == Verdict.ERROR and report.count(Verdict.PROVED) == 1
     assert "1 proved, 0 counterexamples, 0 unknown, 1 errors" in report.summary()
 
@@ -253,16 +302,21 @@ def test_errors_never_end_in_proved():
 def test_the_smallest_failing_vlen_is_reported():
     """Found at VLEN=256, the bug shows at VLEN=128 with the same SEW and LMUL: reported there."""
     from tests.buggy.units import unsigned_compare
-    report = check_implementation(InProcess(unsigned_compare, UNIT, random_states=0), UNIT,
-                                  [Config(256, 64, 64, "m1")])
+
+    report = check_implementation(
+        InProcess(unsigned_compare, UNIT, random_states=0), UNIT, [Config(256, 64, 64, "m1")]
+    )
     assert report.verdict == Verdict.COUNTEREXAMPLE
     assert report.counterexample.cfg == TINY and "smallest VLEN" in report.notes[0]
 
 
 def test_code_the_cut_cannot_take_apart_gets_the_monolithic_query(monkeypatch):
     from vredmax.proofs.python import check_impl
+
     unknown = lambda function, level, cfg, tail, timeout_ms: (
-        check_impl.Check(cfg, tail, SCALE, Verdict.UNKNOWN, 0.0, "a cone too large"), None)
+        check_impl.Check(cfg, tail, SCALE, Verdict.UNKNOWN, 0.0, "a cone too large"),
+        None,
+    )
     monkeypatch.setattr(check_impl, "check_at_scale", unknown)
     cfg = Config(128, 64, 8, "mf2")
     result = check_impl.check_config(load(f"{EXAMPLE}:reduce"), UNIT, cfg, random_states=5)
@@ -289,8 +343,19 @@ def test_cli_proved(capsys):
 def test_cli_counterexample_json_validates(capsys):
     import jsonschema
     from vredmax.schema import load_schema
-    code, out, _ = run(capsys, "check-impl", "tests/buggy/units.py:unsigned_compare", "--json",
-                       "--vlen", "128", "--sew", "8", "--lmul", "m1")
+
+    code, out, _ = run(
+        capsys,
+        "check-impl",
+        "tests/buggy/units.py:unsigned_compare",
+        "--json",
+        "--vlen",
+        "128",
+        "--sew",
+        "8",
+        "--lmul",
+        "m1",
+    )
     data = json.loads(out)
     jsonschema.validate(data, load_schema("check-impl"))
     assert code == 1 and data["verdict"] == "COUNTEREXAMPLE" and data["level"] == UNIT
@@ -299,8 +364,11 @@ def test_cli_counterexample_json_validates(capsys):
     assert cx["implementation"]["vd[0]"]["unsigned"] != cx["spec"]["vd[0]"]["unsigned"]
     from vredmax.impl.case import parse_case
     from vredmax.impl.execute import execute
-    pre, insn, tail = parse_case(cx["case"])          # a ready `vredmax exec` case
-    assert execute(pre, insn, "sequential", tail).state.regs[insn.vd] & 0xff == cx["spec"]["vd[0]"]["unsigned"]
+
+    pre, insn, tail = parse_case(cx["case"])  # a ready `vredmax exec` case
+    assert (
+        execute(pre, insn, "sequential", tail).state.regs[insn.vd] & 0xFF == cx["spec"]["vd[0]"]["unsigned"]
+    )
 
 
 def test_cli_counterexample_text(capsys):
@@ -313,9 +381,11 @@ def test_cli_counterexample_text(capsys):
 
 def test_cli_case_out_writes_a_replayable_case(capsys, tmp_path):
     from vredmax.impl.case import parse_case
+
     target = tmp_path / "case.json"
-    code, out, _ = run(capsys, "check-impl", "tests/buggy/units.py:unsigned_compare", *FAST,
-                       "--case-out", str(target))
+    code, out, _ = run(
+        capsys, "check-impl", "tests/buggy/units.py:unsigned_compare", *FAST, "--case-out", str(target)
+    )
     assert code == 1 and f"vredmax exec {target}" in out
     pre, insn, tail = parse_case(json.loads(target.read_text()))
     assert pre.vlen == 128 and pre.vl >= 1
@@ -323,21 +393,27 @@ def test_cli_case_out_writes_a_replayable_case(capsys, tmp_path):
 
 def _user_file(tmp_path, body: str, name: str = "mine.py") -> str:
     path = tmp_path / name
-    path.write_text("import os, sys\n\n"
-                    "def reduce(ops, seed, elements, active):\n"
-                    + "".join(f"    {line}\n" for line in body.split("\n")))
+    path.write_text(
+        "import os, sys\n\n"
+        "def reduce(ops, seed, elements, active):\n" + "".join(f"    {line}\n" for line in body.split("\n"))
+    )
     return f"{path}:reduce"
 
 
-GOOD = "acc = seed\nfor x, a in zip(elements, active):\n    acc = ops.ite(a, ops.smax(acc, x), acc)\nreturn acc"
+GOOD = (
+    "acc = seed\nfor x, a in zip(elements, active):\n    acc = ops.ite(a, ops.smax(acc, x), acc)\nreturn acc"
+)
 
 
 def test_cli_user_prints_are_captured_apart_from_json(capsys, tmp_path):
-    target = _user_file(tmp_path, "print('hello from the unit')\nprint('to stderr', file=sys.stderr)\n" + GOOD)
+    target = _user_file(
+        tmp_path, "print('hello from the unit')\nprint('to stderr', file=sys.stderr)\n" + GOOD
+    )
     code, out, err = run(capsys, "check-impl", target, "--json", *FAST)
-    data = json.loads(out)                     # the prints did not corrupt it
+    data = json.loads(out)  # the prints did not corrupt it
     import jsonschema
     from vredmax.schema import load_schema
+
     jsonschema.validate(data, load_schema("check-impl"))
     assert code == 0 and data["verdict"] == "PROVED" and data["counterexample"] is None
     assert "hello from the unit" in data["configurations"][0]["output"]
@@ -346,11 +422,14 @@ def test_cli_user_prints_are_captured_apart_from_json(capsys, tmp_path):
     assert "output of the implementation (at VLEN=128" in out and "  | hello from the unit" in out
 
 
-@pytest.mark.parametrize("body, message", [
-    ("sys.exit(0)", "raised SystemExit"),
-    ("os._exit(0)", "the process running the implementation ended"),
-    ("while True:\n    pass", "did not return within 3 s"),
-])
+@pytest.mark.parametrize(
+    "body, message",
+    [
+        ("sys.exit(0)", "raised SystemExit"),
+        ("os._exit(0)", "the process running the implementation ended"),
+        ("while True:\n    pass", "did not return within 3 s"),
+    ],
+)
 def test_cli_misbehaving_code_is_an_error(capsys, tmp_path, body, message):
     code, out, err = run(capsys, "check-impl", _user_file(tmp_path, body), "--timeout", "3", *FAST)
     assert code == 4, out + err
@@ -395,17 +474,20 @@ def test_cli_a_module_that_exits_while_loading(capsys, tmp_path):
     assert err.count("\n") == 1 and "bye.py:2" in err
 
 
-@pytest.mark.parametrize("argv, message", [
-    (["nothing"], "impl: expected MODULE:FUNCTION"),
-    ([f"{EXAMPLE}:reduce", "--sew", "12"], "--sew: must be one of 8, 16, 32, 64, got '12'"),
-    ([f"{EXAMPLE}:reduce", "--vlen", "100"], "--vlen: must be a power of two"),
-    ([f"{EXAMPLE}:reduce", "--sew", "64", "--lmul", "mf8"], "--lmul: no legal configuration matches"),
-    (["json:dumps"], "--level: cannot tell the plug-in level"),
-    ([f"{EXAMPLE}:reduce", "--timeout", "0"], "--timeout: must be positive"),
-    ([f"{EXAMPLE}:reduce", "--random", "-1"], "--random: must be at least 0"),
-    ([f"{EXAMPLE}:reduce", "--elen", "16"], "--elen: must be one of 32, 64"),
-    ([f"{EXAMPLE}:step", "--vlen", "8192"], "--vlen: a whole instruction is checked up to VLEN=4096"),
-])
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["nothing"], "impl: expected MODULE:FUNCTION"),
+        ([f"{EXAMPLE}:reduce", "--sew", "12"], "--sew: must be one of 8, 16, 32, 64, got '12'"),
+        ([f"{EXAMPLE}:reduce", "--vlen", "100"], "--vlen: must be a power of two"),
+        ([f"{EXAMPLE}:reduce", "--sew", "64", "--lmul", "mf8"], "--lmul: no legal configuration matches"),
+        (["json:dumps"], "--level: cannot tell the plug-in level"),
+        ([f"{EXAMPLE}:reduce", "--timeout", "0"], "--timeout: must be positive"),
+        ([f"{EXAMPLE}:reduce", "--random", "-1"], "--random: must be at least 0"),
+        ([f"{EXAMPLE}:reduce", "--elen", "16"], "--elen: must be one of 32, 64"),
+        ([f"{EXAMPLE}:step", "--vlen", "8192"], "--vlen: a whole instruction is checked up to VLEN=4096"),
+    ],
+)
 def test_cli_usage_errors(capsys, argv, message):
     code, out, err = run(capsys, "check-impl", *argv)
     assert code == 2 and out.startswith("") and "Summary" not in out
@@ -414,17 +496,19 @@ def test_cli_usage_errors(capsys, argv, message):
 
 # The truth-test guard ----------------------------------------------------------------------------
 
+
 def test_the_guard_decides_constants_and_refuses_the_rest():
     import z3
     from vredmax.proofs.engine.truth_guard import SymbolicBranch, no_truth_tests
+
     x, y = z3.BitVecs("x y", 8)
     with no_truth_tests() as guard:
         assert bool(x == x) and not bool(z3.BitVecVal(1, 8) == 2)
-        assert bool(z3.Or(x == y, x != y))            # simplifies to true
+        assert bool(z3.Or(x == y, x != y))  # simplifies to true
         with pytest.raises(SymbolicBranch, match=r"test_check_impl\.py:\d+: .*ops\.ite"):
             bool(x == y)
     assert len(guard.refusals) == 1
-    assert bool(x == y) is False                      # outside the block z3 is as usual
+    assert bool(x == y) is False  # outside the block z3 is as usual
 
 
 def test_the_projects_own_proofs_refuse_truth_tests():
@@ -433,6 +517,7 @@ def test_the_projects_own_proofs_refuse_truth_tests():
 
     def branching(ops, seed, elements, active):
         return seed if active[0] else elements[0]
+
     with pytest.raises(SymbolicBranch, match="test_check_impl.py"):
         Setting(TINY, "_guarded").implementation_run("sequential/undisturbed", reduce=branching)
 
@@ -445,16 +530,34 @@ def test_ctrl_c_stops_at_once_and_leaves_no_worker(tmp_path):
     import subprocess
     import sys
     import time
+
     marker = tmp_path / "started"
     path = tmp_path / "slow.py"
-    path.write_text("import os, time\n\n"
-                    "def reduce(ops, seed, elements, active):\n"
-                    f"    open({str(marker)!r}, 'a').write(str(os.getpid()) + chr(10))\n"
-                    "    time.sleep(30)\n"
-                    "    return seed\n")
-    process = subprocess.Popen([sys.executable, "-m", "vredmax", "check-impl", f"{path}:reduce", "--jobs", "2",
-                                "--vlen", "128", "--sew", "64"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                               text=True)
+    path.write_text(
+        "import os, time\n\n"
+        "def reduce(ops, seed, elements, active):\n"
+        f"    open({str(marker)!r}, 'a').write(str(os.getpid()) + chr(10))\n"
+        "    time.sleep(30)\n"
+        "    return seed\n"
+    )
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "vredmax",
+            "check-impl",
+            f"{path}:reduce",
+            "--jobs",
+            "2",
+            "--vlen",
+            "128",
+            "--sew",
+            "64",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     deadline = time.time() + 60
     while not (marker.exists() and marker.read_text().count("\n") >= 2) and time.time() < deadline:
         time.sleep(0.2)
@@ -472,17 +575,19 @@ def test_ctrl_c_stops_at_once_and_leaves_no_worker(tmp_path):
 def test_a_truth_test_at_scale_is_an_error_not_unknown(tmp_path):
     """Past the monolithic limit too (the cut-point methods run the code on their own backends)."""
     path = tmp_path / "branchy.py"
-    path.write_text("def reduce(ops, seed, elements, active):\n"
-                    "    acc = seed\n"
-                    "    for x, a in zip(elements, active):\n"
-                    "        seen = {int(x): a}\n"
-                    "        acc = ops.ite(a, ops.smax(acc, x), acc)\n"
-                    "    return acc\n\n"
-                    "def step(m, pre, insn, cfg, tail):\n"
-                    "    from vredmax.impl.execute import step as project_step\n"
-                    "    from vredmax.impl.sequential import reduce_sequential\n"
-                    "    print(hex(pre.vl))\n"
-                    "    return project_step(m, pre, insn, cfg, reduce_sequential, tail)\n")
+    path.write_text(
+        "def reduce(ops, seed, elements, active):\n"
+        "    acc = seed\n"
+        "    for x, a in zip(elements, active):\n"
+        "        seen = {int(x): a}\n"
+        "        acc = ops.ite(a, ops.smax(acc, x), acc)\n"
+        "    return acc\n\n"
+        "def step(m, pre, insn, cfg, tail):\n"
+        "    from vredmax.impl.execute import step as project_step\n"
+        "    from vredmax.impl.sequential import reduce_sequential\n"
+        "    print(hex(pre.vl))\n"
+        "    return project_step(m, pre, insn, cfg, reduce_sequential, tail)\n"
+    )
     cfg = Config(1024, 64, 8, "m8")
     for name, level, line in (("reduce", UNIT, 4), ("step", INSTRUCTION, 11)):
         report = check_implementation(InProcess(load(f"{path}:{name}"), level, random_states=0), level, [cfg])
@@ -499,25 +604,47 @@ def test_a_counterexample_does_not_wait_for_the_configurations_still_running(tmp
     import subprocess
     import sys
     import time
+
     marker = tmp_path / "sleeping"
     path = tmp_path / "slow_then_wrong.py"
-    path.write_text("import os, time\n\n"
-                    "def reduce(ops, seed, elements, active):\n"
-                    "    if len(elements) == 2:\n"
-                    f"        open({str(marker)!r}, 'a').write(str(os.getpid()) + chr(10))\n"
-                    "        time.sleep(60)\n"
-                    "    acc = seed\n"
-                    "    for x, a in zip(elements, active):\n"
-                    "        acc = ops.ite(a, ops.smax(acc, x), acc)\n"
-                    "    if len(elements) == 4:\n"
-                    f"        while not os.path.exists({str(marker)!r}):   # wrong once the other sleeps\n"
-                    "            time.sleep(0.1)\n"
-                    "        acc = ops.ite(active[0], elements[0], acc)\n"
-                    "    return acc\n")
+    path.write_text(
+        "import os, time\n\n"
+        "def reduce(ops, seed, elements, active):\n"
+        "    if len(elements) == 2:\n"
+        f"        open({str(marker)!r}, 'a').write(str(os.getpid()) + chr(10))\n"
+        "        time.sleep(60)\n"
+        "    acc = seed\n"
+        "    for x, a in zip(elements, active):\n"
+        "        acc = ops.ite(a, ops.smax(acc, x), acc)\n"
+        "    if len(elements) == 4:\n"
+        f"        while not os.path.exists({str(marker)!r}):   # wrong once the other sleeps\n"
+        "            time.sleep(0.1)\n"
+        "        acc = ops.ite(active[0], elements[0], acc)\n"
+        "    return acc\n"
+    )
     start = time.monotonic()
-    done = subprocess.run([sys.executable, "-m", "vredmax", "check-impl", f"{path}:reduce", "--jobs", "2",
-                           "--vlen", "128", "--sew", "8", "--lmul", "mf8,mf4", "--timeout", "120"],
-                          capture_output=True, text=True, timeout=100)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "vredmax",
+            "check-impl",
+            f"{path}:reduce",
+            "--jobs",
+            "2",
+            "--vlen",
+            "128",
+            "--sew",
+            "8",
+            "--lmul",
+            "mf8,mf4",
+            "--timeout",
+            "120",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=100,
+    )
     assert done.returncode == 1, done.stdout + done.stderr
     assert "COUNTEREXAMPLE: VLEN=128 ELEN=64 SEW=8 LMUL=mf4" in done.stdout
     assert time.monotonic() - start < 30
@@ -535,12 +662,15 @@ def test_cli_a_module_name_of_the_working_directory(capsys):
 
 # Code whose concrete path is not its symbolic path (tests/buggy/divergent.py) -------------------------
 
+
 def test_a_unit_that_asks_isinstance_takes_its_concrete_path_while_proving():
     """isinstance(x, int) is True of a symbolic int as of a concrete one: the proof itself
     (without random states) sees the shortcut the concrete run takes."""
     from tests.buggy.divergent import isinstance_shortcut
-    report = check_implementation(InProcess(isinstance_shortcut, UNIT, random_states=0), UNIT,
-                                  [Config(1024, 64, 8, "m8")])
+
+    report = check_implementation(
+        InProcess(isinstance_shortcut, UNIT, random_states=0), UNIT, [Config(1024, 64, 8, "m8")]
+    )
     assert report.verdict == Verdict.COUNTEREXAMPLE, report.detail
     cx = report.counterexample
     assert cx.differing and "random" not in report.detail
@@ -550,11 +680,14 @@ def test_a_unit_that_asks_isinstance_takes_its_concrete_path_while_proving():
 def test_a_caught_truth_test_at_cut_points_is_an_error_naming_the_line():
     """Wrong on ints: the concrete states show it; without them the proof refuses the line."""
     from tests.buggy.divergent import caught_truth_test
-    report = check_implementation(InProcess(caught_truth_test, UNIT, random_states=20), UNIT,
-                                  [Config(1024, 64, 8, "m8")])
+
+    report = check_implementation(
+        InProcess(caught_truth_test, UNIT, random_states=20), UNIT, [Config(1024, 64, 8, "m8")]
+    )
     assert report.verdict == Verdict.COUNTEREXAMPLE and report.results[0].method == "concrete"
-    report = check_implementation(InProcess(caught_truth_test, UNIT, random_states=0, directed=False), UNIT,
-                                  [Config(1024, 64, 8, "m8")])
+    report = check_implementation(
+        InProcess(caught_truth_test, UNIT, random_states=0, directed=False), UNIT, [Config(1024, 64, 8, "m8")]
+    )
     assert report.verdict == Verdict.ERROR
     assert "caught inside the implementation" in report.detail and "divergent.py:" in report.detail
 
@@ -565,10 +698,13 @@ def test_a_function_of_the_wrong_arity_is_an_error_saying_so(capsys):
     assert "check_impl.py" not in out
 
 
-@pytest.mark.parametrize("argv, message", [
-    ([f"{EXAMPLE}:reduce", "--timeout", "inf"], "--timeout: must be positive and at most"),
-    ([f"{EXAMPLE}:reduce:extra"], "impl: expected MODULE:FUNCTION with one ':'"),
-])
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        ([f"{EXAMPLE}:reduce", "--timeout", "inf"], "--timeout: must be positive and at most"),
+        ([f"{EXAMPLE}:reduce:extra"], "impl: expected MODULE:FUNCTION with one ':'"),
+    ],
+)
 def test_cli_more_usage_errors(capsys, argv, message):
     code, out, err = run(capsys, "check-impl", *argv)
     assert code == 2 and "Traceback" not in out + err

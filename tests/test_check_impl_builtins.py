@@ -16,8 +16,14 @@ def test_nlargest_and_nsmallest_keep_heapqs_order_among_equal_keys(monkeypatch):
     for _ in range(2000):
         items = [(rng.randint(-2, 2), i) for i in range(rng.randint(0, 9))]
         n = rng.randint(-1, 10)
-        assert pybuiltins.symbolic_nlargest(n, list(items), key=key) == heapq.nlargest(n, items, key=key), (n, items)
-        assert pybuiltins.symbolic_nsmallest(n, list(items), key=key) == heapq.nsmallest(n, items, key=key), (n, items)
+        assert pybuiltins.symbolic_nlargest(n, list(items), key=key) == heapq.nlargest(n, items, key=key), (
+            n,
+            items,
+        )
+        assert pybuiltins.symbolic_nsmallest(n, list(items), key=key) == heapq.nsmallest(n, items, key=key), (
+            n,
+            items,
+        )
         values = [v for v, _ in items]
         assert pybuiltins.symbolic_nlargest(n, list(values)) == heapq.nlargest(n, values)
         assert pybuiltins.symbolic_nsmallest(n, list(values)) == heapq.nsmallest(n, values)

@@ -21,7 +21,7 @@ from vredmax.proofs.python.terms import Z3Terms
 from tests.buggy import emulators_bytes
 from tests.proof_alone import case_id, cases, check_proof_alone
 
-SOURCE = '''
+SOURCE = """
 import struct
 
 def round_trip_signed(x):
@@ -99,11 +99,32 @@ def sizes_in_a_branch(x):
 
 def index_out_of_range(x):
     return b"abc"[0:2][0] + x.to_bytes(2, "little")[(x >> 14) - 2]
-'''
+"""
 
 NAMES = [line.split("(")[0][4:] for line in SOURCE.splitlines() if line.startswith("def ")]
-SAMPLES = [0, 1, 5, 6, 127, 128, 255, 256, 299, 300, 427, 428, 1000, 1001, 0x1233, 0x1234, 0x7fff, 0x8000,
-           0xbeef, 0xfffe, 0xffff]
+SAMPLES = [
+    0,
+    1,
+    5,
+    6,
+    127,
+    128,
+    255,
+    256,
+    299,
+    300,
+    427,
+    428,
+    1000,
+    1001,
+    0x1233,
+    0x1234,
+    0x7FFF,
+    0x8000,
+    0xBEEF,
+    0xFFFE,
+    0xFFFF,
+]
 
 
 def _module(tmp_path):
@@ -138,7 +159,7 @@ def _every_path(cx, run):
             cx.start(plan)
             try:
                 outcome = ("value", run())
-            except branches.Escalate as error:      # a merge that cannot be made: explored
+            except branches.Escalate as error:  # a merge that cannot be made: explored
                 cx.split(error.sites, error.why)
                 continue
             except Exception as error:
@@ -164,7 +185,7 @@ def test_bytes_of_symbolic_values_mean_what_they_mean_on_ints(name, tmp_path):
     function = namespace[name]
     cx = paths.ProofContext([path])
     with cx:
-        x = V.SymInt(cx, Z3Terms(), z3.BitVec("x", 16), 16, False, 0, 0xffff)
+        x = V.SymInt(cx, Z3Terms(), z3.BitVec("x", 16), 16, False, 0, 0xFFFF)
         explored = _every_path(cx, lambda: function(x))
     assert not cx.refusals, cx.refusals
     for sample in SAMPLES:
@@ -182,7 +203,7 @@ def test_a_value_that_may_not_fit_is_explored_both_ways(tmp_path):
     namespace, path = _module(tmp_path)
     cx = paths.ProofContext([path])
     with cx:
-        x = V.SymInt(cx, Z3Terms(), z3.BitVec("x", 16), 16, False, 0, 0xffff)
+        x = V.SymInt(cx, Z3Terms(), z3.BitVec("x", 16), 16, False, 0, 0xFFFF)
         explored = _every_path(cx, lambda: namespace["too_big"](x))
     kinds = sorted(outcome[0] for _, outcome in explored)
     assert kinds == ["error", "value"]
@@ -192,20 +213,29 @@ def test_a_value_that_may_not_fit_is_explored_both_ways(tmp_path):
 def test_the_round_trip_is_the_value_itself():
     """int.from_bytes of x's own bytes is x's term read as signed: no new term."""
     with V.Context() as cx:
-        x = V.SymInt(cx, Z3Terms(), z3.BitVec("x", 16), 16, False, 0, 0xffff)
+        x = V.SymInt(cx, Z3Terms(), z3.BitVec("x", 16), 16, False, 0, 0xFFFF)
         from vredmax.proofs.python.symbytes import from_bytes
+
         y = from_bytes(x.to_bytes(2, "little"), "little", signed=True)
         assert y.t.eq(x.t) and y.s and (y.lo, y.hi) == (-32768, 32767)
 
 
-@pytest.mark.parametrize("source, what", [
-    ("def f(x):\n    return x.to_bytes(2, 'little')[0:x & 1]\n", "slice of bytes at a symbolic bound"),
-    ("def f(x):\n    return struct.unpack('<e', x.to_bytes(2, 'little'))\n", "struct.unpack with the format '<e'"),
-    ("def f(x):\n    return {x.to_bytes(2, 'little'): 1}\n", "hash() of bytes holding a symbolic byte"),
-    ("def f(x):\n    return x.to_bytes(x & 3, 'little')\n", "int.to_bytes of a symbolic length"),
-    ("def f(x):\n    regs = [bytearray(2) for _ in range(32)]\n    return regs[x & 31][0]\n",
-     "a symbolic index into a list of bytearrays"),
-])
+@pytest.mark.parametrize(
+    "source, what",
+    [
+        ("def f(x):\n    return x.to_bytes(2, 'little')[0:x & 1]\n", "slice of bytes at a symbolic bound"),
+        (
+            "def f(x):\n    return struct.unpack('<e', x.to_bytes(2, 'little'))\n",
+            "struct.unpack with the format '<e'",
+        ),
+        ("def f(x):\n    return {x.to_bytes(2, 'little'): 1}\n", "hash() of bytes holding a symbolic byte"),
+        ("def f(x):\n    return x.to_bytes(x & 3, 'little')\n", "int.to_bytes of a symbolic length"),
+        (
+            "def f(x):\n    regs = [bytearray(2) for _ in range(32)]\n    return regs[x & 31][0]\n",
+            "a symbolic index into a list of bytearrays",
+        ),
+    ],
+)
 def test_what_cannot_be_proved_is_refused_by_name(source, what, tmp_path):
     path = tmp_path / "refused.py"
     source = "import struct\n" + source
@@ -213,7 +243,7 @@ def test_what_cannot_be_proved_is_refused_by_name(source, what, tmp_path):
     namespace = {rewrite.RUNTIME: branches}
     exec(rewrite.compile_user(source, str(path)), namespace)
     with paths.ProofContext([str(path)]) as cx:
-        x = V.SymInt(cx, Z3Terms(), z3.BitVec("x", 16), 16, False, 0, 0xffff)
+        x = V.SymInt(cx, Z3Terms(), z3.BitVec("x", 16), 16, False, 0, 0xFFFF)
         with pytest.raises(V.Refusal) as refused:
             namespace["f"](x)
     message = str(refused.value)
@@ -237,6 +267,7 @@ def _original(name):
 
 def test_struct_layout_matches_python():
     from vredmax.proofs.python.symbytes import layout
+
     for fmt in ("<bhiq", "@bhiq", "=hH", ">3B2x", "!Ii", "@bq", "hx", "5b"):
         _, fields, total = layout(fmt)
         assert total == struct.calcsize(fmt)
@@ -259,7 +290,7 @@ CASES = cases(emulators_bytes)
 @pytest.mark.parametrize("level, function, cfg", CASES, ids=[case_id(c) for c in CASES])
 def test_the_proof_alone_gives_the_verdict(level, function, cfg):
     report = check_proof_alone(FILE, level, function, cfg)
-    if report.verdict == Verdict.ERROR:       # Python's own exception, on the path where it is raised
+    if report.verdict == Verdict.ERROR:  # Python's own exception, on the path where it is raised
         assert "OverflowError" in report.detail and "emulators_bytes.py" in report.detail
 
 

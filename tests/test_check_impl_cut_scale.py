@@ -11,19 +11,27 @@ import pytest
 
 from vredmax.proofs.engine.verdict import Verdict
 from vredmax.proofs.python import cutpoint as cp
-from vredmax.proofs.python.check_impl import (INSTRUCTION, MONOLITHIC, UNIT, InProcess, check_implementation,
-                                              load)
+from vredmax.proofs.python.check_impl import (
+    INSTRUCTION,
+    MONOLITHIC,
+    UNIT,
+    InProcess,
+    check_implementation,
+    load,
+)
 from vredmax.proofs.python.trace import Tracer
 from vredmax.spec.config import Config
 
 EMULATORS = "tests/buggy/emulators.py"
 MORE = "tests/buggy/emulators_more.py"
-GROUP = Config(128, 64, 8, "m2")        # VLMAX 32: element 16 on is in register vs2 + 1
+GROUP = Config(128, 64, 8, "m2")  # VLMAX 32: element 16 on is in register vs2 + 1
 VLMAX_1024 = Config(1024, 64, 8, "m8")
 
 
 def _check(target, level, cfg):
-    report = check_implementation(InProcess(load(target), level, random_states=0, directed=False), level, [cfg])
+    report = check_implementation(
+        InProcess(load(target), level, random_states=0, directed=False), level, [cfg]
+    )
     return report, report.results[0].checks
 
 
@@ -76,9 +84,16 @@ def test_the_cone_numbering_is_depth_first_left_to_right():
     for leaf in (a, b, tracer.seed):
         denoter.den[id(leaf)] = denoter.denote(leaf, False)
     cone = denoter.cone(top)
-    assert cone.key == (8, (("sgt", None, 0, (("x", 0, 0), ("x", 1, 0))),
-                            ("ite", None, 8, (("n", 0), ("x", 0, 0), ("x", 1, 0))),
-                            ("ite", None, 8, (("b", 0), ("n", 1), ("x", 2, 0)))), 3, 1)
+    assert cone.key == (
+        8,
+        (
+            ("sgt", None, 0, (("x", 0, 0), ("x", 1, 0))),
+            ("ite", None, 8, (("n", 0), ("x", 0, 0), ("x", 1, 0))),
+            ("ite", None, 8, (("b", 0), ("n", 1), ("x", 2, 0))),
+        ),
+        3,
+        1,
+    )
     assert cone.xs == [a, b, tracer.seed] and cone.bs == [flag]
 
 
@@ -107,6 +122,7 @@ def test_an_op_the_cut_machine_lacks_is_the_checkers_error():
     from vredmax.proofs.python.branches import InternalError
     from vredmax.proofs.python.cutstep import CutMachine
     from vredmax.spec import z3fast
+
     machine = CutMachine(z3fast.FastSymbolic, 8)
     with pytest.raises(InternalError, match="no op 'no_such_op'") as raised:
         machine.no_such_op
@@ -149,6 +165,7 @@ def test_a_checker_bug_in_the_cut_machine_is_an_error_of_the_checker(target, tmp
     cut of vd's new value): ERROR naming check-impl's own code, also when the user's code
     catches AttributeError there (before: 'raised AttributeError', or swallowed by the user)."""
     from vredmax.proofs.python import cutstep
+
     monkeypatch.setattr(cutstep.CutMachine, "_cut", lambda self, value: self.no_such_op(value))
     if target == "catching":
         path = tmp_path / "catching.py"
@@ -159,4 +176,6 @@ def test_a_checker_bug_in_the_cut_machine_is_an_error_of_the_checker(target, tmp
     report, checks = _check(target, INSTRUCTION, Config(128, 64, 8, "m1"))
     assert report.verdict == Verdict.ERROR, report.detail
     assert all("check-impl's own code failed" in c.detail for c in checks), [c.detail for c in checks]
-    assert not any("raised InternalError" in c.detail for c in checks), [c.detail for c in checks]   # not the user's
+    assert not any("raised InternalError" in c.detail for c in checks), [
+        c.detail for c in checks
+    ]  # not the user's

@@ -16,8 +16,9 @@ from tests.buggy import emulators
 
 FILE = "tests/buggy/emulators.py"
 VERDICTS = {"proved": Verdict.PROVED, "counterexample": Verdict.COUNTEREXAMPLE, "error": Verdict.ERROR}
-CASES = ([(UNIT, f, cfg) for f in emulators.UNITS for cfg in f.where]
-         + [(INSTRUCTION, f, cfg) for f in emulators.STEPS for cfg in f.where])
+CASES = [(UNIT, f, cfg) for f in emulators.UNITS for cfg in f.where] + [
+    (INSTRUCTION, f, cfg) for f in emulators.STEPS for cfg in f.where
+]
 SLOW = {emulators.SLOW_CUT}
 
 
@@ -39,33 +40,39 @@ def test_there_are_enough_implementations():
 def test_the_proof_alone_gives_the_verdict(level, function, cfg):
     if "numpy" in function.__name__:
         pytest.importorskip("numpy")
-    report = check_implementation(InProcess(load(f"{FILE}:{function.__name__}"), level, random_states=0,
-                                            directed=False), level, [cfg])
+    report = check_implementation(
+        InProcess(load(f"{FILE}:{function.__name__}"), level, random_states=0, directed=False), level, [cfg]
+    )
     assert report.verdict == VERDICTS[function.proof], report.detail
     if report.verdict == Verdict.COUNTEREXAMPLE:
         assert report.counterexample.differing
-    if report.verdict == Verdict.ERROR:        # one line naming the user's file and line
+    if report.verdict == Verdict.ERROR:  # one line naming the user's file and line
         assert "emulators.py:" in report.detail and "\n" not in report.detail.split(": ", 1)[1].split("\n")[0]
 
 
 WRONG_REFUSED = [(level, f, cfg) for level, f, cfg in CASES if f.proof != f.expect]
 
 
-@pytest.mark.parametrize("level, function, cfg", WRONG_REFUSED,
-                         ids=[f"{f.__name__}-VLMAX{cfg.vlmax}" for _, f, cfg in WRONG_REFUSED])
+@pytest.mark.parametrize(
+    "level, function, cfg",
+    WRONG_REFUSED,
+    ids=[f"{f.__name__}-VLMAX{cfg.vlmax}" for _, f, cfg in WRONG_REFUSED],
+)
 def test_concrete_states_first_find_what_the_proof_refuses(level, function, cfg):
     if "numpy" in function.__name__:
         pytest.importorskip("numpy")
-    report = check_implementation(InProcess(load(f"{FILE}:{function.__name__}"), level, random_states=0),
-                                  level, [cfg])
+    report = check_implementation(
+        InProcess(load(f"{FILE}:{function.__name__}"), level, random_states=0), level, [cfg]
+    )
     assert report.verdict == VERDICTS[function.expect], report.detail
     assert report.results[0].method == "concrete" and report.counterexample.differing
 
 
 def test_numpy_is_refused_by_name():
     pytest.importorskip("numpy")
-    report = check_implementation(InProcess(load(f"{FILE}:numpy_signed"), UNIT, random_states=0, directed=False),
-                                  UNIT, [emulators.CUT])
+    report = check_implementation(
+        InProcess(load(f"{FILE}:numpy_signed"), UNIT, random_states=0, directed=False), UNIT, [emulators.CUT]
+    )
     assert report.verdict == Verdict.ERROR and "numpy" in report.detail and "emulators.py:" in report.detail
 
 
@@ -73,12 +80,15 @@ def test_a_filtered_list_used_by_position_is_refused_by_name(tmp_path):
     """list.insert on a list whose filter is symbolic: one line naming the method and what to
     write (before: "raised AttributeError: 'Filtered' object has no attribute 'insert'")."""
     path = tmp_path / "inserting.py"
-    path.write_text("def reduce(ops, seed, elements, active):\n"
-                    "    values = [x for x, a in zip(elements, active) if a]\n"
-                    "    values.insert(0, seed)\n"
-                    "    return max(values)\n")
-    report = check_implementation(InProcess(load(f"{path}:reduce"), UNIT, random_states=0, directed=False),
-                                  UNIT, [emulators.CUT])
+    path.write_text(
+        "def reduce(ops, seed, elements, active):\n"
+        "    values = [x for x, a in zip(elements, active) if a]\n"
+        "    values.insert(0, seed)\n"
+        "    return max(values)\n"
+    )
+    report = check_implementation(
+        InProcess(load(f"{path}:reduce"), UNIT, random_states=0, directed=False), UNIT, [emulators.CUT]
+    )
     assert report.verdict == Verdict.ERROR
     assert "list.insert on a list filtered by a symbolic condition" in report.detail, report.detail
     assert "inserting.py:3" in report.detail, report.detail

@@ -38,6 +38,7 @@ def test_the_proof_alone_gives_the_verdict(level, function, cfg):
 def test_equal_operands_are_proved_by_a_query_per_register_not_per_element():
     """`vs2 | k` against the spec's `vs2 + k`: one question per register of the group."""
     from vredmax.proofs.python.check_impl import check_at_scale
+
     cfg = Config(256, 64, 64, "m8")
     check, _ = check_at_scale(load(f"{FILE}:step_group_or"), INSTRUCTION, cfg, "undisturbed", 60_000)
     assert check.verdict == Verdict.PROVED, check.detail
@@ -49,21 +50,40 @@ def test_a_register_class_step_is_cut(cfg):
     """tests/buggy/emulators.py's step_register_class filters with `insn.vm or rf.mask_bit(i)` (an
     int or a bool): only its truth is used, so it merges (branches.any_of); explored, it took
     a path per lane and was UNKNOWN after minutes at VLMAX 16."""
-    report = check_implementation(InProcess(load("tests/buggy/emulators.py:step_register_class"), INSTRUCTION,
-                                            random_states=0, directed=False), INSTRUCTION, [cfg])
+    report = check_implementation(
+        InProcess(
+            load("tests/buggy/emulators.py:step_register_class"), INSTRUCTION, random_states=0, directed=False
+        ),
+        INSTRUCTION,
+        [cfg],
+    )
     assert report.verdict == Verdict.PROVED, report.detail
     assert all(c.method != MONOLITHIC for c in report.results[0].checks)
 
 
-SCALE_CFG = Config(512, 64, 8, "m8")     # VLMAX 512: minutes, most of it the symbolic run of the user's loop
+SCALE_CFG = Config(512, 64, 8, "m8")  # VLMAX 512: minutes, most of it the symbolic run of the user's loop
 
 
 @pytest.mark.check_impl_scale
-@pytest.mark.parametrize("name, expect", [
-    (f.__name__, f.expect) for f in emulators_more.STEPS
-    if f.__name__ in ("step_bytes_concat", "step_group_or", "step_inactive_replaced", "step_register_object",
-                      "step_last_lanes_dropped")])
+@pytest.mark.parametrize(
+    "name, expect",
+    [
+        (f.__name__, f.expect)
+        for f in emulators_more.STEPS
+        if f.__name__
+        in (
+            "step_bytes_concat",
+            "step_group_or",
+            "step_inactive_replaced",
+            "step_register_object",
+            "step_last_lanes_dropped",
+        )
+    ],
+)
 def test_whole_step_styles_at_vlmax_512(name, expect):
-    report = check_implementation(InProcess(load(f"{FILE}:{name}"), INSTRUCTION, random_states=0, directed=False),
-                                  INSTRUCTION, [SCALE_CFG])
+    report = check_implementation(
+        InProcess(load(f"{FILE}:{name}"), INSTRUCTION, random_states=0, directed=False),
+        INSTRUCTION,
+        [SCALE_CFG],
+    )
     assert report.verdict == VERDICTS[expect], report.detail

@@ -22,8 +22,9 @@ FILE = "tests/buggy/emulators.py"
 
 
 def _proof(name, level, cfg):
-    return check_implementation(InProcess(load(f"{FILE}:{name}"), level, random_states=0, directed=False),
-                                level, [cfg])
+    return check_implementation(
+        InProcess(load(f"{FILE}:{name}"), level, random_states=0, directed=False), level, [cfg]
+    )
 
 
 def test_a_step_runs_once_per_tail_policy(monkeypatch):
@@ -35,7 +36,9 @@ def test_a_step_runs_once_per_tail_policy(monkeypatch):
         found = explore(cx, run_once)
         runs.append(cx.paths_run)
         return found
-    from vredmax.proofs.python import running          # where the user's code is run
+
+    from vredmax.proofs.python import running  # where the user's code is run
+
     monkeypatch.setattr(running, "explore", counted)
     report = _proof("step_plain", INSTRUCTION, emulators.STEP_CUT)
     assert report.verdict == Verdict.PROVED, report.detail
@@ -70,8 +73,10 @@ def test_a_failure_of_the_checker_inside_a_merged_branch_is_an_error(monkeypatch
     bug would (an AttributeError raised in values.py), the run is an ERROR naming the
     checker's code, not a run that explores the branch (where the store is not guarded, and
     the proof would pass)."""
+
     def broken(cx, cond, new, old):
-        return V.make_int(None, None, None, 8, False, 0, 255)      # AttributeError inside values.py
+        return V.make_int(None, None, None, 8, False, 0, 255)  # AttributeError inside values.py
+
     monkeypatch.setattr(branches, "_guarded_value", broken)
     report = _proof("tournament_network", UNIT, emulators.MONOLITHIC)
     assert report.verdict == Verdict.ERROR
@@ -81,6 +86,7 @@ def test_a_failure_of_the_checker_inside_a_merged_branch_is_an_error(monkeypatch
 def test_internal_bug_tells_the_users_exceptions_apart():
     def users():
         raise AttributeError("no such field")
+
     try:
         users()
     except AttributeError as error:
@@ -117,7 +123,7 @@ def test_an_attribute_read_through_a_proxy_is_of_the_frame_that_asked():
         except AttributeError as error:
             assert branches.internal_bug(error) is None
         try:
-            getattr(branches.MaybeUnbound("outer", True, value), "no_such_field")    # a proxy of a proxy
+            getattr(branches.MaybeUnbound("outer", True, value), "no_such_field")  # a proxy of a proxy
         except AttributeError as error:
             assert branches.internal_bug(error) is None
         try:
@@ -135,6 +141,7 @@ def test_a_checker_read_through_a_proxy_inside_a_merged_branch_is_an_error(monke
 
     def broken(cx, cond, new, old):
         return read(branches.MaybeUnbound("new", cond, 7))
+
     monkeypatch.setattr(branches, "_guarded_value", broken)
     report = _proof("tournament_network", UNIT, emulators.MONOLITHIC)
     assert report.verdict == Verdict.ERROR
@@ -154,6 +161,7 @@ def test_a_users_attribute_read_through_a_proxy_stays_the_users():
 def _dead(source):
     import ast
     from vredmax.proofs.python import rewrite
+
     function = ast.parse(source).body[0]
     scope = rewrite._Scope(set(), False, body=function.body)
     loop = next(n for n in ast.walk(function) if isinstance(n, (ast.For, ast.While)))
@@ -163,15 +171,22 @@ def _dead(source):
 def test_a_loops_temporaries_are_not_merged_across_rounds():
     """Names stored first in a round and read nowhere else keep the branch's value (no
     if-then-else per round); any other read keeps the merge."""
-    body = ("    for i in range(n):\n        if i >= vl:\n            break\n        t = f(i)\n"
-            "        if t > a:\n            a = t\n")
+    body = (
+        "    for i in range(n):\n        if i >= vl:\n            break\n        t = f(i)\n"
+        "        if t > a:\n            a = t\n"
+    )
     assert _dead("def g(n, vl, a):\n" + body + "    return a\n") == {"t"}
-    assert _dead("def g(n, vl, a):\n" + body + "    return a, t\n") == set()          # read after the loop
-    assert _dead("def g(n, vl, a):\n" + body + "    return locals()\n") == set()      # the frame read
-    assert _dead("def g(n, vl, a):\n    h = lambda: t\n" + body + "    return a\n") == set()   # captured
+    assert _dead("def g(n, vl, a):\n" + body + "    return a, t\n") == set()  # read after the loop
+    assert _dead("def g(n, vl, a):\n" + body + "    return locals()\n") == set()  # the frame read
+    assert _dead("def g(n, vl, a):\n    h = lambda: t\n" + body + "    return a\n") == set()  # captured
     assert _dead("def g(n, t, a):\n    for i in range(n):\n        t = t + i\n    return a\n") == set()
-    assert _dead("def g(n, a):\n    for i in range(n):\n        if i:\n            t = i\n        a = t\n"
-                 "    return a\n") == set()                   # first met inside an if: may be last round's
+    assert (
+        _dead(
+            "def g(n, a):\n    for i in range(n):\n        if i:\n            t = i\n        a = t\n"
+            "    return a\n"
+        )
+        == set()
+    )  # first met inside an if: may be last round's
 
 
 def test_an_error_in_a_filtered_comprehensions_element_is_the_users(tmp_path):
@@ -179,12 +194,15 @@ def test_an_error_in_a_filtered_comprehensions_element_is_the_users(tmp_path):
     the user's line (before: the explorer failed on the element's missing site, and the
     verdict read "post-state does not fit the spec")."""
     path = tmp_path / "comprehension.py"
-    path.write_text("def reduce(ops, seed, elements, active):\n"
-                    "    values = [x.bit_count(1) for x, a in zip(elements, active) if a]\n"
-                    "    return max([seed] + values)\n")
+    path.write_text(
+        "def reduce(ops, seed, elements, active):\n"
+        "    values = [x.bit_count(1) for x, a in zip(elements, active) if a]\n"
+        "    return max([seed] + values)\n"
+    )
     for cfg in (emulators.MONOLITHIC, emulators.CUT):
-        report = check_implementation(InProcess(load(f"{path}:reduce"), UNIT, random_states=0, directed=False),
-                                      UNIT, [cfg])
+        report = check_implementation(
+            InProcess(load(f"{path}:reduce"), UNIT, random_states=0, directed=False), UNIT, [cfg]
+        )
         detail = report.results[0].checks[0].detail
         assert report.verdict == Verdict.ERROR, detail
         assert "raised TypeError" in detail and 'comprehension.py", line 2' in detail, detail

@@ -26,7 +26,7 @@ def rewritten():
 def _outcome(function, *args):
     try:
         return "returned", function(*args)
-    except Exception as error:   # the same exception type on both sides counts as the same outcome
+    except Exception as error:  # the same exception type on both sides counts as the same outcome
         return "raised", type(error).__name__
 
 

@@ -20,10 +20,21 @@ from tests.proof_alone import case_id, cases, check_proof_alone
 FILE = "tests/buggy/whole_step_shapes.py"
 # in the default run: the four correct shapes at VLEN=128 SEW=64 m8 and a wrong tail (seconds each);
 # the rest with -m check_impl_scale
-DEFAULT = {"step_writes_vd_when_reserved", "step_whole_registers", "step_tail_half_ones", "step_gated_on_vl",
-           "step_tail_half_ones_wrong"}
-CASES = [pytest.param(*c, id=case_id(c), marks=() if c[1].__name__ in DEFAULT and c[2] == WIDE_ELEMENTS
-                      else pytest.mark.check_impl_scale) for c in cases(whole_step_shapes)]
+DEFAULT = {
+    "step_writes_vd_when_reserved",
+    "step_whole_registers",
+    "step_tail_half_ones",
+    "step_gated_on_vl",
+    "step_tail_half_ones_wrong",
+}
+CASES = [
+    pytest.param(
+        *c,
+        id=case_id(c),
+        marks=() if c[1].__name__ in DEFAULT and c[2] == WIDE_ELEMENTS else pytest.mark.check_impl_scale,
+    )
+    for c in cases(whole_step_shapes)
+]
 
 
 @pytest.mark.parametrize("level, function, cfg", CASES)
@@ -38,7 +49,8 @@ def test_the_unusual_steps_are_cut_where_vd_has_a_tail_element(function):
     """tests/buggy/unusual_correct.py's steps write vd with `m.concat` through the machine ops: at
     SEW=64 VLEN=128 the old tail element met the result as a second cut (UNKNOWN)."""
     target = load(f"tests/buggy/unusual_correct.py:{function.__name__}")
-    report = check_implementation(InProcess(target, INSTRUCTION, random_states=0, directed=False), INSTRUCTION,
-                                  [WIDE_ELEMENTS])
+    report = check_implementation(
+        InProcess(target, INSTRUCTION, random_states=0, directed=False), INSTRUCTION, [WIDE_ELEMENTS]
+    )
     assert report.verdict == Verdict.PROVED, report.detail
     assert all(c.method != MONOLITHIC for c in report.results[0].checks)

@@ -22,26 +22,54 @@ def simulate(source: str, top: str, test: str, folder) -> tuple[int, int]:
     """(tests, failures) of the cocotb test module `test` (a file in folder) run on the unit."""
     runner = get_runner("icarus")
     build = os.path.join(folder, "build_" + top)
-    runner.build(sources=[os.path.abspath(source)], hdl_toplevel=top, parameters={"SEW": 8, "LANES": 4},
-                 build_dir=build, timescale=("1ns", "1ps"))
+    runner.build(
+        sources=[os.path.abspath(source)],
+        hdl_toplevel=top,
+        parameters={"SEW": 8, "LANES": 4},
+        build_dir=build,
+        timescale=("1ns", "1ps"),
+    )
     results = os.path.join(build, "results.xml")
     try:
-        runner.test(hdl_toplevel=top, test_module=test, test_dir=str(folder), build_dir=build, results_xml=results)
-    except SystemExit:      # the runner exits when a test fails; its results are written first
+        runner.test(
+            hdl_toplevel=top, test_module=test, test_dir=str(folder), build_dir=build, results_xml=results
+        )
+    except SystemExit:  # the runner exits when a test fails; its results are written first
         pass
     return get_results(pathlib.Path(results))
 
 
-@pytest.mark.parametrize("buggy, fixed", [
-    ("tests/rtl/comb_pad_zero.v", "examples/rtl/tree_reduce.v"),
-    ("tests/rtl/seq_done_early.v", "examples/rtl/chunked_reduce.v"),
-])
+@pytest.mark.parametrize(
+    "buggy, fixed",
+    [
+        ("tests/rtl/comb_pad_zero.v", "examples/rtl/tree_reduce.v"),
+        ("tests/rtl/seq_done_early.v", "examples/rtl/chunked_reduce.v"),
+    ],
+)
 def test_counterexample_as_a_cocotb_test(buggy, fixed, tmp_path, capsys, monkeypatch):
     top = os.path.basename(buggy)[:-2]
     test = tmp_path / f"test_{top}.py"
-    assert main(["check-rtl", buggy, "--top", top, "--sew", "8", "--cocotb-out", str(test),
-                 "--vcd-out", str(tmp_path / "cx.vcd")]) == 1
+    assert (
+        main(
+            [
+                "check-rtl",
+                buggy,
+                "--top",
+                top,
+                "--sew",
+                "8",
+                "--cocotb-out",
+                str(test),
+                "--vcd-out",
+                str(tmp_path / "cx.vcd"),
+            ]
+        )
+        == 1
+    )
     assert f"written as a cocotb test: {test}" in capsys.readouterr().out
     monkeypatch.syspath_prepend(str(tmp_path))
-    assert simulate(buggy, top, test.stem, tmp_path) == (1, 1)                  # fails on the buggy unit
-    assert simulate(fixed, os.path.basename(fixed)[:-2], test.stem, tmp_path) == (1, 0)   # passes on a right one
+    assert simulate(buggy, top, test.stem, tmp_path) == (1, 1)  # fails on the buggy unit
+    assert simulate(fixed, os.path.basename(fixed)[:-2], test.stem, tmp_path) == (
+        1,
+        0,
+    )  # passes on a right one

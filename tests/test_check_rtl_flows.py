@@ -13,9 +13,27 @@ pytest.importorskip("pyslang", reason="needs the rtl extra: pip install 'vredmax
 from vredmax.cli.main import main  # noqa: E402
 
 U = "tests/rtl/units/"
-LANE_MAX4 = [U + "lane_pkg.sv", U + "pad_select.sv", U + "lane_max4.sv", "--top", "lane_max4", "--pin", "op=OP_MAX",
-             "--lane-width", "32", "--extend", "sign", "--port", "elements=lanes", "--port", "active=mask",
-             "--port", "result=out", "--port", "seed=none"]
+LANE_MAX4 = [
+    U + "lane_pkg.sv",
+    U + "pad_select.sv",
+    U + "lane_max4.sv",
+    "--top",
+    "lane_max4",
+    "--pin",
+    "op=OP_MAX",
+    "--lane-width",
+    "32",
+    "--extend",
+    "sign",
+    "--port",
+    "elements=lanes",
+    "--port",
+    "active=mask",
+    "--port",
+    "result=out",
+    "--port",
+    "seed=none",
+]
 SMIN_PAD = ["--pin", "pad=-(1<<({SEW}-1))"]
 
 
@@ -37,7 +55,14 @@ def test_a_file_scope_import_reaches_the_next_file_in_one_unit(capsys):
 
 
 def test_one_unit_per_file_when_imports_clash(capsys):
-    files = [U + "lane_pkg.sv", U + "other_pkg.sv", U + "pad_select.sv", U + "half_max.sv", "--top", "half_max"]
+    files = [
+        U + "lane_pkg.sv",
+        U + "other_pkg.sv",
+        U + "pad_select.sv",
+        U + "half_max.sv",
+        "--top",
+        "half_max",
+    ]
     code, _, err = run(capsys, *files, "--units", "one")
     assert code == 2 and "multiple imports found for identifier 'word_t'" in err and "--units per-file" in err
     code, out, _ = run(capsys, *files)
@@ -59,8 +84,16 @@ def test_a_pin_expression_must_be_an_integer(capsys):
 
 
 def test_seed_none_is_for_combinational_units(capsys):
-    code, _, err = run(capsys, "examples/rtl/chunked_reduce.v", "--top", "chunked_reduce", "--sew", "8",
-                       "--port", "seed=none")
+    code, _, err = run(
+        capsys,
+        "examples/rtl/chunked_reduce.v",
+        "--top",
+        "chunked_reduce",
+        "--sew",
+        "8",
+        "--port",
+        "seed=none",
+    )
     assert code == 2 and "seed=none is for combinational units" in err
 
 
@@ -70,20 +103,58 @@ RVB = os.environ.get("VREDMAX_RISCVBUSINESS")
 @pytest.mark.skipif(not RVB, reason="set VREDMAX_RISCVBUSINESS to a RISCVBusiness checkout (branch rvv-simd)")
 def test_riscvbusiness_reduction_unit_with_its_packages(capsys):
     src = os.path.join(RVB, "source_code")
-    files = [os.path.join(src, p) for p in ("packages/rv32i_types_pkg.sv", "packages/rv32v_types_pkg.sv",
-                                            "rv32v/source/rv32v_scratch_reg.sv",
-                                            "rv32v/source/rv32v_reduction_unit.sv")]
-    unit = [*files, "--top", "rv32v_reduction_unit", "--units", "one", "--pin", "valuop=VALU_MAX",
-            "--pin", "vopunsigned=0", "--lane-width", "32", "--extend", "sign", "--port", "elements=vdat_in",
-            "--port", "active=vmask_in", "--port", "result=vdat_out", "--port", "seed=none"]
-    code, out, _ = run(capsys, *unit, "--pin", "vpad_in=0xffffffff", "--sew", "32")   # the pad its datapath feeds
+    files = [
+        os.path.join(src, p)
+        for p in (
+            "packages/rv32i_types_pkg.sv",
+            "packages/rv32v_types_pkg.sv",
+            "rv32v/source/rv32v_scratch_reg.sv",
+            "rv32v/source/rv32v_reduction_unit.sv",
+        )
+    ]
+    unit = [
+        *files,
+        "--top",
+        "rv32v_reduction_unit",
+        "--units",
+        "one",
+        "--pin",
+        "valuop=VALU_MAX",
+        "--pin",
+        "vopunsigned=0",
+        "--lane-width",
+        "32",
+        "--extend",
+        "sign",
+        "--port",
+        "elements=vdat_in",
+        "--port",
+        "active=vmask_in",
+        "--port",
+        "result=vdat_out",
+        "--port",
+        "seed=none",
+    ]
+    code, out, _ = run(
+        capsys, *unit, "--pin", "vpad_in=0xffffffff", "--sew", "32"
+    )  # the pad its datapath feeds
     assert code == 1 and "<- differs" in out
     code, out, _ = run(capsys, *unit, "--pin", "vpad_in=-(1<<({SEW}-1))")
     assert code == 0, out
 
 
-BUS = ["--sew", "8", "--port", "seed=bus.seed", "--port", "elements=bus.elements", "--port", "active=bus.active",
-       "--port", "result=bus.result"]
+BUS = [
+    "--sew",
+    "8",
+    "--port",
+    "seed=bus.seed",
+    "--port",
+    "elements=bus.elements",
+    "--port",
+    "active=bus.active",
+    "--port",
+    "result=bus.result",
+]
 
 
 def test_interface_ports_are_plain_ports_of_a_wrapper(capsys):

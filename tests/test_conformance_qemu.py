@@ -20,7 +20,13 @@ from vredmax.spec.legality import ILLEGAL
 from vredmax.spec.state import ArchState
 from tests.strategies import cases as shared_cases
 from vredmax.platforms.conformance.cases import Case, case_strategy, configure
-from vredmax.platforms.conformance.compare import AGREE, MISMATCH, RESERVED_EXECUTED, RESERVED_TRAPPED, compare
+from vredmax.platforms.conformance.compare import (
+    AGREE,
+    MISMATCH,
+    RESERVED_EXECUTED,
+    RESERVED_TRAPPED,
+    compare,
+)
 from vredmax.platforms.conformance.run import check_case, conform
 
 # Under pytest-xdist (--dist loadgroup) the module runs on one worker: one set of QEMU harness processes.
@@ -49,16 +55,24 @@ def case(vlen, insn, sew, lmul, vl, regs, vta=False, vstart=0) -> Case:
 
 def seed_example_1(vlen):
     """SEW=8, vl=4, v4[0] = -2, v12 = [1, -128, 2, 3]: vredmax.vs v8, v12, v4 gives 3."""
-    return case(vlen, parse_asm("vredmax.vs v8, v12, v4"), 8, "m1", 4,
-                {4: 0xFE, 12: pack([1, 0x80, 2, 3], 8)})
+    return case(
+        vlen, parse_asm("vredmax.vs v8, v12, v4"), 8, "m1", 4, {4: 0xFE, 12: pack([1, 0x80, 2, 3], 8)}
+    )
 
 
 def seed_animation(vlen, vta=False):
     """SEW=16, masked: lane 5 holds the largest value but is masked off; the result is 0x11."""
     v8 = [0x0004, 0xFFFD, 0x0011, 0xFFF0, 0x0007, 0x0020, 0x0004, 0xFFFD]
     mask = sum(bit << i for i, bit in enumerate([1, 0, 1, 1, 1, 0, 1, 1]))
-    return case(vlen, parse_asm("vredmax.vs v4, v8, v12, v0.t"), 16, "m1", 8,
-                {0: mask, 8: pack(v8, 16), 12: 0x8000}, vta=vta)
+    return case(
+        vlen,
+        parse_asm("vredmax.vs v4, v8, v12, v0.t"),
+        16,
+        "m1",
+        8,
+        {0: mask, 8: pack(v8, 16), 12: 0x8000},
+        vta=vta,
+    )
 
 
 @pytest.mark.parametrize("vlen", VLENS)
@@ -150,6 +164,7 @@ def test_elen32_traps_sew64(harnesses):
 
 def test_an_unsigned_reduction_is_caught(harnesses):
     """The seed's classic mistake, checked against QEMU: unsigned max gives 0xfe, not 3."""
+
     def unsigned_max(ops, seed, elements, active):
         acc = seed
         for value, is_active in zip(elements, active):

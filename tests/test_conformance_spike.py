@@ -62,22 +62,30 @@ def test_a_wrong_tail_policy_is_caught_on_spike(spike_harnesses):
 
 def test_the_command_on_spike(spike, htif_harness):
     base = [sys.executable, "-m", "vredmax", "conform", "--emulator", "spike", "--spike", spike]
-    done = subprocess.run([*base, "--vlen", "512", "--cases", "300", "--seed", "3"], capture_output=True, text=True)
+    done = subprocess.run(
+        [*base, "--vlen", "512", "--cases", "300", "--seed", "3"], capture_output=True, text=True
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     assert "--isa=rv64gcv_zvl512b" in done.stdout and "compared: mstatus.VS" in done.stdout
     assert done.stdout.strip().splitlines()[-1].startswith("Summary: 300 cases,")
     assert " 0 mismatches (" in done.stdout and "cases/s)" in done.stdout
-    done = subprocess.run([*base, "--vlen", "128", "--cases", "100", "--seed", "3", "--json"],
-                          capture_output=True, text=True)
+    done = subprocess.run(
+        [*base, "--vlen", "128", "--cases", "100", "--seed", "3", "--json"], capture_output=True, text=True
+    )
     from jsonschema import validate
 
     from vredmax.schema import load_schema
+
     document = json.loads(done.stdout)
     validate(document, load_schema("conform-result"))
     assert done.returncode == 0 and document["kind"] == "spike" and document["vs_compared"] is True
     assert document["cpu"] == "rv64gcv_zvl128b"
-    for extra, field in ((["--tail", "ones"], "tail"), (["--vlen", "8192"], "vlen"), (["--vlen", "16"], "vlen"),
-                         (["--spike", "/no/such/spike"], "spike")):
+    for extra, field in (
+        (["--tail", "ones"], "tail"),
+        (["--vlen", "8192"], "vlen"),
+        (["--vlen", "16"], "vlen"),
+        (["--spike", "/no/such/spike"], "spike"),
+    ):
         done = subprocess.run([*base, *extra, "--cases", "3"], capture_output=True, text=True)
         assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
         assert done.stderr.startswith(f"vredmax: error: --{field}: ")

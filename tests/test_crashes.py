@@ -38,13 +38,17 @@ def crash_folder(tmp_path, monkeypatch):
 
 def _every_run_raises(monkeypatch):
     """Every command's run function raises (set on the parser main builds)."""
+
     def build(commands=cli_main.COMMANDS):
         parser = build_parser(commands)
         for name, command in _subparsers(parser).items():
+
             def boom(args, name=name):
                 raise RuntimeError(f"forced for {name}")
+
             command.set_defaults(run=boom)
         return parser
+
     monkeypatch.setattr(cli_main, "build_parser", build)
 
 
@@ -52,7 +56,7 @@ def _subparsers(parser) -> dict:
     return next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction)).choices
 
 
-COMMANDS = _subparsers(build_parser())   # every command the parser has: a new one is covered
+COMMANDS = _subparsers(build_parser())  # every command the parser has: a new one is covered
 
 
 @pytest.mark.parametrize("name", sorted(COMMANDS))
@@ -68,7 +72,7 @@ def test_an_internal_error_in_every_command_is_exit_4_and_one_line(name, monkeyp
     assert Path(match.group(2)).parent == crash_folder
     kept = Path(match.group(2)).read_text()
     assert "Traceback (most recent call last)" in kept and f"RuntimeError: forced for {name}" in kept
-    assert 4 in helptext.EXITS[name]    # its --help says so
+    assert 4 in helptext.EXITS[name]  # its --help says so
 
 
 @pytest.mark.parametrize("where", ["before", "after"])
@@ -86,9 +90,12 @@ def test_a_crash_inside_judge_is_not_a_violation(monkeypatch, capsys, crash_fold
 
     def broken(*args, **kwargs):
         raise KeyError("a bug")
+
     monkeypatch.setattr(cmd_judge, "allowed", broken)
-    case = ('{"vlen": 128, "insn": "vredmax.vs v8, v12, v4", "vtype": {"sew": 8, "lmul": "m1"}, "vl": 1, '
-            '"observed": {"outcome": "retired"}}\n')
+    case = (
+        '{"vlen": 128, "insn": "vredmax.vs v8, v12, v4", "vtype": {"sew": 8, "lmul": "m1"}, "vl": 1, '
+        '"observed": {"outcome": "retired"}}\n'
+    )
     (tmp_path / "cases.jsonl").write_text(case)
     assert main(["judge", str(tmp_path / "cases.jsonl")]) == 4
     assert capsys.readouterr().err.startswith("vredmax: internal error: KeyError: 'a bug' (traceback: ")
@@ -99,6 +106,7 @@ def test_a_long_message_stays_one_line(monkeypatch, capsys, crash_folder):
 
     def broken(args):
         raise ValueError("first line " + "x" * 5000 + "\nsecond line")
+
     monkeypatch.setattr(cmd_asm, "run_asm", broken)
     assert main(["asm", "x"]) == 4
     err = capsys.readouterr().err
@@ -107,6 +115,7 @@ def test_a_long_message_stays_one_line(monkeypatch, capsys, crash_folder):
 
 def test_the_traceback_is_shown_when_no_folder_can_keep_it(monkeypatch, capsys, tmp_path):
     from vredmax.runtime import crashes
+
     monkeypatch.setattr(crashes, "keep", lambda text: None)
     _every_run_raises(monkeypatch)
     assert main(["asm", "x"]) == 4
@@ -118,10 +127,19 @@ def test_the_traceback_is_shown_when_no_folder_can_keep_it(monkeypatch, capsys, 
 def test_the_console_script_exits_4_on_a_crash(tmp_path):
     """In a real process (entry(), os._exit): a command module that fails to load."""
     done = subprocess.run(
-        [sys.executable, "-c",
-         "import sys, vredmax.cli.main as m; m.MODULE_OF['exec'] = 'cmd_missing'; "
-         "sys.argv = ['vredmax', 'exec']; m.entry()"],
-        capture_output=True, text=True, timeout=60, env={"VREDMAX_CACHE": str(tmp_path), "PATH": "/usr/bin:/bin"})
+        [
+            sys.executable,
+            "-c",
+            "import sys, vredmax.cli.main as m; m.MODULE_OF['exec'] = 'cmd_missing'; "
+            "sys.argv = ['vredmax', 'exec']; m.entry()",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={"VREDMAX_CACHE": str(tmp_path), "PATH": "/usr/bin:/bin"},
+    )
     assert done.returncode == 4, done.stderr
-    assert re.match(r"^vredmax: internal error: ModuleNotFoundError: .*cmd_missing.* \(traceback: \S+\)$",
-                    done.stderr.strip()), done.stderr
+    assert re.match(
+        r"^vredmax: internal error: ModuleNotFoundError: .*cmd_missing.* \(traceback: \S+\)$",
+        done.stderr.strip(),
+    ), done.stderr

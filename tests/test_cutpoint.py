@@ -21,11 +21,12 @@ from vredmax.spec.bv import ConcreteElements, Z3Elements
 from vredmax.spec.config import Config
 
 TIMEOUT = 30_000
-MID = Config(1024, 64, 8, "m2")        # VLMAX 256
-WIDE = Config(1024, 64, 64, "m4")      # VLMAX 64 at SEW=64
+MID = Config(1024, 64, 8, "m2")  # VLMAX 256
+WIDE = Config(1024, 64, 64, "m4")  # VLMAX 64 at SEW=64
 
 
 # Units written the way RTL and emulators write max ------------------------------------------
+
 
 def guarded_select(ops, seed, elements, active):
     acc = seed
@@ -58,9 +59,11 @@ def sign_flip_ugt(ops, seed, elements, active):
 def select_tree(ops, seed, elements, active):
     level = [ops.ite(a, x, ops.smin()) for x, a in zip(elements, active)]
     while len(level) > 1:
-        nxt = [ops.ite(ops.sle(level[i], level[i + 1]), level[i + 1], level[i])
-               for i in range(0, len(level) - 1, 2)]
-        level = nxt + level[len(nxt) * 2:]
+        nxt = [
+            ops.ite(ops.sle(level[i], level[i + 1]), level[i + 1], level[i])
+            for i in range(0, len(level) - 1, 2)
+        ]
+        level = nxt + level[len(nxt) * 2 :]
     return ops.ite(ops.sgt(seed, level[0]), seed, level[0])
 
 
@@ -79,15 +82,25 @@ def flipped_tree(ops, seed, elements, active):
     level = [ops.ite(a, ops.xor(x, flip), ops.const(0)) for x, a in zip(elements, active)]
     while len(level) > 1:
         nxt = [ops.umax(level[i], level[i + 1]) for i in range(0, len(level) - 1, 2)]
-        level = nxt + level[len(nxt) * 2:]
+        level = nxt + level[len(nxt) * 2 :]
     return ops.smax(seed, ops.xor(level[0], flip))
 
 
-CORRECT = [*ALGORITHMS.values(), my_reduce, guarded_select, nested_select_slt, non_strict_sge,
-           sign_flip_ugt, select_tree, flipped_accumulator, flipped_tree]
+CORRECT = [
+    *ALGORITHMS.values(),
+    my_reduce,
+    guarded_select,
+    nested_select_slt,
+    non_strict_sge,
+    sign_flip_ugt,
+    select_tree,
+    flipped_accumulator,
+    flipped_tree,
+]
 
 
 # Bugs -------------------------------------------------------------------------------------
+
 
 def keeps_min(ops, seed, elements, active):
     """Wrong strictness that matters: `acc >= x ? x : acc` is a min."""
@@ -107,9 +120,11 @@ def unsigned_select(ops, seed, elements, active):
 def zero_padded_select_tree(ops, seed, elements, active):
     level = [ops.ite(a, x, ops.const(0)) for x, a in zip(elements, active)]
     while len(level) > 1:
-        nxt = [ops.ite(ops.sgt(level[i], level[i + 1]), level[i], level[i + 1])
-               for i in range(0, len(level) - 1, 2)]
-        level = nxt + level[len(nxt) * 2:]
+        nxt = [
+            ops.ite(ops.sgt(level[i], level[i + 1]), level[i], level[i + 1])
+            for i in range(0, len(level) - 1, 2)
+        ]
+        level = nxt + level[len(nxt) * 2 :]
     return ops.smax(seed, level[0])
 
 
@@ -129,6 +144,7 @@ def skips_past(limit):
                 continue
             acc = ops.ite(ops.and_(a, ops.sgt(x, acc)), x, acc)
         return acc
+
     skips.__name__ = f"skips_past_{limit}"
     return skips
 
@@ -140,6 +156,7 @@ def unsigned_at_sew(sew):
         for x, a in zip(elements, active):
             acc = ops.ite(ops.and_(a, compare(x, acc)), x, acc)
         return acc
+
     return unit
 
 
@@ -149,7 +166,7 @@ def flipped_tree_padded_with_one(ops, seed, elements, active):
     level = [ops.ite(a, ops.xor(x, flip), ops.const(1)) for x, a in zip(elements, active)]
     while len(level) > 1:
         nxt = [ops.umax(level[i], level[i + 1]) for i in range(0, len(level) - 1, 2)]
-        level = nxt + level[len(nxt) * 2:]
+        level = nxt + level[len(nxt) * 2 :]
     return ops.smax(seed, ops.xor(level[0], flip))
 
 
@@ -162,8 +179,15 @@ def result_left_flipped(ops, seed, elements, active):
     return acc
 
 
-BUGGY = [keeps_min, unsigned_select, zero_padded_select_tree, starts_from_smin, skips_past(200),
-         flipped_tree_padded_with_one, result_left_flipped]
+BUGGY = [
+    keeps_min,
+    unsigned_select,
+    zero_padded_select_tree,
+    starts_from_smin,
+    skips_past(200),
+    flipped_tree_padded_with_one,
+    result_left_flipped,
+]
 
 
 def replays(unit, case, cfg):
@@ -177,8 +201,25 @@ def replays(unit, case, cfg):
 
 # The element ops, both backends ------------------------------------------------------------
 
-BINARY = ("xor", "band", "bor", "add", "sub", "smax", "umax", "sgt", "sge", "slt", "sle", "ugt", "ult",
-          "ule", "uge", "eq", "ne")
+BINARY = (
+    "xor",
+    "band",
+    "bor",
+    "add",
+    "sub",
+    "smax",
+    "umax",
+    "sgt",
+    "sge",
+    "slt",
+    "sle",
+    "ugt",
+    "ult",
+    "ule",
+    "uge",
+    "eq",
+    "ne",
+)
 
 
 @pytest.mark.parametrize("width", [8, 16, 64])
@@ -209,28 +250,36 @@ def test_element_ops_agree_between_backends(width):
         part = concrete.extract(a, narrow - 1, 0)
         assert concrete.sext(part, narrow) == z3_value(symbolic.sext(bv(part, narrow), narrow))
         assert concrete.zext(part, narrow) == z3_value(symbolic.zext(bv(part, narrow), narrow))
-        assert concrete.concat(part, part, narrow) == z3_value(symbolic.concat(bv(part, narrow), bv(part, narrow), narrow))
+        assert concrete.concat(part, part, narrow) == z3_value(
+            symbolic.concat(bv(part, narrow), bv(part, narrow), narrow)
+        )
 
 
 # The tracing backend -----------------------------------------------------------------------
+
 
 def trace(unit, count=4, sew=8):
     tracer = Tracer(sew, count)
     return unit(TraceElements(tracer), tracer.seed, list(tracer.elements), list(tracer.flags))
 
 
-@pytest.mark.parametrize("body", [
-    "if active[0]: acc = ops.smax(acc, elements[0])",
-    "if seed == ops.const(0): acc = elements[0]",
-    "if all(a == ops.true for a in active): acc = elements[0]",
-    "acc = elements[0] if ops.sgt(elements[0], seed) else seed",
-    "acc = seed if (active[0] and active[1]) else acc",
-    "acc = max(seed, elements[0])",
-    "acc = seed + elements[0]",
-])
+@pytest.mark.parametrize(
+    "body",
+    [
+        "if active[0]: acc = ops.smax(acc, elements[0])",
+        "if seed == ops.const(0): acc = elements[0]",
+        "if all(a == ops.true for a in active): acc = elements[0]",
+        "acc = elements[0] if ops.sgt(elements[0], seed) else seed",
+        "acc = seed if (active[0] and active[1]) else acc",
+        "acc = max(seed, elements[0])",
+        "acc = seed + elements[0]",
+    ],
+)
 def test_truth_tests_are_refused_with_the_users_line(body, tmp_path):
     source = tmp_path / "user_unit.py"
-    source.write_text("def unit(ops, seed, elements, active):\n    acc = seed\n    " + body + "\n    return acc\n")
+    source.write_text(
+        "def unit(ops, seed, elements, active):\n    acc = seed\n    " + body + "\n    return acc\n"
+    )
     namespace = {}
     exec(compile(source.read_text(), str(source), "exec"), namespace)
     with pytest.raises(SymbolicUse) as error:
@@ -246,8 +295,11 @@ def test_a_truth_test_is_an_error_not_a_verdict():
             if a:
                 acc = ops.smax(acc, x)
         return acc
+
     result = prove_unit_at_scale(branches, MID, TIMEOUT)
-    assert result.verdict == Verdict.ERROR and "test_cutpoint.py" in result.detail and "ops.ite" in result.detail
+    assert (
+        result.verdict == Verdict.ERROR and "test_cutpoint.py" in result.detail and "ops.ite" in result.detail
+    )
 
 
 def test_trace_is_hash_consed_and_simplifies_identities():
@@ -263,15 +315,19 @@ def test_trace_is_hash_consed_and_simplifies_identities():
 def test_a_unit_returning_the_wrong_thing_is_an_error():
     assert prove_unit_at_scale(lambda ops, s, e, a: None, MID, TIMEOUT).verdict == Verdict.ERROR
     assert prove_unit_at_scale(lambda ops, s, e, a: a[0], MID, TIMEOUT).verdict == Verdict.ERROR
-    assert prove_unit_at_scale(lambda ops, s, e, a: ops.extract(s, 3, 0), MID, TIMEOUT).verdict == Verdict.ERROR
+    assert (
+        prove_unit_at_scale(lambda ops, s, e, a: ops.extract(s, 3, 0), MID, TIMEOUT).verdict == Verdict.ERROR
+    )
 
     def raises(ops, seed, elements, active):
         raise ValueError("boom")
+
     result = prove_unit_at_scale(raises, MID, TIMEOUT)
     assert result.verdict == Verdict.ERROR and "boom" in result.detail
 
 
 # Proved and refuted ------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("cfg", [MID, WIDE], ids=str)
 @pytest.mark.parametrize("unit", CORRECT, ids=lambda u: u.__name__)
@@ -293,19 +349,31 @@ def test_bugs_are_refuted_with_a_confirmed_minimal_case(unit):
     assert result.verdict == Verdict.COUNTEREXAMPLE, result.detail
     assert replays(unit, result.case, MID)
     pre, _ = result.case
-    limit = 201 if unit.__name__ == "skips_past_200" else MID.vlmax if unit.__name__ == "odd_level_drops_last" else 1
+    limit = (
+        201
+        if unit.__name__ == "skips_past_200"
+        else MID.vlmax
+        if unit.__name__ == "odd_level_drops_last"
+        else 1
+    )
     assert pre.vl <= limit
 
 
 def test_a_bug_past_an_index_gets_the_smallest_case_that_shows_it():
     result = prove_unit_at_scale(skips_past(200), MID, TIMEOUT)
     pre, insn = result.case
-    assert pre.vl == 201 and insn.vm == 0 and pre.regs[0] == 1 << 200   # one active element
+    assert pre.vl == 201 and insn.vm == 0 and pre.regs[0] == 1 << 200  # one active element
     assert prove_unit_at_scale(skips_past(200), Config(1024, 64, 8, "m1"), TIMEOUT).verdict == Verdict.PROVED
 
 
-@pytest.mark.parametrize("unit", [pytest.param(u, marks=[pytest.mark.cutpoint_scale] if u.where.vlmax > 1024 else [])
-                                  for u in BUGGY_SCALE_UNITS], ids=lambda u: u.__name__)
+@pytest.mark.parametrize(
+    "unit",
+    [
+        pytest.param(u, marks=[pytest.mark.cutpoint_scale] if u.where.vlmax > 1024 else [])
+        for u in BUGGY_SCALE_UNITS
+    ],
+    ids=lambda u: u.__name__,
+)
 def test_bugs_that_live_at_one_configuration(unit):
     result = prove_unit_at_scale(unit, unit.where, TIMEOUT)
     assert result.verdict == Verdict.COUNTEREXAMPLE, result.detail
@@ -327,17 +395,20 @@ def test_a_correct_unit_beyond_the_method_is_unknown_not_proved():
     def agreeing(ops, seed, elements, active):
         a, b = sequential(ops, seed, elements, active), tree(ops, seed, elements, active)
         return ops.ite(ops.eq(a, b), a, ops.const(0))
+
     result = prove_unit_at_scale(agreeing, Config(128, 64, 8, "m1"), TIMEOUT)
     assert result.verdict == Verdict.UNKNOWN and result.case is None, result.detail
 
 
 def test_a_wrong_local_check_alone_never_proves():
     """A unit whose every node is a max except one that adds: never PROVED."""
+
     def adds_one(ops, seed, elements, active):
         acc = ops.add(seed, ops.const(1))
         for x, a in zip(elements, active):
             acc = ops.ite(a, ops.smax(acc, x), acc)
         return acc
+
     result = prove_unit_at_scale(adds_one, MID, TIMEOUT)
     assert result.verdict == Verdict.COUNTEREXAMPLE and replays(adds_one, result.case, MID)
 
@@ -348,15 +419,18 @@ BIGGEST = Config(65536, 64, 8, "m8")
 
 
 @pytest.mark.cutpoint_scale
-@pytest.mark.parametrize("unit", [guarded_select, sign_flip_ugt, ALGORITHMS["sequential"]], ids=lambda u: u.__name__)
+@pytest.mark.parametrize(
+    "unit", [guarded_select, sign_flip_ugt, ALGORITHMS["sequential"]], ids=lambda u: u.__name__
+)
 def test_largest_configuration_proved(unit):
     result = prove_unit_at_scale(unit, BIGGEST, 120_000)
     assert result.verdict == Verdict.PROVED, result.detail
 
 
 @pytest.mark.cutpoint_scale
-@pytest.mark.parametrize("unit", [skips_past(4096), keeps_min, zero_padded_select_tree, *BUGGY_UNITS],
-                         ids=lambda u: u.__name__)
+@pytest.mark.parametrize(
+    "unit", [skips_past(4096), keeps_min, zero_padded_select_tree, *BUGGY_UNITS], ids=lambda u: u.__name__
+)
 def test_largest_configuration_refuted(unit):
     result = prove_unit_at_scale(unit, BIGGEST, 120_000)
     assert result.verdict == Verdict.COUNTEREXAMPLE, result.detail
@@ -370,7 +444,7 @@ from tests.buggy.instructions import BUGGY_INSTRUCTIONS  # noqa: E402
 from tests.buggy.unusual_correct import CORRECT_INSTRUCTIONS  # noqa: E402
 from vredmax.proofs.python.cutstep import differs  # noqa: E402
 
-STEP_CFG = Config(256, 64, 8, "m2")     # VLMAX 64, register groups
+STEP_CFG = Config(256, 64, 8, "m2")  # VLMAX 64, register groups
 
 
 @pytest.mark.parametrize("tail", ["undisturbed", "ones"])
@@ -385,7 +459,9 @@ def test_correct_steps_are_proved(step_fn, tail):
 def test_buggy_steps_are_refuted_with_a_case_that_replays(step_fn):
     results = [prove_step_at_scale(step_fn, STEP_CFG, tail, TIMEOUT) for tail in ("undisturbed", "ones")]
     assert all(r.verdict != Verdict.PROVED or r.case is None for r in results)
-    found = [(r, tail) for r, tail in zip(results, ("undisturbed", "ones")) if r.verdict == Verdict.COUNTEREXAMPLE]
+    found = [
+        (r, tail) for r, tail in zip(results, ("undisturbed", "ones")) if r.verdict == Verdict.COUNTEREXAMPLE
+    ]
     assert found, [r.detail for r in results]
     for r, tail in found:
         pre, insn = r.case
@@ -398,12 +474,15 @@ def test_a_step_without_the_structure_is_unknown():
 
     def twice(m, pre, insn, cfg, tail):
         """Runs the reduction twice and writes the larger (right, but two cut values)."""
+
         def doubled(ops, seed, elements, active):
             a = reduce_sequential(ops, seed, elements, active)
             b = reduce_sequential(ops, seed, list(reversed(elements)), list(reversed(active)))
             return a if a is b else ops.smax(a, b)
+
         traps, post = step(m, pre, insn, cfg, doubled, tail)
         return traps, post
+
     assert prove_step_at_scale(twice, STEP_CFG, "undisturbed", TIMEOUT).verdict == Verdict.PROVED
 
     def two_values(m, pre, insn, cfg, tail):
@@ -414,6 +493,7 @@ def test_a_step_without_the_structure_is_unknown():
         seed = m.extract(m.read(pre.regs, insn.vs1), cfg.sew - 1, 0)
         m.write(post.regs, 1, m.concat(m.const(0, cfg.vlen - cfg.sew), ops.add(seed, 1), cfg.sew))
         return traps, post
+
     result = prove_step_at_scale(two_values, STEP_CFG, "undisturbed", TIMEOUT)
     assert result.verdict == Verdict.PROVED, result.detail
 
@@ -424,6 +504,7 @@ def test_a_step_without_the_structure_is_unknown():
         seed = m.extract(m.read(pre.regs, insn.vs1), cfg.sew - 1, 0)
         regs = m.write(post.regs, 1, m.concat(m.const(0, cfg.vlen - cfg.sew), ops.add(seed, 1), cfg.sew))
         return traps, post.with_(regs=m.ite(m.eq(pre.vl, 0), post.regs, regs))
+
     result = prove_step_at_scale(writes_seed_plus_one_to_v1, STEP_CFG, "undisturbed", TIMEOUT)
     assert result.verdict == Verdict.COUNTEREXAMPLE, result.detail
 
@@ -431,8 +512,11 @@ def test_a_step_without_the_structure_is_unknown():
         traps, post = step(m, pre, insn, cfg, reduce_sequential, tail)
         ops = m.elements(cfg.sew)
         seed = m.extract(m.read(pre.regs, insn.vs1), cfg.sew - 1, 0)
-        regs = m.write(post.regs, insn.vd, m.concat(m.const(0, cfg.vlen - cfg.sew), ops.add(seed, 1), cfg.sew))
+        regs = m.write(
+            post.regs, insn.vd, m.concat(m.const(0, cfg.vlen - cfg.sew), ops.add(seed, 1), cfg.sew)
+        )
         return traps, post.with_(regs=m.ite(m.eq(pre.vl, 0), post.regs, regs))
+
     result = prove_step_at_scale(writes_seed_plus_one, STEP_CFG, "undisturbed", TIMEOUT)
     assert result.verdict == Verdict.COUNTEREXAMPLE
     assert differs(writes_seed_plus_one, *result.case, STEP_CFG, "undisturbed")
@@ -442,14 +526,17 @@ def test_a_step_branching_on_an_instruction_field_is_never_proved():
     def branches(m, pre, insn, cfg, tail):
         from vredmax.impl.execute import step
         from vredmax.impl.sequential import reduce_sequential
-        if insn.vm == 1:      # a z3 term: the guard of proofs/engine/truth_guard.py or z3 decides
+
+        if insn.vm == 1:  # a z3 term: the guard of proofs/engine/truth_guard.py or z3 decides
             return step(m, pre, insn, cfg, reduce_sequential, tail)
         return step(m, pre, insn, cfg, reduce_sequential, tail)
+
     result = prove_step_at_scale(branches, STEP_CFG, "undisturbed", TIMEOUT)
     assert result.verdict in (Verdict.PROVED, Verdict.ERROR)
 
 
 # Cross-check against a monolithic proof, on generated units ---------------------------------
+
 
 def _idiom(kind, ops, acc, x, a):
     """acc joined with x when a holds, written one of the ways people write it."""
@@ -469,7 +556,10 @@ def _idiom(kind, ops, acc, x, a):
     }[kind]()
 
 
-GOOD, BAD = ("smax", "guarded", "nested", "flip", "sge"), ("min", "unsigned", "unmasked", "dropped", "inverted")
+GOOD, BAD = (
+    ("smax", "guarded", "nested", "flip", "sge"),
+    ("min", "unsigned", "unmasked", "dropped", "inverted"),
+)
 
 
 def generated_unit(seed_number: int):
@@ -492,6 +582,7 @@ def generated_unit(seed_number: int):
         for acc in accs:
             result = _idiom(pick.choice(GOOD), ops, result, acc, ops.true)
         return result
+
     unit.__name__ = f"generated_{seed_number}"
     return unit
 
@@ -516,7 +607,7 @@ def monolithic_verdict(unit, sew: int, count: int) -> Verdict:
 
 @pytest.mark.parametrize("number", range(30))
 def test_generated_units_agree_with_a_monolithic_proof(number):
-    cfg = Config(128, 64, 16, "m1")     # VLMAX 8: small enough for one query
+    cfg = Config(128, 64, 16, "m1")  # VLMAX 8: small enough for one query
     unit = generated_unit(number)
     expected = monolithic_verdict(unit, cfg.sew, cfg.vlmax)
     result = prove_unit_at_scale(unit, cfg, TIMEOUT)

@@ -23,8 +23,12 @@ from vredmax.spec.state import ArchState
 
 VLEN = 256
 INITIAL, CLEAN, DIRTY = 1, 2, 3
-OTHER = {"tail": {"undisturbed": "ones", "ones": "undisturbed"}, "reserved": {"execute": "illegal"},
-         "vs_dirty": {"always": "on-write", "on-write": "always"}, "frac_sew": {"vill": "supported"}}
+OTHER = {
+    "tail": {"undisturbed": "ones", "ones": "undisturbed"},
+    "reserved": {"execute": "illegal"},
+    "vs_dirty": {"always": "on-write", "on-write": "always"},
+    "frac_sew": {"vill": "supported"},
+}
 
 
 def make(insn: Insn, sew: int, lmul: str, avl: int, vta=False, vs=INITIAL, vlen=VLEN) -> Case:
@@ -37,21 +41,33 @@ def make(insn: Insn, sew: int, lmul: str, avl: int, vta=False, vs=INITIAL, vlen=
 
 
 def policy_cases(choice: str) -> list[Case]:
-    if choice == "tail":        # vta = 1, vl > 0: vd's tail elements kept or all ones
+    if choice == "tail":  # vta = 1, vl > 0: vd's tail elements kept or all ones
         return [make(Insn(8, 16, 4, 1), 8, "m1", 3, vta=True), make(Insn(8, 16, 4, 1), 32, "m2", 5, vta=True)]
-    if choice == "reserved":    # vm = 0 with vs2 = v0 or vs1 = v0; a misaligned vs2 group
-        return [make(Insn(8, 0, 4, 0), 8, "m1", 7), make(Insn(8, 16, 0, 0), 16, "m1", 5),
-                make(Insn(8, 3, 4, 1), 8, "m2", 9)]
-    if choice == "vs_dirty":    # VS Initial or Clean where vd is not written (vl = 0), and where it is
-        return [make(Insn(8, 16, 4, 1), 8, "m1", 0, vs=INITIAL), make(Insn(8, 16, 4, 1), 64, "m1", 0, vs=CLEAN),
-                make(Insn(8, 16, 4, 1), 8, "m1", 2, vs=INITIAL)]
+    if choice == "reserved":  # vm = 0 with vs2 = v0 or vs1 = v0; a misaligned vs2 group
+        return [
+            make(Insn(8, 0, 4, 0), 8, "m1", 7),
+            make(Insn(8, 16, 0, 0), 16, "m1", 5),
+            make(Insn(8, 3, 4, 1), 8, "m2", 9),
+        ]
+    if choice == "vs_dirty":  # VS Initial or Clean where vd is not written (vl = 0), and where it is
+        return [
+            make(Insn(8, 16, 4, 1), 8, "m1", 0, vs=INITIAL),
+            make(Insn(8, 16, 4, 1), 64, "m1", 0, vs=CLEAN),
+            make(Insn(8, 16, 4, 1), 8, "m1", 2, vs=INITIAL),
+        ]
     raise ValueError(choice)
 
 
 def observed(observation) -> Observed:
     outcome = "illegal-instruction" if observation.trapped else "retired"
-    return Observed(outcome, observation.vl, observation.vstart, observation.vtype, observation.vs,
-                    dict(enumerate(observation.regs)))
+    return Observed(
+        outcome,
+        observation.vl,
+        observation.vstart,
+        observation.vtype,
+        observation.vs,
+        dict(enumerate(observation.regs)),
+    )
 
 
 def check_policy(harness, profile, choice: str) -> None:
@@ -75,7 +91,10 @@ def check_frac_sew(harness, profile) -> None:
         requested = encode_vtype(64, lmul)
         pre = ArchState(VLEN, 64, tuple([0] * 32), VILL_VTYPE, 0, 0, INITIAL)
         before = harness.run(Case(pre, Insn(8, 16, 4, 1), requested, 1)).before
-        assert before[:2] == ((0, VILL_VTYPE) if profile.frac_sew == "vill" else (1, requested)), (lmul, before)
+        assert before[:2] == ((0, VILL_VTYPE) if profile.frac_sew == "vill" else (1, requested)), (
+            lmul,
+            before,
+        )
 
 
 @pytest.mark.parametrize("choice", ["tail", "reserved", "vs_dirty", "frac_sew"])

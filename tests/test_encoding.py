@@ -6,8 +6,16 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from vredmax.spec.encoding import (REDUCTIONS, EncodingError, Insn, decode, describe_fields, encode,
-                           format_asm, parse_asm)
+from vredmax.spec.encoding import (
+    REDUCTIONS,
+    EncodingError,
+    Insn,
+    decode,
+    describe_fields,
+    encode,
+    format_asm,
+    parse_asm,
+)
 from vredmax.impl.case import CaseError, parse_insn
 
 ALL_FIELDS = list(itertools.product((0, 1), range(32), range(32), range(32)))
@@ -29,15 +37,26 @@ def test_round_trip_over_every_field_combination():
 def test_fields_sit_where_the_table_says():
     for vm, vd, vs2, vs1 in ALL_FIELDS[::97]:
         word = encode(Insn(vd=vd, vs2=vs2, vs1=vs1, vm=vm))
-        assert [value for _, _, value in describe_fields(word)] == [0b000111, vm, vs2, vs1, 0b010, vd, 0b1010111]
+        assert [value for _, _, value in describe_fields(word)] == [
+            0b000111,
+            vm,
+            vs2,
+            vs1,
+            0b010,
+            vd,
+            0b1010111,
+        ]
 
 
-@pytest.mark.parametrize("text, word", [
-    ("vredmax.vs v8, v12, v4", 0x1EC22457),        # GNU as
-    ("vredmax.vs v4, v8, v12, v0.t", 0x1C862257),  # GNU as; the seed's animation
-    ("vredmax.vs v0, v0, v0", 0x1E002057),
-    ("vredmax.vs v0, v0, v0, v0.t", 0x1C002057),
-])
+@pytest.mark.parametrize(
+    "text, word",
+    [
+        ("vredmax.vs v8, v12, v4", 0x1EC22457),  # GNU as
+        ("vredmax.vs v4, v8, v12, v0.t", 0x1C862257),  # GNU as; the seed's animation
+        ("vredmax.vs v0, v0, v0", 0x1E002057),
+        ("vredmax.vs v0, v0, v0, v0.t", 0x1C002057),
+    ],
+)
 def test_known_words(text, word):
     assert encode(parse_asm(text)) == word
     assert format_asm(decode(word)) == text
@@ -45,11 +64,19 @@ def test_known_words(text, word):
 
 def test_disassembled_fields_of_the_animation_word():
     assert [(name, bits) for name, bits, _ in describe_fields(0x1C862257)] == [
-        ("funct6", "000111"), ("vm", "0"), ("vs2", "01000"), ("vs1", "01100"),
-        ("funct3", "010"), ("vd", "00100"), ("opcode", "1010111")]
+        ("funct6", "000111"),
+        ("vm", "0"),
+        ("vs2", "01000"),
+        ("vs1", "01100"),
+        ("funct3", "010"),
+        ("vd", "00100"),
+        ("opcode", "1010111"),
+    ]
 
 
-@pytest.mark.parametrize("text", ["VREDMAX.VS V8,V12,V4", "  vredmax.vs   v8 ,v12,  v4  ", "vredmax.vs v8, v12, v4, V0.T"])
+@pytest.mark.parametrize(
+    "text", ["VREDMAX.VS V8,V12,V4", "  vredmax.vs   v8 ,v12,  v4  ", "vredmax.vs v8, v12, v4, V0.T"]
+)
 def test_syntax_is_case_and_space_free(text):
     assert parse_asm(text).vd == 8
 
@@ -61,13 +88,16 @@ def test_other_reductions_are_named(funct6, name):
         decode(word)
 
 
-@pytest.mark.parametrize("word", [
-    0x00000013,                     # addi x0, x0, 0
-    0x1EC20457,                     # funct3=000 (OPIVV): vmax.vv, not a reduction
-    0x1EC22057 ^ 0x20,              # wrong opcode
-    0x22C22457,                     # OPMVV funct6=001000 (vaaddu.vv)
-    0xFFFFFFFF,
-])
+@pytest.mark.parametrize(
+    "word",
+    [
+        0x00000013,  # addi x0, x0, 0
+        0x1EC20457,  # funct3=000 (OPIVV): vmax.vv, not a reduction
+        0x1EC22057 ^ 0x20,  # wrong opcode
+        0x22C22457,  # OPMVV funct6=001000 (vaaddu.vv)
+        0xFFFFFFFF,
+    ],
+)
 def test_other_words_are_not_op_v_reductions(word):
     with pytest.raises(EncodingError, match="^insn: .*not an OP-V reduction"):
         decode(word)
@@ -92,25 +122,45 @@ def test_decode_rejects_non_words(word):
         decode(word)
 
 
-@pytest.mark.parametrize("text", [
-    "", "vredmin.vs v1, v2, v3", "vredmax.vv v1, v2, v3", "vredmax.vs v1, v2",
-    "vredmax.vs v1, v2, v3, v4", "vredmax.vs v1, v2, v3, v1.t", "vredmax.vs v32, v2, v3",
-    "vredmax.vs v1, x2, v3", "vredmax.vs v1, v02, v3", "vredmax.vs v1 v2 v3", "vredmax.vs v1, v2, v3,",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "",
+        "vredmin.vs v1, v2, v3",
+        "vredmax.vv v1, v2, v3",
+        "vredmax.vs v1, v2",
+        "vredmax.vs v1, v2, v3, v4",
+        "vredmax.vs v1, v2, v3, v1.t",
+        "vredmax.vs v32, v2, v3",
+        "vredmax.vs v1, x2, v3",
+        "vredmax.vs v1, v02, v3",
+        "vredmax.vs v1 v2 v3",
+        "vredmax.vs v1, v2, v3,",
+    ],
+)
 def test_bad_assembly_names_the_insn(text):
     with pytest.raises(EncodingError, match="^insn: "):
         parse_asm(text)
 
 
-@pytest.mark.parametrize("fields", [dict(vd=32, vs2=0, vs1=0), dict(vd=0, vs2=-1, vs1=0),
-                                    dict(vd=0, vs2=0, vs1=0, vm=2)])
+@pytest.mark.parametrize(
+    "fields", [dict(vd=32, vs2=0, vs1=0), dict(vd=0, vs2=-1, vs1=0), dict(vd=0, vs2=0, vs1=0, vm=2)]
+)
 def test_insn_fields_are_checked(fields):
     with pytest.raises(EncodingError):
         Insn(**fields)
 
 
-@pytest.mark.parametrize("value", ["vredmax.vs v4, v8, v12, v0.t", 0x1C862257, "0x1c862257",
-                                   "0b00011100100001100010001001010111", str(0x1C862257)])
+@pytest.mark.parametrize(
+    "value",
+    [
+        "vredmax.vs v4, v8, v12, v0.t",
+        0x1C862257,
+        "0x1c862257",
+        "0b00011100100001100010001001010111",
+        str(0x1C862257),
+    ],
+)
 def test_case_insn_accepts_text_integer_and_hex(value):
     assert parse_insn(value) == Insn(vd=4, vs2=8, vs1=12, vm=0)
 

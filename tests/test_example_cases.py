@@ -20,14 +20,14 @@ OUTCOMES = {"retired": "retired", "illegal": "illegal-instruction", "reserved": 
 # name -> (vd register, what vd[0] holds afterwards: a value, or "unchanged"), and a phrase of
 # the reason for a trap or a vl=0 retirement.
 EXPECTED = {
-    "retired-seed-usage": ("v8", 0x03, ""),                 # the seed document's usage scenario
-    "retired-seed-animation": ("v4", 0x0011, ""),           # the seed document's animation
-    "retired-masked": ("v4", 0x0000000c, ""),               # lanes 0 and 2 masked off
-    "retired-all-masked-off": ("v8", 0xff85, ""),           # no active lane: vd[0] = the seed
+    "retired-seed-usage": ("v8", 0x03, ""),  # the seed document's usage scenario
+    "retired-seed-animation": ("v4", 0x0011, ""),  # the seed document's animation
+    "retired-masked": ("v4", 0x0000000C, ""),  # lanes 0 and 2 masked off
+    "retired-all-masked-off": ("v8", 0xFF85, ""),  # no active lane: vd[0] = the seed
     "retired-vl0": ("v8", "unchanged", "vl=0"),
-    "retired-tail-agnostic": ("v8", 0x0009, ""),            # vta=1, exec keeps the tail (all ones allowed too)
-    "retired-tail-agnostic-ones": ("v8", 0x0009, ""),       # the case asks for all-ones tails
-    "retired-lmul2": ("v1", 0x00000064, ""),                # the maximum is in v13, the group's second register
+    "retired-tail-agnostic": ("v8", 0x0009, ""),  # vta=1, exec keeps the tail (all ones allowed too)
+    "retired-tail-agnostic-ones": ("v8", 0x0009, ""),  # the case asks for all-ones tails
+    "retired-lmul2": ("v1", 0x00000064, ""),  # the maximum is in v13, the group's second register
     "illegal-vstart": ("v8", "unchanged", "vstart=1 is nonzero"),
     "illegal-vs-off": ("v8", "unchanged", "mstatus.VS is Off"),
     "illegal-vill": ("v8", "unchanged", "vtype.vill is set"),
@@ -65,9 +65,9 @@ def test_case_gives_the_outcome_its_name_says(capsys, name):
     else:
         sew = case["vtype"]["sew"]
         assert after & ((1 << sew) - 1) == vd0
-    if name == "retired-tail-agnostic-ones":   # elements 1 .. 7 all ones
+    if name == "retired-tail-agnostic-ones":  # elements 1 .. 7 all ones
         assert after >> 16 == (1 << 112) - 1
-    elif result["outcome"] == "retired" and vd0 != "unchanged":   # an undisturbed tail
+    elif result["outcome"] == "retired" and vd0 != "unchanged":  # an undisturbed tail
         assert after >> case["vtype"]["sew"] == before >> case["vtype"]["sew"]
 
 
@@ -82,6 +82,7 @@ def test_the_seed_cases_are_the_manual_pages():
     """The manual page animates the same cases (presentation/documents/manual/content.py)."""
     from vredmax.presentation.documents.manual import content
     from vredmax.impl.case import parse_case
+
     shipped = json.loads((CASES / "retired-seed-animation.json").read_text(encoding="utf-8"))
     assert parse_case(shipped) == parse_case(content.SEED_CASE)
     usage = json.loads((CASES / "retired-seed-usage.json").read_text(encoding="utf-8"))

@@ -46,17 +46,20 @@ TIME = re.compile(r"\d+\.\d+ ?(?:s|ms)\b")
 
 def markdown_files() -> list[Path]:
     files = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
-    return [f for f in files if f.relative_to(ROOT).as_posix() not in GENERATED
-            and "hooks" not in f.relative_to(ROOT).parts]
+    return [
+        f
+        for f in files
+        if f.relative_to(ROOT).as_posix() not in GENERATED and "hooks" not in f.relative_to(ROOT).parts
+    ]
 
 
 @dataclass
 class Block:
     path: Path
-    line: int               # of the opening fence, 1-based
+    line: int  # of the opening fence, 1-based
     language: str
     text: str
-    directives: list = field(default_factory=list)   # (kind, arg)
+    directives: list = field(default_factory=list)  # (kind, arg)
 
     @property
     def where(self) -> str:
@@ -83,7 +86,9 @@ def blocks(path: Path) -> list[Block]:
             directives.append((match["kind"], match["arg"]))
             j -= 1
         body, k = [], k + 1
-        while k < len(lines) and not (lines[k].strip().startswith(fence) and lines[k].strip().strip(fence[0]) == ""):
+        while k < len(lines) and not (
+            lines[k].strip().startswith(fence) and lines[k].strip().strip(fence[0]) == ""
+        ):
             body.append(lines[k][indent:] if lines[k][:indent].strip() == "" else lines[k])
             k += 1
         found.append(Block(path, k - len(body), language, "\n".join(body) + "\n", directives))
@@ -94,9 +99,12 @@ def blocks(path: Path) -> list[Block]:
 def examples() -> list[Block]:
     """Every block that is an example: console, Python, a shell block (refused), and any other
     block that shows `$ ` commands (refused: it would not run)."""
-    return [b for path in markdown_files() for b in blocks(path)
-            if b.language in ("console", "python", "pycon") or b.language in SHELLS
-            or b.text.startswith("$ ")]
+    return [
+        b
+        for path in markdown_files()
+        for b in blocks(path)
+        if b.language in ("console", "python", "pycon") or b.language in SHELLS or b.text.startswith("$ ")
+    ]
 
 
 def _param(block: Block):
@@ -106,10 +114,11 @@ def _param(block: Block):
 
 # Running ----------------------------------------------------------------------------------------
 
+
 def _folder(tmp_path: Path, block: Block) -> Path:
     for name in ("examples", "tests"):
         (tmp_path / name).symlink_to(ROOT / name, target_is_directory=True)
-    for earlier in blocks(block.path):   # files that earlier blocks of the page declare
+    for earlier in blocks(block.path):  # files that earlier blocks of the page declare
         if earlier.line >= block.line:
             break
         name = earlier.directive("file")
@@ -152,7 +161,7 @@ def commands(block: Block) -> list[Command]:
             k += 1
             continue
         text, start = line[2:], k
-        while text.endswith("\\") and k + 1 < len(lines):   # continuation lines
+        while text.endswith("\\") and k + 1 < len(lines):  # continuation lines
             k += 1
             text = text[:-1] + " " + lines[k].strip()
         match = EXIT_COMMENT.search(text)
@@ -175,7 +184,7 @@ def matches(expected: list[str], actual: list[str]) -> bool:
         if line.strip() == "...":
             pattern.append(r"(?:[^\n]*\n)*?")
         else:
-            parts = _normal(line).split("...")   # the spaces around `...` are part of what it skips
+            parts = _normal(line).split("...")  # the spaces around `...` are part of what it skips
             parts = [p.rstrip() if k < len(parts) - 1 else p for k, p in enumerate(parts)]
             parts = [p.lstrip() if k > 0 else p for k, p in enumerate(parts)]
             pattern.append("[^\n]*".join(map(re.escape, parts)) + r"\n")
@@ -185,16 +194,27 @@ def matches(expected: list[str], actual: list[str]) -> bool:
 
 def run_console(block: Block, folder: Path) -> None:
     for command in commands(block):
-        done = subprocess.run(["bash", "-o", "pipefail", "-c", command.text], cwd=folder, env=_environment(),
-                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=900)
+        done = subprocess.run(
+            ["bash", "-o", "pipefail", "-c", command.text],
+            cwd=folder,
+            env=_environment(),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            timeout=900,
+        )
         actual = done.stdout.rstrip("\n").splitlines()
         where = f"{block.path.relative_to(ROOT).as_posix()}:{command.line}: $ {command.text}"
         assert done.returncode == command.exit_code, (
-            f"{where}\nexit code {done.returncode}, the example says {command.exit_code}\n{done.stdout}")
+            f"{where}\nexit code {done.returncode}, the example says {command.exit_code}\n{done.stdout}"
+        )
         if command.expected:
             assert matches(command.expected, actual), (
-                f"{where}\nthe example shows:\n" + "\n".join(command.expected)
-                + "\n\nit printed:\n" + "\n".join(actual))
+                f"{where}\nthe example shows:\n"
+                + "\n".join(command.expected)
+                + "\n\nit printed:\n"
+                + "\n".join(actual)
+            )
 
 
 def run_python(block: Block, folder: Path) -> None:
@@ -204,7 +224,9 @@ def run_python(block: Block, folder: Path) -> None:
         if block.language == "python":
             exec(compile(block.text, block.where, "exec"), {"__name__": "__example__"})
         else:
-            test = doctest.DocTestParser().get_doctest(block.text, {}, block.where, str(block.path), block.line)
+            test = doctest.DocTestParser().get_doctest(
+                block.text, {}, block.where, str(block.path), block.line
+            )
             runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
             runner.run(test, out=lambda text: pytest.fail(text, pytrace=False))
     finally:
@@ -215,7 +237,8 @@ def run_python(block: Block, folder: Path) -> None:
 def test_example(block: Block, tmp_path):
     assert block.language in ("console", "python", "pycon"), (
         f"{block.where}: a ```{block.language} block of commands: write it as ```console "
-        "with `$ ` prompts and their output, so that it runs")
+        "with `$ ` prompts and their output, so that it runs"
+    )
     skip = block.directive("skip")
     if skip is not None:
         assert skip, f"{block.where}: `<!-- example: skip -->` needs a reason"
@@ -232,20 +255,26 @@ def test_example(block: Block, tmp_path):
 
 # The collector itself ---------------------------------------------------------------------------
 
+
 def test_matching_rules():
-    assert matches(["PROVED  VLEN=128  2.55s", "...", "Summary: 1 proved"],
-                   ["PROVED VLEN=128 10.1s", "a", "b", "Summary: 1 proved"])
+    assert matches(
+        ["PROVED  VLEN=128  2.55s", "...", "Summary: 1 proved"],
+        ["PROVED VLEN=128 10.1s", "a", "b", "Summary: 1 proved"],
+    )
     assert matches(["at .../units.py:24"], ["at /tmp/x/units.py:24"])
     assert not matches(["Summary: 1 proved"], ["Summary: 2 proved"])
-    assert not matches(["a"], ["a", "b"])              # nothing unshown at the end
-    assert not matches(["... x"], ["y", "x"])           # `...` inside a line stays on that line
+    assert not matches(["a"], ["a", "b"])  # nothing unshown at the end
+    assert not matches(["... x"], ["y", "x"])  # `...` inside a line stays on that line
     assert matches(["...", "x"], ["y", "x"])
 
 
 def test_the_collector_finds_blocks_and_directives(tmp_path):
     page = tmp_path / "page.md"
-    page.write_text("text\n<!-- example: needs qemu-riscv64 -->\n```console\n$ vredmax asm x  # exit 2\n"
-                    "vredmax: error: x\n```\n\n   ```python\n   print(1)\n   ```\n", encoding="utf-8")
+    page.write_text(
+        "text\n<!-- example: needs qemu-riscv64 -->\n```console\n$ vredmax asm x  # exit 2\n"
+        "vredmax: error: x\n```\n\n   ```python\n   print(1)\n   ```\n",
+        encoding="utf-8",
+    )
     found = blocks(page)
     assert [(b.language, b.line) for b in found] == [("console", 3), ("python", 8)]
     assert found[0].directive("needs") == "qemu-riscv64" and found[1].text == "print(1)\n"

@@ -17,6 +17,7 @@ DIRTY = VS_NAMES.index("dirty")
 
 # -- the test's own oracle: the semantics written down in the most obvious way -------------
 
+
 def oracle(state, insn, tail):
     """(outcome, post-state) straight from REFERENCE.md."""
     vtype, elen, vlen = state.vtype, state.elen, state.vlen
@@ -26,7 +27,7 @@ def oracle(state, insn, tail):
     if vtype >> 8 or vsew > 3 or vlmul == 4:  # vill, reserved bits 62:8, reserved vsew/vlmul
         return ILLEGAL, state
     sew = 8 << vsew
-    lmul = 2 ** vlmul if vlmul < 4 else 2 ** (vlmul - 8)
+    lmul = 2**vlmul if vlmul < 4 else 2 ** (vlmul - 8)
     if sew > elen or sew > lmul * elen or state.vstart != 0:
         return ILLEGAL, state
     if (lmul > 1 and insn.vs2 % lmul) or (insn.vm == 0 and 0 in (insn.vs2, insn.vs1)):
@@ -39,8 +40,11 @@ def oracle(state, insn, tail):
         return x - (1 << sew) if x >> (sew - 1) else x
 
     per_register = vlen // sew
-    active = [signed(state.regs[insn.vs2 + i // per_register] >> (i % per_register * sew))
-              for i in range(state.vl) if insn.vm or state.regs[0] >> i & 1]
+    active = [
+        signed(state.regs[insn.vs2 + i // per_register] >> (i % per_register * sew))
+        for i in range(state.vl)
+        if insn.vm or state.regs[0] >> i & 1
+    ]
     result = max([signed(state.regs[insn.vs1])] + active) % (1 << sew)
     tail_bits = state.regs[insn.vd] >> sew << sew
     if tail == "ones" and vtype >> 6 & 1:
@@ -50,8 +54,9 @@ def oracle(state, insn, tail):
     return RETIRED, state.with_(regs=tuple(regs), vstart=0, vs=DIRTY)
 
 
-@settings(deadline=None, max_examples=300,
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@settings(
+    deadline=None, max_examples=300, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large]
+)
 @given(st.one_of(cases(elen=64), cases(elen=32)), st.sampled_from(sorted(ALGORITHMS)))
 def test_execute_matches_the_obvious_oracle(case, algorithm):
     state, insn, tail = case
@@ -63,6 +68,7 @@ def test_execute_matches_the_obvious_oracle(case, algorithm):
 
 
 # -- the seed's worked examples ---------------------------------------------------------------
+
 
 def example1():
     """SEW=8, vl=4: v4[0] = 0xFE (-2), v12 = [1, 0x80 (-128), 2, 3]; vredmax.vs v8, v12, v4."""
@@ -106,36 +112,91 @@ def test_worked_example_2_masked_lane_does_not_win(algorithm):
 V12 = pack([5, 7, 9, 1], 8)
 TRAPS = [
     # (name, state, insn, outcome, words the reason must contain)
-    ("VS off", make_state(128, 8, vl=4, regs={12: V12}, vs="off"), "vredmax.vs v8, v12, v4",
-     ILLEGAL, "VS is Off"),
+    (
+        "VS off",
+        make_state(128, 8, vl=4, regs={12: V12}, vs="off"),
+        "vredmax.vs v8, v12, v4",
+        ILLEGAL,
+        "VS is Off",
+    ),
     ("VS off, vl=0", make_state(128, 8, vl=0, vs="off"), "vredmax.vs v8, v12, v4", ILLEGAL, "VS is Off"),
     ("raw vill bit", make_state(128, 8, vl=0, vtype=1 << 63), "vredmax.vs v8, v12, v4", ILLEGAL, "vill"),
-    ("vill bit over a valid vtype", make_state(128, 8, vl=0, vtype=1 << 63 | encode_vtype(8, "m1")),
-     "vredmax.vs v8, v12, v4", ILLEGAL, "vill"),
+    (
+        "vill bit over a valid vtype",
+        make_state(128, 8, vl=0, vtype=1 << 63 | encode_vtype(8, "m1")),
+        "vredmax.vs v8, v12, v4",
+        ILLEGAL,
+        "vill",
+    ),
     ("reserved vsew", make_state(128, 8, vl=0, vtype=0b100 << 3), "vredmax.vs v8, v12, v4", ILLEGAL, "vsew"),
     ("reserved vlmul", make_state(128, 8, vl=0, vtype=0b100), "vredmax.vs v8, v12, v4", ILLEGAL, "vlmul"),
-    ("reserved vtype bit 8", make_state(128, 8, vl=0, vtype=1 << 8), "vredmax.vs v8, v12, v4", ILLEGAL,
-     "reserved vtype bits"),
+    (
+        "reserved vtype bit 8",
+        make_state(128, 8, vl=0, vtype=1 << 8),
+        "vredmax.vs v8, v12, v4",
+        ILLEGAL,
+        "reserved vtype bits",
+    ),
     ("SEW=64 > ELEN=32", make_state(128, 64, vl=0, elen=32), "vredmax.vs v8, v12, v4", ILLEGAL, "SEW=64"),
-    ("mf8 with SEW=16 at ELEN=64", make_state(128, 16, "mf8", vl=0, vtype=encode_vtype(16, "mf8")),
-     "vredmax.vs v8, v12, v4", ILLEGAL, "LMUL=mf8"),
-    ("mf2 with SEW=64 at ELEN=64", make_state(128, 64, "mf2", vl=0, vtype=encode_vtype(64, "mf2")),
-     "vredmax.vs v8, v12, v4", ILLEGAL, "LMUL=mf2"),
-    ("mf8 with SEW=8 at ELEN=32", make_state(128, 8, "mf8", vl=0, elen=32, vtype=encode_vtype(8, "mf8")),
-     "vredmax.vs v8, v12, v4", ILLEGAL, "ELEN=32"),
-    ("vstart != 0", make_state(128, 8, vl=4, regs={12: V12}, vstart=1), "vredmax.vs v8, v12, v4",
-     ILLEGAL, "vstart=1"),
-    ("vstart != 0 with vl=0", make_state(128, 8, vl=0, vstart=3), "vredmax.vs v8, v12, v4",
-     ILLEGAL, "vstart=3"),
-    ("misaligned vs2, LMUL=2", make_state(128, 8, "m2", regs={3: V12}), "vredmax.vs v8, v3, v4",
-     RESERVED, "multiple of LMUL=2"),
+    (
+        "mf8 with SEW=16 at ELEN=64",
+        make_state(128, 16, "mf8", vl=0, vtype=encode_vtype(16, "mf8")),
+        "vredmax.vs v8, v12, v4",
+        ILLEGAL,
+        "LMUL=mf8",
+    ),
+    (
+        "mf2 with SEW=64 at ELEN=64",
+        make_state(128, 64, "mf2", vl=0, vtype=encode_vtype(64, "mf2")),
+        "vredmax.vs v8, v12, v4",
+        ILLEGAL,
+        "LMUL=mf2",
+    ),
+    (
+        "mf8 with SEW=8 at ELEN=32",
+        make_state(128, 8, "mf8", vl=0, elen=32, vtype=encode_vtype(8, "mf8")),
+        "vredmax.vs v8, v12, v4",
+        ILLEGAL,
+        "ELEN=32",
+    ),
+    (
+        "vstart != 0",
+        make_state(128, 8, vl=4, regs={12: V12}, vstart=1),
+        "vredmax.vs v8, v12, v4",
+        ILLEGAL,
+        "vstart=1",
+    ),
+    (
+        "vstart != 0 with vl=0",
+        make_state(128, 8, vl=0, vstart=3),
+        "vredmax.vs v8, v12, v4",
+        ILLEGAL,
+        "vstart=3",
+    ),
+    (
+        "misaligned vs2, LMUL=2",
+        make_state(128, 8, "m2", regs={3: V12}),
+        "vredmax.vs v8, v3, v4",
+        RESERVED,
+        "multiple of LMUL=2",
+    ),
     ("misaligned vs2, LMUL=4", make_state(128, 8, "m4"), "vredmax.vs v8, v6, v4", RESERVED, "LMUL=4"),
     ("misaligned vs2, LMUL=8", make_state(128, 8, "m8"), "vredmax.vs v8, v12, v4", RESERVED, "LMUL=8"),
     ("vm=0, vs2=v0", make_state(128, 8, regs={0: 0xF}), "vredmax.vs v8, v0, v4, v0.t", RESERVED, "vs2 group"),
-    ("vm=0, v0 in the vs2 group (LMUL=8)", make_state(128, 8, "m8", regs={0: 0xF}),
-     "vredmax.vs v8, v0, v4, v0.t", RESERVED, "vs2 group"),
-    ("vm=0, vs1=v0", make_state(128, 8, regs={0: 0xF, 12: V12}), "vredmax.vs v8, v12, v0, v0.t",
-     RESERVED, "vs1=v0"),
+    (
+        "vm=0, v0 in the vs2 group (LMUL=8)",
+        make_state(128, 8, "m8", regs={0: 0xF}),
+        "vredmax.vs v8, v0, v4, v0.t",
+        RESERVED,
+        "vs2 group",
+    ),
+    (
+        "vm=0, vs1=v0",
+        make_state(128, 8, regs={0: 0xF, 12: V12}),
+        "vredmax.vs v8, v12, v0, v0.t",
+        RESERVED,
+        "vs1=v0",
+    ),
 ]
 
 
@@ -148,18 +209,22 @@ def test_traps_change_nothing_and_say_why(name, state, text, outcome, why, tail)
     assert why in result.reason
 
 
-@pytest.mark.parametrize("text, lmul", [
-    ("vredmax.vs v8, v0, v4", "m1"),          # unmasked: v0 is plain data
-    ("vredmax.vs v0, v8, v4, v0.t", "m1"),    # vd=v0 while masked: allowed (vd is a scalar)
-    ("vredmax.vs v8, v3, v4", "mf2"),         # fractional LMUL: any vs2
-    ("vredmax.vs v8, v24, v4, v0.t", "m8"),   # aligned group without v0
-])
+@pytest.mark.parametrize(
+    "text, lmul",
+    [
+        ("vredmax.vs v8, v0, v4", "m1"),  # unmasked: v0 is plain data
+        ("vredmax.vs v0, v8, v4, v0.t", "m1"),  # vd=v0 while masked: allowed (vd is a scalar)
+        ("vredmax.vs v8, v3, v4", "mf2"),  # fractional LMUL: any vs2
+        ("vredmax.vs v8, v24, v4, v0.t", "m8"),  # aligned group without v0
+    ],
+)
 def test_legal_corner_encodings_retire(text, lmul):
     state = make_state(256, 8, lmul, 1, {0: 1})
     assert execute(state, parse_asm(text)).outcome == RETIRED
 
 
 # -- vl = 0 and the tail -------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("text", ["vredmax.vs v8, v12, v4", "vredmax.vs v8, v12, v4, v0.t"])
 def test_vl0_changes_nothing_not_even_vs(text):
@@ -199,6 +264,7 @@ def test_no_tail_when_vlen_equals_sew():
 
 
 # -- overlaps: the sources are read before vd is written -----------------------------------------
+
 
 def test_vd_equals_vs2():
     state = make_state(128, 8, "m1", 4, {2: pack([1, 5, 3, 2, 0x77], 8), 4: 0})

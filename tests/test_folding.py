@@ -23,8 +23,17 @@ def test_folding_decides_only_what_needs_no_solver():
     assert L.ite(L.eq(p, fast.numeral(3, 64)), x, y) is x
     values = [z3.BitVec(f"fv{i}", 8) for i in range(6)]
     assert L.pick(p, values) is values[3]
-    assert fast.pick(p, values).eq(z3.If(p == 0, values[0], z3.If(p == 1, values[1], z3.If(
-        p == 2, values[2], z3.If(p == 3, values[3], z3.If(p == 4, values[4], values[5]))))))
+    assert fast.pick(p, values).eq(
+        z3.If(
+            p == 0,
+            values[0],
+            z3.If(
+                p == 1,
+                values[1],
+                z3.If(p == 2, values[2], z3.If(p == 3, values[3], z3.If(p == 4, values[4], values[5]))),
+            ),
+        )
+    )
     undecided = L.eq(x, y)
     assert isinstance(undecided, Lazy) and term(undecided).eq(x == y)
     assert term(L.and_(L.eq(x, x), L.not_(L.eq(x, y)))).eq(z3.Not(x == y))
@@ -32,8 +41,9 @@ def test_folding_decides_only_what_needs_no_solver():
     assert isinstance(L.ult(fast.numeral(1, 64), z3.BitVec("fq", 64)), Lazy)
 
 
-@pytest.mark.parametrize("name", ["masked_ignored", "past_vl_ignored", "order_independent", "monotone",
-                                  "all_masked_writes_seed"])
+@pytest.mark.parametrize(
+    "name", ["masked_ignored", "past_vl_ignored", "order_independent", "monotone", "all_masked_writes_seed"]
+)
 def test_folded_conditions_are_the_built_ones_under_the_witness(name):
     """Built with Folding or with the plain constructors, the feasibility conditions are
     equivalent wherever the known variables have their values (checked by Z3 at VLMAX=16)."""
@@ -42,8 +52,12 @@ def test_folded_conditions_are_the_built_ones_under_the_witness(name):
     part = next(p for p in catalogue.by_name(name).compositional(s, SPEC) if p.key[0] == "feasible")
     work = part.build()
     closure = part.build.__closure__
-    rest = next(c.cell_contents for c in closure if getattr(c.cell_contents, "__name__", "") == "<lambda>"
-                and c.cell_contents.__code__.co_varnames[:1] == ("L",))
+    rest = next(
+        c.cell_contents
+        for c in closure
+        if getattr(c.cell_contents, "__name__", "") == "<lambda>"
+        and c.cell_contents.__code__.co_varnames[:1] == ("L",)
+    )
     plain = fast.and_(*rest(fast))
     folded = fast.and_(*work.rest) if work.rest else z3.BoolVal(True)
     assert work.folded > 0
@@ -57,8 +71,9 @@ def test_a_witness_that_decides_a_condition_false_falls_back_to_the_solver():
     vl = s.pre.vl
     # vl fixed to 1 decides "vl = 2" false: the plain condition goes to the solver, which
     # finds a model of the assumptions without the witness
-    part = compositional.feasible_part(s, "example", [], [], lambda L: [L.eq(vl, L.numeral(2, 64))],
-                                       known=[(vl, 1)])
+    part = compositional.feasible_part(
+        s, "example", [], [], lambda L: [L.eq(vl, L.numeral(2, 64))], known=[(vl, 1)]
+    )
     work = part.build()
     assert work.folded == 0 and work.witness == [] and len(work.rest) == 1
     answer = compositional.check(work, 60_000)

@@ -38,8 +38,13 @@ def engine_present() -> bool:
 
 
 def check_c(path, function, *args):
-    done = subprocess.run([*VREDMAX, "check-c", f"{path}:{function}", *args, "--json"],
-                          capture_output=True, text=True, cwd=ROOT, timeout=3000)
+    done = subprocess.run(
+        [*VREDMAX, "check-c", f"{path}:{function}", *args, "--json"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=3000,
+    )
     return json.loads(done.stdout) if done.stdout.strip() else {"verdict": "none", "detail": done.stderr}
 
 
@@ -54,16 +59,23 @@ def test_a_seed_reproduces_its_programs():
 def test_every_idiom_and_mutation_compiles(tmp_path):
     """One file holding many programs: each unit idiom and each mutation at least once."""
     programs = c_programs.generate(0, 40)
-    programs += [c_programs.unit_program(f"u_{m}", c_programs.draw_unit(random.Random(k)), m)
-                 for k, m in enumerate(c_programs.UNIT_MUTATIONS)]
-    programs += [c_programs.step_program(f"s_{m}", c_programs.draw_step(random.Random(k)), m)
-                 for k, m in enumerate(c_programs.STEP_MUTATIONS)]
+    programs += [
+        c_programs.unit_program(f"u_{m}", c_programs.draw_unit(random.Random(k)), m)
+        for k, m in enumerate(c_programs.UNIT_MUTATIONS)
+    ]
+    programs += [
+        c_programs.step_program(f"s_{m}", c_programs.draw_step(random.Random(k)), m)
+        for k, m in enumerate(c_programs.STEP_MUTATIONS)
+    ]
     seen = {value for p in programs for _, value in p.idioms}
     assert set(c_programs.ACCESS) | set(c_programs.ELEMENTS) | set(c_programs.ACTIVE) <= seen
     paths = [c_programs.write(p, str(tmp_path)) for p in programs]
-    for path in paths:   # one compiler run per file: statics of the same name in each
-        done = subprocess.run(["cc", "-fsyntax-only", "-Werror=implicit-function-declaration", f"-I{HEADER_DIR}", path],
-                              capture_output=True, text=True)
+    for path in paths:  # one compiler run per file: statics of the same name in each
+        done = subprocess.run(
+            ["cc", "-fsyntax-only", "-Werror=implicit-function-declaration", f"-I{HEADER_DIR}", path],
+            capture_output=True,
+            text=True,
+        )
         assert done.returncode == 0, done.stderr
 
 
@@ -81,8 +93,20 @@ def test_a_fixed_slice_gets_its_verdicts(tmp_path):
         pytest.skip("angr is not installed (make angr)")
     program = first(programs, "unit", True)
     path = c_programs.write(program, str(tmp_path))
-    report = check_c(path, program.name, "--vlen", "128", "--sew", "8", "--lmul", "mf8", "--symbolic-vlmax", "2",
-                     "--random", "3")
+    report = check_c(
+        path,
+        program.name,
+        "--vlen",
+        "128",
+        "--sew",
+        "8",
+        "--lmul",
+        "mf8",
+        "--symbolic-vlmax",
+        "2",
+        "--random",
+        "3",
+    )
     assert report["verdict"] == "PROVED", (program.name, report["detail"])
 
 
@@ -92,6 +116,7 @@ def test_generated_programs_at_scale(seed, tmp_path):
     """The first 10 programs of a seed, screened and checked as the bench checks them: no wrong
     program PROVED, each caught; no correct one a counterexample (PROVED or UNKNOWN)."""
     from bench.generated_c import STEP_ARGS, UNIT_ARGS
+
     for program in c_programs.generate(seed, 10):
         why = c_programs.screen(program, str(tmp_path))
         assert not (program.correct and why), f"generator bug: {program.name}: {why}"

@@ -13,9 +13,20 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 from tests.generated.corpus import CORPUS_DIR, entries
-from tests.generated.python_programs import (INSTRUCTION, UNIT, Program, RandomChooser, applicable, check,
-                                             checked_correct, concrete_difference, draw_program, kept_mutants,
-                                             mutant, programs)
+from tests.generated.python_programs import (
+    INSTRUCTION,
+    UNIT,
+    Program,
+    RandomChooser,
+    applicable,
+    check,
+    checked_correct,
+    concrete_difference,
+    draw_program,
+    kept_mutants,
+    mutant,
+    programs,
+)
 from vredmax.spec.config import Config
 
 CHEAP = dict(vlmax=16, max_vlen=128)
@@ -42,23 +53,49 @@ def test_every_mutation_is_kept_somewhere_and_only_when_shown_wrong(tmp_path):
     for index in range(6):
         kind = (UNIT, INSTRUCTION)[index % 2]
         rng = random.Random(f"mutations/{index}")
-        program = checked_correct(draw_program(RandomChooser(rng), kind, name=f"m{index}_{kind[0]}", **CHEAP),
-                                  str(tmp_path), count=20)
+        program = checked_correct(
+            draw_program(RandomChooser(rng), kind, name=f"m{index}_{kind[0]}", **CHEAP),
+            str(tmp_path),
+            count=20,
+        )
         for wrong in kept_mutants(program, str(tmp_path), rng, count=20):
             assert concrete_difference(wrong, 20) is not None
             kept.add(wrong.mutation)
-    assert {"unsigned", "seed_dropped", "mask_inverted", "drop_last", "min", "lane_width", "vl_inclusive",
-            "mask_from_v1", "vl0_writes", "tail_ignores_vta", "vs_clean"} <= kept
+    assert {
+        "unsigned",
+        "seed_dropped",
+        "mask_inverted",
+        "drop_last",
+        "min",
+        "lane_width",
+        "vl_inclusive",
+        "mask_from_v1",
+        "vl0_writes",
+        "tail_ignores_vta",
+        "vs_clean",
+    } <= kept
 
 
 def test_a_mutant_the_states_do_not_show_is_dropped(tmp_path):
     """A mutation that changes nothing on this recipe (the neutral element of a loop that skips
     inactive lanes and starts from the seed) is not kept as a wrong program."""
-    recipe = {"kind": UNIT, "domain": "signed", "conv": "ternary", "neutral": "shift", "back": "mask",
-              "shape": "loop", "inactive": "skip", "pick": "if", "order": "forward", "early": "none",
-              "seed": "init", "mask": "bools"}
+    recipe = {
+        "kind": UNIT,
+        "domain": "signed",
+        "conv": "ternary",
+        "neutral": "shift",
+        "back": "mask",
+        "shape": "loop",
+        "inactive": "skip",
+        "pick": "if",
+        "order": "forward",
+        "early": "none",
+        "seed": "init",
+        "mask": "bools",
+    }
     cfg = Config(128, 64, 8, "m1")
     from tests.generated.python_programs import write_source
+
     program = Program(UNIT, "neutral_unused", recipe, cfg, None, write_source(recipe, cfg, None))
     checked_correct(program, str(tmp_path), count=20)
     assert "neutral_zero" not in applicable(program)
@@ -85,8 +122,9 @@ def _corpus(tier):
 def _expect_kept(entry):
     verdict = check(_program(entry), timeout_s=60, in_process=True).verdict
     assert verdict != "PROVED" or entry["correct"], f"a wrong program PROVED: {entry['file']}"
-    assert verdict == entry["expect"], (f"{entry['file']} ({' '.join(entry['idioms'])}): {entry['recorded']} "
-                                        f"when recorded, {verdict} now")
+    assert verdict == entry["expect"], (
+        f"{entry['file']} ({' '.join(entry['idioms'])}): {entry['recorded']} when recorded, {verdict} now"
+    )
 
 
 @pytest.mark.parametrize("entry", list(_corpus("default")))
@@ -101,8 +139,12 @@ def test_the_corpus_keeps_its_verdicts_at_vlmax_1024(entry):
 
 def test_the_corpus_has_both_kinds_right_and_wrong():
     default = [e for e in entries() if e["tier"] == "default"]
-    assert {(e["kind"], e["correct"]) for e in default} == {(UNIT, True), (UNIT, False), (INSTRUCTION, True),
-                                                             (INSTRUCTION, False)}
+    assert {(e["kind"], e["correct"]) for e in default} == {
+        (UNIT, True),
+        (UNIT, False),
+        (INSTRUCTION, True),
+        (INSTRUCTION, False),
+    }
     assert 16 <= len(default) <= 40
     assert all(os.path.exists(os.path.join(CORPUS_DIR, e["file"])) for e in entries())
     assert not [e for e in entries() if not e["correct"] and e["recorded"] == "PROVED"]

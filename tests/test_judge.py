@@ -21,16 +21,28 @@ from vredmax.spec.state import VS_DIRTY, ArchState
 from tests.strategies import cases
 
 VLEN = 128
-SEED_CASE = {"vlen": VLEN, "insn": "vredmax.vs v8, v12, v4", "vtype": {"sew": 8, "lmul": "m1"}, "vl": 4,
-             "vregs": {"v4": "0xfe", "v12": "0x03028001", "v8": "0x1122334455667788"}}
-RETIRED_OK = {"outcome": "retired", "vl": 4, "vstart": 0, "vtype": 0, "vs": "dirty",
-              "vregs": {"v8": "0x1122334455667703"}}
+SEED_CASE = {
+    "vlen": VLEN,
+    "insn": "vredmax.vs v8, v12, v4",
+    "vtype": {"sew": 8, "lmul": "m1"},
+    "vl": 4,
+    "vregs": {"v4": "0xfe", "v12": "0x03028001", "v8": "0x1122334455667788"},
+}
+RETIRED_OK = {
+    "outcome": "retired",
+    "vl": 4,
+    "vstart": 0,
+    "vtype": 0,
+    "vs": "dirty",
+    "vregs": {"v8": "0x1122334455667703"},
+}
 
 
 def judge_lines(capsys, lines, *options):
     """Run `vredmax judge` on JSON lines; return (exit code, verdict objects)."""
     import io
     import sys
+
     text = "\n".join(line if isinstance(line, str) else json.dumps(line) for line in lines) + "\n"
     old = sys.stdin
     sys.stdin = io.StringIO(text)
@@ -52,9 +64,14 @@ def rule_names(verdict):
 
 # The freedoms are allowed -------------------------------------------------------------------
 
+
 def test_the_seed_example_is_allowed(capsys):
     code, [verdict] = judge_lines(capsys, [line(**RETIRED_OK)])
-    assert code == 0 and verdict == {"schema": "vredmax/judge-verdict/1", "verdict": "allowed", "dont_care": {}}
+    assert code == 0 and verdict == {
+        "schema": "vredmax/judge-verdict/1",
+        "verdict": "allowed",
+        "dont_care": {},
+    }
 
 
 def test_a_trap_may_give_only_its_outcome(capsys):
@@ -64,17 +81,24 @@ def test_a_trap_may_give_only_its_outcome(capsys):
 
 def test_agnostic_tail_any_mix_of_old_and_ones_is_allowed(capsys):
     case = {**SEED_CASE, "vtype": {"sew": 8, "lmul": "m1", "vta": True}}
-    mixed = "0xffff33ff5566ff03"      # elements 1, 4, 6, 7 (and 8.. in the first) all ones, the rest old
+    mixed = "0xffff33ff5566ff03"  # elements 1, 4, 6, 7 (and 8.. in the first) all ones, the rest old
     high = "ff" * 8
-    code, [one, two] = judge_lines(capsys, [line(case, outcome="retired", vregs={"v8": "0x" + high + mixed[2:]}),
-                                            line(case, outcome="retired", vregs={"v8": mixed})])
+    code, [one, two] = judge_lines(
+        capsys,
+        [
+            line(case, outcome="retired", vregs={"v8": "0x" + high + mixed[2:]}),
+            line(case, outcome="retired", vregs={"v8": mixed}),
+        ],
+    )
     assert code == 0 and one["verdict"] == two["verdict"] == "allowed"
     assert one["dont_care"] == {"v8": "0x" + "f" * 30 + "00"}
 
 
 def test_spike_dirtying_vs_at_vl0_is_allowed_by_the_architecture_not_by_sail(capsys):
     case = {**SEED_CASE, "vl": 0}
-    seen = line(case, outcome="retired", vl=0, vstart=0, vtype=0, vs="dirty", vregs={"v8": "0x1122334455667788"})
+    seen = line(
+        case, outcome="retired", vl=0, vstart=0, vtype=0, vs="dirty", vregs={"v8": "0x1122334455667788"}
+    )
     code, [verdict] = judge_lines(capsys, [seen])
     assert code == 0 and verdict["verdict"] == "allowed"
     code, [verdict] = judge_lines(capsys, [seen], "--profile", "sail")
@@ -87,16 +111,18 @@ def test_vs_may_turn_dirty_at_a_trap_but_off_stays_off(capsys):
     trap = {**SEED_CASE, "vstart": 2}
     code, [verdict] = judge_lines(capsys, [line(trap, outcome="illegal-instruction", vs="dirty")])
     assert code == 0
-    code, [verdict] = judge_lines(capsys, [line({**trap, "vs": "initial"}, outcome="illegal-instruction",
-                                                vs="clean")])
+    code, [verdict] = judge_lines(
+        capsys, [line({**trap, "vs": "initial"}, outcome="illegal-instruction", vs="clean")]
+    )
     assert code == 1 and "vs_kept_or_dirty" in rule_names(verdict)
-    code, [verdict] = judge_lines(capsys, [line({**SEED_CASE, "vs": "off"}, outcome="illegal-instruction",
-                                                vs="dirty")])
+    code, [verdict] = judge_lines(
+        capsys, [line({**SEED_CASE, "vs": "off"}, outcome="illegal-instruction", vs="dirty")]
+    )
     assert code == 1 and {"vs_off_traps", "vs_kept_or_dirty"} <= rule_names(verdict)
 
 
 def test_reserved_allows_anything_and_the_profiles_narrow_it(capsys):
-    case = {**SEED_CASE, "insn": "vredmax.vs v8, v0, v4, v0.t"}     # v0 is mask and vs2
+    case = {**SEED_CASE, "insn": "vredmax.vs v8, v0, v4, v0.t"}  # v0 is mask and vs2
     trapped = line(case, outcome="illegal-instruction")
     executed = line(case, outcome="retired", vregs={"v8": "0x5"})
     code, verdicts = judge_lines(capsys, [trapped, executed])
@@ -108,6 +134,7 @@ def test_reserved_allows_anything_and_the_profiles_narrow_it(capsys):
 
 # Historical bugs are violations naming the right property ---------------------------------------
 
+
 def test_qemu_9_writing_the_seed_at_vl0(capsys):
     case = {**SEED_CASE, "vl": 0}
     code, [verdict] = judge_lines(capsys, [line(case, outcome="retired", vregs={"v8": "0x11223344556677fe"})])
@@ -118,13 +145,20 @@ def test_qemu_9_writing_the_seed_at_vl0(capsys):
 
 def test_tail_ones_written_at_vl0(capsys):
     case = {**SEED_CASE, "vl": 0, "vtype": {"sew": 8, "lmul": "m1", "vta": True}}
-    code, [verdict] = judge_lines(capsys, [line(case, outcome="retired", vregs={"v8": "0x" + "f" * 30 + "88"})])
+    code, [verdict] = judge_lines(
+        capsys, [line(case, outcome="retired", vregs={"v8": "0x" + "f" * 30 + "88"})]
+    )
     assert code == 1 and "vl0_preserves_vd" in rule_names(verdict)
 
 
-@pytest.mark.parametrize("change, rule", [({"vstart": 1}, "vstart_nonzero_traps"),
-                                          ({"vtype": 1 << 63, "vl": 0}, "vill_traps"),
-                                          ({"vs": "off"}, "vs_off_traps")])
+@pytest.mark.parametrize(
+    "change, rule",
+    [
+        ({"vstart": 1}, "vstart_nonzero_traps"),
+        ({"vtype": 1 << 63, "vl": 0}, "vill_traps"),
+        ({"vs": "off"}, "vs_off_traps"),
+    ],
+)
 def test_a_trap_that_writes_vd(capsys, change, rule):
     case = {**SEED_CASE, **change}
     code, [verdict] = judge_lines(capsys, [line(case, outcome="illegal-instruction", vregs={"v8": "0x3"})])
@@ -136,14 +170,20 @@ def test_every_property_whose_hypothesis_holds_is_named(capsys):
     vl0_changes_nothing (it requires retiring); a nonzero vstart left behind breaks
     success_resets_vstart (hypothesis: legal, vl=0 too); a trap that changes v9 breaks frame."""
     vl0 = {**SEED_CASE, "vl": 0}
-    code, verdicts = judge_lines(capsys, [
-        line(vl0, outcome="illegal-instruction"),
-        line(vl0, outcome="retired", vstart=1),
-        line(outcome="illegal-instruction", vregs={"v9": "0x1"})])
+    code, verdicts = judge_lines(
+        capsys,
+        [
+            line(vl0, outcome="illegal-instruction"),
+            line(vl0, outcome="retired", vstart=1),
+            line(outcome="illegal-instruction", vregs={"v9": "0x1"}),
+        ],
+    )
     assert code == 1
-    assert [rule_names(v) for v in verdicts] == [{"legal_retires", "vl0_changes_nothing"},
-                                                 {"vl0_changes_nothing", "success_resets_vstart"},
-                                                 {"legal_retires", "frame"}]
+    assert [rule_names(v) for v in verdicts] == [
+        {"legal_retires", "vl0_changes_nothing"},
+        {"vl0_changes_nothing", "success_resets_vstart"},
+        {"legal_retires", "frame"},
+    ]
 
 
 def test_vstart_left_nonzero_after_retiring(capsys):
@@ -155,15 +195,22 @@ def test_a_changed_vl_or_vtype_is_not_a_vstart_rule(capsys):
     """vl and vtype left changed after retiring break success_keeps_vl_vtype (at vl = 0 also
     vl0_changes_nothing), never success_resets_vstart, which is about vstart alone."""
     vl0 = {**SEED_CASE, "vl": 0}
-    code, verdicts = judge_lines(capsys, [
-        line(**{**RETIRED_OK, "vl": 3}),
-        line(**{**RETIRED_OK, "vtype": 1}),
-        line(vl0, outcome="retired", vl=1),
-        line(**{**RETIRED_OK, "vl": 3, "vstart": 1})])
+    code, verdicts = judge_lines(
+        capsys,
+        [
+            line(**{**RETIRED_OK, "vl": 3}),
+            line(**{**RETIRED_OK, "vtype": 1}),
+            line(vl0, outcome="retired", vl=1),
+            line(**{**RETIRED_OK, "vl": 3, "vstart": 1}),
+        ],
+    )
     assert code == 1
-    assert [rule_names(v) for v in verdicts] == [{"success_keeps_vl_vtype"}, {"success_keeps_vl_vtype"},
-                                                 {"vl0_changes_nothing", "success_keeps_vl_vtype"},
-                                                 {"success_resets_vstart", "success_keeps_vl_vtype"}]
+    assert [rule_names(v) for v in verdicts] == [
+        {"success_keeps_vl_vtype"},
+        {"success_keeps_vl_vtype"},
+        {"vl0_changes_nothing", "success_keeps_vl_vtype"},
+        {"success_resets_vstart", "success_keeps_vl_vtype"},
+    ]
 
 
 def test_vs_left_initial_after_a_write(capsys):
@@ -172,18 +219,26 @@ def test_vs_left_initial_after_a_write(capsys):
 
 
 def test_unsigned_max_and_a_missing_trap(capsys):
-    code, [unsigned, missing] = judge_lines(capsys, [
-        line(**{**RETIRED_OK, "vregs": {"v8": "0x11223344556677fe"}}),
-        line({**SEED_CASE, "vstart": 1}, **RETIRED_OK)])
+    code, [unsigned, missing] = judge_lines(
+        capsys,
+        [
+            line(**{**RETIRED_OK, "vregs": {"v8": "0x11223344556677fe"}}),
+            line({**SEED_CASE, "vstart": 1}, **RETIRED_OK),
+        ],
+    )
     assert code == 1
-    assert rule_names(unsigned) == {"bounds_active"}   # 0xfe = -2 is the seed, below the active 3
+    assert rule_names(unsigned) == {"bounds_active"}  # 0xfe = -2 is the seed, below the active 3
     assert "vstart_nonzero_traps" in rule_names(missing)
 
 
 def test_a_wrong_mask_reading_breaks_the_result_properties(capsys):
     # masked: v0 = 0b0101 activates 1 and 2; counting 3 (masked off) is a bound violation of nothing
     # but gives a result that is no active element
-    case = {**SEED_CASE, "insn": "vredmax.vs v8, v12, v4, v0.t", "vregs": {**SEED_CASE["vregs"], "v0": "0b0101"}}
+    case = {
+        **SEED_CASE,
+        "insn": "vredmax.vs v8, v12, v4, v0.t",
+        "vregs": {**SEED_CASE["vregs"], "v0": "0b0101"},
+    }
     code, [verdict] = judge_lines(capsys, [line(case, outcome="retired", vregs={"v8": "0x1122334455667703"})])
     assert code == 1 and rule_names(verdict) == {"result_is_candidate"}
     code, [verdict] = judge_lines(capsys, [line(case, outcome="retired", vregs={"v8": "0x1122334455667701"})])
@@ -191,8 +246,9 @@ def test_a_wrong_mask_reading_breaks_the_result_properties(capsys):
 
 
 def test_the_other_registers_are_the_frame(capsys):
-    code, [verdict] = judge_lines(capsys, [line(**{**RETIRED_OK, "vregs": {"v8": "0x1122334455667703",
-                                                                           "v9": "0x1"}})])
+    code, [verdict] = judge_lines(
+        capsys, [line(**{**RETIRED_OK, "vregs": {"v8": "0x1122334455667703", "v9": "0x1"}})]
+    )
     assert code == 1 and rule_names(verdict) == {"frame"}
 
 
@@ -205,6 +261,7 @@ def test_a_disturbed_tail(capsys):
 
 
 # Mutations: one flipped bit in a defined place is a violation ------------------------------------
+
 
 def _random_case(rng: random.Random, vlen: int):
     cfg = rng.choice(legal_configs(64, [vlen]))
@@ -258,7 +315,9 @@ def test_flipping_a_csr_bit_is_a_violation(field):
 def test_every_executed_outcome_is_allowed(case):
     pre, insn, tail = case
     result = execute(pre, insn, tail=tail)
-    observed = Observed.of("illegal-instruction" if result.outcome == "reserved" else result.outcome, result.state)
+    observed = Observed.of(
+        "illegal-instruction" if result.outcome == "reserved" else result.outcome, result.state
+    )
     assert allowed(pre, insn).judge(observed).allowed
     if result.outcome == "retired" and pre.vl == 0 and pre.vs in (1, 2):
         assert allowed(pre, insn).judge(Observed.of("retired", result.state.with_(vs=VS_DIRTY))).allowed
@@ -277,16 +336,25 @@ def test_an_agnostic_tail_element_that_is_neither_old_nor_ones_is_caught():
         old = pre.regs[insn.vd] >> (k * cfg.sew) & ((1 << cfg.sew) - 1)
         if old == (1 << cfg.sew) - 2:
             continue
-        regs[insn.vd] &= ~(1 << (k * cfg.sew))      # element k: all ones but bit 0
+        regs[insn.vd] &= ~(1 << (k * cfg.sew))  # element k: all ones but bit 0
         verdict = allowed(pre, insn).judge(Observed.of("retired", result.state.with_(regs=tuple(regs))))
         assert not verdict.allowed and verdict.rules == (f"vredmax.sew{cfg.sew}.tail_agnostic",)
 
 
 # The command: exit codes, bad lines, --elen, the schema -------------------------------------------
 
+
 def test_a_bad_line_gives_an_error_line_and_the_batch_goes_on(capsys):
-    code, verdicts = judge_lines(capsys, ["{not json", line(**RETIRED_OK), {**SEED_CASE},
-                                          line(outcome="reserved"), line(**{**RETIRED_OK, "vs": "initial"})])
+    code, verdicts = judge_lines(
+        capsys,
+        [
+            "{not json",
+            line(**RETIRED_OK),
+            {**SEED_CASE},
+            line(outcome="reserved"),
+            line(**{**RETIRED_OK, "vs": "initial"}),
+        ],
+    )
     assert code == 2
     assert [v["verdict"] for v in verdicts] == ["error", "allowed", "error", "error", "violation"]
     assert verdicts[0]["error"].startswith("line 1: case: malformed JSON")
@@ -299,9 +367,10 @@ def test_a_bad_line_gives_an_error_line_and_the_batch_goes_on(capsys):
 def test_elen_option(capsys):
     case = {**SEED_CASE, "vtype": {"sew": 64, "lmul": "m1"}, "vl": 0}
     code, [verdict] = judge_lines(capsys, [line(case, outcome="illegal-instruction")], "--elen", "32")
-    assert code == 0 and verdict["verdict"] == "allowed"          # SEW=64 > ELEN=32: vill, traps
-    code, [verdict] = judge_lines(capsys, [line({**case, "elen": 64}, outcome="illegal-instruction")],
-                                  "--elen", "32")
+    assert code == 0 and verdict["verdict"] == "allowed"  # SEW=64 > ELEN=32: vill, traps
+    code, [verdict] = judge_lines(
+        capsys, [line({**case, "elen": 64}, outcome="illegal-instruction")], "--elen", "32"
+    )
     assert code == 2 and verdict["error"].startswith("line 1: elen:")
 
 
@@ -311,7 +380,7 @@ def test_frac_sew_is_a_policy(capsys):
     trapped = line(case, outcome="illegal-instruction")
     kept = line(case, outcome="retired", vregs={"v8": SEED_CASE["vregs"]["v8"]})
     assert judge_lines(capsys, [trapped, kept])[0] == 0
-    for name in ("sail", "spike", "qemu"):     # each makes such a vtype vill (spec/profiles.py)
+    for name in ("sail", "spike", "qemu"):  # each makes such a vtype vill (spec/profiles.py)
         assert judge_lines(capsys, [trapped], "--profile", name)[0] == 0
         code, [verdict] = judge_lines(capsys, [kept], "--profile", name)
         assert code == 1 and verdict["rules"] == ["policy.frac_sew"]
@@ -321,10 +390,10 @@ def test_frac_sew_is_a_policy(capsys):
     judgement = allowed(pre, Insn(8, 12, 4, 1), supporting).judge(Observed("illegal-instruction"))
     assert not judgement.allowed and judgement.rules == ("policy.frac_sew",)
     case = {**case, "vl": 1}
-    executed = line(case, outcome="retired", vregs={"v8": "0x03028001"})   # max(0xfe, 0x03028001)
+    executed = line(case, outcome="retired", vregs={"v8": "0x03028001"})  # max(0xfe, 0x03028001)
     assert judge_lines(capsys, [executed])[0] == 0
     code, [verdict] = judge_lines(capsys, [executed], "--profile", "qemu")
-    assert code == 2 and "vl" in verdict["error"]     # QEMU's reading: vill, so vl must be 0
+    assert code == 2 and "vl" in verdict["error"]  # QEMU's reading: vill, so vl must be 0
 
 
 def test_a_trap_at_a_nonzero_vl_of_an_optional_vtype_is_a_violation(capsys):
@@ -343,13 +412,22 @@ def test_a_trap_that_changes_state_breaks_every_trap_property_that_applies(capsy
     case = {**SEED_CASE, "vtype": 1 << 63, "vl": 0, "vstart": 2}
     code, [verdict] = judge_lines(capsys, [line(case, outcome="illegal-instruction", vregs={"v9": "0x3"})])
     assert code == 1
-    assert rule_names(verdict) == {"vill_traps", "vstart_nonzero_traps", "vstart_nonzero_traps_at_vl0", "frame"}
+    assert rule_names(verdict) == {
+        "vill_traps",
+        "vstart_nonzero_traps",
+        "vstart_nonzero_traps_at_vl0",
+        "frame",
+    }
 
 
 def test_output_matches_the_schema(capsys):
     schema = load_schema("judge-verdict")
-    lines = [line(**RETIRED_OK), line(**{**RETIRED_OK, "vstart": 1}), "[]",
-             line({**SEED_CASE, "insn": "vredmax.vs v8, v0, v4, v0.t"}, outcome="retired")]
+    lines = [
+        line(**RETIRED_OK),
+        line(**{**RETIRED_OK, "vstart": 1}),
+        "[]",
+        line({**SEED_CASE, "insn": "vredmax.vs v8, v0, v4, v0.t"}, outcome="retired"),
+    ]
     _, verdicts = judge_lines(capsys, lines)
     for verdict in verdicts:
         jsonschema.validate(verdict, schema)
@@ -381,7 +459,7 @@ def test_exec_json_output_is_an_observation_as_printed(capsys, tmp_path):
         _, pre, insn = _random_case(rng, 128)
         case = case_json(pre, insn)
         cases.append({**case, "vstart": rng.choice([0, 0, 1]), "vs": rng.choice(["off", "initial", "dirty"])})
-    cases.append({**SEED_CASE, "insn": "vredmax.vs v8, v0, v4, v0.t"})          # reserved
+    cases.append({**SEED_CASE, "insn": "vredmax.vs v8, v0, v4, v0.t"})  # reserved
     path = tmp_path / "cases.jsonl"
     path.write_text("".join(json.dumps(case) + "\n" for case in cases))
     for name in ("sail", "spike", "qemu"):
@@ -406,12 +484,14 @@ def test_conform_decides_through_the_judge():
     from vredmax.platforms.conformance.cases import Case
     from vredmax.platforms.conformance.compare import AGREE, MISMATCH, compare
     from vredmax.platforms.conformance.protocol import Observation
+
     pre = ArchState(VLEN, 64, tuple([0] * 4 + [0xFE] + [0] * 7 + [0x03028001] + [0] * 19), 0, 4, 0, 1)
     case = Case(pre, Insn(8, 12, 4), pre.vtype, 4)
     spec = execute(pre, case.insn)
 
     def observation(regs):
         return Observation(False, (4, 0, 0, None), 4, 0, 0, tuple(regs))
+
     assert compare(case, spec, observation(spec.state.regs), "undisturbed").kind == AGREE
     regs = list(spec.state.regs)
     regs[8] = 0xFE

@@ -22,7 +22,9 @@ needs_cc = pytest.mark.skipif(shutil.which("cc") is None, reason="needs a C comp
 
 
 def vredmax(*argv, cwd):
-    return subprocess.run([str(VREDMAX), *map(str, argv)], cwd=cwd, capture_output=True, text=True, timeout=300)
+    return subprocess.run(
+        [str(VREDMAX), *map(str, argv)], cwd=cwd, capture_output=True, text=True, timeout=300
+    )
 
 
 def test_the_fence_keeps_threads_and_solvers_and_refuses_processes_and_memory():
@@ -80,7 +82,9 @@ def reduce(ops, seed, elements, active):
 
 def test_a_memory_bomb_in_check_impl_is_an_error_naming_the_limit(tmp_path):
     (tmp_path / "bomb.py").write_text(PYTHON_BOMB)
-    done = vredmax("check-impl", "bomb.py:reduce", "--level", "unit", "--memory-limit", "300", *SMALL, cwd=tmp_path)
+    done = vredmax(
+        "check-impl", "bomb.py:reduce", "--level", "unit", "--memory-limit", "300", *SMALL, cwd=tmp_path
+    )
     assert done.returncode == 4, done.stdout + done.stderr
     assert "MemoryError" in done.stdout and "the memory limit is 300 MB: --memory-limit" in done.stdout
 
@@ -137,7 +141,7 @@ def test_a_fork_loop_in_check_c_is_fenced(tmp_path):
     marker = tmp_path / "forked"
     (tmp_path / "forks.c").write_text(C_FORKS.replace("@MARKER@", str(marker)))
     done = vredmax("check-c", "forks.c:reduce", *SMALL, cwd=tmp_path)
-    assert done.returncode in (1, 4), done.stdout + done.stderr     # seed alone is a wrong answer
+    assert done.returncode in (1, 4), done.stdout + done.stderr  # seed alone is a wrong answer
     assert not marker.exists()
 
 

@@ -49,13 +49,32 @@ def files(doc):
 
 # The trace ----------------------------------------------------------------------------------
 
+
 def test_seed_example_trace():
     """The seed document's animation: masked lane 5 holds the largest value and must not win."""
     run = content.run_case(content.SEED_CASE)
-    assert [lane.value for lane in run.lanes] == [0x0004, 0xfffd, 0x0011, 0xfff0, 0x0007, 0x0020, 0x0004, 0xfffd]
+    assert [lane.value for lane in run.lanes] == [
+        0x0004,
+        0xFFFD,
+        0x0011,
+        0xFFF0,
+        0x0007,
+        0x0020,
+        0x0004,
+        0xFFFD,
+    ]
     assert [lane.mask for lane in run.lanes] == [True, False, True, True, True, False, True, True]
-    assert [lane.acc for lane in run.lanes] == [0x0004, 0x0004, 0x0011, 0x0011, 0x0011, 0x0011, 0x0011, 0x0011]
-    assert run.written == 0x0011 and run.asm == "vredmax.vs v4, v8, v12, v0.t" and run.word == 0x1c862257
+    assert [lane.acc for lane in run.lanes] == [
+        0x0004,
+        0x0004,
+        0x0011,
+        0x0011,
+        0x0011,
+        0x0011,
+        0x0011,
+        0x0011,
+    ]
+    assert run.written == 0x0011 and run.asm == "vredmax.vs v4, v8, v12, v0.t" and run.word == 0x1C862257
     assert not run.lanes[5].active and run.tail_changed == []
 
 
@@ -79,8 +98,10 @@ def test_trace_agrees_with_execute(case):
 def test_trace_refuses_a_wrong_running_max(monkeypatch):
     """The trace checks its running maximum against what execute wrote."""
     import vredmax.impl.trace as trace_module
-    monkeypatch.setattr(trace_module, "running_max",
-                        lambda ops, seed, elements, active: iter([seed] * len(elements)))
+
+    monkeypatch.setattr(
+        trace_module, "running_max", lambda ops, seed, elements, active: iter([seed] * len(elements))
+    )
     with pytest.raises(AssertionError, match="running maximum"):
         content.run_case(content.SEED_CASE)
 
@@ -102,8 +123,13 @@ def test_trap_and_vl0_stop_early():
 
 
 def test_many_lanes_are_folded():
-    case = {"vlen": 1024, "insn": "vredmax.vs v8, v16, v4", "vtype": {"sew": 8, "lmul": "m1"}, "vl": 100,
-            "vregs": {"v16": hex(int.from_bytes(bytes(range(100)), "little"))}}
+    case = {
+        "vlen": 1024,
+        "insn": "vredmax.vs v8, v16, v4",
+        "vtype": {"sew": 8, "lmul": "m1"},
+        "vl": 100,
+        "vregs": {"v16": hex(int.from_bytes(bytes(range(100)), "little"))},
+    }
     run = content.run_case(case)
     made = animation.steps(run)
     assert sum(s.title.startswith("Lane ") for s in made) == animation.MAX_LANES
@@ -113,15 +139,19 @@ def test_many_lanes_are_folded():
 
 # Formulas for people ----------------------------------------------------------------------------
 
-@pytest.mark.parametrize("name, prove", [
-    ("seed_included", "vs1[0] ≤ₛ vd'[0]"),
-    ("bounds_active", "for every active i: vs2[i] ≤ₛ vd'[0]"),
-    ("result_is_candidate", "vd'[0] = vs1[0] or (for some active i: vs2[i] = vd'[0])"),
-    ("tail_agnostic", "tail(vd') = tail(vd) or tail(vd') = all ones"),
-    ("success_dirties_vs", "VS' = Dirty"),
-    ("lemma.smax_associative", "max(max(a, b), c) = max(a, max(b, c))"),
-    ("lemma.smin_is_identity", "max(smin, a) = a and max(a, smin) = a"),
-])
+
+@pytest.mark.parametrize(
+    "name, prove",
+    [
+        ("seed_included", "vs1[0] ≤ₛ vd'[0]"),
+        ("bounds_active", "for every active i: vs2[i] ≤ₛ vd'[0]"),
+        ("result_is_candidate", "vd'[0] = vs1[0] or (for some active i: vs2[i] = vd'[0])"),
+        ("tail_agnostic", "tail(vd') = tail(vd) or tail(vd') = all ones"),
+        ("success_dirties_vs", "VS' = Dirty"),
+        ("lemma.smax_associative", "max(max(a, b), c) = max(a, max(b, c))"),
+        ("lemma.smin_is_identity", "max(smin, a) = a and max(a, smin) = a"),
+    ],
+)
 def test_human_formulas(name, prove):
     assert human(obligations.by_name(name))["prove"] == prove
 
@@ -142,6 +172,7 @@ def test_no_raw_solver_syntax_in_human_formulas():
 
 
 # The page -------------------------------------------------------------------------------------
+
 
 def test_rendering_is_deterministic(doc, files):
     assert manual.render(json.loads(json.dumps(doc))) == files
@@ -183,13 +214,14 @@ def test_self_contained_html(files):
 def test_static_page_shows_every_value_and_step(files):
     """Without JavaScript: the final values are in the lane table, the steps are listed."""
     page = files[manual.HTML]
-    figure = page[page.index('id="anim-seed"'):]
-    figure = figure[:figure.index("</figure>")]
+    figure = page[page.index('id="anim-seed"') :]
+    figure = figure[: figure.index("</figure>")]
     assert '<details class="all" open>' in figure
     assert figure.count("<li><strong>") == len(animation.steps(content.run_case(content.SEED_CASE)))
     assert re.search(r'<span class="anim-vd0" data-from="\d+">0x0011<small>17</small></span>', figure)
-    data = json.loads(re.search(r'<script type="application/json" class="anim-data">(.*?)</script>',
-                                figure, re.S).group(1))
+    data = json.loads(
+        re.search(r'<script type="application/json" class="anim-data">(.*?)</script>', figure, re.S).group(1)
+    )
     assert data[-1]["title"] == "Retire"
 
 
@@ -204,19 +236,27 @@ def test_encoding_section_matches_the_encoder(files):
     md = files[manual.MARKDOWN]
     assert "`vredmax.vs v0, v0, v0` | `0x1e002057`" in md
     assert "`vredmax.vs v0, v0, v0, v0.t` | `0x1c002057`" in md
-    assert [name for name, _, _ in content.layout()] == ["funct6", "vm", "vs2", "vs1", "funct3", "vd", "opcode"]
+    assert [name for name, _, _ in content.layout()] == [
+        "funct6",
+        "vm",
+        "vs2",
+        "vs1",
+        "funct3",
+        "vd",
+        "opcode",
+    ]
     assert content.layout()[0][1:] == (31, 26) and content.layout()[-1][1:] == (6, 0)
 
 
 def test_encoding_check_catches_a_wrong_encoder(monkeypatch):
-    monkeypatch.setattr(content, "encode", lambda insn: 0x1e002057 ^ 1 << 12)
+    monkeypatch.setattr(content, "encode", lambda insn: 0x1E002057 ^ 1 << 12)
     with pytest.raises(AssertionError, match="disagrees with the encoder"):
         content.syntax_section()
 
 
 def test_exceptions_table_has_every_rule_and_the_profiles(files):
     md = files[manual.MARKDOWN]
-    section = md[md.index('<a id="exceptions">'):md.index('<a id="animation">')]
+    section = md[md.index('<a id="exceptions">') : md.index('<a id="animation">')]
     for rule in RULES:
         condition = content.TRAP_CASES[rule.id][0]
         assert condition.replace("|", "\\|") in section, rule.id
@@ -239,23 +279,29 @@ def test_pitfalls_are_animated_counterexamples(doc, files):
 
 def test_worked_examples_come_from_the_model(files):
     md = files[manual.MARKDOWN]
-    assert "Model: retired, **v8[0] = 0x03 (3)**" in md          # signed, not 0xfe
-    assert "Model: retired, **v8[0] = 0xff85 (-123)**" in md     # all masked off: the seed
+    assert "Model: retired, **v8[0] = 0x03 (3)**" in md  # signed, not 0xfe
+    assert "Model: retired, **v8[0] = 0xff85 (-123)**" in md  # all masked off: the seed
     assert "Model: retired, vl=0: no elements, nothing is written; v8 stays `0x1234`." in md
     assert "Model: **illegal-instruction**" in md
 
 
 def test_markdown_subset_parser():
-    blocks = parse_markdown("### A title\n\nSome *text* here\ncontinued.\n\n1. one\n   more\n2. two\n\n"
-                            "| a | b |\n|---|---|\n| 1 | 2 |\n")
+    blocks = parse_markdown(
+        "### A title\n\nSome *text* here\ncontinued.\n\n1. one\n   more\n2. two\n\n"
+        "| a | b |\n|---|---|\n| 1 | 2 |\n"
+    )
     assert isinstance(blocks[0], Heading) and blocks[0].level == 3 and blocks[0].anchor == "a-title"
     assert blocks[1].text == "Some *text* here continued."
     assert isinstance(blocks[2], Items) and blocks[2].items == ["one more", "two"] and blocks[2].ordered
     assert isinstance(blocks[3], Table) and blocks[3].rows == [["1", "2"]]
-    assert inline_html("a `<b>` **c** *d* [e](#f)") == 'a <code>&lt;b&gt;</code> <strong>c</strong> <em>d</em> <a href="#f">e</a>'
+    assert (
+        inline_html("a `<b>` **c** *d* [e](#f)")
+        == 'a <code>&lt;b&gt;</code> <strong>c</strong> <em>d</em> <a href="#f">e</a>'
+    )
 
 
 # report and explain -----------------------------------------------------------------------------
+
 
 def test_report_writes_and_checks_the_manual(tmp_path, monkeypatch, capsys, doc):
     monkeypatch.setattr(cmd_report, "collect", lambda *args, **kwargs: doc)
@@ -289,11 +335,17 @@ def test_explain_html(tmp_path, capsys):
     assert f"wrote {page}" in capsys.readouterr().out
 
 
-@pytest.mark.parametrize("case, message", [
-    ({"vlen": 128}, "vredmax: error: insn: missing\n"),
-    ({**content.SEED_CASE, "vl": 300}, "vredmax: error: vl: must be 0..256 (VLMAX=256 for SEW=16 LMUL=m1), got 300\n"),
-    ("not json", "vredmax: error: case: malformed JSON: Expecting value at line 1 column 1\n"),
-])
+@pytest.mark.parametrize(
+    "case, message",
+    [
+        ({"vlen": 128}, "vredmax: error: insn: missing\n"),
+        (
+            {**content.SEED_CASE, "vl": 300},
+            "vredmax: error: vl: must be 0..256 (VLMAX=256 for SEW=16 LMUL=m1), got 300\n",
+        ),
+        ("not json", "vredmax: error: case: malformed JSON: Expecting value at line 1 column 1\n"),
+    ],
+)
 def test_explain_bad_input(tmp_path, capsys, case, message):
     path = tmp_path / "case.json"
     path.write_text(case if isinstance(case, str) else json.dumps(case))
@@ -312,18 +364,25 @@ def test_explain_html_into_a_directory_is_bad_input(tmp_path, capsys):
 def test_case_page_for_a_trap(tmp_path):
     pre, insn, tail = parse_case({**content.SEED_CASE, "vstart": 2})
     page = manual.case_page(trace(pre, insn, tail))
-    assert "✗ vstart ≠ 0: illegal-instruction" in page and "<table class=\"lanes\">" not in page
+    assert "✗ vstart ≠ 0: illegal-instruction" in page and '<table class="lanes">' not in page
 
 
 def test_explain_max_rows(tmp_path, capsys):
-    case = {"vlen": 1024, "insn": "vredmax.vs v8, v16, v4", "vtype": {"sew": 8, "lmul": "m2"}, "vl": 200,
-            "vregs": {"v17": hex(0x55 << 8 * 70)}}
+    case = {
+        "vlen": 1024,
+        "insn": "vredmax.vs v8, v16, v4",
+        "vtype": {"sew": 8, "lmul": "m2"},
+        "vl": 200,
+        "vregs": {"v17": hex(0x55 << 8 * 70)},
+    }
     path = tmp_path / "case.json"
     path.write_text(json.dumps(case))
     assert main(["explain", str(path), "--max-rows", "5"]) == 0
     out = capsys.readouterr().out
-    assert "... 195 more lanes (195 active; raise --max-rows to see them), running max after lane 199: " \
-           "0x55 (85)" in out
+    assert (
+        "... 195 more lanes (195 active; raise --max-rows to see them), running max after lane 199: "
+        "0x55 (85)" in out
+    )
     assert out.splitlines()[-1] == "vd[0] = v8[0] = 0x55 (85)"
     assert main(["explain", str(path), "--max-rows", "-1"]) == 2
     assert capsys.readouterr().err == "vredmax: error: --max-rows: must be an integer 0 or more, got '-1'\n"
@@ -333,7 +392,9 @@ def test_every_cited_property_is_in_the_catalogue():
     """A renamed or removed property fails here, not in `vredmax report`."""
     names = {o.name for o in obligations.OBLIGATIONS}
     cited = [n for _, ns in content.BEHAVIOUR for n in ns] + [n for _, _, ns in content.FAQ for n in ns]
-    cited += [n for _, ns in content.CHECKLIST for n in ns] + [n for _, _, ns in content.TRAP_CASES.values() for n in ns]
+    cited += [n for _, ns in content.CHECKLIST for n in ns] + [
+        n for _, _, ns in content.TRAP_CASES.values() for n in ns
+    ]
     assert set(cited) <= names, set(cited) - names
     assert {rule.id for rule in RULES} == set(content.TRAP_CASES)
 
@@ -343,22 +404,34 @@ def test_usage_snippets_assemble_to_our_encoding(tmp_path):
     import subprocess
     from tests.conftest import GNU_TOOLS, require_tools
     from vredmax.spec.encoding import encode, parse_asm
+
     require_tools(*GNU_TOOLS)
     source = tmp_path / "usage.s"
     source.write_text(content.STRIP_LOOP + "\n" + content.MASKED_SNIPPET + "\n")
-    subprocess.run(["riscv64-linux-gnu-as", "-march=rv64gcv", str(source), "-o", str(tmp_path / "usage.o")],
-                   check=True, capture_output=True)
-    listing = subprocess.run(["riscv64-linux-gnu-objdump", "-d", str(tmp_path / "usage.o")],
-                             check=True, capture_output=True, text=True).stdout
+    subprocess.run(
+        ["riscv64-linux-gnu-as", "-march=rv64gcv", str(source), "-o", str(tmp_path / "usage.o")],
+        check=True,
+        capture_output=True,
+    )
+    listing = subprocess.run(
+        ["riscv64-linux-gnu-objdump", "-d", str(tmp_path / "usage.o")],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
     words = [int(line.split()[1], 16) for line in listing.splitlines() if "\tvredmax.vs" in line]
-    expected = [encode(parse_asm(line.strip())) for line in (content.STRIP_LOOP + "\n" + content.MASKED_SNIPPET)
-                .splitlines() if line.strip().startswith("vredmax.vs")]
+    expected = [
+        encode(parse_asm(line.strip()))
+        for line in (content.STRIP_LOOP + "\n" + content.MASKED_SNIPPET).splitlines()
+        if line.strip().startswith("vredmax.vs")
+    ]
     assert words == expected and len(words) == 2
 
 
 def test_reserved_is_no_promise_with_the_profiles():
-    run = content.run_case({"vlen": 128, "insn": "vredmax.vs v8, v0, v4, v0.t", "vtype": {"sew": 8, "lmul": "m1"},
-                            "vl": 3})
+    run = content.run_case(
+        {"vlen": 128, "insn": "vredmax.vs v8, v0, v4, v0.t", "vtype": {"sew": 8, "lmul": "m1"}, "vl": 3}
+    )
     last = animation.steps(run)[-1]
     assert last.title == "Reserved: no promise"
     assert "(sail: illegal-instruction; spike: executes; qemu: executes)" in last.text

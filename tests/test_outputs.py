@@ -22,39 +22,59 @@ from vredmax.cli.main import build_parser, main
 from vredmax.schema import load_schema
 
 VREDMAX = Path(sys.executable).parent / "vredmax"
-CASE = {"vlen": 128, "insn": "vredmax.vs v8, v12, v4", "vtype": {"sew": 8, "lmul": "m1"}, "vl": 4,
-        "vregs": {"v4": "0xfe", "v12": "0x03028001"}}
+CASE = {
+    "vlen": 128,
+    "insn": "vredmax.vs v8, v12, v4",
+    "vtype": {"sew": 8, "lmul": "m1"},
+    "vl": 4,
+    "vregs": {"v4": "0xfe", "v12": "0x03028001"},
+}
 SMALL_PROVE = ["prove", "--vlen", "128", "--sew", "8", "--lmul", "m1", "-k", "vl0"]
 
 
 def vredmax(*argv, stdin=None, stdout=subprocess.PIPE, timeout=120):
-    return subprocess.run([str(VREDMAX), *map(str, argv)], input=stdin, stdout=stdout,
-                          stderr=subprocess.PIPE, text=True, timeout=timeout)
+    return subprocess.run(
+        [str(VREDMAX), *map(str, argv)],
+        input=stdin,
+        stdout=stdout,
+        stderr=subprocess.PIPE,
+        text=True,
+        timeout=timeout,
+    )
 
 
 # -- the front door -------------------------------------------------------------------------------
+
 
 def test_version_and_python_dash_m():
     for command in ([str(VREDMAX)], [sys.executable, "-m", "vredmax"]):
         done = subprocess.run(command + ["--version"], capture_output=True, text=True, timeout=60)
         assert (done.returncode, done.stdout.strip()) == (0, f"vredmax {__version__}")
-    done = subprocess.run([sys.executable, "-m", "vredmax", "asm", "vredmax.vs v8, v12, v4"],
-                          capture_output=True, text=True, timeout=60)
+    done = subprocess.run(
+        [sys.executable, "-m", "vredmax", "asm", "vredmax.vs v8, v12, v4"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert (done.returncode, done.stdout.strip()) == (0, "0x1ec22457")
 
 
 def test_every_help_lists_the_exit_codes():
     parser = build_parser()
-    helps = [parser.format_help()] + [command.format_help() for command in
-                                      parser._subparsers._group_actions[0].choices.values()]
+    helps = [parser.format_help()] + [
+        command.format_help() for command in parser._subparsers._group_actions[0].choices.values()
+    ]
     assert len(helps) > 8
-    for text in helps:   # each command lists the codes it uses: bad input is one of them everywhere
+    for text in helps:  # each command lists the codes it uses: bad input is one of them everywhere
         assert "exit codes:" in text and re.search(r"\n  2 +\S", text)
-    long_running = [parser._subparsers._group_actions[0].choices[name].format_help() for name in ("prove", "report")]
+    long_running = [
+        parser._subparsers._group_actions[0].choices[name].format_help() for name in ("prove", "report")
+    ]
     assert all("130  interrupted (Ctrl-C)" in text for text in long_running)
 
 
 # -- JSON in and out --------------------------------------------------------------------------------
+
 
 def test_duplicate_keys_are_rejected_naming_the_key(tmp_path):
     case = tmp_path / "case.json"
@@ -76,8 +96,10 @@ def test_exec_outputs_validate_against_their_schemas(tmp_path):
     batch.write_text(json.dumps(CASE) + "\n" + '{"vlen": 3}\n')
     done = vredmax("exec", "--jsonl", batch)
     lines = [json.loads(line) for line in done.stdout.splitlines()]
-    assert done.returncode == 2 and [line["schema"] for line in lines] == ["vredmax/exec-result/1",
-                                                                          "vredmax/exec-error/1"]
+    assert done.returncode == 2 and [line["schema"] for line in lines] == [
+        "vredmax/exec-result/1",
+        "vredmax/exec-error/1",
+    ]
     jsonschema.validate(lines[0], load_schema("exec-result"))
     jsonschema.validate(lines[1], load_schema("exec-error"))
 
@@ -109,9 +131,11 @@ def test_report_files_validate(tmp_path, monkeypatch):
     from vredmax.proofs.claims.claims import CLAIMS_BY_ID
     from vredmax.presentation.documents.report import collect
     from vredmax.spec.config import Config
+
     recorded = []
-    tiny = collect([Config(128, 64, 64, "m1")], claims=[CLAIMS_BY_ID["vredmax.wrong.unsigned_same"]],
-                   timings=recorded)
+    tiny = collect(
+        [Config(128, 64, 64, "m1")], claims=[CLAIMS_BY_ID["vredmax.wrong.unsigned_same"]], timings=recorded
+    )
 
     def collect_tiny(*args, timings=None, **kwargs):
         if timings is not None:
@@ -140,10 +164,12 @@ def test_every_shipped_schema_is_a_valid_draft_2020_12_schema():
 
 # -- output errors ----------------------------------------------------------------------------------
 
+
 def test_broken_pipe_is_one_line_and_exit_2():
-    process = subprocess.Popen([str(VREDMAX), *SMALL_PROVE, "-v"], stdout=subprocess.PIPE,
-                               stderr=subprocess.PIPE, text=True)
-    process.stdout.close()   # the reader goes away before the first line
+    process = subprocess.Popen(
+        [str(VREDMAX), *SMALL_PROVE, "-v"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    process.stdout.close()  # the reader goes away before the first line
     error = process.stderr.read()
     assert process.wait(timeout=120) == 2
     assert error.strip() == "vredmax: error: stdout: broken pipe (the reader went away)"
@@ -161,7 +187,7 @@ def test_an_unwritable_output_directory_is_refused_before_proving(tmp_path):
     blocker = tmp_path / "a-file"
     blocker.write_text("")
     start = time.monotonic()
-    done = vredmax("prove", "--smt2-out", blocker / "sub")   # the default run would take a minute
+    done = vredmax("prove", "--smt2-out", blocker / "sub")  # the default run would take a minute
     assert done.returncode == 2 and time.monotonic() - start < 30
     assert done.stderr.startswith(f"vredmax: error: --smt2-out: cannot write to {blocker / 'sub'}: ")
     assert len(done.stderr.strip().splitlines()) == 1
@@ -179,7 +205,7 @@ def test_atomic_writes_leave_the_old_file_or_the_new_one(tmp_path):
             stream.write("half of the new")
             raise Boom
     assert target.read_text() == "old\n"
-    assert [p.name for p in tmp_path.iterdir()] == ["out.txt"]   # no temporary file left
+    assert [p.name for p in tmp_path.iterdir()] == ["out.txt"]  # no temporary file left
     with pytest.raises(outputs.OutputError, match=r"^--out: cannot write "):
         outputs.write_text(tmp_path / "missing-dir" / "x.txt", "x", "--out")
 
@@ -190,12 +216,13 @@ def test_no_file_is_written_after_an_interrupt(tmp_path):
         with pytest.raises(KeyboardInterrupt):
             outputs.write_text(tmp_path / "late.txt", "x", "--out")
     finally:
-        outputs.install_interrupt_handler()   # resets the state (this test runs in the main thread)
+        outputs.install_interrupt_handler()  # resets the state (this test runs in the main thread)
         signal.signal(signal.SIGINT, signal.default_int_handler)
     assert not (tmp_path / "late.txt").exists()
 
 
 # -- Ctrl-C ---------------------------------------------------------------------------------------------
+
 
 def _children(pid: int) -> list[int]:
     done = subprocess.run(["pgrep", "-P", str(pid)], capture_output=True, text=True)
@@ -241,7 +268,9 @@ def _wait_until(condition, what: str, timeout_s: float = 180) -> None:
 
 def _interrupt(argv, after_line: str, wait_s: float = 0.0):
     """Start vredmax, wait for a line containing `after_line` on stdout, send SIGINT."""
-    process = subprocess.Popen([str(VREDMAX), *argv], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    process = subprocess.Popen(
+        [str(VREDMAX), *argv], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
     seen = []
     for line in process.stdout:
         seen.append(line)
@@ -277,10 +306,13 @@ def test_ctrl_c_stops_prove_at_once_marks_it_interrupted_and_ends_the_workers(jo
 @pytest.mark.xdist_group("interrupts")
 def test_ctrl_c_during_report_writes_no_file(tmp_path):
     out = tmp_path / "docs"
-    process = subprocess.Popen([str(VREDMAX), "report", "--out-dir", str(out), "--timings", str(tmp_path / "t.json"),
-                                "--no-cache"],
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    _wait_until(lambda: _cpu_seconds(process.pid) > 4, "proving")   # past start-up (the report takes minutes)
+    process = subprocess.Popen(
+        [str(VREDMAX), "report", "--out-dir", str(out), "--timings", str(tmp_path / "t.json"), "--no-cache"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    _wait_until(lambda: _cpu_seconds(process.pid) > 4, "proving")  # past start-up (the report takes minutes)
     sent = time.monotonic()
     process.send_signal(signal.SIGINT)
     stdout, stderr = process.communicate(timeout=60)
@@ -290,15 +322,21 @@ def test_ctrl_c_during_report_writes_no_file(tmp_path):
     assert list(out.iterdir()) == [] and not (tmp_path / "t.json").exists()
 
 
-@pytest.mark.skipif(not shutil.which("qemu-riscv64") or not shutil.which("riscv64-linux-gnu-gcc"),
-                    reason="needs qemu-riscv64 and the riscv64 cross compiler")
+@pytest.mark.skipif(
+    not shutil.which("qemu-riscv64") or not shutil.which("riscv64-linux-gnu-gcc"),
+    reason="needs qemu-riscv64 and the riscv64 cross compiler",
+)
 @pytest.mark.xdist_group("interrupts")
 @pytest.mark.parametrize("jobs", ["1", "2"])
 def test_ctrl_c_stops_conform(jobs):
-    process = subprocess.Popen([str(VREDMAX), "conform", "--cases", "1000000", "--seed", "1", "--jobs", jobs],
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    process = subprocess.Popen(
+        [str(VREDMAX), "conform", "--cases", "1000000", "--seed", "1", "--jobs", jobs],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     _wait_until(lambda: "qemu-riscv64" in map(_command_name, _descendants(process.pid)), "running cases")
-    time.sleep(1)   # a million cases take minutes
+    time.sleep(1)  # a million cases take minutes
     workers = _children(process.pid)
     sent = time.monotonic()
     process.send_signal(signal.SIGINT)
@@ -353,8 +391,12 @@ except KeyboardInterrupt:
 @pytest.mark.parametrize("where", ["finalizer", "weakref_callback"])
 def test_an_interrupt_inside_a_finalizer_or_callback_is_not_lost(where):
     """z3's Solver.__del__ once took a Ctrl-C: the report went on for minutes."""
-    done = subprocess.run([sys.executable, "-c", DROPPED_INTERRUPT.format(where=where)],
-                          capture_output=True, text=True, timeout=60)
+    done = subprocess.run(
+        [sys.executable, "-c", DROPPED_INTERRUPT.format(where=where)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert done.stdout.strip() == "raised", done.stdout + done.stderr
     assert "Traceback" not in done.stderr and "Exception ignored" not in done.stderr, done.stderr
 
@@ -363,6 +405,7 @@ def test_an_exception_after_ctrl_c_is_the_interrupt():
     """A solver call cut short by Ctrl-C ends in its own exception (Z3's "canceled"): inside
     cut_short() it leaves as KeyboardInterrupt, so the command marks its result INTERRUPTED."""
     from vredmax.runtime import interrupts
+
     with pytest.raises(ValueError):
         with interrupts.cut_short():
             raise ValueError("not interrupted: an ordinary error")

@@ -15,9 +15,20 @@ from vredmax.schema import load_schema
 from vredmax.spec.config import Config, decode_vtype, encode_vtype, legal_configs
 from vredmax.spec.encoding import Insn
 from vredmax.spec.legality import ILLEGAL, RESERVED, RETIRED
-from vredmax.spec.profiles import (ANYTHING, CHOICES, POLICIES, PROFILE_SOURCES, PROFILES, SOURCE_VERSIONS,
-                                   Observed, allowed, difference_markdown, difference_table, get_profile,
-                                   readings)
+from vredmax.spec.profiles import (
+    ANYTHING,
+    CHOICES,
+    POLICIES,
+    PROFILE_SOURCES,
+    PROFILES,
+    SOURCE_VERSIONS,
+    Observed,
+    allowed,
+    difference_markdown,
+    difference_table,
+    get_profile,
+    readings,
+)
 from vredmax.spec.state import VS_DIRTY, ArchState
 from tests.test_spec_relation import allowed as relation_allows
 
@@ -34,8 +45,11 @@ def test_profiles_and_their_policies():
     for profile in PROFILES.values():
         for choice in CHOICES:
             assert getattr(profile, choice) in POLICIES[choice]
-    assert [PROFILES["sail"].reserved, PROFILES["spike"].reserved, PROFILES["qemu"].reserved] == \
-        ["illegal", "execute", "execute"]
+    assert [PROFILES["sail"].reserved, PROFILES["spike"].reserved, PROFILES["qemu"].reserved] == [
+        "illegal",
+        "execute",
+        "execute",
+    ]
     assert [PROFILES["sail"].vs_dirty, PROFILES["spike"].vs_dirty] == ["on-write", "always"]
     # Sail, Spike and QEMU all make SEW > LMUL*ELEN at fractional LMUL vill (PROFILE_SOURCES).
     assert [PROFILES[name].frac_sew for name in ("sail", "spike", "qemu")] == ["vill"] * 3
@@ -43,7 +57,9 @@ def test_profiles_and_their_policies():
         PROFILES["sail"].with_(tail="zeros")
     with pytest.raises(ValueError, match="^profile:"):
         get_profile("rtl")
-    assert get_profile("qemu", "ones").tail == "ones" and get_profile("qemu", "undisturbed") is PROFILES["qemu"]
+    assert (
+        get_profile("qemu", "ones").tail == "ones" and get_profile("qemu", "undisturbed") is PROFILES["qemu"]
+    )
 
 
 def test_the_difference_table():
@@ -59,14 +75,19 @@ def test_every_emulator_policy_cites_its_source():
     """Each value of the sail, spike and qemu profiles names the file and line it comes from
     (in SOURCE_VERSIONS); tests/test_emulator_policies.py runs Spike and QEMU on them."""
     import re
+
     for name in ("sail", "spike", "qemu"):
         assert SOURCE_VERSIONS[name]
         for choice in CHOICES:
-            assert re.search(r"[\w/]+\.(c|cc|h|sail|c\.inc):\d+", PROFILE_SOURCES[name][choice]), (name, choice)
+            assert re.search(r"[\w/]+\.(c|cc|h|sail|c\.inc):\d+", PROFILE_SOURCES[name][choice]), (
+                name,
+                choice,
+            )
 
 
 def test_the_profiles_guide_holds_the_generated_table():
     from pathlib import Path
+
     guide = Path(__file__).resolve().parent.parent / "docs" / "guide" / "profiles.md"
     assert difference_markdown() in guide.read_text()
 
@@ -75,8 +96,12 @@ def test_deterministic_profiles_give_one_outcome_and_any_gives_the_set():
     rng = random.Random(1)
     for _ in range(50):
         cfg = rng.choice(legal_configs(64, [VLEN]))
-        pre = state(encode_vtype(cfg.sew, cfg.lmul, rng.random() < 0.5), rng.randint(0, cfg.vlmax),
-                    [rng.getrandbits(VLEN) for _ in range(32)], vs=rng.choice((1, 2, 3)))
+        pre = state(
+            encode_vtype(cfg.sew, cfg.lmul, rng.random() < 0.5),
+            rng.randint(0, cfg.vlmax),
+            [rng.getrandbits(VLEN) for _ in range(32)],
+            vs=rng.choice((1, 2, 3)),
+        )
         insn = Insn(rng.randrange(32), rng.randrange(32), rng.randrange(32), rng.randrange(2))
         for name in ("sail", "spike", "qemu"):
             option = allowed(pre, insn, name).unique()
@@ -95,9 +120,13 @@ def test_profiles_agree_with_the_executable_model_where_they_share_its_choices()
     rng = random.Random(2)
     for _ in range(60):
         cfg = rng.choice(legal_configs(64, [VLEN]))
-        pre = state(encode_vtype(cfg.sew, cfg.lmul, rng.random() < 0.5), rng.randint(0, cfg.vlmax),
-                    [rng.getrandbits(VLEN) for _ in range(32)], vstart=rng.choice((0, 0, 1)),
-                    vs=rng.choice((0, 1, 2, 3)))
+        pre = state(
+            encode_vtype(cfg.sew, cfg.lmul, rng.random() < 0.5),
+            rng.randint(0, cfg.vlmax),
+            [rng.getrandbits(VLEN) for _ in range(32)],
+            vstart=rng.choice((0, 0, 1)),
+            vs=rng.choice((0, 1, 2, 3)),
+        )
         insn = Insn(rng.randrange(32), rng.randrange(32), rng.randrange(32), rng.randrange(2))
         result = execute(pre, insn)
         if result.outcome == RESERVED:
@@ -123,25 +152,28 @@ def test_reserved_policies():
     assert allowed(pre, overlap, "any").kinds == {ANYTHING}
     assert allowed(pre, overlap, "any").dont_care == {r: (1 << VLEN) - 1 for r in range(32)}
     assert allowed(pre, overlap, "sail").unique().kind == ILLEGAL
-    plain = allowed(pre, overlap, "spike").unique()      # v0 = 0b101: elements 0 and 2 active, both 0b101 / 0
+    plain = allowed(pre, overlap, "spike").unique()  # v0 = 0b101: elements 0 and 2 active, both 0b101 / 0
     assert plain.kind == RETIRED and plain.post.regs[8] & 0xFF == 5
     assert allowed(pre, misaligned, "spike").unique().kind == ILLEGAL
 
 
 def test_frac_sew_readings():
-    vtype = encode_vtype(64, "mf2")                      # SEW > LMUL*ELEN at ELEN=64: optional
+    vtype = encode_vtype(64, "mf2")  # SEW > LMUL*ELEN at ELEN=64: optional
     pre = state(vtype, 1, [0] * 4 + [7] + [0] * 27)
     assert [v.vill for v in readings(pre, "any")] == [True, False]
     assert [v.vill for v in readings(pre, "vill")] == [True]
     assert allowed(pre.with_(vl=0), Insn(8, 2, 4), "any").kinds == {ILLEGAL, RETIRED}
     # vl=1: a vill vtype has vl=0, so the implementation supports this one and must execute
     assert allowed(pre, Insn(8, 2, 4), "any").kinds == {RETIRED}
-    assert allowed(pre, Insn(8, 2, 4), PROFILES["sail"].with_(frac_sew="supported")).unique().post.regs[8] == 7
+    assert (
+        allowed(pre, Insn(8, 2, 4), PROFILES["sail"].with_(frac_sew="supported")).unique().post.regs[8] == 7
+    )
     assert readings(state(encode_vtype(64, "m1"), 0, elen=64), "any")[0].vill is False
-    assert len(readings(state(encode_vtype(64, "mf2"), 0, elen=32, vlen=128), "any")) == 1   # SEW > ELEN
+    assert len(readings(state(encode_vtype(64, "mf2"), 0, elen=32, vlen=128), "any")) == 1  # SEW > ELEN
 
 
 # The decision procedure against the relation ------------------------------------------------------
+
 
 def test_an_optional_vtype_at_a_nonzero_vl_must_execute_as_the_relation_says():
     """SEW=64, LMUL=1/2, ELEN=64, vl=1: the relation of that configuration (vill bit clear)
@@ -152,6 +184,7 @@ def test_an_optional_vtype_at_a_nonzero_vl_must_execute_as_the_relation_says():
 
     class Run:
         outcome, state = ILLEGAL, pre
+
     assert not relation_allows(cfg, pre, insn, Run())
     assert not allowed(pre, insn, "any").judge(Observed.of(ILLEGAL, pre)).allowed
 
@@ -168,7 +201,7 @@ def _mutations(rng, pre, insn, cfg, result):
     yield result.outcome, post.with_(regs=tuple(regs))
     regs = list(post.regs)
     k = rng.randrange(cfg.elements_per_register)
-    regs[insn.vd] |= ((1 << cfg.sew) - 1) << (k * cfg.sew)   # one element all ones
+    regs[insn.vd] |= ((1 << cfg.sew) - 1) << (k * cfg.sew)  # one element all ones
     yield result.outcome, post.with_(regs=tuple(regs))
     yield result.outcome, post.with_(vstart=1)
 
@@ -177,9 +210,14 @@ def _mutations(rng, pre, insn, cfg, result):
 def test_the_judge_agrees_with_the_relation(seed):
     rng = random.Random(seed)
     cfg = rng.choice([c for c in legal_configs(64, [64]) if c.vlmax <= 8])
-    pre = state(encode_vtype(cfg.sew, cfg.lmul, rng.random() < 0.5), rng.randint(0, cfg.vlmax),
-                [rng.getrandbits(64) for _ in range(32)], vstart=rng.choice((0, 0, 0, 1)),
-                vs=rng.choice((0, 1, 2, 3, 3)), vlen=64)
+    pre = state(
+        encode_vtype(cfg.sew, cfg.lmul, rng.random() < 0.5),
+        rng.randint(0, cfg.vlmax),
+        [rng.getrandbits(64) for _ in range(32)],
+        vstart=rng.choice((0, 0, 0, 1)),
+        vs=rng.choice((0, 1, 2, 3, 3)),
+        vlen=64,
+    )
     insn = Insn(rng.randrange(32), rng.randrange(32), rng.randrange(32), rng.randrange(2))
     result = execute(pre, insn, tail=rng.choice(["undisturbed", "ones"]))
     judge = allowed(pre, insn, "any").judge
@@ -187,8 +225,9 @@ def test_the_judge_agrees_with_the_relation(seed):
         kind = ILLEGAL if outcome == RESERVED else outcome
         by_judge = judge(Observed.of(kind, post)).allowed
 
-        class Run:   # the shape test_spec_relation.allowed reads
+        class Run:  # the shape test_spec_relation.allowed reads
             pass
+
         run = Run()
         run.outcome, run.state = kind, post
         assert by_judge == relation_allows(cfg, pre, insn, run), (outcome, post, pre, insn)
@@ -196,9 +235,11 @@ def test_the_judge_agrees_with_the_relation(seed):
 
 # exec --profile -----------------------------------------------------------------------------------
 
+
 def run_exec(capsys, case, *options):
     import io
     import sys
+
     old = sys.stdin
     sys.stdin = io.StringIO(json.dumps(case))
     try:
@@ -208,8 +249,13 @@ def run_exec(capsys, case, *options):
     return code, capsys.readouterr()
 
 
-CASE = {"vlen": VLEN, "insn": "vredmax.vs v8, v12, v4", "vtype": {"sew": 8, "lmul": "m1", "vta": True},
-        "vl": 4, "vregs": {"v4": "0xfe", "v12": "0x03028001"}}
+CASE = {
+    "vlen": VLEN,
+    "insn": "vredmax.vs v8, v12, v4",
+    "vtype": {"sew": 8, "lmul": "m1", "vta": True},
+    "vl": 4,
+    "vregs": {"v4": "0xfe", "v12": "0x03028001"},
+}
 
 
 def test_exec_profile_any_prints_the_set(capsys):
@@ -217,7 +263,11 @@ def test_exec_profile_any_prints_the_set(capsys):
     answer = json.loads(out)
     jsonschema.validate(answer, load_schema("exec-allowed"))
     [option] = answer["allowed"]
-    assert code == 0 and option["vregs"]["v8"].endswith("03") and option["dont_care"] == {"v8": "0x" + "f" * 30 + "00"}
+    assert (
+        code == 0
+        and option["vregs"]["v8"].endswith("03")
+        and option["dont_care"] == {"v8": "0x" + "f" * 30 + "00"}
+    )
     code, (out, _) = run_exec(capsys, CASE, "--profile", "any")
     assert "each element keeps its value or becomes all ones" in out
 
@@ -234,7 +284,7 @@ def test_exec_profile_takes_the_case_tail_and_elen(capsys):
     code, (out, _) = run_exec(capsys, {**CASE, "tail": "ones"}, "--profile", "qemu", "--json")
     assert json.loads(out)["vregs"]["v8"] == "0x" + "f" * 30 + "03"
     code, (out, _) = run_exec(capsys, {**CASE, "tail": "ones"}, "--profile", "any", "--json")
-    [option] = json.loads(out)["allowed"]                                 # the case narrows any too
+    [option] = json.loads(out)["allowed"]  # the case narrows any too
     assert option["vregs"]["v8"] == "0x" + "f" * 30 + "03" and option["dont_care"] == {}
     code, (_, err) = run_exec(capsys, {**CASE, "elen": 64}, "--elen", "32")
     assert code == 2 and err.startswith("vredmax: error: elen:")
@@ -253,7 +303,9 @@ def test_case_json_round_trip_through_the_judge():
     pre = state(encode_vtype(16, "m1"), 2, [3] * 32)
     insn = Insn(1, 2, 3)
     assert case_json(pre, insn)["tail"] == "undisturbed"
-    assert allowed(pre, insn).judge(Observed.of(*(lambda r: (r.outcome, r.state))(execute(pre, insn)))).allowed
+    assert (
+        allowed(pre, insn).judge(Observed.of(*(lambda r: (r.outcome, r.state))(execute(pre, insn)))).allowed
+    )
 
 
 def test_config_of_the_supported_reading():
@@ -273,15 +325,21 @@ def test_the_freedoms_are_proved_and_a_stricter_relation_fails_them(monkeypatch)
     from vredmax.proofs.obligations import runner
     from vredmax.proofs.engine.verdict import Verdict
     from vredmax.spec import relation
+
     cfg = Config(128, 64, 8, "m1")
     for name in FREEDOMS:
         assert runner.run(obligations.by_name(name), cfg, "spec").answer.verdict == Verdict.PROVED
     # The relation before the VS freedom (VS unchanged) and a tail kept whole or all ones:
     monkeypatch.setattr(relation, "vs_kept_or_dirty", lambda old, new: new == old)
-    monkeypatch.setattr(relation, "each_tail_element_old_or_ones", lambda cfg, old, new: z3.Or(
-        z3.Extract(cfg.vlen - 1, cfg.sew, new) == z3.Extract(cfg.vlen - 1, cfg.sew, old),
-        z3.Extract(cfg.vlen - 1, cfg.sew, new) == -1))
-    cfg = Config(128, 64, 8, "m2")      # another configuration: nothing kept from the first runs
+    monkeypatch.setattr(
+        relation,
+        "each_tail_element_old_or_ones",
+        lambda cfg, old, new: z3.Or(
+            z3.Extract(cfg.vlen - 1, cfg.sew, new) == z3.Extract(cfg.vlen - 1, cfg.sew, old),
+            z3.Extract(cfg.vlen - 1, cfg.sew, new) == -1,
+        ),
+    )
+    cfg = Config(128, 64, 8, "m2")  # another configuration: nothing kept from the first runs
     for name in FREEDOMS:
         assert runner.run(obligations.by_name(name), cfg, "spec").answer.verdict == Verdict.COUNTEREXAMPLE
 
@@ -313,5 +371,20 @@ def clean_at_vl0(m, pre, insn, cfg, tail):
 def test_check_impl_accepts_dirtying_vs_at_vl0(tmp_path, capsys, function, code):
     path = tmp_path / "vs_steps.py"
     path.write_text(SPIKE_LIKE)
-    assert main(["check-impl", f"{path}:{function}", "--vlen", "128", "--sew", "8", "--lmul", "m1",
-                 "--random", "20"]) == code
+    assert (
+        main(
+            [
+                "check-impl",
+                f"{path}:{function}",
+                "--vlen",
+                "128",
+                "--sew",
+                "8",
+                "--lmul",
+                "m1",
+                "--random",
+                "20",
+            ]
+        )
+        == code
+    )

@@ -20,8 +20,13 @@ from vredmax.proofs.engine.setting import SPEC, Setting
 from vredmax.proofs.engine.verdict import Verdict
 from vredmax.spec.config import Config
 
-SMALL = [Config(128, 64, 8, "m1"), Config(128, 64, 16, "m2"), Config(128, 64, 64, "m8"),
-         Config(128, 64, 8, "mf8"), Config(256, 64, 32, "mf2")]
+SMALL = [
+    Config(128, 64, 8, "m1"),
+    Config(128, 64, 16, "m2"),
+    Config(128, 64, 64, "m8"),
+    Config(128, 64, 8, "mf8"),
+    Config(256, 64, 32, "mf2"),
+]
 
 
 def test_catalogue_shape():
@@ -32,13 +37,27 @@ def test_catalogue_shape():
     for obligation in catalogue.OBLIGATIONS:
         assert re.fullmatch(r"vredmax\.sew16\.[a-z0-9_.]+", obligation.id(16))
         assert obligation.sentence.endswith(".") and obligation.subjects
-    for name in ("vl0_preserves_vd", "seed_included", "masked_ignored", "past_vl_ignored", "frame",
-                 "tail_undisturbed", "tail_agnostic", "vma_irrelevant", "vstart_nonzero_traps_at_vl0",
-                 "order_independent", "monotone", "refines_spec", "algorithms_agree", "spec_deterministic"):
+    for name in (
+        "vl0_preserves_vd",
+        "seed_included",
+        "masked_ignored",
+        "past_vl_ignored",
+        "frame",
+        "tail_undisturbed",
+        "tail_agnostic",
+        "vma_irrelevant",
+        "vstart_nonzero_traps_at_vl0",
+        "order_independent",
+        "monotone",
+        "refines_spec",
+        "algorithms_agree",
+        "spec_deterministic",
+    ):
         catalogue.by_name(name)
     # invariants are proved of the spec and of every algorithm with every tail policy
     assert set(catalogue.by_name("seed_included").subjects) == {SPEC} | {
-        f"{a}/{t}" for a in ALGORITHMS for t in ("undisturbed", "ones")}
+        f"{a}/{t}" for a in ALGORITHMS for t in ("undisturbed", "ones")
+    }
 
 
 @pytest.mark.parametrize("cfg", SMALL, ids=str)
@@ -67,6 +86,7 @@ def test_monolithic_cross_check_at_vlmax_4(name):
 
 
 # Broken algorithms, as users write them ---------------------------------------------------------
+
 
 def tree_padding_with_zero(ops, seed, elements, active):
     leaves = [ops.ite(a, v, ops.const(0)) for v, a in zip(elements, active)]
@@ -104,8 +124,9 @@ def test_a_broken_unit_does_not_refine_the_spec(unit, method):
     setting = Setting(cfg, units={"tree": unit})
     result = runner.run(catalogue.by_name("refines_spec"), cfg, "tree/ones", method, setting=setting)
     assert result.answer.verdict == Verdict.COUNTEREXAMPLE, result.answer.detail
-    agree = runner.run(catalogue.by_name("algorithms_agree"), cfg, "sequential=tree/ones", method,
-                          setting=setting)
+    agree = runner.run(
+        catalogue.by_name("algorithms_agree"), cfg, "sequential=tree/ones", method, setting=setting
+    )
     assert agree.answer.verdict == Verdict.COUNTEREXAMPLE
 
 
@@ -114,8 +135,10 @@ def test_a_unit_that_compares_values_cannot_be_read_compositionally():
     setting = Setting(cfg, units={"lanes": unsigned_compare})
     refines = catalogue.by_name("refines_spec")
     assert runner.run(refines, cfg, "lanes/ones", setting=setting).answer.verdict == Verdict.ERROR
-    assert runner.run(refines, cfg, "lanes/ones", "monolithic",
-                         setting=setting).answer.verdict == Verdict.COUNTEREXAMPLE
+    assert (
+        runner.run(refines, cfg, "lanes/ones", "monolithic", setting=setting).answer.verdict
+        == Verdict.COUNTEREXAMPLE
+    )
 
 
 def test_a_derived_invariant_is_decided_directly_when_the_proof_does_not_go_through():
@@ -133,11 +156,12 @@ def test_a_broken_tail_write_is_caught(monkeypatch):
     cfg = Config(128, 64, 8, "m1")
     original = vredmax.impl.execute.written_vd
 
-    def broadcast(m, old_vd, result, vta, cfg_, tail):    # the result copied into every element
+    def broadcast(m, old_vd, result, vta, cfg_, tail):  # the result copied into every element
         value = result
         for _ in range(cfg_.elements_per_register - 1):
             value = m.concat(value, result, cfg_.sew)
         return value
+
     monkeypatch.setattr(vredmax.impl.execute, "written_vd", broadcast)
     setting = Setting(cfg)
     for name in ("tail_undisturbed", "refines_spec"):
@@ -151,19 +175,30 @@ def test_vacuous_assumptions_give_error():
 
     def build(s):
         return Query(s.wf + [s.pre.vl == 0, s.pre.vl == 1], z3.BoolVal(False))
-    vacuous = Obligation("vacuous_example", "Nothing can satisfy this.", "instruction",
-                         lambda s, subject: build(s),
-                         lambda s, subject: [Part(("vacuous", cfg), "contradiction", lambda: build(s))],
-                         subjects=(SPEC,))
+
+    vacuous = Obligation(
+        "vacuous_example",
+        "Nothing can satisfy this.",
+        "instruction",
+        lambda s, subject: build(s),
+        lambda s, subject: [Part(("vacuous", cfg), "contradiction", lambda: build(s))],
+        subjects=(SPEC,),
+    )
     for method in ("compositional", "monolithic"):
         answer = runner.run(vacuous, cfg, SPEC, method, setting=Setting(cfg)).answer
         assert answer.verdict == Verdict.ERROR and "vacuous" in answer.detail
 
 
 def test_a_timeout_is_unknown_never_proved():
-    cfg = Config(128, 64, 8, "m2")          # VLMAX = 32: far beyond a monolithic query's reach
-    result = runner.run(catalogue.by_name("algorithms_agree"), cfg, "sequential=tree/undisturbed",
-                           "monolithic", timeout_s=0.5, setting=Setting(cfg))
+    cfg = Config(128, 64, 8, "m2")  # VLMAX = 32: far beyond a monolithic query's reach
+    result = runner.run(
+        catalogue.by_name("algorithms_agree"),
+        cfg,
+        "sequential=tree/undisturbed",
+        "monolithic",
+        timeout_s=0.5,
+        setting=Setting(cfg),
+    )
     assert result.answer.verdict == Verdict.UNKNOWN
 
 
@@ -204,7 +239,10 @@ def test_feasibility_parts_find_their_witness_by_evaluation():
         parts = [p for p in catalogue.by_name(name).compositional(s, SPEC) if "feasible" in p.key]
         assert parts, name
         answer = compositional.check(parts[0].build(), 60_000)
-        assert answer.verdict == Verdict.PROVED and answer.detail.startswith("a model of"), (name, answer.detail)
+        assert answer.verdict == Verdict.PROVED and answer.detail.startswith("a model of"), (
+            name,
+            answer.detail,
+        )
 
 
 def test_a_generalized_goal_is_a_shortcut_never_a_verdict_of_its_own():
@@ -212,16 +250,19 @@ def test_a_generalized_goal_is_a_shortcut_never_a_verdict_of_its_own():
     through, the claim itself is asked (and decides)."""
     x = z3.BitVec("gx", 8)
     tail = x == 3
+
     def claim(assumptions):
         query = Query(assumptions, z3.And(tail, z3.ULE(x, 3)))
         general = Query(assumptions, compositional.generalize(query.goal, [tail]))
         return compositional.Generalized(general, lambda: query)
+
     # "tail" generalized to a free Boolean cannot be proved; the claim can: PROVED by fallback
     answer = compositional.check(claim([x == 3]), 10_000)
     assert answer.verdict == Verdict.PROVED and "generalized" not in answer.detail
     assert compositional.check(claim([z3.ULT(x, 10)]), 10_000).verdict == Verdict.COUNTEREXAMPLE
     # a goal that does not depend on the generalized term is proved the short way
     both = Query([x == 3], z3.Or(tail, z3.ULE(x, 3)))
-    short = compositional.Generalized(Query(both.assumptions, compositional.generalize(both.goal, [tail])),
-                                      lambda: both)
+    short = compositional.Generalized(
+        Query(both.assumptions, compositional.generalize(both.goal, [tail])), lambda: both
+    )
     assert "generalized" in compositional.check(short, 10_000).detail

@@ -37,11 +37,12 @@ def test_a_tree_padding_with_zero_lets_the_constant_in():
     def tree_zero(ops, seed, elements, active):
         leaves = [ops.ite(a, v, ops.const(0)) for v, a in zip(elements, active)]
         return ops.smax(seed, ALGORITHMS["tree"].__globals__["fold_tree"](ops, leaves))
+
     conds, _ = conditions(tree_zero, 4)
     assert ("const", 0) in conds
     solver = z3.Solver()
     solver.add(conds[("const", 0)])
-    assert solver.check() == z3.sat          # some activity pattern joins the 0 in
+    assert solver.check() == z3.sat  # some activity pattern joins the 0 in
 
 
 @pytest.mark.parametrize("op", ["sgt", "sge", "slt", "ugt", "ult", "eq", "umax"])
@@ -58,9 +59,16 @@ def test_smin_is_the_empty_join_and_other_constants_are_atoms():
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.sampled_from(sorted(UNITS)), st.integers(0, 12).flatmap(
-    lambda n: st.tuples(st.integers(0, 255), st.lists(st.integers(0, 255), min_size=n, max_size=n),
-                        st.lists(st.booleans(), min_size=n, max_size=n))))
+@given(
+    st.sampled_from(sorted(UNITS)),
+    st.integers(0, 12).flatmap(
+        lambda n: st.tuples(
+            st.integers(0, 255),
+            st.lists(st.integers(0, 255), min_size=n, max_size=n),
+            st.lists(st.booleans(), min_size=n, max_size=n),
+        )
+    ),
+)
 def test_conditions_predict_the_concrete_result(name, case):
     """Soundness in miniature: the concrete result is the signed max of the atoms whose
     condition holds under the concrete flags."""

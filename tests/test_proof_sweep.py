@@ -11,8 +11,8 @@ pytestmark = pytest.mark.sweep
 
 
 def test_the_configuration_space_has_422_points():
-    assert len(legal_configs(64)) == 220          # the V extension's VLEN 128..65536
-    assert len(every_config()) == 422             # with ELEN=32 from VLEN=32 and ELEN=64 from 64
+    assert len(legal_configs(64)) == 220  # the V extension's VLEN 128..65536
+    assert len(every_config()) == 422  # with ELEN=32 from VLEN=32 and ELEN=64 from 64
 
 
 def test_everything_is_proved_for_every_configuration(capsys):

@@ -30,7 +30,7 @@ def test_seeded_draws_cover_the_space():
         seen["VLEN", pre.vlen] += 1
         vt = decode_vtype(pre.vtype, 64)
         if vt.vill:
-            assert pre.vl == 0 and pre.vtype == drawn.requested_vtype   # the raw vtype is kept
+            assert pre.vl == 0 and pre.vtype == drawn.requested_vtype  # the raw vtype is kept
             continue
         seen["vl=0"] += pre.vl == 0
         if outcome == RETIRED and pre.vl > 0:
@@ -49,7 +49,16 @@ def test_seeded_draws_cover_the_space():
                 assert seen[sew, lmul] > 0, f"SEW={sew} LMUL={lmul} never retired"
     for rule in ("vs_off", "vill", "vstart_nonzero", "vs2_misaligned", "v0_mask_in_vs2", "v0_mask_is_vs1"):
         assert seen[rule] > 0, rule
-    for what in ("vl=0", "vd=vs2", "vd=vs1", "vd=v0", "vs1=vs2", "vd in vs2 group", "mask all off", "mask all on"):
+    for what in (
+        "vl=0",
+        "vd=vs2",
+        "vd=vs1",
+        "vd=v0",
+        "vs1=vs2",
+        "vd in vs2 group",
+        "mask all off",
+        "mask all on",
+    ):
         assert seen[what] > 0, what
     assert all(seen["VLEN", vlen] > 0 for vlen in SPACE.vlens)
     assert seen[RETIRED] > 0.5 * 3000
@@ -61,7 +70,9 @@ def test_a_seed_gives_the_same_states_and_vsetvl_mode_gives_what_vsetvl_leaves()
     assert one == two
     choose = RandomChooser(4)
     harness = Space(vlens=(128,), vs_states=("initial", "clean", "dirty"), vsetvl=True)
-    vills = [d for d in (draw_case(choose, harness) for _ in range(400)) if decode_vtype(d.pre.vtype, 64).vill]
+    vills = [
+        d for d in (draw_case(choose, harness) for _ in range(400)) if decode_vtype(d.pre.vtype, 64).vill
+    ]
     assert vills and all(d.pre.vtype == VILL_VTYPE and d.pre.vl == 0 for d in vills)
 
 

@@ -22,10 +22,22 @@ from vredmax.cli.main import main
 # fixture: a worker may run other modules between these tests, which would end a module fixture).
 pytestmark = pytest.mark.xdist_group("refute")
 
-REQUIRED = ("masked_count_as_zero", "vl0_writes_seed", "all_masked_same_as_vl0", "result_broadcast",
-            "vs1_elementwise", "seed_dropped_when_active", "unsigned_same", "restart_from_vstart",
-            "agnostic_tail_all_ones", "vma_changes_result", "lmul_first_register_only",
-            "tree_pads_with_zero", "vd_written_before_vs2_read", "agnostic_tail_written_at_vl0")
+REQUIRED = (
+    "masked_count_as_zero",
+    "vl0_writes_seed",
+    "all_masked_same_as_vl0",
+    "result_broadcast",
+    "vs1_elementwise",
+    "seed_dropped_when_active",
+    "unsigned_same",
+    "restart_from_vstart",
+    "agnostic_tail_all_ones",
+    "vma_changes_result",
+    "lmul_first_register_only",
+    "tree_pads_with_zero",
+    "vd_written_before_vs2_read",
+    "agnostic_tail_written_at_vl0",
+)
 
 
 @pytest.fixture(scope="session")
@@ -54,16 +66,19 @@ def test_every_claim_is_refuted(results, claim_id):
         assert result.verdict == Verdict.PROVED and result.counterexample is None
 
 
-@pytest.mark.parametrize("claim_id, vl, lanes", [
-    ("vredmax.wrong.vl0_writes_seed", 0, 0),
-    ("vredmax.wrong.agnostic_tail_written_at_vl0", 0, 0),
-    ("vredmax.wrong.seed_dropped_when_active", 1, 1),
-    ("vredmax.wrong.unsigned_same", 1, 1),
-    ("vredmax.wrong.masked_count_as_zero", 1, 0),
-    ("vredmax.wrong.vs1_elementwise", 2, 1),
-    # four SEW=32 elements per register: element 4 is the first one of the second register
-    ("vredmax.wrong.lmul_first_register_only", 5, 1),
-])
+@pytest.mark.parametrize(
+    "claim_id, vl, lanes",
+    [
+        ("vredmax.wrong.vl0_writes_seed", 0, 0),
+        ("vredmax.wrong.agnostic_tail_written_at_vl0", 0, 0),
+        ("vredmax.wrong.seed_dropped_when_active", 1, 1),
+        ("vredmax.wrong.unsigned_same", 1, 1),
+        ("vredmax.wrong.masked_count_as_zero", 1, 0),
+        ("vredmax.wrong.vs1_elementwise", 2, 1),
+        # four SEW=32 elements per register: element 4 is the first one of the second register
+        ("vredmax.wrong.lmul_first_register_only", 5, 1),
+    ],
+)
 def test_counterexamples_are_minimal(results, claim_id, vl, lanes):
     cx = results[claim_id].counterexample
     assert (cx.pre.vl, cx.active_lanes) == (vl, lanes)
@@ -95,10 +110,15 @@ def test_counterexample_text_is_alive2_style(results):
 
 
 def _true_claim(**changes):
-    fields = dict(id="test.true_claim", sentence="The result is the signed max of the seed and the active elements.",
-                  source="test", statement="vd'[0] = max(...)", configs=(M1,),
-                  when=lambda v: [v.retires, v.vl_positive],
-                  claimed=lambda v: {"vd[0]": reduce_sequential(v.e, v.seed, v.elements, v.active)})
+    fields = dict(
+        id="test.true_claim",
+        sentence="The result is the signed max of the seed and the active elements.",
+        source="test",
+        statement="vd'[0] = max(...)",
+        configs=(M1,),
+        when=lambda v: [v.retires, v.vl_positive],
+        claimed=lambda v: {"vd[0]": reduce_sequential(v.e, v.seed, v.elements, v.active)},
+    )
     fields.update(changes)
     return Claim(**fields)
 
@@ -115,8 +135,10 @@ def test_contradictory_assumptions_are_an_error_not_a_refutation():
 
 
 def test_select_by_pattern():
-    assert [c.id for c in select("vstart")] == ["vredmax.wrong.restart_from_vstart",
-                                               "vredmax.wrong.vl0_ignores_vstart"]
+    assert [c.id for c in select("vstart")] == [
+        "vredmax.wrong.restart_from_vstart",
+        "vredmax.wrong.vl0_ignores_vstart",
+    ]
     assert select("no such claim") == []
 
 
@@ -140,6 +162,7 @@ def test_cli_refute_json(capsys):
     assert data["summary"] == {"refuted": 1, "not_refuted": 0, "unknown": 0, "error": 0}
     import jsonschema
     from vredmax.schema import load_schema
+
     assert data["schema"] == "vredmax/refute-result/1"
     jsonschema.validate(data, load_schema("refute-result"))
 
@@ -164,6 +187,7 @@ def test_cli_refute_bad_pattern(capsys):
 
 def test_cli_refute_exit_code_when_a_claim_survives(monkeypatch, capsys):
     import vredmax.cli.cmd_refute as cmd
+
     monkeypatch.setattr(cmd, "select", lambda pattern: [_true_claim()])
     assert main(["refute"]) == 1
     out = capsys.readouterr().out
@@ -171,31 +195,49 @@ def test_cli_refute_exit_code_when_a_claim_survives(monkeypatch, capsys):
 
 
 def _pytest(path, cwd):
-    return subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(path)],
-                          capture_output=True, text=True, timeout=300, cwd=cwd)
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(path)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=cwd,
+    )
 
 
 def test_emitted_test_file_passes_and_its_claim_test_discriminates(results, tmp_path):
     """The file imports vredmax.api only and runs outside the repository; its tests fail when
     the claim is replaced by a true one or the wrong claim's model by the spec."""
     path = tmp_path / "test_emitted.py"
-    ids = ("vredmax.wrong.unsigned_same", "vredmax.wrong.restart_from_vstart",
-           "vredmax.wrong.vd_written_before_vs2_read")
+    ids = (
+        "vredmax.wrong.unsigned_same",
+        "vredmax.wrong.restart_from_vstart",
+        "vredmax.wrong.vd_written_before_vs2_read",
+    )
     items = [(CLAIMS_BY_ID[cid], results[cid].counterexample, results[cid].asked) for cid in ids]
     text = refute_file(items)
     imports = {line for line in text.splitlines() if line.startswith(("import ", "from "))}
-    assert all(line.startswith("from vredmax.api import") or line == "import random" for line in imports), imports
+    assert all(line.startswith("from vredmax.api import") or line == "import random" for line in imports), (
+        imports
+    )
     path.write_text(text)
     done = _pytest(path, tmp_path)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "4 passed" in done.stdout
     # a true claim in place of the first wrong one: its test fails
-    path.write_text(text.replace(repr(CLAIMS_BY_ID[ids[0]].text), repr("implies(legal and pre.vl > 0, post.vd[0] >= seed)")))
+    path.write_text(
+        text.replace(
+            repr(CLAIMS_BY_ID[ids[0]].text), repr("implies(legal and pre.vl > 0, post.vd[0] >= seed)")
+        )
+    )
     done = _pytest(path, tmp_path)
     assert done.returncode == 1 and "1 failed, 3 passed" in done.stdout, done.stdout
     # the wrong claim's model in place of the executable one: the spec test fails
-    path.write_text(text.replace("vd_elements(result, insn, 8, EXPECTED_2)",
-                                 f"claimed_values({ids[2]!r}, pre, insn, 'undisturbed')"))
+    path.write_text(
+        text.replace(
+            "vd_elements(result, insn, 8, EXPECTED_2)",
+            f"claimed_values({ids[2]!r}, pre, insn, 'undisturbed')",
+        )
+    )
     done = _pytest(path, tmp_path)
     assert done.returncode == 1 and "1 failed, 3 passed" in done.stdout, done.stdout
 
@@ -219,9 +261,10 @@ def test_view_replays_concretely():
     from tests.strategies import make_state
     from vredmax.api import claimed_values
     from vredmax.spec.encoding import Insn
-    pre = make_state(128, 8, "m1", vl=1, regs={4: 0xff, 16: 0x00})
+
+    pre = make_state(128, 8, "m1", vl=1, regs={4: 0xFF, 16: 0x00})
     insn = Insn(vd=8, vs2=16, vs1=4)
-    assert claimed_values("vredmax.wrong.unsigned_same", pre, insn) == {"vd[0]": 0xff}
+    assert claimed_values("vredmax.wrong.unsigned_same", pre, insn) == {"vd[0]": 0xFF}
     assert claimed_values("vredmax.wrong.vd_written_before_vs2_read", pre, insn) == {"vd[0]": 0x00}
     view = View.concrete(M1, pre, insn)
     assert view.observed("vd[0]") == 0x00

@@ -32,8 +32,13 @@ def committed():
 
 @pytest.fixture(scope="session")
 def tiny_doc():
-    return collect(TINY, claims=[CLAIMS_BY_ID["vredmax.wrong.unsigned_same"],
-                                 CLAIMS_BY_ID["vredmax.wrong.vma_changes_result"]])
+    return collect(
+        TINY,
+        claims=[
+            CLAIMS_BY_ID["vredmax.wrong.unsigned_same"],
+            CLAIMS_BY_ID["vredmax.wrong.vma_changes_result"],
+        ],
+    )
 
 
 def test_markdown_is_rendered_from_the_json_twin(committed):
@@ -46,7 +51,8 @@ def test_the_document_covers_every_property_and_claim(committed):
     assert [c["id"] for c in committed["claims"]] == [c.id for c in CLAIMS]
     assert committed["configurations"] == [
         {"vlen": c.vlen, "elen": c.elen, "sew": c.sew, "lmul": c.lmul, "vlmax": c.vlmax}
-        for c in report_configs()]
+        for c in report_configs()
+    ]
     text = (DOCS / "SEMANTICS.md").read_text(encoding="utf-8")
     assert "### Why the compositional method is sound" in text
     assert "z3 " in text and "#xff (255, -1)" in text
@@ -57,7 +63,8 @@ def test_regenerating_changes_nothing():
     CERTIFIED marks come from `vredmax report --certify`, too slow here: the committed files
     must render from the committed JSON, and the JSON less its marks is what this run gives)."""
     assert cmd_report.stale_files(collect(), str(DOCS)) == [], (
-        "docs/ is out of date: run `vredmax report --certify DIR` and commit docs/")
+        "docs/ is out of date: run `vredmax report --certify DIR` and commit docs/"
+    )
 
 
 def test_the_committed_documents_are_certified(committed):
@@ -72,8 +79,9 @@ def test_the_committed_documents_are_certified(committed):
 def test_a_certified_document_marks_each_property(tmp_path):
     from vredmax.presentation.documents import manual
     from vredmax.proofs.certify.route import Judge
+
     pytest.importorskip("pysat")
-    smallest = [Config(32, 32, 8, "mf4")]     # VLMAX = 1: the quickest to certify
+    smallest = [Config(32, 32, 8, "mf4")]  # VLMAX = 1: the quickest to certify
     doc = collect(smallest, claims=[], certify=Judge(tmp_path))
     plain_doc = collect(smallest, claims=[])
     assert doc["summary"]["certified"] == doc["summary"]["proved"] > 0
@@ -93,13 +101,22 @@ def test_a_certified_document_marks_each_property(tmp_path):
     edited = json.loads((out / "SEMANTICS.json").read_text())
     edited["properties"][0]["results"][0]["certified"]["spec"] = False
     (out / "SEMANTICS.json").write_text(json.dumps(edited), encoding="utf-8")
-    assert cmd_report.stale_files(plain_doc, str(out)) == ["SEMANTICS.json", "SEMANTICS.md",
-                                                           "vredmax.vs.md", "vredmax.vs.html"]
+    assert cmd_report.stale_files(plain_doc, str(out)) == [
+        "SEMANTICS.json",
+        "SEMANTICS.md",
+        "vredmax.vs.md",
+        "vredmax.vs.html",
+    ]
 
 
 def test_output_is_deterministic(tiny_doc):
-    again = collect(TINY, claims=[CLAIMS_BY_ID["vredmax.wrong.unsigned_same"],
-                                  CLAIMS_BY_ID["vredmax.wrong.vma_changes_result"]])
+    again = collect(
+        TINY,
+        claims=[
+            CLAIMS_BY_ID["vredmax.wrong.unsigned_same"],
+            CLAIMS_BY_ID["vredmax.wrong.vma_changes_result"],
+        ],
+    )
     assert cmd_report.render_files(again) == cmd_report.render_files(tiny_doc)
 
 

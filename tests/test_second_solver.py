@@ -40,9 +40,17 @@ def exported(obligation, cfg, subject, method, setting):
     return texts
 
 
-CHECKED = [("frame", "tree/ones"), ("tail_agnostic", "spec"), ("vl0_preserves_vd", "lanes/undisturbed"),
-           ("refines_spec", "sequential/ones"), ("seed_included", "spec"), ("masked_ignored", "tree/undisturbed"),
-           ("vma_irrelevant", "spec"), ("spec_deterministic", "spec"), ("algorithms_agree", "sequential=lanes/ones")]
+CHECKED = [
+    ("frame", "tree/ones"),
+    ("tail_agnostic", "spec"),
+    ("vl0_preserves_vd", "lanes/undisturbed"),
+    ("refines_spec", "sequential/ones"),
+    ("seed_included", "spec"),
+    ("masked_ignored", "tree/undisturbed"),
+    ("vma_irrelevant", "spec"),
+    ("spec_deterministic", "spec"),
+    ("algorithms_agree", "sequential=lanes/ones"),
+]
 
 
 @pytest.mark.parametrize("name,subject", CHECKED)
@@ -61,13 +69,18 @@ def agreed(solver: str, text: str) -> tuple[str, str]:
     mine = check_text(solver, text, TIMEOUT_MS)
     reference = check_text("z3", text, TIMEOUT_MS)
     assert (mine.assumptions, mine.negated_goal) == (reference.assumptions, reference.negated_goal), (
-        solver, mine, reference)
+        solver,
+        mine,
+        reference,
+    )
     return mine.assumptions, mine.negated_goal
 
 
-@pytest.mark.parametrize("name", ["refines_spec", "vl0_changes_nothing", "order_independent", "tail_undisturbed"])
+@pytest.mark.parametrize(
+    "name", ["refines_spec", "vl0_changes_nothing", "order_independent", "tail_undisturbed"]
+)
 def test_second_solver_agrees_on_monolithic_queries(solver, name):
-    cfg = Config(128, 64, 64, "m1")     # VLMAX = 2
+    cfg = Config(128, 64, 64, "m1")  # VLMAX = 2
     obligation = catalogue.by_name(name)
     subject = obligation.subjects[-1]
     for text in exported(obligation, cfg, subject, "monolithic", Setting(cfg)):
@@ -96,6 +109,7 @@ def test_both_solvers_refute_a_broken_algorithm(solver):
         for value, is_active in zip(elements, active):
             acc = ops.ite(is_active, ops.smax(acc, value), acc)
         return acc
+
     s = Setting(cfg, units={"sequential": forgets_the_seed})
     query = catalogue.by_name("refines_spec").monolithic(s, "sequential/undisturbed")
     checked = check_text(solver, scripts(query, [])[0][1], TIMEOUT_MS)
@@ -114,6 +128,7 @@ def test_names_that_are_not_smt_lib_symbols_reach_the_other_solvers(solver):
     """A port name with a prime (`in_seed'`, as Yosys names a register's next value) is printed
     by Z3 bare; the script quotes it, so the other solvers read it as the same name."""
     from vredmax.proofs.engine.solvers import smt2_script
+
     a, b = z3.BitVec("in_seed'", 8), z3.BitVec("x'y", 8)
     proved = check_text(solver, smt2_script([a == b + 1], a != b), TIMEOUT_MS)
     assert (proved.assumptions, proved.negated_goal) == ("sat", "unsat")
@@ -126,12 +141,16 @@ def test_z3s_internal_division_reaches_the_other_solvers(solver):
     bvsmod, which the other solvers know and which means the same, division by zero included
     (a generated step's `best % (1 << W)` was an ERROR under bitwuzla: undefined symbol)."""
     from vredmax.proofs.engine.solvers import smt2_script
+
     x, y = z3.BitVecs("x y", 8)
-    terms = [z3.simplify(f(x, y)) for f in (lambda a, b: a % b, z3.SRem, z3.UDiv, z3.URem, lambda a, b: a / b)]
+    terms = [
+        z3.simplify(f(x, y)) for f in (lambda a, b: a % b, z3.SRem, z3.UDiv, z3.URem, lambda a, b: a / b)
+    ]
     assert all(t.decl().name().endswith("_i") for t in terms)
     by_zero = [y == 0, terms[0] == x, terms[1] == x, terms[2] == 255, terms[3] == x]
-    proved = check_text(solver, smt2_script([x == 7], z3.And(*[z3.Implies(y == 0, c) for c in by_zero[1:]])),
-                        TIMEOUT_MS)
+    proved = check_text(
+        solver, smt2_script([x == 7], z3.And(*[z3.Implies(y == 0, c) for c in by_zero[1:]])), TIMEOUT_MS
+    )
     assert (proved.assumptions, proved.negated_goal) == ("sat", "unsat")
     refuted = check_text(solver, smt2_script([x == 7, y == 2], terms[0] == 0), TIMEOUT_MS)
     assert (refuted.assumptions, refuted.negated_goal) == ("sat", "sat")

@@ -16,8 +16,15 @@ from vredmax.proofs.engine.compositional import check
 from vredmax.proofs.engine.setting import Setting
 from vredmax.proofs.engine.verdict import Verdict
 from vredmax.spec.bv import Concrete, Symbolic
-from vredmax.spec.config import (Config, decode_vtype, every_config, legal_configs, machine_vlens,
-                                 vill_rules, vlmax)
+from vredmax.spec.config import (
+    Config,
+    decode_vtype,
+    every_config,
+    legal_configs,
+    machine_vlens,
+    vill_rules,
+    vlmax,
+)
 
 
 def test_every_config_counts_the_whole_space():
@@ -49,8 +56,10 @@ def _prove(name: str, cfg: Config, subject: str = "spec", setting=None):
     return runner.run(obligation, cfg, subject, setting=setting).answer.verdict
 
 
-@pytest.mark.parametrize("cfg", [Config(32, 32, 32, "m1"), Config(32, 32, 8, "mf4"), Config(64, 64, 64, "m1"),
-                                 Config(64, 64, 8, "mf8")])
+@pytest.mark.parametrize(
+    "cfg",
+    [Config(32, 32, 32, "m1"), Config(32, 32, 8, "mf4"), Config(64, 64, 64, "m1"), Config(64, 64, 8, "mf8")],
+)
 def test_vlmax_one_result_is_proved(cfg):
     assert cfg.vlmax == 1
     for subject in catalogue.by_name("vlmax_one_result").subjects:
@@ -63,7 +72,9 @@ def test_vlmax_one_result_catches_a_unit_that_ignores_the_element():
     assert _prove("vlmax_one_result", cfg, "sequential/undisturbed", seed_only) == Verdict.COUNTEREXAMPLE
 
 
-@pytest.mark.parametrize("cfg", [Config(32, 32, 32, "m1"), Config(64, 64, 64, "m1"), Config(32, 32, 32, "m8")])
+@pytest.mark.parametrize(
+    "cfg", [Config(32, 32, 32, "m1"), Config(64, 64, 64, "m1"), Config(32, 32, 32, "m8")]
+)
 def test_no_tail_when_vlen_equals_sew(cfg):
     assert _prove("no_tail_at_vlen_equal_sew", cfg) == Verdict.PROVED
     assert not catalogue.by_name("no_tail_at_vlen_equal_sew").applies(Config(64, 32, 32, "m1"))
@@ -117,6 +128,7 @@ for obligation in catalogue.obligations(None, cfg):
 def _queries(directory) -> dict:
     """Every exported query of a directory tree, comments and ELEN names left out."""
     import re
+
     found = {}
     for path in sorted(directory.rglob("*.smt2")):
         text = "\n".join(line for line in path.read_text().splitlines() if not line.startswith(";"))
@@ -130,6 +142,7 @@ def test_elen_does_not_enter_the_queries(tmp_path):
     a fresh process, so that Z3 numbers the terms alike)."""
     import subprocess
     import sys
+
     texts = {}
     for elen in (32, 64):
         subprocess.run([sys.executable, "-c", EXPORT, str(elen), str(tmp_path / f"e{elen}")], check=True)

@@ -28,9 +28,18 @@ def concrete(pre: ArchState, insn: Insn):
     regs = z3.K(z3.BitVecSort(5), z3.BitVecVal(0, pre.vlen))
     for number, value in enumerate(pre.regs):
         regs = z3.Store(regs, z3.BitVecVal(number, 5), z3.BitVecVal(value, pre.vlen))
-    state = ArchState(pre.vlen, pre.elen, regs, z3.BitVecVal(pre.vtype, 64), z3.BitVecVal(pre.vl, 64),
-                      z3.BitVecVal(pre.vstart, 64), z3.BitVecVal(pre.vs, 2))
-    fields = spec.SymbolicInsn(*(z3.BitVecVal(v, 5) for v in (insn.vd, insn.vs2, insn.vs1)), z3.BitVecVal(insn.vm, 1))
+    state = ArchState(
+        pre.vlen,
+        pre.elen,
+        regs,
+        z3.BitVecVal(pre.vtype, 64),
+        z3.BitVecVal(pre.vl, 64),
+        z3.BitVecVal(pre.vstart, 64),
+        z3.BitVecVal(pre.vs, 2),
+    )
+    fields = spec.SymbolicInsn(
+        *(z3.BitVecVal(v, 5) for v in (insn.vd, insn.vs2, insn.vs1)), z3.BitVecVal(insn.vm, 1)
+    )
     return state, fields
 
 
@@ -62,7 +71,9 @@ def test_seed_example_signed_not_unsigned():
     result = execute(pre, insn)
     assert result.state.regs[8] & 0xFF == 3
     assert allowed(cfg, pre, insn, result)
-    wrong = result.state.with_(regs=result.state.regs[:8] + (result.state.regs[8] ^ 3 ^ 0xFE,) + result.state.regs[9:])
+    wrong = result.state.with_(
+        regs=result.state.regs[:8] + (result.state.regs[8] ^ 3 ^ 0xFE,) + result.state.regs[9:]
+    )
     assert not allowed(cfg, pre, insn, result, wrong)
 
 
@@ -84,7 +95,7 @@ def test_a_wrong_result_is_rejected(case):
     assume(cfg is not None and pre.vl > 0)
     result = execute(pre, insn, "sequential", tail)
     regs = list(result.state.regs)
-    regs[insn.vd] ^= 1          # vd[0] off by one bit: no longer the max
+    regs[insn.vd] ^= 1  # vd[0] off by one bit: no longer the max
     assert not allowed(cfg, pre, insn, result, result.state.with_(regs=tuple(regs)))
 
 
@@ -101,7 +112,7 @@ def test_agnostic_tail_allows_any_mix_of_old_and_ones():
         mixed[1] = pack([4, 0xFFFFFFFF, 7, 0xFFFFFFFF], 32)
         assert allowed(cfg, pre, insn, result, result.state.with_(regs=tuple(mixed))) == vta
         other = list(mixed)
-        other[1] = pack([4, 0xFFFF0000, 7, 8], 32)   # neither old nor all ones
+        other[1] = pack([4, 0xFFFF0000, 7, 8], 32)  # neither old nor all ones
         assert not allowed(cfg, pre, insn, result, result.state.with_(regs=tuple(other)))
 
 
@@ -109,7 +120,7 @@ def test_reserved_allows_anything_and_illegal_changes_nothing():
     cfg = Config(128, 64, 8, "m2")
     regs = tuple(range(32))
     reserved = ArchState(128, 64, regs, encode_vtype(8, "m2"), 3, 0, 1)
-    insn = Insn(vd=4, vs2=3, vs1=5)            # vs2 = v3 is misaligned for LMUL = 2
+    insn = Insn(vd=4, vs2=3, vs1=5)  # vs2 = v3 is misaligned for LMUL = 2
     result = execute(reserved, insn)
     scribbled = result.state.with_(regs=tuple(7 for _ in regs))
     assert allowed(cfg, reserved, insn, result, scribbled)
@@ -125,7 +136,9 @@ def test_spec_does_not_import_impl():
     assert out.stdout.strip() == "False"
 
 
-@pytest.mark.parametrize("cfg", [Config(128, 64, 8, "m2"), Config(256, 64, 16, "mf2"), Config(128, 64, 64, "m8")])
+@pytest.mark.parametrize(
+    "cfg", [Config(128, 64, 8, "m2"), Config(256, 64, 16, "mf2"), Config(128, 64, 64, "m8")]
+)
 def test_fast_backend_builds_the_same_terms(cfg):
     """FastSymbolic (spec/z3fast.py) is Symbolic, only faster: step gives identical terms."""
     pre, insn = spec.symbolic_state(cfg), spec.symbolic_insn()
@@ -151,7 +164,7 @@ def test_fast_constructors_keep_z3s_checks_and_terms():
     assert z3fast.bits(b, 3)[2].eq(z3.Extract(2, 2, b) == 1)
     assert str(z3fast.numeral(5, 64)) == "5"
     arrays = [z3.Array(name, z3.BitVecSort(5), z3.BitVecSort(8)) for name in ("fA", "fB")]
-    assert z3fast.ite(p, *arrays).eq(z3.If(p, *arrays))   # a sort without a lean wrapper
+    assert z3fast.ite(p, *arrays).eq(z3.If(p, *arrays))  # a sort without a lean wrapper
 
 
 def test_spec_operands_are_the_definitions():

@@ -10,7 +10,13 @@ from vredmax.spec.bv import Concrete
 from vredmax.spec.config import Config, decode_vtype
 from vredmax.strategies import LANES, Case, cases, configurations, instructions, states
 
-FAST = settings(max_examples=60, deadline=None, database=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+FAST = settings(
+    max_examples=60,
+    deadline=None,
+    database=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.too_slow],
+)
 FIND = settings(max_examples=3000, deadline=None, database=None, derandomize=True)
 
 
@@ -20,7 +26,11 @@ def _config(pre) -> Config:
 
 
 @FAST
-@given(configurations(vlens=(128, 1024), sews=(8, 16)).flatmap(lambda cfg: st.tuples(st.just(cfg), instructions(cfg))))
+@given(
+    configurations(vlens=(128, 1024), sews=(8, 16)).flatmap(
+        lambda cfg: st.tuples(st.just(cfg), instructions(cfg))
+    )
+)
 def test_instructions_are_legal_for_their_configuration(drawn):
     cfg, insn = drawn
     assert cfg.vlen in (128, 1024) and cfg.sew in (8, 16)
@@ -74,16 +84,18 @@ def _read_bits(case) -> dict:
 def test_a_shrunk_case_is_zero_where_it_is_not_read():
     """A failure that needs vl >= 5, an active lane 3 above the seed and anything in an unread
     register shrinks to exactly that: every bit the case does not read is zero."""
+
     def fails(case):
         cfg = _config(case.pre)
         seed, elements, active = operands(Concrete, case.pre, case.insn, cfg)
         return case.pre.vl >= 5 and active[3] and elements[3] > seed
+
     case = find(cases(vlens=(128,), sews=(8,)), fails, settings=FIND)
     read = _read_bits(case)
     for number, value in enumerate(case.pre.regs):
         assert value & ~read.get(number, 0) == 0, f"v{number} has unread bits set: {value:#x}"
     assert case.pre.vl == 5 and case.insn.vm == 1 and case.tail == "undisturbed"
-    assert (case.insn.vd, case.insn.vs2, case.insn.vs1) == (8, 16, 4)     # vredmax.vs v8, v16, v4
+    assert (case.insn.vd, case.insn.vs2, case.insn.vs1) == (8, 16, 4)  # vredmax.vs v8, v16, v4
     cfg = _config(case.pre)
     _, elements, _ = operands(Concrete, case.pre, case.insn, cfg)
     assert elements[:5] == [0, 0, 0, 1, 0]
@@ -93,10 +105,12 @@ def test_lanes_past_the_drawn_ones_follow_a_pattern_and_spots():
     """VLEN=1024 SEW=8 m1 has 128 lanes: past the LANES drawn one by one, a pattern (zeros,
     ones, random) and up to 4 spots; a failure that needs one of those lanes nonzero shrinks
     to the first of them alone nonzero (all ones: a pattern is a smaller choice than a spot)."""
+
     def fails(case):
         cfg = _config(case.pre)
         _, elements, active = operands(Concrete, case.pre, case.insn, cfg)
         return any(on and value for on, value in list(zip(active, elements))[LANES:])
+
     case = find(cases(vlens=(1024,), sews=(8,), lmuls=("m1",)), fails, settings=FIND)
     cfg = _config(case.pre)
     _, elements, _ = operands(Concrete, case.pre, case.insn, cfg)

@@ -29,10 +29,10 @@ def undescribe(words: list[int], vlen: int) -> int:
         start, n = words[k], words[k + 1]
         if n & REPEAT:
             n &= ~REPEAT
-            image[start:start + n] = [words[k + 2 + j % 2] for j in range(start, start + n)]
+            image[start : start + n] = [words[k + 2 + j % 2] for j in range(start, start + n)]
             k += 4
         else:
-            image[start:start + n] = words[k + 2:k + 2 + n]
+            image[start : start + n] = words[k + 2 : k + 2 + n]
             k += 2 + n
     return sum(word << (32 * i) for i, word in enumerate(image))
 
@@ -47,8 +47,11 @@ def test_directed_suite_hits_every_coverpoint(vlen, elen):
 
 
 def test_a_coverpoint_without_a_case_is_reported():
-    cases = [case for case in directed_cases(128) if not case.name.endswith(".vl_0")
-             and "cp_vl_0.e16" not in case.coverpoints]
+    cases = [
+        case
+        for case in directed_cases(128)
+        if not case.name.endswith(".vl_0") and "cp_vl_0.e16" not in case.coverpoints
+    ]
     _, missing = coverage(cases, 128)
     assert "cp_vl_0.e16" in missing
 
@@ -92,13 +95,15 @@ def test_profiles_change_what_the_programs_accept():
     assert tail_free(any_) > 100 and tail_free(sail) == 0 and tail_free(qemu) == 0
     assert skipped(any_) > 0 and skipped(sail) == 0 and skipped(qemu) == 0
     v0 = next(e for e in qemu.entries if e.case.name == "reserved.e8m1.v0_is_vs1")
-    assert v0.check.may_retire and not v0.check.may_trap          # QEMU executes it
+    assert v0.check.may_retire and not v0.check.may_trap  # QEMU executes it
     v0 = next(e for e in sail.entries if e.case.name == "reserved.e8m1.v0_is_vs1")
-    assert v0.check.may_trap and not v0.check.may_retire          # Sail traps it
+    assert v0.check.may_trap and not v0.check.may_retire  # Sail traps it
     ones = make_suite(128, 64, get_profile("qemu", "ones"))
     assert tail_free(ones) == 0 and all(
-        e.check.expected_vd is not None for e in ones.entries if e.case.pre.vtype >> 6 & 1
-        and e.check.may_retire and e.case.pre.vl > 0)
+        e.check.expected_vd is not None
+        for e in ones.entries
+        if e.case.pre.vtype >> 6 & 1 and e.check.may_retire and e.case.pre.vl > 0
+    )
 
 
 def test_jsonl_lines_are_exec_cases_that_judge_reads():
@@ -113,7 +118,7 @@ def test_jsonl_lines_are_exec_cases_that_judge_reads():
         observed = {"outcome": result.outcome if result.outcome != RESERVED else "illegal-instruction"}
         verdict = judge_object({**exec_case(line), "observed": observed}, suite.profile)
         assert verdict["verdict"] == "allowed"
-        assert judge_object({**line, "observed": observed}, suite.profile) == verdict   # as written
+        assert judge_object({**line, "observed": observed}, suite.profile) == verdict  # as written
         assert [option["outcome"] for option in extra["allowed"]] == [o.kind for o in entry.allowed.outcomes]
 
 
@@ -126,9 +131,13 @@ def test_register_images_round_trip(vlen):
 
 
 def test_big_vlen_images_stay_compact():
-    sizes = [len(descriptor_words(value, 65536)) for case in directed_cases(65536)
-             for value in case.pre.regs if value]
-    assert max(sizes) < 40   # words, out of 2048 per register
+    sizes = [
+        len(descriptor_words(value, 65536))
+        for case in directed_cases(65536)
+        for value in case.pre.regs
+        if value
+    ]
+    assert max(sizes) < 40  # words, out of 2048 per register
 
 
 def test_mutant_words_keep_the_operands():
@@ -158,9 +167,14 @@ def test_command_text_output(tmp_path, capsys):
     assert "coverage: all" in out and "directed + 0 random" in out
 
 
-@pytest.mark.parametrize("argv,field", [
-    (["--vlen", "100"], "--vlen"), (["--vlen", "128", "--random", "-1"], "--random"),
-    (["--vlen", "128", "--seed", "-2"], "--seed")])
+@pytest.mark.parametrize(
+    "argv,field",
+    [
+        (["--vlen", "100"], "--vlen"),
+        (["--vlen", "128", "--random", "-1"], "--random"),
+        (["--vlen", "128", "--seed", "-2"], "--seed"),
+    ],
+)
 def test_bad_input_names_the_field(tmp_path, capsys, argv, field):
     assert main(["testgen", *argv, "-o", str(tmp_path / "x")]) == 2
     err = capsys.readouterr().err.strip().splitlines()

@@ -78,7 +78,7 @@ def test_linux_suite_of_the_qemu_profile_passes(built, qemu_user, vlen, tail):
     exactly as the rvv_ta_all_1s setting says."""
     result = run_linux(built(vlen, "qemu", tail) / "tests-linux.elf", vlen, tail)
     assert result.ok, result.output
-    assert result.skipped <= 4     # VS Off (user mode) and nothing else
+    assert result.skipped <= 4  # VS Off (user mode) and nothing else
 
 
 def test_baremetal_suite_passes_on_virt(built, qemu_system):
@@ -88,7 +88,7 @@ def test_baremetal_suite_passes_on_virt(built, qemu_system):
         assert result.ok, result.output
         linux = run_linux(built(256) / "tests-linux.elf", 256, tail) if _has("qemu-riscv64") else None
         if linux:
-            assert result.passed == linux.passed + 2    # the two VS=Off cases run here
+            assert result.passed == linux.passed + 2  # the two VS=Off cases run here
 
 
 def test_the_qemu_profile_matches_qemu_system(built, qemu_system):
@@ -126,8 +126,12 @@ def test_a_failure_names_the_case_and_the_field(built, qemu_user):
     """A wrong expected result in one case: the program stops there and says which."""
     suite = make_suite(128, 64, "any", 0)
     number = next(e.number for e in suite.entries if e.case.name == "e16m1.vl_vlmax")
-    entries = tuple(dataclasses.replace(e, check=dataclasses.replace(e.check, expected_vd=e.check.expected_vd ^ 1))
-                    if e.number == number else e for e in suite.entries)
+    entries = tuple(
+        dataclasses.replace(e, check=dataclasses.replace(e.check, expected_vd=e.check.expected_vd ^ 1))
+        if e.number == number
+        else e
+        for e in suite.entries
+    )
     vd = suite.entries[number - 1].case.insn.vd
     out = built(128, suite=dataclasses.replace(suite, entries=entries))
     result = run_linux(out / "tests-linux.elf", 128)
@@ -135,13 +139,24 @@ def test_a_failure_names_the_case_and_the_field(built, qemu_user):
     assert f"FAIL case {number} (e16m1.vl_vlmax) field v{vd}" in result.output
 
 
-@pytest.mark.parametrize("after,field,detail", [
-    ("vmv1r.v v31, v30", "v31", None),                     # writes a register it must not
-    ("csrwi vstart, 1", "vstart", ": observed 0x0000000000000001, allowed 0x0000000000000000"),
-    ("vsetivli x0, 1, e64, m1, ta, ma", "vl", ": observed 0x0000000000000001, allowed 0x0000000000000002"),
-    ("vsetvli x0, x0, e16, mf4, ta, ma", "vtype", ": observed 0x00000000000000ce, allowed 0x0000000000000005"),
-    ("unimp", "trap", None),                                # a trap outside the word
-])
+@pytest.mark.parametrize(
+    "after,field,detail",
+    [
+        ("vmv1r.v v31, v30", "v31", None),  # writes a register it must not
+        ("csrwi vstart, 1", "vstart", ": observed 0x0000000000000001, allowed 0x0000000000000000"),
+        (
+            "vsetivli x0, 1, e64, m1, ta, ma",
+            "vl",
+            ": observed 0x0000000000000001, allowed 0x0000000000000002",
+        ),
+        (
+            "vsetvli x0, x0, e16, mf4, ta, ma",
+            "vtype",
+            ": observed 0x00000000000000ce, allowed 0x0000000000000005",
+        ),
+        ("unimp", "trap", None),  # a trap outside the word
+    ],
+)
 def test_every_checked_field_catches_a_faulty_implementation(tmp_path, qemu_user, after, field, detail):
     """Faulty implementations played by an extra instruction after the word: each changes one
     more thing, and the runner names that field in the output and the exit status."""
@@ -149,12 +164,17 @@ def test_every_checked_field_catches_a_faulty_implementation(tmp_path, qemu_user
     write_suite(make_suite(128, 64, "any", 0), tmp_path, after_word=after)
     build(tmp_path)
     result = run_linux(tmp_path / "tests-linux.elf", 128)
-    assert (result.failed_case, result.field, result.returncode) == (1, field, FIELD_CODES[field]), result.output
+    assert (result.failed_case, result.field, result.returncode) == (1, field, FIELD_CODES[field]), (
+        result.output
+    )
     if detail is not None:
         assert f"FAIL case 1 (e8mf8.vl_vlmax) field {field}{detail}\n" in result.output
-    if field == "v31":   # background(30) replaced background(31): they differ in the first word
-        assert re.search(r"field v31: 32-bit word at byte 0: observed 0x[0-9a-f]{8}, expected 0x[0-9a-f]{8}, "
-                         r"before 0x[0-9a-f]{8}\n", result.output), result.output
+    if field == "v31":  # background(30) replaced background(31): they differ in the first word
+        assert re.search(
+            r"field v31: 32-bit word at byte 0: observed 0x[0-9a-f]{8}, expected 0x[0-9a-f]{8}, "
+            r"before 0x[0-9a-f]{8}\n",
+            result.output,
+        ), result.output
 
 
 @pytest.mark.parametrize("byte,passes", [(0xFF, True), (0x5A, True), (0x0F, False), (0x00, False)])
@@ -165,8 +185,10 @@ def test_agnostic_tail_elements_are_judged_one_by_one(tmp_path, qemu_user, byte,
     suite = make_suite(128, 64, "any", 0)
     entry = next(e for e in suite.entries if e.case.name == "e8m1.vl_1")
     assert entry.check.tail_free and entry.case.insn.vd == 4
-    after = ("csrr t0, vl; csrr t1, vtype; vsetivli x0, 1, e8, m1, tu, mu; vmv.x.s t2, v4; andi t2, t2, 0xff; "
-             f"li t3, {byte << 8:#x}; or t2, t2, t3; vsetivli x0, 1, e16, m1, tu, mu; vmv.s.x v4, t2; vsetvl x0, t0, t1")
+    after = (
+        "csrr t0, vl; csrr t1, vtype; vsetivli x0, 1, e8, m1, tu, mu; vmv.x.s t2, v4; andi t2, t2, 0xff; "
+        f"li t3, {byte << 8:#x}; or t2, t2, t3; vsetivli x0, 1, e16, m1, tu, mu; vmv.s.x v4, t2; vsetvl x0, t0, t1"
+    )
     write_suite(dataclasses.replace(suite, entries=(entry,)), tmp_path, after_word=after)
     build(tmp_path)
     result = run_linux(tmp_path / "tests-linux.elf", 128)
@@ -179,11 +201,16 @@ def test_agnostic_tail_elements_are_judged_one_by_one(tmp_path, qemu_user, byte,
 def test_baremetal_checks_mstatus_vs(tmp_path, qemu_system):
     """A faulty implementation that leaves VS Initial after writing vd: the VS field fails."""
     require_tools(*BINUTILS)
-    write_suite(make_suite(128, 64, "any", 0), tmp_path,
-                after_word="li t0, 3 << 9; csrc mstatus, t0; li t0, 1 << 9; csrs mstatus, t0")
+    write_suite(
+        make_suite(128, 64, "any", 0),
+        tmp_path,
+        after_word="li t0, 3 << 9; csrc mstatus, t0; li t0, 1 << 9; csrs mstatus, t0",
+    )
     build(tmp_path)
     result = run_baremetal(tmp_path / "tests-baremetal.elf", 128, timeout=120)
-    assert (result.failed_case, result.field, result.returncode) == (1, "vs", FIELD_CODES["vs"]), result.output
+    assert (result.failed_case, result.field, result.returncode) == (1, "vs", FIELD_CODES["vs"]), (
+        result.output
+    )
     assert "field vs: observed initial, allowed dirty" in result.output
 
 
@@ -212,6 +239,7 @@ def test_linux_suite_with_many_random_cases(built, qemu_user, vlen, tail):
 
 def _has(tool: str) -> bool:
     import shutil
+
     return shutil.which(tool) is not None
 
 
@@ -222,29 +250,71 @@ def test_command_runs_and_summarises(tmp_path, capsys, qemu_user, qemu_system):
 
     from vredmax.cli.main import main
     from vredmax.schema import load_schema
+
     require_tools(*BINUTILS)
-    code = main(["testgen", "--vlen", "256", "--random", "5", "-o", str(tmp_path / "ok"), "--run",
-                 "--run-baremetal", "--json"])
+    code = main(
+        [
+            "testgen",
+            "--vlen",
+            "256",
+            "--random",
+            "5",
+            "-o",
+            str(tmp_path / "ok"),
+            "--run",
+            "--run-baremetal",
+            "--json",
+        ]
+    )
     summary = json.loads(capsys.readouterr().out)
     jsonschema.validate(summary, load_schema("testgen-summary"))
     assert code == 0 and [run["verdict"] for run in summary["runs"]] == ["pass", "pass"]
-    code = main(["testgen", "--vlen", "256", "--random", "0", "-o", str(tmp_path / "bad"), "--mutate",
-                 "vredsum", "--run", "--json"])
+    code = main(
+        [
+            "testgen",
+            "--vlen",
+            "256",
+            "--random",
+            "0",
+            "-o",
+            str(tmp_path / "bad"),
+            "--mutate",
+            "vredsum",
+            "--run",
+            "--json",
+        ]
+    )
     summary = json.loads(capsys.readouterr().out)
     jsonschema.validate(summary, load_schema("testgen-summary"))
     run = summary["runs"][0]
     assert code == 1 and run["verdict"] == "fail" and run["failed_case"] >= 1 and run["field"]
-    assert main(["testgen", "--vlen", "128", "-o", str(tmp_path / "x"), "--run",
-                 "--emulator", str(tmp_path / "no-such-qemu")]) == 2
+    assert (
+        main(
+            [
+                "testgen",
+                "--vlen",
+                "128",
+                "-o",
+                str(tmp_path / "x"),
+                "--run",
+                "--emulator",
+                str(tmp_path / "no-such-qemu"),
+            ]
+        )
+        == 2
+    )
     assert capsys.readouterr().err.startswith("vredmax: error: --emulator: ")
 
 
 def test_the_written_build_script_builds_the_same_programs(tmp_path, qemu_user):
     """DIR/build.sh, for a platform team without this tool."""
     import subprocess
+
     require_tools(*BINUTILS)
     write_suite(make_suite(128, 64, "any", 3), tmp_path)
     done = subprocess.run([str(tmp_path / "build.sh")], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
-    assert all((tmp_path / name).is_file() for name in ("tests-linux.elf", "tests-baremetal.elf", "tests-htif.elf"))
+    assert all(
+        (tmp_path / name).is_file() for name in ("tests-linux.elf", "tests-baremetal.elf", "tests-htif.elf")
+    )
     assert run_linux(tmp_path / "tests-linux.elf", 128).ok

@@ -43,9 +43,15 @@ def built(tmp_path_factory, spike):
     return get
 
 
-@pytest.mark.parametrize("vlen,profile,tail", [
-    (128, "any", None), (128, "spike", None), (4096, "any", "undisturbed"), (4096, "spike", None),
-])
+@pytest.mark.parametrize(
+    "vlen,profile,tail",
+    [
+        (128, "any", None),
+        (128, "spike", None),
+        (4096, "any", "undisturbed"),
+        (4096, "spike", None),
+    ],
+)
 def test_htif_suite_passes_on_spike(built, spike, vlen, profile, tail):
     result = run_spike(built(vlen, profile, tail) / "tests-htif.elf", vlen, spike=spike, timeout=120)
     assert result.ok, result.output
@@ -58,42 +64,92 @@ def test_htif_suite_passes_on_spike(built, spike, vlen, profile, tail):
 @pytest.mark.parametrize("vlen,elen", [(32, 32), (64, 64)])
 def test_the_smallest_machines_on_spike(built, spike, vlen, elen):
     """Zve32x at VLEN=32 and Zve64x at VLEN=64 (--isa=rv64gc_zve32x_zvl32b, rv64gc_zve64x_zvl64b)."""
-    result = run_spike(built(vlen, "spike", elen=elen) / "tests-htif.elf", vlen, elen, spike=spike, timeout=120)
+    result = run_spike(
+        built(vlen, "spike", elen=elen) / "tests-htif.elf", vlen, elen, spike=spike, timeout=120
+    )
     assert result.ok and result.skipped == 0, result.output
 
 
 def test_the_all_ones_tail_policy_fails_on_spike(built, spike):
     """Spike keeps agnostic tails: expecting ones fails at a vd register."""
-    result = run_spike(built(128, "spike", "ones", random=0) / "tests-htif.elf", 128, spike=spike, timeout=120)
+    result = run_spike(
+        built(128, "spike", "ones", random=0) / "tests-htif.elf", 128, spike=spike, timeout=120
+    )
     assert result.failed_case is not None and result.field.startswith("v"), result.output
 
 
 @pytest.mark.parametrize("mutant", MUTANTS)
 def test_mutants_fail_on_spike(built, spike, mutant):
-    result = run_spike(built(256, funct6=MUTANTS[mutant], random=0) / "tests-htif.elf", 256, spike=spike,
-                       timeout=120)
+    result = run_spike(
+        built(256, funct6=MUTANTS[mutant], random=0) / "tests-htif.elf", 256, spike=spike, timeout=120
+    )
     assert not result.ok and result.failed_case is not None, result.output
     assert result.returncode == FIELD_CODES[result.field]
-    if result.field.startswith("v"):   # the register detail is a 32-bit word, printed as one
-        assert re.search(r": 32-bit word at byte \d+: observed 0x[0-9a-f]{8}, expected 0x[0-9a-f]{8}, "
-                         r"before 0x[0-9a-f]{8}", result.output), result.output
+    if result.field.startswith("v"):  # the register detail is a 32-bit word, printed as one
+        assert re.search(
+            r": 32-bit word at byte \d+: observed 0x[0-9a-f]{8}, expected 0x[0-9a-f]{8}, "
+            r"before 0x[0-9a-f]{8}",
+            result.output,
+        ), result.output
 
 
 def test_testgen_runs_spike(tmp_path, capsys, spike):
     from jsonschema import validate
 
     from vredmax.schema import load_schema
+
     require_tools(*BINUTILS)
-    code = main(["testgen", "--vlen", "512", "--random", "5", "-o", str(tmp_path / "ok"), "--run-spike",
-                 "--spike", spike, "--json"])
+    code = main(
+        [
+            "testgen",
+            "--vlen",
+            "512",
+            "--random",
+            "5",
+            "-o",
+            str(tmp_path / "ok"),
+            "--run-spike",
+            "--spike",
+            spike,
+            "--json",
+        ]
+    )
     summary = json.loads(capsys.readouterr().out)
     validate(summary, load_schema("testgen-summary"))
     assert code == 0 and [(r["environment"], r["verdict"]) for r in summary["runs"]] == [("spike", "pass")]
-    assert main(["testgen", "--vlen", "128", "--random", "0", "-o", str(tmp_path / "bad"), "--mutate", "vredsum",
-                 "--run-spike"]) == 1
+    assert (
+        main(
+            [
+                "testgen",
+                "--vlen",
+                "128",
+                "--random",
+                "0",
+                "-o",
+                str(tmp_path / "bad"),
+                "--mutate",
+                "vredsum",
+                "--run-spike",
+            ]
+        )
+        == 1
+    )
     capsys.readouterr()
-    assert main(["testgen", "--vlen", "128", "-o", str(tmp_path / "x"), "--run-spike",
-                 "--spike", str(tmp_path / "no-such-spike")]) == 2
+    assert (
+        main(
+            [
+                "testgen",
+                "--vlen",
+                "128",
+                "-o",
+                str(tmp_path / "x"),
+                "--run-spike",
+                "--spike",
+                str(tmp_path / "no-such-spike"),
+            ]
+        )
+        == 2
+    )
     assert capsys.readouterr().err.startswith("vredmax: error: --spike: ")
 
 

@@ -44,8 +44,9 @@ def test_an_editor_resolves_the_modules_statically(project, tmp_path):
     of the package) and anywhere else (only the installed package is seen)."""
     folder = ROOT if project == "repository" else tmp_path
     source = "\n".join(RESOLVED) + "\n"
-    script = jedi.Script(source, path=folder / "scratch.py",
-                         project=jedi.Project(folder, environment_path=sys.prefix))
+    script = jedi.Script(
+        source, path=folder / "scratch.py", project=jedi.Project(folder, environment_path=sys.prefix)
+    )
     for line, (statement, expected) in enumerate(RESOLVED.items(), start=1):
         found = script.goto(line, len(statement), follow_imports=True)
         paths = [Path(d.module_path).resolve() for d in found if d.module_path]
@@ -59,7 +60,9 @@ def test_the_editable_install_links_every_file_of_the_package():
     assert installed, "vredmax is not installed in strict editable mode: run make setup"
     tree = installed[0]
     mapping = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["package-dir"]
-    sources = {f"vredmax/{path.relative_to(ROOT / 'vredmax')}": path for path in (ROOT / "vredmax").rglob("*.py")}
+    sources = {
+        f"vredmax/{path.relative_to(ROOT / 'vredmax')}": path for path in (ROOT / "vredmax").rglob("*.py")
+    }
     for package, folder in mapping.items():
         for path in (ROOT / folder).rglob("*.py"):
             sources[f"{package.replace('.', '/')}/{path.relative_to(ROOT / folder)}"] = path
@@ -70,6 +73,7 @@ def test_the_editable_install_links_every_file_of_the_package():
 
 # The linter, the formatter, the type checker --------------------------------------------------
 
+
 def test_ruff_finds_nothing():
     check = run(tool("ruff"), "check", ".")
     assert check.returncode == 0, check.stdout + check.stderr
@@ -77,8 +81,14 @@ def test_ruff_finds_nothing():
 
 def test_ruff_finds_an_unused_import_and_an_undefined_name():
     """The check can fail: the project's rules catch the classic mistakes."""
-    check = run(tool("ruff"), "check", "--stdin-filename", "spec/example.py", "-",
-                stdin="import os\n\n\ndef f():\n    return undefined_name\n")
+    check = run(
+        tool("ruff"),
+        "check",
+        "--stdin-filename",
+        "spec/example.py",
+        "-",
+        stdin="import os\n\n\ndef f():\n    return undefined_name\n",
+    )
     assert check.returncode == 1
     assert "F401" in check.stdout and "F821" in check.stdout
 
@@ -99,17 +109,24 @@ def test_the_type_checker_tells_a_term_from_an_int(tmp_path):
     (Z3's `>` is signed, Python's on the concrete unsigned value is not: no mixing) is refused,
     and so is a truth test of a z3 term."""
     unit = tmp_path / "unit.py"
-    unit.write_text("import z3\n"
-                    "from vredmax.spec.bv import B, ElementOps, V\n\n"
-                    "def reduce(ops: ElementOps[V, B], seed: V, elements: list[V], active: list[B]) -> V:\n"
-                    "    return ops.smax(seed, 0)\n\n"
-                    "def decide(x: z3.BitVecRef) -> int:\n"
-                    "    bigger = x > 0\n"
-                    "    return 1 if bigger else 0\n")
+    unit.write_text(
+        "import z3\n"
+        "from vredmax.spec.bv import B, ElementOps, V\n\n"
+        "def reduce(ops: ElementOps[V, B], seed: V, elements: list[V], active: list[B]) -> V:\n"
+        "    return ops.smax(seed, 0)\n\n"
+        "def decide(x: z3.BitVecRef) -> int:\n"
+        "    bigger = x > 0\n"
+        "    return 1 if bigger else 0\n"
+    )
     config = tmp_path / "mypy.ini"
     config.write_text(f"[mypy]\nmypy_path = {ROOT / 'stubs'}\nenable_error_code = truthy-bool\n")
-    check = subprocess.run([tool("mypy"), "--config-file", str(config), "--no-incremental", str(unit)],
-                           cwd=tmp_path, capture_output=True, text=True, timeout=600)
+    check = subprocess.run(
+        [tool("mypy"), "--config-file", str(config), "--no-incremental", str(unit)],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert check.returncode == 1, check.stdout + check.stderr
     assert 'Argument 2 to "smax" of "ElementOps" has incompatible type "int"' in check.stdout
     assert '"bigger" has type "BoolRef" which does not implement __bool__' in check.stdout

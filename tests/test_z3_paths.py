@@ -37,8 +37,9 @@ print(json.dumps({"backend": z3fast.BACKEND, "verdicts": verdicts}))
 def _run(code: str, **env):
     environment = {k: v for k, v in os.environ.items() if k != "VREDMAX_Z3_PUBLIC_API"}
     environment.update(env)
-    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600,
-                          env=environment)
+    return subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=600, env=environment
+    )
 
 
 def test_both_paths_give_the_same_verdicts():

@@ -14,15 +14,26 @@ from vredmax.spec.config import Config, decode_vtype, encode_vtype, legal_config
 from vredmax.spec.encoding import Insn
 from vredmax.spec.legality import ILLEGAL, RESERVED, RETIRED, TrapRule, trap_conditions
 from vredmax.spec.state import ArchState
+
 # Cases, the spec's decision procedure, and claims (`vredmax ask` / `refute --emit-test` files use these)
 from vredmax.impl.case import case_json, parse_case
 from vredmax.proofs.claims.ask import claim_holds
 from vredmax.proofs.claims.claim_language import ClaimError, check as check_claim
 from vredmax.proofs.claims.refute import claimed_values
-from vredmax.spec.profiles import (PROFILES, Allowed, Judgement, Observed, Profile, allowed, difference_table,
-                                   get_profile)
+from vredmax.spec.profiles import (
+    PROFILES,
+    Allowed,
+    Judgement,
+    Observed,
+    Profile,
+    allowed,
+    difference_table,
+    get_profile,
+)
+
 # The step-by-step trace of one case (`vredmax explain`)
 from vredmax.impl.trace import Trace, trace
+
 # Test suites (`vredmax testgen`): cases with their allowed outcomes, the files, the build
 from vredmax.platforms.testgen.build import build as build_suite
 from vredmax.platforms.testgen.suite import make_suite, write_suite
@@ -32,13 +43,53 @@ from vredmax.proofs.engine.counterexample import Counterexample
 from vredmax.proofs.engine.verdict import Verdict
 
 __all__ = [
-    "check_impl", "assert_proved", "CheckReport", "ConfigVerdict", "Counterexample", "Verdict",
-    "__version__", "ArchState", "Concrete", "ConcreteElements", "Config", "ILLEGAL", "Insn",
-    "RESERVED", "RETIRED", "Result", "Symbolic", "TrapRule", "Z3Elements", "decode_vtype",
-    "encode_vtype", "execute", "legal_configs", "operands", "step", "trap_conditions", "vlmax",
-    "written_vd", "case_json", "parse_case", "claim_holds", "ClaimError", "check_claim", "claimed_values",
-    "Observed", "allowed", "Trace", "trace", "PROFILES", "Profile", "Allowed", "Judgement", "get_profile",
-    "difference_table", "make_suite", "write_suite", "build_suite",
+    "check_impl",
+    "assert_proved",
+    "CheckReport",
+    "ConfigVerdict",
+    "Counterexample",
+    "Verdict",
+    "__version__",
+    "ArchState",
+    "Concrete",
+    "ConcreteElements",
+    "Config",
+    "ILLEGAL",
+    "Insn",
+    "RESERVED",
+    "RETIRED",
+    "Result",
+    "Symbolic",
+    "TrapRule",
+    "Z3Elements",
+    "decode_vtype",
+    "encode_vtype",
+    "execute",
+    "legal_configs",
+    "operands",
+    "step",
+    "trap_conditions",
+    "vlmax",
+    "written_vd",
+    "case_json",
+    "parse_case",
+    "claim_holds",
+    "ClaimError",
+    "check_claim",
+    "claimed_values",
+    "Observed",
+    "allowed",
+    "Trace",
+    "trace",
+    "PROFILES",
+    "Profile",
+    "Allowed",
+    "Judgement",
+    "get_profile",
+    "difference_table",
+    "make_suite",
+    "write_suite",
+    "build_suite",
 ]
 
 
@@ -49,10 +100,11 @@ import os as _os
 import sys as _sys
 from dataclasses import dataclass as _dataclass, field as _field
 
-from vredmax.presentation.check_impl import report_json as _report_json, \
-    report_lines as _report_lines
-from vredmax.presentation.counterexamples import counterexample_lines as _counterexample_lines, \
-    replay_case as _replay_case
+from vredmax.presentation.check_impl import report_json as _report_json, report_lines as _report_lines
+from vredmax.presentation.counterexamples import (
+    counterexample_lines as _counterexample_lines,
+    replay_case as _replay_case,
+)
 from vredmax.proofs.python import session as _session
 from vredmax.runtime.errors import UsageError as _UsageError
 
@@ -63,9 +115,9 @@ class ConfigVerdict:
 
     config: Config
     verdict: Verdict
-    method: str         # "monolithic", "cut points", "concrete", ...
+    method: str  # "monolithic", "cut points", "concrete", ...
     seconds: float
-    detail: str = ""    # why, when not PROVED
+    detail: str = ""  # why, when not PROVED
 
 
 @_dataclass
@@ -88,8 +140,8 @@ class CheckReport:
     coverage: str
     summary: str
     notes: list[str] = _field(default_factory=list)
-    output: str = ""     # what the implementation printed (in child processes)
-    report: object = _field(default=None, repr=False, compare=False)   # the internal Report
+    output: str = ""  # what the implementation printed (in child processes)
+    report: object = _field(default=None, repr=False, compare=False)  # the internal Report
     function: object = _field(default=None, repr=False, compare=False)  # the function checked, if given
 
     @property
@@ -114,14 +166,17 @@ class CheckReport:
         if self.counterexample is None:
             raise ValueError("counterexample: the check found none to replay")
         from vredmax.proofs.python import check_impl as checker
+
         function = function if function is not None else self._function()
         cx = self.counterexample
         unit = self.level == checker.UNIT
-        return checker.replay(checker.as_instruction(function) if unit else function, cx.cfg, cx.pre, cx.insn,
-                              cx.tail)
+        return checker.replay(
+            checker.as_instruction(function) if unit else function, cx.cfg, cx.pre, cx.insn, cx.tail
+        )
 
     def _function(self):
         from vredmax.proofs.python import check_impl as checker
+
         return self.function if self.function is not None else checker.load(self.target)
 
 
@@ -148,7 +203,12 @@ def _loadable_name(function) -> str | None:
     file other than the main script), else None."""
     module = _sys.modules.get(getattr(function, "__module__", None) or "")
     name = getattr(function, "__qualname__", "")
-    if module is None or module.__name__ == "__main__" or "." in name or getattr(module, name, None) is not function:
+    if (
+        module is None
+        or module.__name__ == "__main__"
+        or "." in name
+        or getattr(module, name, None) is not function
+    ):
         return None
     try:
         path = _inspect.getsourcefile(function)
@@ -157,10 +217,22 @@ def _loadable_name(function) -> str | None:
     return f"{_os.path.abspath(path)}:{name}" if path and _os.path.isfile(path) else None
 
 
-def check_impl(function, *, level: str | None = None, vlen=None, sew=None, lmul=None, elen: int = 64,
-               all_configurations: bool = False, timeout: float = 60, random_states: int = 500,
-               seed: int = 0, solver: str | None = None, isolate: bool | None = None,
-               on_result=None) -> CheckReport:
+def check_impl(
+    function,
+    *,
+    level: str | None = None,
+    vlen=None,
+    sew=None,
+    lmul=None,
+    elen: int = 64,
+    all_configurations: bool = False,
+    timeout: float = 60,
+    random_states: int = 500,
+    seed: int = 0,
+    solver: str | None = None,
+    isolate: bool | None = None,
+    on_result=None,
+) -> CheckReport:
     """Check an implementation against the spec as `vredmax check-impl` does; a CheckReport.
 
     `function`: a reduction unit `reduce(ops, seed, elements, active)` or a whole instruction
@@ -183,8 +255,10 @@ def check_impl(function, *, level: str | None = None, vlen=None, sew=None, lmul=
             name = _loadable_name(function)
             in_process = function if (isolate is False or (isolate is None and name is None)) else None
             if isolate and name is None:
-                raise _UsageError("isolate: the function cannot be loaded by a child process (a lambda, a "
-                                  "nested function or one of the main script): pass isolate=False")
+                raise _UsageError(
+                    "isolate: the function cannot be loaded by a child process (a lambda, a "
+                    "nested function or one of the main script): pass isolate=False"
+                )
         else:
             raise _UsageError(f"function: expected a function or 'MODULE:FUNCTION', got {function!r}")
         if isinstance(function, str) and isolate is False:
@@ -197,23 +271,36 @@ def check_impl(function, *, level: str | None = None, vlen=None, sew=None, lmul=
         detected, load_output = _session.detect(target)
         level = level or detected
         if level is None:
-            raise _UsageError("level: cannot tell the plug-in level from the parameters; pass level='unit' "
-                              "or level='instruction'")
+            raise _UsageError(
+                "level: cannot tell the plug-in level from the parameters; pass level='unit' "
+                "or level='instruction'"
+            )
         configs = _session.select_configs(level, vlens, sews, lmuls, elen, all_configurations)
         if not configs:
-            raise _UsageError("lmul: no legal configuration matches (VLEN >= ELEN, SEW <= ELEN and "
-                              "SEW <= LMUL*ELEN)")
+            raise _UsageError(
+                "lmul: no legal configuration matches (VLEN >= ELEN, SEW <= ELEN and SEW <= LMUL*ELEN)"
+            )
         report = _session.run(target, level, configs, options, on_result=on_result, load_output=load_output)
     except _UsageError as error:
         raise ValueError(str(error)) from None
     cx = report.counterexample
     shown = target.name or f"{getattr(function, '__module__', '?')}:{getattr(function, '__qualname__', '?')}"
     checked = CheckReport(
-        shown, level, report.verdict, report.detail, report.bounds, cx, _replay_case(cx) if cx is not None else None,
+        shown,
+        level,
+        report.verdict,
+        report.detail,
+        report.bounds,
+        cx,
+        _replay_case(cx) if cx is not None else None,
         [ConfigVerdict(r.cfg, r.verdict, r.method, r.seconds, r.detail) for r in report.results],
-        report.coverage(), report.summary(), list(report.notes),
-        "".join([report.output] + [r.output for r in report.results]), report,
-        function if callable(function) else None)
+        report.coverage(),
+        report.summary(),
+        list(report.notes),
+        "".join([report.output] + [r.output for r in report.results]),
+        report,
+        function if callable(function) else None,
+    )
     return checked
 
 
@@ -221,7 +308,7 @@ def assert_proved(function, **options) -> CheckReport:
     """`check_impl(function, **options)`, failing the test unless the verdict is PROVED: the
     AssertionError's message is the verdict, the counterexample's lane table and each side's
     values, and the case to replay it with `vredmax exec`."""
-    __tracebackhide__ = True     # pytest: the failure points at the test's line
+    __tracebackhide__ = True  # pytest: the failure points at the test's line
     report = check_impl(function, **options)
     if not report.proved:
         raise AssertionError(f"{report.target}: {report.verdict.value}\n{report.text()}")

@@ -9,7 +9,8 @@ from __future__ import annotations
 def pytest_assertrepr_compare(config, op, left, right):
     if op != "==" or type(left) is not type(right) or type(left).__module__.split(".")[0] not in ("vredmax",):
         return None
-    from vredmax.presentation.differences import differences   # here: pytest starts without z3
+    from vredmax.presentation.differences import differences  # here: pytest starts without z3
+
     found = differences(left, right)
     if not found:
         return None

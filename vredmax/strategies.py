@@ -40,10 +40,10 @@ from vredmax.spec.config import LMUL_NAMES, SEWS, VTYPE_VILL_BIT, Config, encode
 from vredmax.spec.encoding import Insn
 from vredmax.spec.state import NUM_VREGS, VS_NAMES, ArchState
 
-LANES = 64                    # lanes drawn one by one; the others follow a pattern and spots
+LANES = 64  # lanes drawn one by one; the others follow a pattern and spots
 PATTERNS = ("zeros", "ones", "random")
 TRAPS = ("vs_off", "vill", "vstart", "misaligned", "v0_in_vs2", "vs1_is_v0")
-CONVENTIONAL = (8, 16, 4)     # `vredmax.vs v8, v16, v4`: where registers shrink to
+CONVENTIONAL = (8, 16, 4)  # `vredmax.vs v8, v16, v4`: where registers shrink to
 
 
 class Case(NamedTuple):
@@ -56,11 +56,15 @@ class Case(NamedTuple):
 
 def configurations(vlens=(128,), elen: int = 64, sews=SEWS, lmuls=LMUL_NAMES) -> st.SearchStrategy:
     """A legal configuration of these VLENs, SEWs and LMULs (smallest VLMAX first)."""
-    found = sorted(legal_configs(elen, list(vlens), list(sews), list(lmuls)),
-                   key=lambda c: (c.vlmax, c.vlen, c.sew, LMUL_NAMES.index(c.lmul)))
+    found = sorted(
+        legal_configs(elen, list(vlens), list(sews), list(lmuls)),
+        key=lambda c: (c.vlmax, c.vlen, c.sew, LMUL_NAMES.index(c.lmul)),
+    )
     if not found:
-        raise ValueError(f"configurations: no legal configuration for VLEN in {tuple(vlens)}, ELEN={elen}, "
-                         f"SEW in {tuple(sews)}, LMUL in {tuple(lmuls)}")
+        raise ValueError(
+            f"configurations: no legal configuration for VLEN in {tuple(vlens)}, ELEN={elen}, "
+            f"SEW in {tuple(sews)}, LMUL in {tuple(lmuls)}"
+        )
     return st.sampled_from(found)
 
 
@@ -75,8 +79,11 @@ def instructions(draw, cfg: Config, masked: bool | None = None, legal: bool = Tr
     """vredmax.vs vd, vs2, vs1[, v0.t] for `cfg`; `legal`: not a reserved encoding there."""
     masked = draw(st.booleans()) if masked is None else masked
     group = cfg.group_registers
-    vs2_choices = [r for r in range(0, NUM_VREGS, group) if not (legal and masked and r == 0)] \
-        if legal else range(NUM_VREGS)
+    vs2_choices = (
+        [r for r in range(0, NUM_VREGS, group) if not (legal and masked and r == 0)]
+        if legal
+        else range(NUM_VREGS)
+    )
     vs2 = draw(_register(CONVENTIONAL[1], vs2_choices))
     vs1 = draw(_register(CONVENTIONAL[2], [r for r in range(NUM_VREGS) if not (legal and masked and r == 0)]))
     vd = draw(_register(CONVENTIONAL[0], range(NUM_VREGS)))
@@ -84,7 +91,9 @@ def instructions(draw, cfg: Config, masked: bool | None = None, legal: bool = Tr
 
 
 def _pattern_bits(pattern: str, rng: random.Random, width: int) -> int:
-    return {"zeros": 0, "ones": (1 << width) - 1}.get(pattern) if pattern != "random" else rng.getrandbits(width)
+    return (
+        {"zeros": 0, "ones": (1 << width) - 1}.get(pattern) if pattern != "random" else rng.getrandbits(width)
+    )
 
 
 @st.composite
@@ -94,8 +103,15 @@ def states(draw, cfg: Config, vs_states=("initial", "clean", "dirty")) -> ArchSt
     rng = random.Random(draw(st.integers(0, 2**32 - 1)))
     regs = tuple(_pattern_bits(draw(st.sampled_from(PATTERNS)), rng, cfg.vlen) for _ in range(NUM_VREGS))
     vtype = encode_vtype(cfg.sew, cfg.lmul, draw(st.booleans()), draw(st.booleans()))
-    state = ArchState(cfg.vlen, cfg.elen, regs, vtype, draw(st.integers(0, cfg.vlmax)), 0,
-                      VS_NAMES.index(draw(st.sampled_from(tuple(vs_states)))))
+    state = ArchState(
+        cfg.vlen,
+        cfg.elen,
+        regs,
+        vtype,
+        draw(st.integers(0, cfg.vlmax)),
+        0,
+        VS_NAMES.index(draw(st.sampled_from(tuple(vs_states)))),
+    )
     state.check()
     return state
 
@@ -114,8 +130,16 @@ def _lanes(draw, count: int, width: int, rng: random.Random, boolean: bool = Fal
 
 
 @st.composite
-def cases(draw, vlens=(128,), elen: int = 64, sews=SEWS, lmuls=LMUL_NAMES, traps: bool = False,
-          tails=TAIL_POLICIES, vs_states=("initial", "clean", "dirty")) -> Case:
+def cases(
+    draw,
+    vlens=(128,),
+    elen: int = 64,
+    sews=SEWS,
+    lmuls=LMUL_NAMES,
+    traps: bool = False,
+    tails=TAIL_POLICIES,
+    vs_states=("initial", "clean", "dirty"),
+) -> Case:
     """A case (pre-state, instruction, tail policy) at a legal configuration of these VLENs,
     SEWs and LMULs; what it does not read is zero in a shrunk example (module docstring)."""
     cfg = draw(configurations(vlens, elen, sews, lmuls))
@@ -132,13 +156,16 @@ def cases(draw, vlens=(128,), elen: int = 64, sews=SEWS, lmuls=LMUL_NAMES, traps
         insn = Insn(insn.vd, insn.vs2, 0, 0)
     vill = trap == "vill"
     vl = 0 if vill else draw(st.integers(0, cfg.vlmax))
-    vtype = (1 << VTYPE_VILL_BIT) if vill else encode_vtype(cfg.sew, cfg.lmul, draw(st.booleans()),
-                                                           draw(st.booleans()))
+    vtype = (
+        (1 << VTYPE_VILL_BIT)
+        if vill
+        else encode_vtype(cfg.sew, cfg.lmul, draw(st.booleans()), draw(st.booleans()))
+    )
     vstart = draw(st.integers(1, cfg.vlen - 1)) if trap == "vstart" else 0
     vs = "off" if trap == "vs_off" else draw(st.sampled_from(tuple(vs_states)))
 
     rng = random.Random(draw(st.integers(0, 2**32 - 1)))
-    noise = draw(st.booleans())     # the bits the case does not read: zeros, or random
+    noise = draw(st.booleans())  # the bits the case does not read: zeros, or random
     regs = [rng.getrandbits(cfg.vlen) if noise else 0 for _ in range(NUM_VREGS)]
 
     def put(register: int, offset: int, width: int, value: int) -> None:

@@ -22,12 +22,21 @@ COMPILER = "riscv64-linux-gnu-gcc"
 COMMON = ("harness.h", "harness.c", "harness.S")
 # The C part is built without V so that the compiler never touches vector state.
 FLAGS = ("-static", "-O2", "-march=rv64gc", "-mabi=lp64d", "-Wall", "-Wextra")
-KINDS = {   # kind -> (its sources, its flags)
+KINDS = {  # kind -> (its sources, its flags)
     "linux": (COMMON + ("harness_linux.c",), FLAGS),
     # Spike's RAM starts at 0x80000000: medany code, linked there, no C library.
-    "htif": (COMMON + ("harness_htif.c", "harness_htif.S"),
-             FLAGS + ("-DHARNESS_MACHINE", "-ffreestanding", "-nostdlib", "-mcmodel=medany",
-                      "-Wl,-Ttext-segment=0x80000000", "-Wl,--no-relax")),
+    "htif": (
+        COMMON + ("harness_htif.c", "harness_htif.S"),
+        FLAGS
+        + (
+            "-DHARNESS_MACHINE",
+            "-ffreestanding",
+            "-nostdlib",
+            "-mcmodel=medany",
+            "-Wl,-Ttext-segment=0x80000000",
+            "-Wl,--no-relax",
+        ),
+    ),
 }
 
 
@@ -45,8 +54,10 @@ def build_harness(kind: str = "linux", compiler: str = COMPILER) -> Path:
     needed."""
     path = shutil.which(compiler)
     if path is None:
-        raise BuildError(f"harness: {compiler} not found (install gcc-riscv64-linux-gnu "
-                         "and libc6-dev-riscv64-cross, or give --harness)")
+        raise BuildError(
+            f"harness: {compiler} not found (install gcc-riscv64-linux-gnu "
+            "and libc6-dev-riscv64-cross, or give --harness)"
+        )
     sources, flags = source_texts(kind), KINDS[kind][1]
     digest = hashlib.sha256(repr((sorted(sources.items()), flags, compiler)).encode()).hexdigest()[:16]
     for root in (cache_root(), Path(tempfile.gettempdir()) / f"vredmax-{os.getuid()}"):
@@ -70,8 +81,7 @@ def _compile(compiler: str, sources: dict[str, bytes], flags: tuple, target: Pat
             if not name.endswith(".h"):
                 files.append(str(Path(work) / name))
         output = Path(work) / "harness"
-        done = subprocess.run([compiler, *flags, "-o", str(output), *files],
-                              capture_output=True, text=True)
+        done = subprocess.run([compiler, *flags, "-o", str(output), *files], capture_output=True, text=True)
         if done.returncode != 0:
             first = (done.stderr.strip().splitlines() or ["no message"])[-1]
             raise BuildError(f"harness: {compiler} failed: {first}")

@@ -15,7 +15,13 @@ from dataclasses import dataclass
 
 from vredmax.spec.config import decode_vtype, vlmax
 from vredmax.spec.encoding import Insn
-from vredmax.spec.random_state import VILL_VTYPE, RandomChooser, Space, draw_case as draw_state, hypothesis_chooser
+from vredmax.spec.random_state import (
+    VILL_VTYPE,
+    RandomChooser,
+    Space,
+    draw_case as draw_state,
+    hypothesis_chooser,
+)
 from vredmax.spec.state import ArchState
 
 VS_NOT_OFF = ("initial", "clean", "dirty")
@@ -63,4 +69,5 @@ def random_cases(seed: int, count: int, vlen: int, elen: int = 64):
 def case_strategy(vlen: int, elen: int = 64):
     """The same cases as a Hypothesis strategy (Hypothesis is a test dependency)."""
     from hypothesis import strategies as st
+
     return st.composite(lambda draw: draw_case(hypothesis_chooser(draw), vlen, elen))()

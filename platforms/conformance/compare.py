@@ -36,8 +36,8 @@ RESERVED_TRAPPED, RESERVED_EXECUTED = "reserved-trapped", "reserved-executed"
 class Verdict:
     kind: str
     spec: Result
-    observed: Result           # the emulator's outcome and post-state, in the spec's terms
-    rule: str = ""             # the spec rule that decided a trap or reserved outcome
+    observed: Result  # the emulator's outcome and post-state, in the spec's terms
+    rule: str = ""  # the spec rule that decided a trap or reserved outcome
     differences: tuple[str, ...] = ()
     note: str = ""
     plain: bool | None = None  # reserved-executed v0 overlap: did it do the plain reading?
@@ -46,8 +46,9 @@ class Verdict:
 
 def observed_result(case: Case, obs: Observation, vs: int) -> Result:
     """The emulator's outcome in the spec's terms; `vs` stands for mstatus.VS where not seen."""
-    state = case.pre.with_(regs=obs.regs, vl=obs.vl, vtype=obs.vtype, vstart=obs.vstart,
-                           vs=vs if obs.vs is None else obs.vs)
+    state = case.pre.with_(
+        regs=obs.regs, vl=obs.vl, vtype=obs.vtype, vstart=obs.vstart, vs=vs if obs.vs is None else obs.vs
+    )
     return Result(ILLEGAL if obs.trapped else RETIRED, "trapped" if obs.trapped else "", state)
 
 
@@ -62,15 +63,19 @@ def fired_rule(pre: ArchState, insn: Insn) -> str:
 
 def state_differences(expected: ArchState, got: ArchState, vs: bool = False) -> list[str]:
     """Names of the fields and registers that differ (mstatus.VS too when `vs`)."""
-    fields = [name for name in ("vl", "vtype", "vstart", *(("vs",) if vs else ()))
-              if getattr(expected, name) != getattr(got, name)]
+    fields = [
+        name
+        for name in ("vl", "vtype", "vstart", *(("vs",) if vs else ()))
+        if getattr(expected, name) != getattr(got, name)
+    ]
     return fields + [f"v{i}" for i in range(NUM_VREGS) if expected.regs[i] != got.regs[i]]
 
 
 def judged(case: Case, obs: Observation, tail: str, reserved: str = "any"):
     """The judge's judgement of the emulator's outcome (mstatus.VS where it was seen)."""
-    seen = Observed(ILLEGAL if obs.trapped else RETIRED, obs.vl, obs.vstart, obs.vtype, obs.vs,
-                    dict(enumerate(obs.regs)))
+    seen = Observed(
+        ILLEGAL if obs.trapped else RETIRED, obs.vl, obs.vstart, obs.vtype, obs.vs, dict(enumerate(obs.regs))
+    )
     profile = PROFILES["any"].with_(name=f"any+tail={tail}", tail=tail, reserved=reserved)
     return allowed(case.pre, case.insn, profile).judge(seen)
 
@@ -85,12 +90,19 @@ def compare(case: Case, spec: Result, obs: Observation, tail: str) -> Verdict:
     observed = observed_result(case, obs, spec.state.vs)
     pre = case.pre
     wanted = (pre.vl, pre.vtype, pre.vstart, pre.vs)
-    setup = [f"{name} before the word (wanted {want:#x}, got {got:#x})"
-             for name, want, got in zip(("vl", "vtype", "vstart", "vs"), wanted, obs.before)
-             if got is not None and want != got]
+    setup = [
+        f"{name} before the word (wanted {want:#x}, got {got:#x})"
+        for name, want, got in zip(("vl", "vtype", "vstart", "vs"), wanted, obs.before)
+        if got is not None and want != got
+    ]
     if setup:
-        return Verdict(MISMATCH, spec, observed, differences=tuple(setup),
-                       note="the harness did not reach the case's pre-state")
+        return Verdict(
+            MISMATCH,
+            spec,
+            observed,
+            differences=tuple(setup),
+            note="the harness did not reach the case's pre-state",
+        )
     rule = fired_rule(pre, case.insn)
     if spec.outcome == RESERVED:
         if observed.outcome == RETIRED:
@@ -99,27 +111,43 @@ def compare(case: Case, spec: Result, obs: Observation, tail: str) -> Verdict:
                 return Verdict(RESERVED_EXECUTED, spec, observed, rule)
             differences = state_differences(plain.state, observed.state)
             reading = "the plain reading (v0 both the mask and the data)"
-            note = f"differs from {reading} in {', '.join(differences)}" if differences \
+            note = (
+                f"differs from {reading} in {', '.join(differences)}"
+                if differences
                 else f"executed as {reading}"
+            )
             return Verdict(RESERVED_EXECUTED, spec, observed, rule, note=note, plain=not differences)
         # Stricter than the architecture: a trap is judged as one (it must change nothing).
         judgement = judged(case, obs, tail, reserved="illegal")
         if not judgement.allowed:
-            return Verdict(MISMATCH, spec, observed, rule,
-                           tuple(state_differences(pre, observed.state, obs.vs is not None)),
-                           "a trap must change nothing", rules=judgement.rules)
+            return Verdict(
+                MISMATCH,
+                spec,
+                observed,
+                rule,
+                tuple(state_differences(pre, observed.state, obs.vs is not None)),
+                "a trap must change nothing",
+                rules=judgement.rules,
+            )
         return Verdict(RESERVED_TRAPPED, spec, observed, rule)
     judgement = judged(case, obs, tail)
     seen_vs = obs.vs is not None
     if judgement.allowed and model_allowed(case, spec, tail):
         return Verdict(AGREE, spec, observed, rule)
-    if judgement.allowed:   # the emulator is right, the model it is shown next to is not
-        return Verdict(MISMATCH, spec, observed, rule, tuple(state_differences(spec.state, observed.state, seen_vs)),
-                       "the model's own outcome is not one the specification allows")
+    if judgement.allowed:  # the emulator is right, the model it is shown next to is not
+        return Verdict(
+            MISMATCH,
+            spec,
+            observed,
+            rule,
+            tuple(state_differences(spec.state, observed.state, seen_vs)),
+            "the model's own outcome is not one the specification allows",
+        )
     differences = [] if spec.outcome == observed.outcome else ["outcome"]
     differences += state_differences(spec.state, observed.state, seen_vs)
-    return Verdict(MISMATCH, spec, observed, rule, tuple(differences) or judgement.differences,
-                   rules=judgement.rules)
+    return Verdict(
+        MISMATCH, spec, observed, rule, tuple(differences) or judgement.differences, rules=judgement.rules
+    )
 
 
 def plain_reading(case: Case, tail: str) -> Result | None:
@@ -134,7 +162,7 @@ def plain_reading(case: Case, tail: str) -> Result | None:
     regs, fields, copies = list(pre.regs), {"vd": insn.vd, "vs2": insn.vs2, "vs1": insn.vs1, "vm": 0}, set()
     if insn.vs2 == 0:
         start = next(k for k in range(0, NUM_VREGS, group) if used.isdisjoint(range(k, k + group)))
-        regs[start:start + group] = pre.regs[:group]
+        regs[start : start + group] = pre.regs[:group]
         copies |= set(range(start, start + group))
         fields["vs2"] = start
     if insn.vs1 == 0:

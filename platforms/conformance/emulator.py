@@ -18,11 +18,11 @@ HARNESS_KINDS = {"qemu": "linux", "spike": "htif"}
 
 @dataclass(frozen=True)
 class Emulator:
-    kind: str           # "qemu" or "spike"
-    path: str           # the binary
+    kind: str  # "qemu" or "spike"
+    path: str  # the binary
     vlen: int
     elen: int = 64
-    tail: str = "undisturbed"   # what the emulator does with agnostic tails
+    tail: str = "undisturbed"  # what the emulator does with agnostic tails
 
     @property
     def harness_kind(self) -> str:
@@ -60,8 +60,9 @@ def kind_of(name: str) -> str:
     return "spike" if Path(name).name.startswith("spike") else "qemu"
 
 
-def choose_emulator(name: str, vlen: int, elen: int = 64, tail: str = "undisturbed",
-                    spike_path: str | None = None) -> Emulator:
+def choose_emulator(
+    name: str, vlen: int, elen: int = 64, tail: str = "undisturbed", spike_path: str | None = None
+) -> Emulator:
     """The emulator `name` (or Spike at `spike_path`) for this machine. Raises ValueError for
     an option the emulator does not have (naming the field), EmulatorError when it is missing."""
     kind = "spike" if spike_path is not None else kind_of(name)

@@ -29,8 +29,10 @@ class ToolError(Exception):
 
 def all_insns() -> list[Insn]:
     """All 65536 operand combinations, unmasked first."""
-    return [Insn(vd=vd, vs2=vs2, vs1=vs1, vm=vm)
-            for vm, vd, vs2, vs1 in product((1, 0), range(32), range(32), range(32))]
+    return [
+        Insn(vd=vd, vs2=vs2, vs1=vs1, vm=vm)
+        for vm, vd, vs2, vs1 in product((1, 0), range(32), range(32), range(32))
+    ]
 
 
 def normalize(text: str) -> str:
@@ -71,16 +73,19 @@ def gnu_listing(lines: list[str]) -> list[tuple[int, str]]:
 @dataclass
 class EncodingReport:
     compared: int = 0
-    words: list[tuple[str, int, int]] = field(default_factory=list)   # (text, ours, GNU's)
-    texts: list[tuple[int, str, str]] = field(default_factory=list)   # (word, ours, GNU's)
+    words: list[tuple[str, int, int]] = field(default_factory=list)  # (text, ours, GNU's)
+    texts: list[tuple[int, str, str]] = field(default_factory=list)  # (word, ours, GNU's)
 
     @property
     def agreed(self) -> bool:
         return self.compared > 0 and not self.words and not self.texts
 
 
-def check_encodings(insns=None, assemble=lambda text: encode(parse_asm(text)),
-                    disassemble=lambda word: format_asm(decode(word))) -> EncodingReport:
+def check_encodings(
+    insns=None,
+    assemble=lambda text: encode(parse_asm(text)),
+    disassemble=lambda word: format_asm(decode(word)),
+) -> EncodingReport:
     """Compare the project's assembler and disassembler with GNU's on every instruction."""
     insns = all_insns() if insns is None else list(insns)
     lines = [format_asm(insn) for insn in insns]

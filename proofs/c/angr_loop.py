@@ -26,15 +26,15 @@ from __future__ import annotations
 import itertools
 
 ELEMENTS, ACTIVE, END = 0x10000000, 0x20000000, 0x30000000
-MINE_N = 6       # three trips of a loop taking two elements a trip
+MINE_N = 6  # three trips of a loop taking two elements a trip
 GPRS = ("rax", "rbx", "rcx", "rdx", "rsi", "rdi", "rbp", "r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15")
-FRAME_SLOTS = 32      # the 8-byte stack slots above the stack pointer at the head that are locations too
+FRAME_SLOTS = 32  # the 8-byte stack slots above the stack pointer at the head that are locations too
 
 
 def locations(state) -> list[str]:
     """The general registers, and the stack slots `sp0`, `sp8`, ... of the frame (a value the
     compiler keeps in memory, as at -O0 or under register pressure)."""
-    frame = state.globals["entry_sp"] - state.solver.eval(state.regs.rsp)    # the return address and below
+    frame = state.globals["entry_sp"] - state.solver.eval(state.regs.rsp)  # the return address and below
     return list(GPRS) + [f"sp{8 * k}" for k in range(min(frame // 8, FRAME_SLOTS))]
 
 
@@ -55,6 +55,8 @@ def slot_bytes(state, plan) -> set:
     """The addresses of the stack slots the plan sets (no havoc needed there)."""
     sp = state.solver.eval(state.regs.rsp)
     return {sp + int(loc[2:]) + b for loc in plan["locations"] if loc.startswith("sp") for b in range(8)}
+
+
 _names = itertools.count()
 
 
@@ -73,17 +75,22 @@ def _memory_class(DefaultMemory, claripy, loads: list, stores: list, Incomplete)
             if isinstance(addr, int):
                 return "e" if ELEMENTS <= addr < ACTIVE else "a" if ACTIVE <= addr < END else None
             solver = self.state.solver
-            outside = solver.satisfiable(extra_constraints=[claripy.Or(claripy.ULT(addr, ELEMENTS),
-                                                                        claripy.UGE(addr, END))])
+            outside = solver.satisfiable(
+                extra_constraints=[claripy.Or(claripy.ULT(addr, ELEMENTS), claripy.UGE(addr, END))]
+            )
             if not outside:
                 inside_e = solver.satisfiable(extra_constraints=[claripy.ULT(addr, ACTIVE)])
                 inside_a = solver.satisfiable(extra_constraints=[claripy.UGE(addr, ACTIVE)])
                 if inside_e != inside_a:
                     return "e" if inside_e else "a"
-            elif not solver.satisfiable(extra_constraints=[claripy.UGE(addr, ELEMENTS), claripy.ULT(addr, END)]):
+            elif not solver.satisfiable(
+                extra_constraints=[claripy.UGE(addr, ELEMENTS), claripy.ULT(addr, END)]
+            ):
                 return None
-            raise Incomplete(f"a load at {self.state.addr:#x} whose address may or may not be an input's "
-                             f"(a symbolic address the loop invariant does not bound)")
+            raise Incomplete(
+                f"a load at {self.state.addr:#x} whose address may or may not be an input's "
+                f"(a symbolic address the loop invariant does not bound)"
+            )
 
         def load(self, addr, size=None, **kwargs):
             region = self._region(addr)
@@ -110,8 +117,17 @@ def _memory_class(DefaultMemory, claripy, loads: list, stores: list, Incomplete)
                 addr = addr.concrete_value
             if ELEMENTS <= addr < END:
                 raise Incomplete(f"a store into the inputs at {self.state.addr:#x}")
-            width = size if isinstance(size, int) else (size.concrete_value if size is not None and not size.symbolic
-                                                        else len(data) // 8 if hasattr(data, "__len__") else 8)
+            width = (
+                size
+                if isinstance(size, int)
+                else (
+                    size.concrete_value
+                    if size is not None and not size.symbolic
+                    else len(data) // 8
+                    if hasattr(data, "__len__")
+                    else 8
+                )
+            )
             stores.extend(range(addr, addr + width))
             return super().store(addr, data, size=size, **kwargs)
 
@@ -123,7 +139,9 @@ def _fold(claripy, any_before, best, pairs):
     elements whose flag is set (meaningful when A)."""
     for flag, element in pairs:
         on = flag != 0
-        best = claripy.If(on, claripy.If(any_before, claripy.If(claripy.SGT(element, best), element, best), element), best)
+        best = claripy.If(
+            on, claripy.If(any_before, claripy.If(claripy.SGT(element, best), element, best), element), best
+        )
         any_before = claripy.Or(any_before, on)
     return any_before, best
 
@@ -133,7 +151,7 @@ def _template(claripy, kind, a, x, init_low, init):
         return claripy.If(a, claripy.If(claripy.SGT(x, init_low), x, init_low), init_low)
     if kind == "first":
         return claripy.If(a, x, init_low)
-    return claripy.If(a, claripy.BVV(1, 64), init)     # flag
+    return claripy.If(a, claripy.BVV(1, 64), init)  # flag
 
 
 def _extend(claripy, rep, low, sew, fresh_high=None):
@@ -164,7 +182,7 @@ def mine(claripy, heads: dict, sew: int, elements, flags) -> list[dict]:
 
 
 def _mine_head(claripy, head, seen, sew, elements, flags) -> dict:
-    by_trip = {t - min(seen): state for t, state in seen.items()}   # back edges before the loop count too
+    by_trip = {t - min(seen): state for t, state in seen.items()}  # back edges before the loop count too
     trips = sorted(by_trip)
     if trips != list(range(len(trips))) or len(trips) < 3:
         raise LoopIncomplete(f"the loop at {head:#x} was seen after trips {trips}")
@@ -177,15 +195,27 @@ def _mine_head(claripy, head, seen, sew, elements, flags) -> dict:
             ghosts = []
             for k in trips:
                 visited = range(stride * k) if direction == "forward" else range(n - stride * k, n)
-                ghosts.append(_fold(claripy, claripy.false(), claripy.BVV(0, sew),
-                                    [(flags[j], elements[j]) for j in visited]))
+                ghosts.append(
+                    _fold(
+                        claripy,
+                        claripy.false(),
+                        claripy.BVV(0, sew),
+                        [(flags[j], elements[j]) for j in visited],
+                    )
+                )
             locations = _classify(claripy, states, ghosts, sew)
             if any(kind in ("max", "first") for kind, _ in locations.values()):
                 bound = "lt" if all(stride * k < n for k in trips) else "le"
-                return {"head": head, "stride": stride, "direction": direction, "bound": bound,
-                        "locations": locations}
-    raise LoopIncomplete(f"no register of the loop at {head:#x} holds a running maximum the invariant "
-                         "templates describe")
+                return {
+                    "head": head,
+                    "stride": stride,
+                    "direction": direction,
+                    "bound": bound,
+                    "locations": locations,
+                }
+    raise LoopIncomplete(
+        f"no register of the loop at {head:#x} holds a running maximum the invariant templates describe"
+    )
 
 
 def _valid(claripy, state, claim) -> bool:
@@ -198,8 +228,10 @@ def _classify(claripy, states, ghosts, sew):
         values = [value_of(s, reg) for s in states]
         if all(not v.symbolic for v in values):
             step = (values[1].concrete_value - values[0].concrete_value) % (1 << 64)
-            if all((v.concrete_value - values[0].concrete_value) % (1 << 64) == k * step % (1 << 64)
-                   for k, v in enumerate(values)):
+            if all(
+                (v.concrete_value - values[0].concrete_value) % (1 << 64) == k * step % (1 << 64)
+                for k, v in enumerate(values)
+            ):
                 found[reg] = ("affine", step)
             continue
         if all(v is values[0] or _valid(claripy, s, v == values[0]) for s, v in zip(states, values)):
@@ -211,16 +243,18 @@ def _classify(claripy, states, ghosts, sew):
 
 def _running(claripy, states, ghosts, values, sew):
     init = values[0]
-    init_low = init[sew - 1:0]
+    init_low = init[sew - 1 : 0]
     for kind in ("max", "first", "flag"):
-        for rep in (("full",) if kind == "flag" else ("sext", "zext", "low")):
+        for rep in ("full",) if kind == "flag" else ("sext", "zext", "low"):
+
             def claim(state, value, a, x):
                 if kind == "flag":
                     return value == _template(claripy, kind, a, x, init_low, init)
                 want = _template(claripy, kind, a, x, init_low, init)
                 if rep == "low" or sew == 64:
-                    return value[sew - 1:0] == want
+                    return value[sew - 1 : 0] == want
                 return value == _extend(claripy, rep, want, sew)
+
             if all(_valid(claripy, s, claim(s, v, a, x)) for s, v, (a, x) in zip(states, values, ghosts)):
                 return (kind, rep)
     return ("havoc", None)
@@ -238,14 +272,19 @@ def head_state(claripy, entry_state, plan: dict, sew: int, n, havoc_bytes):
         if kind == "affine":
             value = init + k * extra
         elif kind == "havoc":
-            value = claripy.BVS(f"havoc_{reg}", 64, explicit_name=True)   # a fresh value each
+            value = claripy.BVS(f"havoc_{reg}", 64, explicit_name=True)  # a fresh value each
         elif kind == "flag":
-            value = _template(claripy, kind, a, x, init[sew - 1:0], init)
+            value = _template(claripy, kind, a, x, init[sew - 1 : 0], init)
         else:
-            value = _extend(claripy, extra, _template(claripy, kind, a, x, init[sew - 1:0], init), sew,
-                            claripy.BVS(f"high_{reg}", 64 - sew, explicit_name=True) if sew < 64 else None)
+            value = _extend(
+                claripy,
+                extra,
+                _template(claripy, kind, a, x, init[sew - 1 : 0], init),
+                sew,
+                claripy.BVS(f"high_{reg}", 64 - sew, explicit_name=True) if sew < 64 else None,
+            )
         set_value(state, reg, value)
-    state.regs.cc_op = 0            # flags: a copy of a fresh value (every combination)
+    state.regs.cc_op = 0  # flags: a copy of a fresh value (every combination)
     state.regs.cc_dep1 = claripy.BVS("havoc_flags", 64, explicit_name=True)
     state.regs.cc_dep2 = 0
     state.regs.cc_ndep = 0

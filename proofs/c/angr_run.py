@@ -81,7 +81,7 @@ def explore(project, start, deadline: float, limit_states: int, loop: dict | Non
         if len(same) > 1:
             try:
                 state = merged(same)
-            except Exception:   # angr cannot merge these (different call stacks...): one at a time
+            except Exception:  # angr cannot merge these (different call stacks...): one at a time
                 active += same[1:]
         if loop is not None and "seen" in loop:
             loop["seen"].setdefault(state.addr, {}).setdefault(_key(state)[0], []).append(state)
@@ -92,10 +92,14 @@ def explore(project, start, deadline: float, limit_states: int, loop: dict | Non
             # left: dropped (the coverage proof checks the paths kept cover the domain)
             if not state.satisfiable():
                 continue
-            raise Incomplete(f"{_source_line(project, state.addr)}: angr: {type(error).__name__}: {error}") from None
+            raise Incomplete(
+                f"{_source_line(project, state.addr)}: angr: {type(error).__name__}: {error}"
+            ) from None
         steps += 1
         if successors.unconstrained_successors:
-            raise Incomplete(f"a jump to an address that depends on the inputs at {_source_line(project, state.addr)}")
+            raise Incomplete(
+                f"a jump to an address that depends on the inputs at {_source_line(project, state.addr)}"
+            )
         errored = getattr(successors, "errored", None)
         if errored:
             raise Incomplete(f"angr failed at {_source_line(project, state.addr)}: {errored[0].error}")
@@ -109,8 +113,10 @@ def explore(project, start, deadline: float, limit_states: int, loop: dict | Non
                 if back:
                     loop.setdefault("backs", set()).add(succ.addr)
                 if succ.globals["iterations"] > loop.get("max_back", 1 << 30):
-                    raise loop["too_long"](f"the path from {start.addr:#x} jumps back more than "
-                                           f"{loop['max_back']} times before it is there again")
+                    raise loop["too_long"](
+                        f"the path from {start.addr:#x} jumps back more than "
+                        f"{loop['max_back']} times before it is there again"
+                    )
                 if succ.addr == loop.get("stop_at"):
                     loop["stopped"].append(succ)
                     continue
@@ -127,6 +133,7 @@ def _source_line(project, address: int) -> str:
     try:
         from elftools.dwarf.lineprogram import LineProgram  # noqa: F401  (pyelftools ships with angr)
         from elftools.elf.elffile import ELFFile
+
         with open(project.loader.main_object.binary, "rb") as handle:
             dwarf = ELFFile(handle).get_dwarf_info()
             offset = address - project.loader.main_object.mapped_base
@@ -143,14 +150,17 @@ def _source_line(project, address: int) -> str:
                     previous = None if state.end_sequence else state
             if best:
                 return f"{best[0]}:{best[1]} ({address:#x})"
-    except Exception:   # no debug information: the address alone
+    except Exception:  # no debug information: the address alone
         pass
     return f"{address:#x}"
 
 
 def _options(angr, lazy: bool):
-    add = {angr.options.SYMBOLIC_WRITE_ADDRESSES, angr.options.SYMBOL_FILL_UNCONSTRAINED_MEMORY,
-           angr.options.SYMBOL_FILL_UNCONSTRAINED_REGISTERS}
+    add = {
+        angr.options.SYMBOLIC_WRITE_ADDRESSES,
+        angr.options.SYMBOL_FILL_UNCONSTRAINED_MEMORY,
+        angr.options.SYMBOL_FILL_UNCONSTRAINED_REGISTERS,
+    }
     if lazy:
         add.add(angr.options.LAZY_SOLVES)
     # one claripy solver a state, not one per independent set of constraints: a step's branches
@@ -160,15 +170,18 @@ def _options(angr, lazy: bool):
 
 
 _PROJECTS: dict = {}
-MAX_COPY = 1 << 16     # the largest memcpy/memset size a path may have (bytes)
+MAX_COPY = 1 << 16  # the largest memcpy/memset size a path may have (bytes)
 
 
 def _project(angr, library: str):
     """The library loaded once per engine process (one check runs many jobs on it)."""
     import os
+
     key = (library, os.stat(library).st_mtime_ns)
     if key not in _PROJECTS:
-        project = angr.Project(library, auto_load_libs=False, load_options={"main_opts": {"base_addr": 0x400000}})
+        project = angr.Project(
+            library, auto_load_libs=False, load_options={"main_opts": {"base_addr": 0x400000}}
+        )
         copy, fill = _byte_procedures(angr)
         for name in ("memcpy", "memmove", "__memcpy_chk", "__memmove_chk"):
             project.hook_symbol(name, copy(), replace=True)
@@ -188,8 +201,10 @@ def _byte_procedures(angr):
     def largest(state, size) -> int:
         values = state.solver.eval_upto(size, 65)
         if max(values) > MAX_COPY or len(values) > 64:
-            raise Incomplete(f"a memcpy or memset of up to {max(values)} bytes at {state.addr:#x} "
-                             f"(at most {MAX_COPY}, of at most 64 sizes)")
+            raise Incomplete(
+                f"a memcpy or memset of up to {max(values)} bytes at {state.addr:#x} "
+                f"(at most {MAX_COPY}, of at most 64 sizes)"
+            )
         return max(values)
 
     def write(state, dst, data_of, size):
@@ -205,7 +220,7 @@ def _byte_procedures(angr):
     class Copy(angr.SimProcedure):
         def run(self, dst, src, size, _limit=None):
             top = largest(self.state, size)
-            loaded = [self.state.memory.load(src + k, 1) for k in range(top)]   # all read before any write
+            loaded = [self.state.memory.load(src + k, 1) for k in range(top)]  # all read before any write
             write(self.state, dst, lambda k: loaded[k], size)
             return dst
 
@@ -233,8 +248,13 @@ def _one_byte_order(claripy) -> None:
     original = cls.__init__
 
     def __init__(self, obj, base, endness, length=None, byte_width=8):
-        if (endness == "Iend_LE" and isinstance(obj, claripy.ast.BV) and obj.symbolic and byte_width == 8
-                and (length is None or length * 8 == obj.size())):
+        if (
+            endness == "Iend_LE"
+            and isinstance(obj, claripy.ast.BV)
+            and obj.symbolic
+            and byte_width == 8
+            and (length is None or length * 8 == obj.size())
+        ):
             obj, endness = obj.reversed, "Iend_BE"
         original(self, obj, base, endness, length, byte_width)
 
@@ -261,8 +281,9 @@ def run(job: dict) -> dict:
     if job["level"] == "unit":
         sew, n = job["sew"], job["n"]
         seed = claripy.BVS("seed", 64, explicit_name=True)
-        state = project.factory.call_state(entry, sew, seed, UNIT_ELEMENTS, UNIT_ACTIVE, n,
-                                           add_options=add, remove_options=remove)
+        state = project.factory.call_state(
+            entry, sew, seed, UNIT_ELEMENTS, UNIT_ACTIVE, n, add_options=add, remove_options=remove
+        )
         for i in range(n):
             element = claripy.BVS(f"e{i}", sew, explicit_name=True)
             flag = claripy.BVS(f"a{i}", 8, explicit_name=True)
@@ -273,15 +294,23 @@ def run(job: dict) -> dict:
     else:
         vlen = job["vlen"]
         vlenb = vlen // 8
-        insn = claripy.BVV(job["insn"], 32) if job.get("insn") is not None else claripy.BVS("insn", 32, explicit_name=True)
+        insn = (
+            claripy.BVV(job["insn"], 32)
+            if job.get("insn") is not None
+            else claripy.BVS("insn", 32, explicit_name=True)
+        )
         state = project.factory.call_state(entry, STATE, insn, add_options=add, remove_options=remove)
         for r in range(NUM_VREGS):
-            state.memory.store(VREGS + r * vlenb, claripy.BVS(f"v{r}", vlen, explicit_name=True), endness="Iend_LE")
+            state.memory.store(
+                VREGS + r * vlenb, claripy.BVS(f"v{r}", vlen, explicit_name=True), endness="Iend_LE"
+            )
         fields = {"vtype": 64, "vl": 64, "vstart": 64}
         state.memory.store(STATE, claripy.BVV(VREGS, 64), endness="Iend_LE")
         offset = 8
         for name, width in fields.items():
-            state.memory.store(STATE + offset, claripy.BVS(name, width, explicit_name=True), endness="Iend_LE")
+            state.memory.store(
+                STATE + offset, claripy.BVS(name, width, explicit_name=True), endness="Iend_LE"
+            )
             offset += 8
         vs = claripy.BVS("vs", 2, explicit_name=True)
         state.memory.store(STATE + 32, claripy.ZeroExt(30, vs), endness="Iend_LE")
@@ -307,8 +336,13 @@ def run(job: dict) -> dict:
         path = claripy.And(*final.solver.constraints) if final.solver.constraints else claripy.true()
         solver.add(z3.Bool(f"path_p{k}") == backend.convert(path))
         names.append(f"path_p{k}")
-    return {"smt2": solver.to_smt2(), "outputs": names, "paths": len(finished), "steps": steps,
-            "seconds": time.monotonic() - start_time}
+    return {
+        "smt2": solver.to_smt2(),
+        "outputs": names,
+        "paths": len(finished),
+        "steps": steps,
+        "seconds": time.monotonic() - start_time,
+    }
 
 
 def run_unit_loop(job: dict) -> dict:
@@ -330,8 +364,9 @@ def run_unit_loop(job: dict) -> dict:
         # 1. mining, at n = MINE_N
         n0 = angr_loop.MINE_N
         seed = claripy.BVS("seed", 64, explicit_name=True)
-        state = project.factory.call_state(entry, sew, seed, UNIT_ELEMENTS, UNIT_ACTIVE, n0,
-                                           add_options=add, remove_options=remove)
+        state = project.factory.call_state(
+            entry, sew, seed, UNIT_ELEMENTS, UNIT_ACTIVE, n0, add_options=add, remove_options=remove
+        )
         elements = [claripy.BVS(f"m_e{i}", sew, explicit_name=True) for i in range(n0)]
         flags = [claripy.BVS(f"m_a{i}", 8, explicit_name=True) for i in range(n0)]
         state.globals["entry_sp"] = state.solver.eval(state.regs.rsp)
@@ -351,14 +386,16 @@ def run_unit_loop(job: dict) -> dict:
             by_trip = {}
             for trips, states in seen["seen"].get(head, {}).items():
                 if len(states) != 1:
-                    raise angr_loop.LoopIncomplete(f"{len(states)} unmerged states at the loop head {head:#x}")
+                    raise angr_loop.LoopIncomplete(
+                        f"{len(states)} unmerged states at the loop head {head:#x}"
+                    )
                 by_trip[trips] = states[0]
             heads[head] = by_trip
         plans = angr_loop.mine(claripy, heads, sew, elements, flags)
     except angr_loop.LoopIncomplete as why:
         raise Incomplete(str(why)) from None
     failures = []
-    for plan in plans:      # a loop with two back edges: the head every trip passes
+    for plan in plans:  # a loop with two back edges: the head every trip passes
         try:
             return _unit_loop_proof(job, project, entry, add, remove, plan, seed, start_time, deadline)
         except angr_loop.LoopIncomplete as why:
@@ -379,13 +416,20 @@ def _unit_loop_proof(job, project, entry, add, remove, plan, seed, start_time, d
     loads, stores = [], []
     memory_class = angr_loop._memory_class(DefaultMemory, claripy, loads, stores, Incomplete)
     n = claripy.BVS("n", 64, explicit_name=True)
-    state = project.factory.call_state(entry, sew, seed, UNIT_ELEMENTS, UNIT_ACTIVE, n,
-                                       add_options=add, remove_options=remove)
+    state = project.factory.call_state(
+        entry, sew, seed, UNIT_ELEMENTS, UNIT_ACTIVE, n, add_options=add, remove_options=remove
+    )
     state.memory.__class__ = memory_class
     state.globals["entry_sp"] = state.solver.eval(state.regs.rsp)
     state.solver.add(claripy.Or(*[n == v for v in job["vlmaxes"]]))
     _address_strategies(state)
-    loop = {"stop_at": head, "stopped": [], "heads": {head}, "max_back": 4, "too_long": angr_loop.LoopIncomplete}
+    loop = {
+        "stop_at": head,
+        "stopped": [],
+        "heads": {head},
+        "max_back": 4,
+        "too_long": angr_loop.LoopIncomplete,
+    }
     entry_returns, steps = explore(project, state, deadline, job.get("limit_states", 64), loop)
     if not loop["stopped"]:
         raise angr_loop.LoopIncomplete(f"no path of n symbolic reaches the loop head {head:#x}")
@@ -396,18 +440,27 @@ def _unit_loop_proof(job, project, entry, add, remove, plan, seed, start_time, d
     for _ in range(2):
         stores.clear()
         trip, _, _, _ = angr_loop.head_state(claripy, at_head, plan, sew, n, havoc)
-        loop = {"stop_at": head, "stopped": [], "heads": {head}, "max_back": 4,
-                "too_long": angr_loop.LoopIncomplete}
+        loop = {
+            "stop_at": head,
+            "stopped": [],
+            "heads": {head},
+            "max_back": 4,
+            "too_long": angr_loop.LoopIncomplete,
+        }
         trip.globals["iterations"] = 0
         trip_returns, more = explore(project, trip, deadline, job.get("limit_states", 64), loop)
         steps += more
         stack = trip.solver.eval(trip.regs.rsp)
-        if any(final.regs.rsp.symbolic or final.solver.eval(final.regs.rsp) != stack for final in loop["stopped"]):
+        if any(
+            final.regs.rsp.symbolic or final.solver.eval(final.regs.rsp) != stack for final in loop["stopped"]
+        ):
             raise angr_loop.LoopIncomplete(f"a trip of the loop at {head:#x} moves the stack pointer")
         outside = [addr for addr in stores if not stack - 0x10000 <= addr < stack + 0x10000]
         if outside:
-            raise angr_loop.LoopIncomplete(f"the loop stores at {min(outside):#x} (memory other than the "
-                                           "stack: a buffer the invariant does not describe)")
+            raise angr_loop.LoopIncomplete(
+                f"the loop stores at {min(outside):#x} (memory other than the "
+                "stack: a buffer the invariant does not describe)"
+            )
         written = set(stores) - angr_loop.slot_bytes(trip, plan)
         if written <= havoc:
             break
@@ -444,10 +497,15 @@ def _unit_loop_proof(job, project, entry, add, remove, plan, seed, start_time, d
     for name, _region, address in loads:
         out(f"addr_{name}", address)
     plan = dict(plan, locations={r: list(v) for r, v in plan["locations"].items()})
-    return {"smt2": solver.to_smt2(), "outputs": names, "plan": plan,
-            "loads": [[name, region] for name, region, _ in loads],
-            "counts": {"e": len(entry_returns), "t": len(loop["stopped"]), "r": len(trip_returns)},
-            "steps": steps, "seconds": time.monotonic() - start_time}
+    return {
+        "smt2": solver.to_smt2(),
+        "outputs": names,
+        "plan": plan,
+        "loads": [[name, region] for name, region, _ in loads],
+        "counts": {"e": len(entry_returns), "t": len(loop["stopped"]), "r": len(trip_returns)},
+        "steps": steps,
+        "seconds": time.monotonic() - start_time,
+    }
 
 
 def _address_strategies(state) -> None:
@@ -455,6 +513,7 @@ def _address_strategies(state) -> None:
     ADDRESS_SOLUTIONS); angr's defaults would pin a write's address to its largest value and
     silently drop the other paths. Past the limit the access fails: the result is incomplete."""
     from angr.concretization_strategies import SimConcretizationStrategySolutions
+
     state.memory.read_strategies = [SimConcretizationStrategySolutions(ADDRESS_SOLUTIONS)]
     state.memory.write_strategies = [SimConcretizationStrategySolutions(ADDRESS_SOLUTIONS)]
 
@@ -464,14 +523,17 @@ def _outputs(job: dict, final) -> list:
         return [("ret", final.regs.rax)]
     vlenb = job["vlen"] // 8
     memory = final.memory
-    outputs = [("ret", final.regs.rax[31:0]),
-               ("post_vtype", memory.load(STATE + 8, 8, endness="Iend_LE")),
-               ("post_vl", memory.load(STATE + 16, 8, endness="Iend_LE")),
-               ("post_vstart", memory.load(STATE + 24, 8, endness="Iend_LE")),
-               ("post_vs", memory.load(STATE + 32, 4, endness="Iend_LE")),
-               ("post_vregs_pointer", memory.load(STATE, 8, endness="Iend_LE"))]
-    return outputs + [(f"post_v{r}", memory.load(VREGS + r * vlenb, vlenb, endness="Iend_LE"))
-                      for r in range(NUM_VREGS)]
+    outputs = [
+        ("ret", final.regs.rax[31:0]),
+        ("post_vtype", memory.load(STATE + 8, 8, endness="Iend_LE")),
+        ("post_vl", memory.load(STATE + 16, 8, endness="Iend_LE")),
+        ("post_vstart", memory.load(STATE + 24, 8, endness="Iend_LE")),
+        ("post_vs", memory.load(STATE + 32, 4, endness="Iend_LE")),
+        ("post_vregs_pointer", memory.load(STATE, 8, endness="Iend_LE")),
+    ]
+    return outputs + [
+        (f"post_v{r}", memory.load(VREGS + r * vlenb, vlenb, endness="Iend_LE")) for r in range(NUM_VREGS)
+    ]
 
 
 def _claripy_of(text: str, claripy, z3):
@@ -488,10 +550,13 @@ def main() -> None:
             result = run(json.loads(line))
         except Incomplete as error:
             result = {"incomplete": str(error)}
-        except Exception as error:   # angr's own failures: said, never a verdict
+        except Exception as error:  # angr's own failures: said, never a verdict
             import traceback
-            result = {"incomplete": f"angr: {type(error).__name__}: {error}",
-                      "traceback": traceback.format_exc()[-3000:]}
+
+            result = {
+                "incomplete": f"angr: {type(error).__name__}: {error}",
+                "traceback": traceback.format_exc()[-3000:],
+            }
         sys.stdout.write(json.dumps(result) + "\n")
         sys.stdout.flush()
 

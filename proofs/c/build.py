@@ -29,8 +29,10 @@ DEFAULT_CFLAGS = ("-O2",)
 SANITIZE = ("-g", "-fsanitize=address,undefined", "-fno-sanitize-recover=all", "-fno-omit-frame-pointer")
 TYPES = {UNIT: "vredmax_reduce_fn", STEP: "vredmax_step_fn"}
 ENTRY = {
-    UNIT: ("VREDMAX_ENTRY uint64_t vredmax_entry(unsigned sew, uint64_t seed, const void *elements, "
-           "const uint8_t *active, size_t n) {{ return {f}(sew, seed, elements, active, n); }}"),
+    UNIT: (
+        "VREDMAX_ENTRY uint64_t vredmax_entry(unsigned sew, uint64_t seed, const void *elements, "
+        "const uint8_t *active, size_t n) {{ return {f}(sew, seed, elements, active, n); }}"
+    ),
     STEP: "VREDMAX_ENTRY int vredmax_entry(vredmax_state *s, uint32_t insn) {{ return {f}(s, insn); }}",
 }
 COMPILE_LIMIT_S = 120
@@ -42,11 +44,11 @@ class BuildError(ValueError):
 
 @dataclass(frozen=True)
 class Built:
-    source: str          # absolute path of the user's file
+    source: str  # absolute path of the user's file
     function: str
     level: str
-    plain: str           # the library that is run and executed symbolically
-    sanitized: str       # the same with AddressSanitizer and UBSan
+    plain: str  # the library that is run and executed symbolically
+    sanitized: str  # the same with AddressSanitizer and UBSan
     cflags: tuple[str, ...]
     compiler: str
 
@@ -68,15 +70,20 @@ def parse_cflags(text: str | None) -> tuple[str, ...]:
 
 def _wrapper(source: str, function: str, level: str) -> str:
     quoted = source.replace("\\", "\\\\").replace('"', '\\"')
-    return (f'#include "{quoted}"\n#include "vredmax_check.h"\n'
-            '#define VREDMAX_ENTRY __attribute__((visibility("default")))\n'
-            f"static {TYPES[level]} *const vredmax_type_check __attribute__((unused)) = {function};\n"
-            + ENTRY[level].format(f=function) + "\n")
+    return (
+        f'#include "{quoted}"\n#include "vredmax_check.h"\n'
+        '#define VREDMAX_ENTRY __attribute__((visibility("default")))\n'
+        f"static {TYPES[level]} *const vredmax_type_check __attribute__((unused)) = {function};\n"
+        + ENTRY[level].format(f=function)
+        + "\n"
+    )
 
 
 def _run(cc: str, args: list[str], workdir: str) -> subprocess.CompletedProcess:
     try:
-        return subprocess.run([cc, *args], cwd=workdir, capture_output=True, text=True, timeout=COMPILE_LIMIT_S)
+        return subprocess.run(
+            [cc, *args], cwd=workdir, capture_output=True, text=True, timeout=COMPILE_LIMIT_S
+        )
     except subprocess.TimeoutExpired:
         raise BuildError(f"cc: the compiler ran past {COMPILE_LIMIT_S} s") from None
 
@@ -95,10 +102,16 @@ def first_error(stderr: str, source: str) -> str:
 
 
 def _mentions_function(stderr: str, function: str) -> bool:
-    return bool(re.search(rf"'{re.escape(function)}' undeclared|undeclared identifier '{re.escape(function)}'", stderr))
+    return bool(
+        re.search(
+            rf"'{re.escape(function)}' undeclared|undeclared identifier '{re.escape(function)}'", stderr
+        )
+    )
 
 
-def build(path: str, function: str | None, cflags: tuple[str, ...], workdir: str, level: str | None = None) -> Built:
+def build(
+    path: str, function: str | None, cflags: tuple[str, ...], workdir: str, level: str | None = None
+) -> Built:
     """Compile `path`; find FUNCTION's level (or check the given one); both libraries in workdir."""
     source = os.path.abspath(path)
     if not os.path.isfile(source):
@@ -126,8 +139,11 @@ def build(path: str, function: str | None, cflags: tuple[str, ...], workdir: str
         # -g: the lines an UNKNOWN names (debug information does not change the code made)
         for output, extra in ((plain, ("-g",)), (sanitized, SANITIZE)):
             # hidden: FUNCTION binds inside the library (a `step` must not resolve to libc's)
-            done = _run(cc, [*common, *extra, "-fPIC", "-shared", "-fvisibility=hidden", "-o", output, wrapper],
-                        workdir)
+            done = _run(
+                cc,
+                [*common, *extra, "-fPIC", "-shared", "-fvisibility=hidden", "-o", output, wrapper],
+                workdir,
+            )
             if done.returncode != 0:
                 raise BuildError(first_error(done.stderr, source))
         return Built(source, name, lv, plain, sanitized, flags, cc)
@@ -135,6 +151,8 @@ def build(path: str, function: str | None, cflags: tuple[str, ...], workdir: str
     names = sorted({name for _, name in candidates})
     if len(missing) == len(candidates):
         raise BuildError(f"function: {shown} has no function {' or '.join(names)}")
-    wanted = " or ".join(f"{TYPES[lv]} ({'a reduction unit' if lv == UNIT else 'a whole instruction step'})"
-                         for lv, _ in candidates)
+    wanted = " or ".join(
+        f"{TYPES[lv]} ({'a reduction unit' if lv == UNIT else 'a whole instruction step'})"
+        for lv, _ in candidates
+    )
     raise BuildError(f"function: {' / '.join(names)} in {shown} is not of type {wanted}; see vredmax_check.h")

@@ -29,9 +29,15 @@ _LIBC.free.argtypes = [ctypes.c_void_p]
 class State(ctypes.Structure):
     """struct vredmax_state of vredmax_check.h (the field order and types are the ABI)."""
 
-    _fields_ = [("vregs", ctypes.c_void_p), ("vtype", ctypes.c_uint64), ("vl", ctypes.c_uint64),
-                ("vstart", ctypes.c_uint64), ("vs", ctypes.c_uint32), ("vlen", ctypes.c_uint32),
-                ("elen", ctypes.c_uint32)]
+    _fields_ = [
+        ("vregs", ctypes.c_void_p),
+        ("vtype", ctypes.c_uint64),
+        ("vl", ctypes.c_uint64),
+        ("vstart", ctypes.c_uint64),
+        ("vs", ctypes.c_uint32),
+        ("vlen", ctypes.c_uint32),
+        ("elen", ctypes.c_uint32),
+    ]
 
 
 class BadResult(Exception):
@@ -78,8 +84,10 @@ def call_unit(entry, sew: int, seed: int, group: bytes, flags: bytes) -> int:
 
 def unit_as_reduce(entry):
     """The C unit in the shape impl.execute.step calls (concrete backend)."""
+
     def reduce(ops, seed, elements, active):
         return call_unit(entry, ops.width, seed, pack(elements, ops.width), bytes(map(bool, active)))
+
     return reduce
 
 
@@ -92,12 +100,14 @@ def call_step(entry, pre: ArchState, word: int) -> tuple[str, ArchState]:
         code = entry(ctypes.byref(state), word)
         after = regs.read()
     if code not in OUTCOMES:
-        raise BadResult(f"the step returned {code}, not VREDMAX_RETIRED (0), VREDMAX_ILLEGAL (1) "
-                        "or VREDMAX_RESERVED (2)")
-    post_regs = tuple(int.from_bytes(after[r * vlenb:(r + 1) * vlenb], "little") for r in range(NUM_VREGS))
+        raise BadResult(
+            f"the step returned {code}, not VREDMAX_RETIRED (0), VREDMAX_ILLEGAL (1) or VREDMAX_RESERVED (2)"
+        )
+    post_regs = tuple(int.from_bytes(after[r * vlenb : (r + 1) * vlenb], "little") for r in range(NUM_VREGS))
     mask = (1 << XLEN) - 1
-    post = ArchState(pre.vlen, pre.elen, post_regs, state.vtype & mask, state.vl & mask,
-                     state.vstart & mask, state.vs)
+    post = ArchState(
+        pre.vlen, pre.elen, post_regs, state.vtype & mask, state.vl & mask, state.vstart & mask, state.vs
+    )
     return OUTCOMES[code], post
 
 

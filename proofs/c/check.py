@@ -37,8 +37,17 @@ DEFAULT_STEP_VLMAX = 4
 STEP_VLEN = 128
 # vd, vs2, vs1, vm: apart and unmasked, masked, vd = vs2, vd = vs1, vd = v0 masked, vs1 = vs2,
 # and the reserved ones (v0 in the vs2 group or as vs1 while masked; a misaligned group)
-STEP_WORDS = (Insn(2, 8, 1, 1), Insn(2, 8, 1, 0), Insn(8, 8, 1, 1), Insn(1, 8, 1, 1), Insn(0, 8, 1, 0),
-              Insn(3, 8, 8, 1), Insn(2, 0, 1, 0), Insn(2, 8, 0, 0), Insn(2, 9, 1, 1))
+STEP_WORDS = (
+    Insn(2, 8, 1, 1),
+    Insn(2, 8, 1, 0),
+    Insn(8, 8, 1, 1),
+    Insn(1, 8, 1, 1),
+    Insn(0, 8, 1, 0),
+    Insn(3, 8, 8, 1),
+    Insn(2, 0, 1, 0),
+    Insn(2, 8, 0, 0),
+    Insn(2, 9, 1, 1),
+)
 
 
 def worst(verdicts) -> Verdict:
@@ -47,7 +56,7 @@ def worst(verdicts) -> Verdict:
 
 @dataclass
 class SymbolicCheck:
-    what: str               # "SEW=8 VLMAX=16" or "VLEN=128 ... vredmax.vs v2, v8, v1"
+    what: str  # "SEW=8 VLMAX=16" or "VLEN=128 ... vredmax.vs v2, v8, v1"
     sew: int
     vlmax: int
     verdict: Verdict
@@ -55,7 +64,7 @@ class SymbolicCheck:
     seconds: float
     paths: int = 0
     solver: str = ""
-    every: bool = False     # proved for every VLMAX (induction over the unit's loop), not one VLMAX
+    every: bool = False  # proved for every VLMAX (induction over the unit's loop), not one VLMAX
 
 
 @dataclass
@@ -63,20 +72,20 @@ class Options:
     random: int = 50
     seed: int = 0
     timeout_s: float = 120.0
-    limit_s: float = 60.0             # one concrete call
+    limit_s: float = 60.0  # one concrete call
     symbolic_vlmax: int | None = None
     solver: str = "auto"
     engine_python: str | None = None
-    elens: tuple = (32, 64)            # both ELENs, as `prove` (--elen narrows)
-    sews: tuple = ()                  # the SEWs the symbolic method covers (empty: every one)
-    memory_mb: int | None = limits.DEFAULT_MEMORY_MB   # each child running the compiled code
+    elens: tuple = (32, 64)  # both ELENs, as `prove` (--elen narrows)
+    sews: tuple = ()  # the SEWs the symbolic method covers (empty: every one)
+    memory_mb: int | None = limits.DEFAULT_MEMORY_MB  # each child running the compiled code
 
 
 @dataclass
 class CReport:
     level: str
-    concrete: list = field(default_factory=list)        # ConcreteResult, plain pass
-    sanitized: list = field(default_factory=list)       # ConcreteResult, sanitized pass
+    concrete: list = field(default_factory=list)  # ConcreteResult, plain pass
+    sanitized: list = field(default_factory=list)  # ConcreteResult, sanitized pass
     symbolic: list[SymbolicCheck] = field(default_factory=list)
     counterexample: Counterexample | None = None
     errors: list[str] = field(default_factory=list)
@@ -113,8 +122,10 @@ class CReport:
     def every_vlmax(self) -> bool:
         """The proof covers every VLMAX at each SEW checked (no bound)."""
         sews = {c.sew for c in self.symbolic}
-        return bool(sews) and all(any(c.every and c.verdict == Verdict.PROVED for c in self.symbolic if c.sew == sew)
-                                  for sew in sews)
+        return bool(sews) and all(
+            any(c.every and c.verdict == Verdict.PROVED for c in self.symbolic if c.sew == sew)
+            for sew in sews
+        )
 
     def bounds(self) -> list[str]:
         """What the symbolic method proved, per SEW: the largest VLMAX reached."""
@@ -127,14 +138,20 @@ class CReport:
             vlmaxes = sorted({c.vlmax for c in proved})
             every = [c for c in proved if c.every]
             if every:
-                lines.append(f"SEW={sew}: every input at every VLMAX (up to {vlmaxes[-1]}): {every[0].detail}")
+                lines.append(
+                    f"SEW={sew}: every input at every VLMAX (up to {vlmaxes[-1]}): {every[0].detail}"
+                )
             elif self.level == "unit":
-                lines.append(f"SEW={sew}: every input at VLMAX {', '.join(map(str, vlmaxes))} "
-                             f"(up to {vlmaxes[-1]} elements; {sum(c.seconds for c in proved):.0f} s)")
+                lines.append(
+                    f"SEW={sew}: every input at VLMAX {', '.join(map(str, vlmaxes))} "
+                    f"(up to {vlmaxes[-1]} elements; {sum(c.seconds for c in proved):.0f} s)"
+                )
             else:
-                configs = sorted({c.what.split(': ')[0] for c in proved})
-                lines.append(f"SEW={sew}: VLMAX up to {vlmaxes[-1]} ({'; '.join(configs)}; "
-                             f"{len(proved)} checks over {len(STEP_WORDS)} instruction words)")
+                configs = sorted({c.what.split(": ")[0] for c in proved})
+                lines.append(
+                    f"SEW={sew}: VLMAX up to {vlmaxes[-1]} ({'; '.join(configs)}; "
+                    f"{len(proved)} checks over {len(STEP_WORDS)} instruction words)"
+                )
         return lines
 
 
@@ -161,14 +178,19 @@ def check_c(built: Built, configs: list[Config], options: Options, say=None) -> 
     say = say or (lambda text: None)
     start = time.perf_counter()
     report = CReport(built.level)
-    for which, results, requested in ((concrete.PLAIN, report.concrete, options.random),
-                                      (concrete.SANITIZED, report.sanitized, max(1, options.random // 4))):
+    for which, results, requested in (
+        (concrete.PLAIN, report.concrete, options.random),
+        (concrete.SANITIZED, report.sanitized, max(1, options.random // 4)),
+    ):
+
         def on_config(result, which=which):
             if result.counterexample is not None or result.error:
                 say(f"{which}: {result.cfg}: {'counterexample' if result.counterexample else 'error'}")
+
         try:
-            results += concrete.run_pass(built, which, configs, options.seed, requested, options.limit_s,
-                                         on_config, options.memory_mb)
+            results += concrete.run_pass(
+                built, which, configs, options.seed, requested, options.limit_s, on_config, options.memory_mb
+            )
         except concrete.CheckerFault as fault:
             report.errors.append(f"checker fault in the {which} runs (please report it): {fault}")
             break
@@ -194,22 +216,34 @@ def check_c(built: Built, configs: list[Config], options: Options, say=None) -> 
     else:
         _symbolic_step(built, python, options, report, say)
     if not report.symbolic:
-        report.unknowns.append(f"no symbolic check is within the bound (--symbolic-vlmax {options.symbolic_vlmax}, "
-                               "the SEWs chosen): the concrete runs found nothing, but nothing is proved")
+        report.unknowns.append(
+            f"no symbolic check is within the bound (--symbolic-vlmax {options.symbolic_vlmax}, "
+            "the SEWs chosen): the concrete runs found nothing, but nothing is proved"
+        )
     report.seconds = time.perf_counter() - start
     return report
 
 
 def _symbolic_unit(built, python, options, report, say) -> None:
     bound = options.symbolic_vlmax if options.symbolic_vlmax is not None else DEFAULT_UNIT_VLMAX
-    elen = max(options.elens)     # a unit has no ELEN of its own: every SEW some ELEN allows
+    elen = max(options.elens)  # a unit has no ELEN of its own: every SEW some ELEN allows
     for sew in (s for s in (options.sews or SEWS) if s <= elen):
         if bound > 0 and _every_vlmax(built, python, options, report, say, sew, elen):
             continue
         for n in unit_vlmaxes(sew, bound, elen):
-            result, inputs = symbolic.prove_unit(python, built.plain, sew, n, options.timeout_s, options.solver)
-            check = SymbolicCheck(f"SEW={sew} VLMAX={n}", sew, n, result.verdict, result.detail, result.seconds,
-                                  result.paths, result.solver)
+            result, inputs = symbolic.prove_unit(
+                python, built.plain, sew, n, options.timeout_s, options.solver
+            )
+            check = SymbolicCheck(
+                f"SEW={sew} VLMAX={n}",
+                sew,
+                n,
+                result.verdict,
+                result.detail,
+                result.seconds,
+                result.paths,
+                result.solver,
+            )
             report.symbolic.append(check)
             say(f"symbolic {check.what}: {check.verdict.value} ({check.seconds:.1f} s)")
             if result.verdict == Verdict.COUNTEREXAMPLE:
@@ -228,10 +262,23 @@ def _every_vlmax(built, python, options, report, say, sew: int, elen: int) -> bo
     result = unit_loop.prove_unit_loop(python, built.plain, sew, vlmaxes, options.timeout_s, options.solver)
     say(f"symbolic SEW={sew} every VLMAX: {result.verdict.value} ({result.seconds:.1f} s)")
     if result.verdict != Verdict.PROVED:
-        report.notes.append(f"SEW={sew}: not proved for every VLMAX ({result.detail}); the bounded method instead")
+        report.notes.append(
+            f"SEW={sew}: not proved for every VLMAX ({result.detail}); the bounded method instead"
+        )
         return False
-    report.symbolic.append(SymbolicCheck(f"SEW={sew} every VLMAX", sew, vlmaxes[-1], result.verdict, result.detail,
-                                         result.seconds, result.paths, result.solver, every=True))
+    report.symbolic.append(
+        SymbolicCheck(
+            f"SEW={sew} every VLMAX",
+            sew,
+            vlmaxes[-1],
+            result.verdict,
+            result.detail,
+            result.seconds,
+            result.paths,
+            result.solver,
+            every=True,
+        )
+    )
     return True
 
 
@@ -241,20 +288,36 @@ def step_solver(solver: str) -> str:
     if solver != "auto":
         return solver
     from vredmax.proofs.engine.solvers import available
+
     return "bitwuzla" if available("bitwuzla") else "z3"
 
 
 def _symbolic_step(built, python, options, report, say) -> None:
     solver = step_solver(options.solver)
     bound = options.symbolic_vlmax if options.symbolic_vlmax is not None else DEFAULT_STEP_VLMAX
-    configs = sorted((c for elen in options.elens for c in legal_configs(elen, [STEP_VLEN], options.sews or SEWS)
-                      if c.vlmax <= bound), key=lambda c: (c.vlmax, -c.sew, -c.elen))
+    configs = sorted(
+        (
+            c
+            for elen in options.elens
+            for c in legal_configs(elen, [STEP_VLEN], options.sews or SEWS)
+            if c.vlmax <= bound
+        ),
+        key=lambda c: (c.vlmax, -c.sew, -c.elen),
+    )
     for cfg in configs:
         for fields in STEP_WORDS:
             result, case = symbolic.prove_step(python, built.plain, cfg, options.timeout_s, solver, fields)
             what = f"{cfg}: vd=v{fields.vd} vs2=v{fields.vs2} vs1=v{fields.vs1} vm={fields.vm}"
-            check = SymbolicCheck(what, cfg.sew, cfg.vlmax, result.verdict, result.detail, result.seconds,
-                                  result.paths, result.solver)
+            check = SymbolicCheck(
+                what,
+                cfg.sew,
+                cfg.vlmax,
+                result.verdict,
+                result.detail,
+                result.seconds,
+                result.paths,
+                result.solver,
+            )
             report.symbolic.append(check)
             say(f"symbolic {what}: {check.verdict.value} ({check.seconds:.1f} s)")
             if result.verdict == Verdict.COUNTEREXAMPLE:
@@ -269,22 +332,45 @@ def with_plain_values(built: Built, cx: Counterexample) -> Counterexample:
     if "well-defined C" not in cx.spec or len(cx.spec) > 1:
         return cx
     plain = concrete.replay(built, cx.cfg, cx.pre, cx.insn)
-    if "well-defined C" in plain.spec:      # the plain build crashed too
+    if "well-defined C" in plain.spec:  # the plain build crashed too
         return cx
     if not plain.differing:
         plain = judged_values(cx.cfg, cx.pre, cx.insn, plain)
-    return Counterexample(cx.cfg, cx.pre, cx.insn, plain.tail, {**cx.spec, **plain.spec}, {**cx.other, **plain.other},
-                          cx.other_label, plain.spec_reason, cx.notes + plain.notes, {**plain.widths, **cx.widths})
+    return Counterexample(
+        cx.cfg,
+        cx.pre,
+        cx.insn,
+        plain.tail,
+        {**cx.spec, **plain.spec},
+        {**cx.other, **plain.other},
+        cx.other_label,
+        plain.spec_reason,
+        cx.notes + plain.notes,
+        {**plain.widths, **cx.widths},
+    )
 
 
 def judged_values(cfg, pre, insn, plain: Counterexample) -> Counterexample:
     """The plain build's case was allowed: show the spec's vd[0] on both sides all the same."""
     from vredmax.impl.execute import execute
+
     result = execute(pre, insn, tail=plain.tail)
     value = result.state.regs[insn.vd] & ((1 << cfg.sew) - 1)
-    return Counterexample(cfg, pre, insn, plain.tail, {"vd[0]": value}, {"vd[0]": value}, plain.other_label,
-                          result.reason, plain.notes + ["the plain build's outcome here is allowed by the spec: "
-                                                        "only the sanitizer sees the undefined behaviour"])
+    return Counterexample(
+        cfg,
+        pre,
+        insn,
+        plain.tail,
+        {"vd[0]": value},
+        {"vd[0]": value},
+        plain.other_label,
+        result.reason,
+        plain.notes
+        + [
+            "the plain build's outcome here is allowed by the spec: "
+            "only the sanitizer sees the undefined behaviour"
+        ],
+    )
 
 
 def tidied(built: Built, cx: Counterexample) -> Counterexample:
@@ -305,14 +391,19 @@ def _replayed(built, report, cfg, pre, insn, check, model_from: str = "z3") -> N
     cx = concrete.replay(built, cfg, pre, insn)
     if cx.differing:
         report.counterexample = tidied(built, cx)
-        report.counterexample_source = (f"{check.what}: the symbolic method ({model_from}'s model), "
-                                        "replayed on the compiled code")
+        report.counterexample_source = (
+            f"{check.what}: the symbolic method ({model_from}'s model), replayed on the compiled code"
+        )
         return
     if model_from == "bitwuzla":
         check.verdict = Verdict.UNKNOWN
-        check.detail = ("bitwuzla refuted the property, but its model, replayed on the compiled code, shows "
-                        "no difference (and Z3 gave no model)")
+        check.detail = (
+            "bitwuzla refuted the property, but its model, replayed on the compiled code, shows "
+            "no difference (and Z3 gave no model)"
+        )
         return
     check.verdict = Verdict.ERROR
-    check.detail = ("checker fault: the solver's counterexample does not replay on the compiled code "
-                    "(angr's model of the code and the code disagree; please report it)")
+    check.detail = (
+        "checker fault: the solver's counterexample does not replay on the compiled code "
+        "(angr's model of the code and the code disagree; please report it)"
+    )

@@ -29,8 +29,10 @@ def operands(pre: ArchState, insn, cfg: Config) -> tuple[int, bytes, bytes]:
     """(seed, the vs2 group's elements as bytes, the active flags as 0/1 bytes), as
     impl.execute.operands reads them (registers past v31 wrap around)."""
     vlenb = cfg.vlen // 8
-    group = b"".join(pre.regs[(insn.vs2 + k) % 32].to_bytes(vlenb, "little") for k in range(cfg.group_registers))
-    group = group[:cfg.vlmax * cfg.sew // 8]
+    group = b"".join(
+        pre.regs[(insn.vs2 + k) % 32].to_bytes(vlenb, "little") for k in range(cfg.group_registers)
+    )
+    group = group[: cfg.vlmax * cfg.sew // 8]
     seed = pre.regs[insn.vs1] & ((1 << cfg.sew) - 1)
     n, vl = cfg.vlmax, min(pre.vl, cfg.vlmax)
     if insn.vm:
@@ -55,7 +57,13 @@ def plainly_allowed(cfg: Config, pre: ArchState, insn, kind: str, post: ArchStat
     """True only when a retired vl > 0 post-state is clearly what the architecture allows:
     vd[0] the expected value, vd's tail kept (or all ones under vta), nothing else changed,
     vstart 0, VS Dirty. False means: ask the full judge."""
-    if kind != "retired" or post.vl != pre.vl or post.vtype != pre.vtype or post.vstart != 0 or post.vs != VS_DIRTY:
+    if (
+        kind != "retired"
+        or post.vl != pre.vl
+        or post.vtype != pre.vtype
+        or post.vstart != 0
+        or post.vs != VS_DIRTY
+    ):
         return False
     vd, sew = insn.vd, cfg.sew
     if post.regs[vd] & ((1 << sew) - 1) != expected:

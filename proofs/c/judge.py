@@ -29,14 +29,34 @@ def judged(cfg: Config, pre: ArchState, insn: Insn, kind: str, post: ArchState, 
     return judge_step(cfg, pre, insn, tail, kind, post, notes)
 
 
-def undefined(cfg: Config, pre: ArchState, insn: Insn, kind: str | None, post: ArchState | None,
-              what: str, report: list[str]) -> Counterexample:
+def undefined(
+    cfg: Config,
+    pre: ArchState,
+    insn: Insn,
+    kind: str | None,
+    post: ArchState | None,
+    what: str,
+    report: list[str],
+) -> Counterexample:
     """A case on which the code has undefined behaviour (or crashed): whatever it computed
     here, another compiler or flag may make it compute anything."""
-    base = (judged(cfg, pre, insn, kind, post) if kind is not None
-            else Counterexample(cfg, pre, insn, "undisturbed", {}, {}, LABEL))
+    base = (
+        judged(cfg, pre, insn, kind, post)
+        if kind is not None
+        else Counterexample(cfg, pre, insn, "undisturbed", {}, {}, LABEL)
+    )
     spec_values = {"well-defined C": True, **base.spec}
     impl_values = {"well-defined C": False, **base.other}
     notes = [what] + [f"  {line}" for line in report] + base.notes
-    return Counterexample(cfg, pre, insn, base.tail, spec_values, impl_values, LABEL, base.spec_reason,
-                          notes, {**base.widths, "well-defined C": 1})
+    return Counterexample(
+        cfg,
+        pre,
+        insn,
+        base.tail,
+        spec_values,
+        impl_values,
+        LABEL,
+        base.spec_reason,
+        notes,
+        {**base.widths, "well-defined C": 1},
+    )

@@ -43,7 +43,7 @@ from vredmax.runtime import limits
 ENGINE_VARIABLE = "VREDMAX_ANGR_PYTHON"
 ENGINE_SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "angr_run.py")
 ENGINE_MARGIN_S = 30
-VREGS_ADDRESS = 0x40000000     # where angr_run.py puts the register file
+VREGS_ADDRESS = 0x40000000  # where angr_run.py puts the register file
 FIELD_BITS = (31 << 7) | (31 << 15) | (31 << 20) | (1 << 25)
 
 
@@ -56,7 +56,7 @@ class SymbolicResult:
     steps: int = 0
     case: tuple[ArchState, Insn] | None = None
     solver: str = ""
-    model_from: str = ""     # whose model a counterexample's case is: "z3", or "bitwuzla" (Z3 gave none)
+    model_from: str = ""  # whose model a counterexample's case is: "z3", or "bitwuzla" (Z3 gave none)
 
 
 class EngineMissing(Exception):
@@ -76,8 +76,10 @@ def engine_python(explicit: str | None = None) -> str:
     sibling = os.path.join(os.path.dirname(sys.prefix), ".venv-angr", "bin", "python")
     if os.path.isfile(sibling):
         return sibling
-    raise EngineMissing(f"angr is not installed: make angr (a .venv-angr next to {sys.prefix}), or set "
-                        f"{ENGINE_VARIABLE} to a Python that has it")
+    raise EngineMissing(
+        f"angr is not installed: make angr (a .venv-angr next to {sys.prefix}), or set "
+        f"{ENGINE_VARIABLE} to a Python that has it"
+    )
 
 
 class Engine:
@@ -94,9 +96,15 @@ class Engine:
     def _start(self) -> None:
         self.errors = tempfile.TemporaryFile(mode="w+")
         # angr runs the compiled code's instructions: fenced in as the concrete runs are
-        self.process = subprocess.Popen([self.python, ENGINE_SCRIPT], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                        stderr=self.errors, text=True, bufsize=1,
-                                        preexec_fn=limits.before_exec(limits.DEFAULT_MEMORY_MB))
+        self.process = subprocess.Popen(
+            [self.python, ENGINE_SCRIPT],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=self.errors,
+            text=True,
+            bufsize=1,
+            preexec_fn=limits.before_exec(limits.DEFAULT_MEMORY_MB),
+        )
 
     def stop(self) -> None:
         if self.process is not None:
@@ -146,12 +154,12 @@ def _paths(result: dict) -> list[tuple[dict, z3.BoolRef]]:
     for assertion in z3.parse_smt2_string(result["smt2"]):
         name, term = assertion.arg(0), assertion.arg(1)
         if not z3.is_const(name) or str(name) not in result["outputs"]:
-            name, term = term, name      # the printer may put the constant second
+            name, term = term, name  # the printer may put the constant second
         terms[str(name)] = term
     paths = []
     for k in range(result["paths"]):
         suffix = f"_p{k}"
-        outputs = {name[:-len(suffix)]: term for name, term in terms.items() if name.endswith(suffix)}
+        outputs = {name[: -len(suffix)]: term for name, term in terms.items() if name.endswith(suffix)}
         paths.append((outputs, outputs.pop("path")))
     return paths
 
@@ -216,6 +224,7 @@ def _coverage(domain, path, timeout_ms: int) -> str | None:
 
 # A reduction unit -----------------------------------------------------------------------------
 
+
 def spec_fold(sew: int, seed, elements, flags):
     acc = z3.Extract(sew - 1, 0, seed)
     for element, flag in zip(elements, flags):
@@ -235,10 +244,14 @@ def is_spec_fold(sew: int, seed, elements, flags, result):
     return z3.And(bound, member)
 
 
-def prove_unit(python: str, library: str, sew: int, n: int, timeout_s: float, solver: str) -> tuple[SymbolicResult, dict | None]:
+def prove_unit(
+    python: str, library: str, sew: int, n: int, timeout_s: float, solver: str
+) -> tuple[SymbolicResult, dict | None]:
     """The unit over n elements at SEW; with a counterexample, its inputs (seed, elements, flags)."""
     start = time.perf_counter()
-    result = run_engine(python, {"library": library, "level": "unit", "sew": sew, "n": n, "timeout_s": timeout_s})
+    result = run_engine(
+        python, {"library": library, "level": "unit", "sew": sew, "n": n, "timeout_s": timeout_s}
+    )
     if "incomplete" in result:
         return SymbolicResult(Verdict.UNKNOWN, result["incomplete"], time.perf_counter() - start), None
     paths = _paths(result)
@@ -251,28 +264,40 @@ def prove_unit(python: str, library: str, sew: int, n: int, timeout_s: float, so
     lost = _coverage(domain, _any(p for _, p in paths), timeout_ms)
     if lost:
         return SymbolicResult(Verdict.UNKNOWN, lost, time.perf_counter() - start, **base), None
-    answer, query = _per_path(domain, [(p, is_spec_fold(sew, seed, elements, flags, z3.Extract(sew - 1, 0, o["ret"])))
-                                       for o, p in paths], timeout_ms, solver)
+    answer, query = _per_path(
+        domain,
+        [(p, is_spec_fold(sew, seed, elements, flags, z3.Extract(sew - 1, 0, o["ret"]))) for o, p in paths],
+        timeout_ms,
+        solver,
+    )
     found = SymbolicResult(answer.verdict, answer.detail, time.perf_counter() - start, solver=solver, **base)
     if answer.verdict != Verdict.COUNTEREXAMPLE:
         return found, None
     valuation = _valuation(answer, domain, query, timeout_ms)
     if valuation is None:
-        found.verdict, found.detail = Verdict.UNKNOWN, f"the solver refuted it but gave no model ({answer.detail})"
+        found.verdict, found.detail = (
+            Verdict.UNKNOWN,
+            f"the solver refuted it but gave no model ({answer.detail})",
+        )
         return found, None
     value, found.model_from = valuation
-    return found, {"seed": value(seed) & ((1 << sew) - 1), "elements": [value(e) for e in elements],
-                   "flags": [value(f) for f in flags]}
+    return found, {
+        "seed": value(seed) & ((1 << sew) - 1),
+        "elements": [value(e) for e in elements],
+        "flags": [value(f) for f in flags],
+    }
 
 
 # A whole instruction step ----------------------------------------------------------------------
+
 
 def step_domain(cfg: Config):
     """The symbolic pre-state and instruction word, and the domain's conditions."""
     pre = spec.symbolic_state(cfg)
     word = z3.BitVec("insn", 32)
-    insn = spec.SymbolicInsn(z3.Extract(11, 7, word), z3.Extract(24, 20, word), z3.Extract(19, 15, word),
-                             z3.Extract(25, 25, word))
+    insn = spec.SymbolicInsn(
+        z3.Extract(11, 7, word), z3.Extract(24, 20, word), z3.Extract(19, 15, word), z3.Extract(25, 25, word)
+    )
     fixed = encode(Insn(0, 0, 0, 0))
     domain = spec.in_configuration(cfg, pre) + [word & ~FIELD_BITS & 0xFFFFFFFF == fixed]
     return pre, word, insn, domain
@@ -284,7 +309,9 @@ def _smt2(conditions) -> str:
     return solver.to_smt2()
 
 
-def prove_step(python: str, library: str, cfg: Config, timeout_s: float, solver: str, fields: Insn | None = None):
+def prove_step(
+    python: str, library: str, cfg: Config, timeout_s: float, solver: str, fields: Insn | None = None
+):
     """The step at one configuration (`fields`: one instruction word, else every vd, vs2, vs1
     and vm); with a counterexample, its concrete (pre, insn)."""
     start = time.perf_counter()
@@ -292,8 +319,12 @@ def prove_step(python: str, library: str, cfg: Config, timeout_s: float, solver:
     if fields is not None:
         domain.append(word == encode(fields))
         # the fields as numbers: the spec's Select(regs, vd) is then the register itself
-        insn = spec.SymbolicInsn(*(z3.BitVecVal(getattr(fields, name), size)
-                                   for name, size in (("vd", 5), ("vs2", 5), ("vs1", 5), ("vm", 1))))
+        insn = spec.SymbolicInsn(
+            *(
+                z3.BitVecVal(getattr(fields, name), size)
+                for name, size in (("vd", 5), ("vs2", 5), ("vs1", 5), ("vm", 1))
+            )
+        )
     # angr sees the register file as v0..v31 and the CSRs by name; the spec's array is made of
     # them (a Select at a known index is then the register itself, no array reasoning)
     regs = [z3.BitVec(f"v{r}", cfg.vlen) for r in range(32)]
@@ -301,9 +332,15 @@ def prove_step(python: str, library: str, cfg: Config, timeout_s: float, solver:
     for r in range(32):
         array = z3.Store(array, r, regs[r])
     pre = pre.with_(regs=array)
-    job = {"library": library, "level": "step", "vlen": cfg.vlen, "elen": cfg.elen, "timeout_s": timeout_s,
-           "insn": None if fields is None else encode(fields),
-           "domain": _smt2(domain)}
+    job = {
+        "library": library,
+        "level": "step",
+        "vlen": cfg.vlen,
+        "elen": cfg.elen,
+        "timeout_s": timeout_s,
+        "insn": None if fields is None else encode(fields),
+        "domain": _smt2(domain),
+    }
     result = run_engine(python, job)
     if "incomplete" in result:
         return SymbolicResult(Verdict.UNKNOWN, result["incomplete"], time.perf_counter() - start), None
@@ -313,19 +350,33 @@ def prove_step(python: str, library: str, cfg: Config, timeout_s: float, solver:
     lost = _coverage(domain, _any(p for _, p in paths), timeout_ms)
     if lost:
         return SymbolicResult(Verdict.UNKNOWN, lost, time.perf_counter() - start, **base), None
-    answer, query = _per_path(domain, [(path, register_wise(_step_goal(cfg, pre, insn, outputs)))
-                                            for outputs, path in paths], timeout_ms, solver)
+    answer, query = _per_path(
+        domain,
+        [(path, register_wise(_step_goal(cfg, pre, insn, outputs))) for outputs, path in paths],
+        timeout_ms,
+        solver,
+    )
     found = SymbolicResult(answer.verdict, answer.detail, time.perf_counter() - start, solver=solver, **base)
     if answer.verdict != Verdict.COUNTEREXAMPLE:
         return found, None
     valuation = _valuation(answer, domain, query, timeout_ms)
     if valuation is None:
-        found.verdict, found.detail = Verdict.UNKNOWN, f"the solver refuted it but gave no model ({answer.detail})"
+        found.verdict, found.detail = (
+            Verdict.UNKNOWN,
+            f"the solver refuted it but gave no model ({answer.detail})",
+        )
         return found, None
     value, found.model_from = valuation
     fields = Insn(vd=value(insn.vd), vs2=value(insn.vs2), vs1=value(insn.vs1), vm=value(insn.vm))
-    state = ArchState(cfg.vlen, cfg.elen, tuple(value(regs[r]) for r in range(32)),
-                      value(pre.vtype), value(pre.vl), value(pre.vstart), value(pre.vs))
+    state = ArchState(
+        cfg.vlen,
+        cfg.elen,
+        tuple(value(regs[r]) for r in range(32)),
+        value(pre.vtype),
+        value(pre.vl),
+        value(pre.vstart),
+        value(pre.vs),
+    )
     return found, (state, fields)
 
 
@@ -357,9 +408,20 @@ def _step_goal(cfg: Config, pre, insn, outputs: dict):
     for r in range(32):
         post_regs = z3.Store(post_regs, r, outputs[f"post_v{r}"])
     vs32 = outputs["post_vs"]
-    post = ArchState(cfg.vlen, cfg.elen, post_regs, outputs["post_vtype"], outputs["post_vl"],
-                     outputs["post_vstart"], z3.Extract(1, 0, vs32))
+    post = ArchState(
+        cfg.vlen,
+        cfg.elen,
+        post_regs,
+        outputs["post_vtype"],
+        outputs["post_vl"],
+        outputs["post_vstart"],
+        z3.Extract(1, 0, vs32),
+    )
     ret = outputs["ret"]
     outcome = spec.Outcome(ret != 0, ret == 1)
-    return z3.And(z3.ULE(ret, 2), z3.ULT(vs32, 4), outputs["post_vregs_pointer"] == VREGS_ADDRESS,
-                  spec.relation(cfg, pre, insn, outcome, post))
+    return z3.And(
+        z3.ULE(ret, 2),
+        z3.ULT(vs32, 4),
+        outputs["post_vregs_pointer"] == VREGS_ADDRESS,
+        spec.relation(cfg, pre, insn, outcome, post),
+    )

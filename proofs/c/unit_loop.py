@@ -91,7 +91,9 @@ def _trip_indices(plan, unit, k, guarded: bool):
 
 def _bound(plan, unit, k):
     visited = k * plan["stride"]
-    return z3.And(z3.ULE(k, unit.n), z3.ULT(visited, unit.n) if plan["bound"] == "lt" else z3.ULE(visited, unit.n))
+    return z3.And(
+        z3.ULE(k, unit.n), z3.ULT(visited, unit.n) if plan["bound"] == "lt" else z3.ULE(visited, unit.n)
+    )
 
 
 def _template(kind, rep, sew, a, x, init, value):
@@ -115,27 +117,52 @@ def _exit_goal(plan, unit, k, a, x, ret):
 def obligations(result: dict, sew: int, vlmaxes) -> list[tuple[str, list, object]]:
     """(what, assumptions, goal) of the induction, from the engine's terms."""
     terms, plan, unit = _terms(result), result["plan"], _Unit(sew, vlmaxes)
-    facts = [z3.BitVec(name, 8) == z3.Select(unit.bytes if region == "e" else unit.flags, terms[f"addr_{name}"])
-             for name, region in result["loads"]]
+    facts = [
+        z3.BitVec(name, 8) == z3.Select(unit.bytes if region == "e" else unit.flags, terms[f"addr_{name}"])
+        for name, region in result["loads"]
+    ]
     given = unit.domain + facts
     counts = result["counts"]
     kept = {r: v for r, v in plan["locations"].items() if v[0] != "havoc"}
     init = {r: terms[f"init_{r}"] for r in kept}
     entry_paths = [terms["path_h0"]] + [terms[f"path_e{i}"] for i in range(counts["e"])]
     found = [("the entry's paths cover every n", given, _any(entry_paths))]
-    shapes = [init[r] == (z3.SignExt if rep == "sext" else z3.ZeroExt)(64 - sew, z3.Extract(sew - 1, 0, init[r]))
-              for r, (kind, rep) in kept.items() if kind in ("max", "first") and rep in ("sext", "zext") and sew < 64]
-    found.append(("the invariant at the loop's first arrival", given,
-                  z3.Implies(terms["path_h0"], _all([_bound(plan, unit, z3.BitVecVal(0, 64))] + shapes))))
+    shapes = [
+        init[r] == (z3.SignExt if rep == "sext" else z3.ZeroExt)(64 - sew, z3.Extract(sew - 1, 0, init[r]))
+        for r, (kind, rep) in kept.items()
+        if kind in ("max", "first") and rep in ("sext", "zext") and sew < 64
+    ]
+    found.append(
+        (
+            "the invariant at the loop's first arrival",
+            given,
+            z3.Implies(terms["path_h0"], _all([_bound(plan, unit, z3.BitVecVal(0, 64))] + shapes)),
+        )
+    )
     zero = z3.BitVecVal(0, 64)
     for i in range(counts["e"]):
-        indices, goal = _exit_goal(plan, unit, zero, z3.BoolVal(False), z3.BitVec("unused_x", sew), terms[f"ret_e{i}"])
-        found.append((f"the entry's return {i}", given + unit.flag_domain(indices),
-                      z3.Implies(terms[f"path_e{i}"], goal)))
+        indices, goal = _exit_goal(
+            plan, unit, zero, z3.BoolVal(False), z3.BitVec("unused_x", sew), terms[f"ret_e{i}"]
+        )
+        found.append(
+            (
+                f"the entry's return {i}",
+                given + unit.flag_domain(indices),
+                z3.Implies(terms[f"path_e{i}"], goal),
+            )
+        )
     k, a, x = z3.BitVec("ghost_k", 64), z3.BitVec("ghost_a", 1) == 1, z3.BitVec("ghost_x", sew)
     at_head = given + [terms["path_h0"], _bound(plan, unit, k)]
-    trip_paths = [terms[f"path_t{i}"] for i in range(counts["t"])] + [terms[f"path_r{i}"] for i in range(counts["r"])]
-    found.append(("the trip's paths cover the invariant", at_head, _any(trip_paths) if trip_paths else z3.BoolVal(False)))
+    trip_paths = [terms[f"path_t{i}"] for i in range(counts["t"])] + [
+        terms[f"path_r{i}"] for i in range(counts["r"])
+    ]
+    found.append(
+        (
+            "the trip's paths cover the invariant",
+            at_head,
+            _any(trip_paths) if trip_paths else z3.BoolVal(False),
+        )
+    )
     visited = _trip_indices(plan, unit, k, False)
     a1, x1 = unit.fold(a, x, visited)
     k1 = k + 1
@@ -143,37 +170,72 @@ def obligations(result: dict, sew: int, vlmaxes) -> list[tuple[str, list, object
         goals = [_bound(plan, unit, k1)]
         for r, (kind, extra) in kept.items():
             value = terms[f"{r}_t{i}"]
-            goals.append(value == init[r] + k1 * extra if kind == "affine"
-                         else _template(kind, extra, sew, a1, x1, init[r], value))
-        found.append((f"the invariant after a trip (path {i})", at_head + unit.flag_domain(visited),
-                      z3.Implies(terms[f"path_t{i}"], _all(goals))))
+            goals.append(
+                value == init[r] + k1 * extra
+                if kind == "affine"
+                else _template(kind, extra, sew, a1, x1, init[r], value)
+            )
+        found.append(
+            (
+                f"the invariant after a trip (path {i})",
+                at_head + unit.flag_domain(visited),
+                z3.Implies(terms[f"path_t{i}"], _all(goals)),
+            )
+        )
     for i in range(counts["r"]):
         indices, goal = _exit_goal(plan, unit, k, a, x, terms[f"ret_r{i}"])
-        found.append((f"the loop's return {i}", at_head + unit.flag_domain(indices),
-                      z3.Implies(terms[f"path_r{i}"], goal)))
+        found.append(
+            (
+                f"the loop's return {i}",
+                at_head + unit.flag_domain(indices),
+                z3.Implies(terms[f"path_r{i}"], goal),
+            )
+        )
     return found
 
 
-def prove_unit_loop(python: str, library: str, sew: int, vlmaxes, timeout_s: float, solver: str) -> SymbolicResult:
+def prove_unit_loop(
+    python: str, library: str, sew: int, vlmaxes, timeout_s: float, solver: str
+) -> SymbolicResult:
     """PROVED for every n in `vlmaxes`, or UNKNOWN with the reason (never a counterexample)."""
     start = time.perf_counter()
-    result = run_engine(python, {"library": library, "level": "unit_loop", "sew": sew, "vlmaxes": list(vlmaxes),
-                                 "timeout_s": timeout_s})
+    result = run_engine(
+        python,
+        {
+            "library": library,
+            "level": "unit_loop",
+            "sew": sew,
+            "vlmaxes": list(vlmaxes),
+            "timeout_s": timeout_s,
+        },
+    )
     if "incomplete" in result:
         return SymbolicResult(Verdict.UNKNOWN, result["incomplete"], time.perf_counter() - start)
     engine_s = time.perf_counter() - start
     total = 0.0
     plan = result["plan"]
     kept = sum(kind != "havoc" for kind, _ in plan["locations"].values())
-    where = (f"the loop at {plan['head']:#x} ({plan['direction']}, {plan['stride']} element(s) a trip; "
-             f"{kept} registers and stack slots in the invariant)")
+    where = (
+        f"the loop at {plan['head']:#x} ({plan['direction']}, {plan['stride']} element(s) a trip; "
+        f"{kept} registers and stack slots in the invariant)"
+    )
     for what, assumptions, goal in obligations(result, sew, vlmaxes):
         answer = prove(assumptions, goal, int(timeout_s * 1000), solver)
         total += answer.seconds
         if answer.verdict != Verdict.PROVED:
             detail = answer.detail if answer.verdict != Verdict.COUNTEREXAMPLE else "refuted"
-            return SymbolicResult(Verdict.UNKNOWN, f"induction over {where}: {what}: not proved ({detail})",
-                                  time.perf_counter() - start, steps=result["steps"], solver=solver)
-    return SymbolicResult(Verdict.PROVED, f"every n by induction over {where}; angr {engine_s:.1f} s, "
-                                          f"solver {total:.1f} s", time.perf_counter() - start,
-                          paths=sum(result["counts"].values()), steps=result["steps"], solver=solver)
+            return SymbolicResult(
+                Verdict.UNKNOWN,
+                f"induction over {where}: {what}: not proved ({detail})",
+                time.perf_counter() - start,
+                steps=result["steps"],
+                solver=solver,
+            )
+    return SymbolicResult(
+        Verdict.PROVED,
+        f"every n by induction over {where}; angr {engine_s:.1f} s, solver {total:.1f} s",
+        time.perf_counter() - start,
+        paths=sum(result["counts"].values()),
+        steps=result["steps"],
+        solver=solver,
+    )

@@ -42,11 +42,11 @@ class Circuit:
 
     def __init__(self):
         self.variables = 1
-        self._ands: dict = {}    # the gates made so far, by their inputs (structural hashing)
+        self._ands: dict = {}  # the gates made so far, by their inputs (structural hashing)
         self._xors: dict = {}
         self._ites: dict = {}
-        self.definitions: dict[int, list] = {}   # a gate's variable -> the clauses defining it
-        self.constraints: list = []              # (variables, clauses) that are no definition
+        self.definitions: dict[int, list] = {}  # a gate's variable -> the clauses defining it
+        self.constraints: list = []  # (variables, clauses) that are no definition
 
     def fresh(self) -> int:
         self.variables += 1
@@ -84,7 +84,7 @@ class Circuit:
         return clauses
 
     def and_(self, *lits) -> int:
-        if len(lits) == 2:                 # the common case, without building a set
+        if len(lits) == 2:  # the common case, without building a set
             a, b = lits
             if a == FALSE or b == FALSE or a == -b:
                 return FALSE
@@ -157,6 +157,7 @@ class Circuit:
 
 # Words (tuples of literals, least significant first) ------------------------------------------
 
+
 def constant(value: int, width: int) -> tuple:
     return tuple(TRUE if value >> i & 1 else FALSE for i in range(width))
 
@@ -206,7 +207,7 @@ def remainder(g: Circuit, x, d) -> tuple:
     wide_d = tuple(d) + (FALSE,)
     r = constant(0, width)
     for i in reversed(range(width)):
-        shifted = (x[i],) + r             # r * 2 + x_i, width + 1 bits
+        shifted = (x[i],) + r  # r * 2 + x_i, width + 1 bits
         fits = -less(g, shifted, wide_d, signed=False)
         r = choose(g, fits, subtract(g, shifted, wide_d), shifted)[:width]
     return r
@@ -245,10 +246,13 @@ def _selected_bit(g: Circuit, cases) -> int:
 
 
 def store(g: Circuit, array, index, value) -> tuple:
-    return tuple(choose(g, equal(g, index, constant(k, len(index))), value, old) for k, old in enumerate(array))
+    return tuple(
+        choose(g, equal(g, index, constant(k, len(index))), value, old) for k, old in enumerate(array)
+    )
 
 
 # Terms -----------------------------------------------------------------------------------------
+
 
 def _fresh_value(g: Circuit, sort):
     kind = sort.kind()
@@ -272,6 +276,7 @@ def _n_ary(op):
         for arg in args[1:]:
             result = op(g, result, arg)
         return result
+
     return apply
 
 
@@ -285,10 +290,10 @@ def _distinct(g, term, args):
 
 def _extract(g, term, args):
     hi, lo = term.params()
-    return args[0][lo:hi + 1]
+    return args[0][lo : hi + 1]
 
 
-def _concat(g, term, args):   # the first argument is the most significant
+def _concat(g, term, args):  # the first argument is the most significant
     return tuple(bit for arg in reversed(args) for bit in arg)
 
 
@@ -300,6 +305,7 @@ def _compare(name):
         x, y = args if not swap else args[::-1]
         below = less(g, x, y, signed)
         return below if strict else -below
+
     return apply
 
 
@@ -333,10 +339,14 @@ OPERATORS = {
     z3.Z3_OP_BNEG: lambda g, t, a: subtract(g, constant(0, len(a[0])), a[0]),
     z3.Z3_OP_BUREM: lambda g, t, a: remainder(g, a[0], a[1]),
     z3.Z3_OP_BUREM_I: lambda g, t, a: remainder(g, a[0], a[1]),
-    z3.Z3_OP_ULT: _compare("ult"), z3.Z3_OP_ULEQ: _compare("ule"),
-    z3.Z3_OP_UGT: _compare("ugt"), z3.Z3_OP_UGEQ: _compare("uge"),
-    z3.Z3_OP_SLT: _compare("slt"), z3.Z3_OP_SLEQ: _compare("sle"),
-    z3.Z3_OP_SGT: _compare("sgt"), z3.Z3_OP_SGEQ: _compare("sge"),
+    z3.Z3_OP_ULT: _compare("ult"),
+    z3.Z3_OP_ULEQ: _compare("ule"),
+    z3.Z3_OP_UGT: _compare("ugt"),
+    z3.Z3_OP_UGEQ: _compare("uge"),
+    z3.Z3_OP_SLT: _compare("slt"),
+    z3.Z3_OP_SLEQ: _compare("sle"),
+    z3.Z3_OP_SGT: _compare("sgt"),
+    z3.Z3_OP_SGEQ: _compare("sge"),
     z3.Z3_OP_SELECT: lambda g, t, a: select(g, a[0], a[1]),
     z3.Z3_OP_STORE: lambda g, t, a: store(g, a[0], a[1], a[2]),
     z3.Z3_OP_CONST_ARRAY: _const_array,
@@ -372,10 +382,10 @@ class Blaster:
         self.circuit = Circuit()
         self._values: dict[int, object] = {}
         self._shared: dict[tuple, object] = {}
-        self._partial: dict[int, list] = {}       # bit-vector variable -> bits defined so far
-        self._selected: dict[int, tuple] = {}     # a select's value -> (array, index)
-        self._stored: dict[int, tuple] = {}       # a store's value -> (index, stored value)
-        self._applications: dict[int, list] = {}   # function -> [(arguments, result)]
+        self._partial: dict[int, list] = {}  # bit-vector variable -> bits defined so far
+        self._selected: dict[int, tuple] = {}  # a select's value -> (array, index)
+        self._stored: dict[int, tuple] = {}  # a store's value -> (index, stored value)
+        self._applications: dict[int, list] = {}  # function -> [(arguments, result)]
 
     def fix(self, variable, value) -> None:
         """Give a variable a value (e.g. constants from a model) before it is blasted."""
@@ -415,9 +425,9 @@ class Blaster:
         if value is not None:
             return value
         if kind == z3.Z3_OP_STORE and self._selected.get(id(args[2])) == (id(args[0]), id(args[1])):
-            value = args[0]             # store(a, i, select(a, i)) is a
+            value = args[0]  # store(a, i, select(a, i)) is a
         elif kind == z3.Z3_OP_SELECT and self._stored.get(id(args[0]), (None,))[0] == id(args[1]):
-            value = self._stored[id(args[0])][1]      # select(store(a, i, v), i) is v
+            value = self._stored[id(args[0])][1]  # select(store(a, i, v), i) is v
         else:
             value = operator(self.circuit, node, args)
         if kind == z3.Z3_OP_SELECT and isinstance(value, tuple):
@@ -442,7 +452,7 @@ class Blaster:
             raise NotBlastable("a function returning an array")
         earlier = self._applications.setdefault(node.decl().get_id(), [])
         outputs = _bits(result)
-        for other_args, other in earlier:   # congruence: equal arguments, equal results
+        for other_args, other in earlier:  # congruence: equal arguments, equal results
             same = g.and_(*[equal(g, a, b) for a, b in zip(args, other_args)])
             g.constraints.append((outputs + _bits(other), [[-same, equal(g, result, other)]]))
         earlier.append((args, result))
@@ -469,12 +479,12 @@ class Blaster:
             if slot is None:
                 continue
             value = self.value(other)
-            if self._free_slot(side) is None:    # `other` uses those bits itself
+            if self._free_slot(side) is None:  # `other` uses those bits itself
                 continue
             var, lo = slot[0], slot[1]
             if isinstance(value, tuple) and isinstance(value[0], int) and z3.is_bv(var):
                 bits = self._partial.setdefault(var.get_id(), [None] * var.size())
-                bits[lo:lo + len(value)] = value
+                bits[lo : lo + len(value)] = value
             else:
                 self._values[var.get_id()] = value
             return True
@@ -487,12 +497,15 @@ class Blaster:
         if z3.is_app_of(term, z3.Z3_OP_EXTRACT):
             var = term.arg(0)
             hi, lo = term.params()
-        if not (z3.is_const(var) and var.decl().kind() == z3.Z3_OP_UNINTERPRETED) or var.get_id() in self._values:
+        if (
+            not (z3.is_const(var) and var.decl().kind() == z3.Z3_OP_UNINTERPRETED)
+            or var.get_id() in self._values
+        ):
             return None
         if z3.is_bv(var):
             hi = var.size() - 1 if hi is None else hi
             bits = self._partial.get(var.get_id())
-            if bits is not None and any(b is not None for b in bits[lo:hi + 1]):
+            if bits is not None and any(b is not None for b in bits[lo : hi + 1]):
                 return None
         elif hi is not None or var.get_id() in self._partial:
             return None
@@ -500,8 +513,12 @@ class Blaster:
 
     def _is_free(self, term) -> bool:
         """A Boolean variable not blasted yet."""
-        return (z3.is_bool(term) and z3.is_const(term) and term.decl().kind() == z3.Z3_OP_UNINTERPRETED
-                and term.get_id() not in self._values)
+        return (
+            z3.is_bool(term)
+            and z3.is_const(term)
+            and term.decl().kind() == z3.Z3_OP_UNINTERPRETED
+            and term.get_id() not in self._values
+        )
 
     def literal(self, term) -> int:
         value = self.value(term)

@@ -103,13 +103,16 @@ def check_refutation(variables: int, clauses, steps, engine: str = "auto") -> Ch
     start = time.perf_counter()
     formula = dratify.CNF(variables)
     formula.clauses = [tuple(_internal(literal) for literal in clause) for clause in clauses]
-    proof = [("d" if deletion else "a", tuple(_internal(literal) for literal in literals))
-             for deletion, literals in steps]
+    proof = [
+        ("d" if deletion else "a", tuple(_internal(literal) for literal in literals))
+        for deletion, literals in steps
+    ]
     try:
         result = dratify.check_proof(formula, proof, engine=engine)
     except (ValueError, RuntimeError, TypeError) as error:
-        return Checked(False, f"the checker refused the proof: {error}", time.perf_counter() - start,
-                       engine_name(engine))
+        return Checked(
+            False, f"the checker refused the proof: {error}", time.perf_counter() - start, engine_name(engine)
+        )
     reason = "" if result.ok else (result.reason or "not a refutation")
     if result.ok and not result.reached_empty:
         reason = "the proof never derives the empty clause"
@@ -130,10 +133,13 @@ def _dratify(engine: str):
     try:
         import dratify
     except ImportError as error:
-        raise CheckerMissing("the DRAT checker dratify is not installed (pip install 'vredmax[certify]')") from error
-    if not _NATIVE:          # dratify's Rust engine, shipped by cdclkit-native, when installed
+        raise CheckerMissing(
+            "the DRAT checker dratify is not installed (pip install 'vredmax[certify]')"
+        ) from error
+    if not _NATIVE:  # dratify's Rust engine, shipped by cdclkit-native, when installed
         try:
             import cdclkit_native
+
             dratify.register_native(cdclkit_native)
             _NATIVE.append(True)
         except ImportError:
@@ -146,7 +152,11 @@ def engine_name(engine: str = "auto") -> str:
     _dratify(engine)
     native = _NATIVE[0] and engine != "python"
     name = f"dratify {_version('dratify')}"
-    return f"{name} (Rust engine from cdclkit-native {_version('cdclkit-native')})" if native else f"{name} (pure Python)"
+    return (
+        f"{name} (Rust engine from cdclkit-native {_version('cdclkit-native')})"
+        if native
+        else f"{name} (pure Python)"
+    )
 
 
 def _version(package: str) -> str:
@@ -158,10 +168,11 @@ def _version(package: str) -> str:
 
 # A certificate directory, again (`vredmax certify-check DIR`) -----------------------------------
 
+
 @dataclass
 class Rechecked:
     id: str
-    status: str          # ACCEPTED, REJECTED, or the manifest's UNCERTIFIED / ERROR (nothing to check)
+    status: str  # ACCEPTED, REJECTED, or the manifest's UNCERTIFIED / ERROR (nothing to check)
     message: str = ""
     seconds: float = 0.0
 
@@ -170,6 +181,7 @@ def recheck(directory, query: dict, engine: str = "auto") -> Rechecked:
     """Check one query's files again: their hashes, the model against the satisfiable CNF,
     the DRAT proof against the unsatisfiable one."""
     from vredmax.proofs.certify import store
+
     start = time.perf_counter()
     ident = query.get("id", "?")
     if query.get("verdict") != "CERTIFIED":
@@ -184,28 +196,51 @@ def recheck(directory, query: dict, engine: str = "auto") -> Rechecked:
             for name, entry in part["files"].items():
                 text, digest = store.read_gz(Path(directory) / entry["path"])
                 if digest != entry["sha256"]:
-                    return Rechecked(ident, "REJECTED", f"{entry['path']}: SHA-256 differs from the manifest's",
-                                     time.perf_counter() - start)
+                    return Rechecked(
+                        ident,
+                        "REJECTED",
+                        f"{entry['path']}: SHA-256 differs from the manifest's",
+                        time.perf_counter() - start,
+                    )
                 texts[name] = text
             if claim == "satisfiable":
                 variables, clauses, comments = read_dimacs(texts["sat.cnf.gz"])
-                model = next((c[len(store.MODEL_PREFIX):] for c in comments if c.startswith(store.MODEL_PREFIX)), None)
+                model = next(
+                    (c[len(store.MODEL_PREFIX) :] for c in comments if c.startswith(store.MODEL_PREFIX)), None
+                )
                 if model is None:
-                    return Rechecked(ident, "REJECTED", "the satisfiable CNF has no model line", time.perf_counter() - start)
+                    return Rechecked(
+                        ident,
+                        "REJECTED",
+                        "the satisfiable CNF has no model line",
+                        time.perf_counter() - start,
+                    )
                 literals = [int(x) for x in model.split()]
                 if literals[-1:] != [0]:
-                    return Rechecked(ident, "REJECTED", "the model line does not end with 0", time.perf_counter() - start)
+                    return Rechecked(
+                        ident, "REJECTED", "the model line does not end with 0", time.perf_counter() - start
+                    )
                 wrong = satisfies(clauses, literals[:-1])
                 if wrong:
-                    return Rechecked(ident, "REJECTED", f"the model does not satisfy its CNF: {wrong}",
-                                     time.perf_counter() - start)
+                    return Rechecked(
+                        ident,
+                        "REJECTED",
+                        f"the model does not satisfy its CNF: {wrong}",
+                        time.perf_counter() - start,
+                    )
                 notes.append(f"model of {len(clauses)} clauses")
             else:
                 variables, clauses, _ = read_dimacs(texts["cnf.gz"])
-                checked = check_refutation(variables, clauses, read_drat(texts["drat.gz"].splitlines()), engine)
+                checked = check_refutation(
+                    variables, clauses, read_drat(texts["drat.gz"].splitlines()), engine
+                )
                 if not checked.ok:
-                    return Rechecked(ident, "REJECTED", f"the DRAT proof does not refute its CNF: {checked.reason}",
-                                     time.perf_counter() - start)
+                    return Rechecked(
+                        ident,
+                        "REJECTED",
+                        f"the DRAT proof does not refute its CNF: {checked.reason}",
+                        time.perf_counter() - start,
+                    )
                 notes.append(f"refutation of {len(clauses)} clauses")
     except (OSError, ValueError, KeyError, EOFError) as error:
         return Rechecked(ident, "REJECTED", f"{type(error).__name__}: {error}", time.perf_counter() - start)

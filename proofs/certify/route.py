@@ -42,17 +42,20 @@ class Judge:
         self.folder = store.query_folder(directory)
         self.timeout_s = timeout_s
         self.engine = engine
-        self.records: dict = {}      # a caller may gather the opinions' records here, by ID
-        self.subjects: dict = {}     # and which records each (obligation ID, configuration, subject) rests on
+        self.records: dict = {}  # a caller may gather the opinions' records here, by ID
+        self.subjects: dict = {}  # and which records each (obligation ID, configuration, subject) rests on
 
     def __call__(self, question: Question) -> Opinion:
         start = time.perf_counter()
         claims = _claims(question)
-        record = {"about": question.labels, "question": "valid" if question.goal is not None else "satisfiable",
-                  "solver": {"name": question.answer.solver, "verdict": question.answer.verdict.value}}
+        record = {
+            "about": question.labels,
+            "question": "valid" if question.goal is not None else "satisfiable",
+            "solver": {"name": question.answer.solver, "verdict": question.answer.verdict.value},
+        }
         if not claims:
             return self._opinion(UNCERTIFIED, "the solver did not decide it", record, start)
-        results = []      # per claim: its figures, and the texts of its files
+        results = []  # per claim: its figures, and the texts of its files
         try:
             for claim, facts in claims:
                 results.append(self._establish(claim, facts, question.model))
@@ -63,16 +66,23 @@ class Judge:
         for result in results:
             files = {}
             for suffix, text in result.pop("texts"):
-                files[suffix.lstrip(".")] = {"path": f"{store.QUERIES}/{record['id']}{suffix}",
-                                            "sha256": store.write_gz(self.folder / f"{record['id']}{suffix}", text)}
+                files[suffix.lstrip(".")] = {
+                    "path": f"{store.QUERIES}/{record['id']}{suffix}",
+                    "sha256": store.write_gz(self.folder / f"{record['id']}{suffix}", text),
+                }
             claim = result.pop("claim")
             record[claim] = dict(result, files=files)
         results = [record[claim] for claim, _ in claims]
         contrary = [r for r in results if r["outcome"] == "contrary"]
         if contrary:
             said = _said(question)
-            return self._opinion(ERROR, f"{question.answer.solver} said {said}; the certificate route says "
-                                        f"{'; '.join(r['detail'] for r in contrary)}", record, start)
+            return self._opinion(
+                ERROR,
+                f"{question.answer.solver} said {said}; the certificate route says "
+                f"{'; '.join(r['detail'] for r in contrary)}",
+                record,
+                start,
+            )
         open_ = [r for r in results if r["outcome"] != "agrees"]
         if open_:
             return self._opinion(UNCERTIFIED, "; ".join(r["detail"] for r in open_), record, start)
@@ -100,36 +110,60 @@ class Judge:
             fixed = _fix(blaster, leaves, model)
         clauses = blaster.circuit.cnf(blaster.assert_all(leaves))
         if len(clauses) > MAX_CLAUSES:
-            return {"claim": "satisfiable", "variables": blaster.circuit.variables, "clauses": len(clauses),
-                    "outcome": "gave up", "detail": f"too large for the route: {blaster.circuit.variables} "
-                                                    f"variables, {len(clauses)} clauses"}
+            return {
+                "claim": "satisfiable",
+                "variables": blaster.circuit.variables,
+                "clauses": len(clauses),
+                "outcome": "gave up",
+                "detail": f"too large for the route: {blaster.circuit.variables} "
+                f"variables, {len(clauses)} clauses",
+            }
         solved = self._solve(clauses, proof=False)
-        if solved.status != "sat" and fixed:       # Z3's model does not do: search without it
+        if solved.status != "sat" and fixed:  # Z3's model does not do: search without it
             blaster, fixed = Blaster(), False
             clauses = blaster.circuit.cnf(blaster.assert_all(leaves))
             solved = self._solve(clauses, proof=True)
-        result = {"claim": "satisfiable", "variables": blaster.circuit.variables, "clauses": len(clauses),
-                  "fixed_by_a_model": fixed, "solve_seconds": round(solved.seconds, 3)}
+        result = {
+            "claim": "satisfiable",
+            "variables": blaster.circuit.variables,
+            "clauses": len(clauses),
+            "fixed_by_a_model": fixed,
+            "solve_seconds": round(solved.seconds, 3),
+        }
         if solved.status == "sat":
             wrong = check.satisfies(clauses, solved.model)
             if wrong:
                 return dict(result, outcome="gave up", detail=f"the SAT solver's model is wrong: {wrong}")
-            texts.append((".sat.cnf.gz", check.dimacs(blaster.circuit.variables, clauses, [
-                store.MODEL_PREFIX + " ".join(map(str, solved.model)) + " 0"])))
+            texts.append(
+                (
+                    ".sat.cnf.gz",
+                    check.dimacs(
+                        blaster.circuit.variables,
+                        clauses,
+                        [store.MODEL_PREFIX + " ".join(map(str, solved.model)) + " 0"],
+                    ),
+                )
+            )
             return dict(result, outcome="agrees", detail="")
         if solved.status == "unsat":
             checked = self._check(blaster.circuit.variables, clauses, solved.proof)
-            if checked.ok:       # the evidence is kept: the CNF and its refutation
+            if checked.ok:  # the evidence is kept: the CNF and its refutation
                 texts.append((".cnf.gz", check.dimacs(blaster.circuit.variables, clauses)))
                 texts.append((".drat.gz", "\n".join(solved.proof) + "\n"))
-                return dict(result, outcome="contrary", detail="unsatisfiable (a checked DRAT refutation of its CNF)")
-            return dict(result, outcome="gave up", detail=f"the SAT solver said unsat, its proof failed: {checked.reason}")
+                return dict(
+                    result, outcome="contrary", detail="unsatisfiable (a checked DRAT refutation of its CNF)"
+                )
+            return dict(
+                result,
+                outcome="gave up",
+                detail=f"the SAT solver said unsat, its proof failed: {checked.reason}",
+            )
         return dict(result, outcome="gave up", detail=f"{solved.reason} ({len(clauses)} clauses)")
 
     # unsatisfiable: a checked DRAT refutation ------------------------------------------------
 
     def _unsatisfiable(self, leaves, texts) -> dict:
-        if _clash(leaves):       # a fact and its negation: one variable names it, whatever it says
+        if _clash(leaves):  # a fact and its negation: one variable names it, whatever it says
             blaster, clauses, used = None, [[TRUE], [2], [-2]], 2
         else:
             core = _z3_core(leaves)
@@ -139,10 +173,15 @@ class Judge:
         variables = blaster.circuit.variables if blaster is not None else 2
         result = {"claim": "unsatisfiable", "facts": len(leaves), "facts_used": used}
         if len(clauses) > MAX_CLAUSES:
-            return dict(result, variables=variables, clauses=len(clauses), outcome="gave up",
-                        detail=f"too large for the route: {variables} variables, {len(clauses)} clauses")
+            return dict(
+                result,
+                variables=variables,
+                clauses=len(clauses),
+                outcome="gave up",
+                detail=f"too large for the route: {variables} variables, {len(clauses)} clauses",
+            )
         solved = self._solve(clauses, proof=True)
-        if solved.status == "sat" and used < len(leaves):      # the hint was wrong: all the facts
+        if solved.status == "sat" and used < len(leaves):  # the hint was wrong: all the facts
             blaster, clauses = self._blast(leaves)
             variables, used = blaster.circuit.variables, len(leaves)
             result["facts_used"] = used
@@ -152,18 +191,41 @@ class Judge:
             wrong = check.satisfies(clauses, solved.model)
             if wrong:
                 return dict(result, outcome="gave up", detail=f"the SAT solver's model is wrong: {wrong}")
-            texts.append((".sat.cnf.gz", check.dimacs(variables, clauses, [     # the evidence, kept
-                store.MODEL_PREFIX + " ".join(map(str, solved.model)) + " 0"])))
-            return dict(result, outcome="contrary", detail=f"satisfiable (a model of its CNF of {len(clauses)} clauses)")
+            texts.append(
+                (
+                    ".sat.cnf.gz",
+                    check.dimacs(
+                        variables,
+                        clauses,
+                        [  # the evidence, kept
+                            store.MODEL_PREFIX + " ".join(map(str, solved.model)) + " 0"
+                        ],
+                    ),
+                )
+            )
+            return dict(
+                result,
+                outcome="contrary",
+                detail=f"satisfiable (a model of its CNF of {len(clauses)} clauses)",
+            )
         if solved.status != "unsat":
-            return dict(result, outcome="gave up", detail=f"{solved.reason} ({variables} variables, "
-                                                           f"{len(clauses)} clauses)")
+            return dict(
+                result,
+                outcome="gave up",
+                detail=f"{solved.reason} ({variables} variables, {len(clauses)} clauses)",
+            )
         checked = self._check(variables, clauses, solved.proof)
         proof_text = "\n".join(solved.proof) + "\n"
-        result.update(proof_steps=len(solved.proof), proof_bytes=len(proof_text),
-                      check_seconds=round(checked.seconds, 3), checker=checked.engine)
+        result.update(
+            proof_steps=len(solved.proof),
+            proof_bytes=len(proof_text),
+            check_seconds=round(checked.seconds, 3),
+            checker=checked.engine,
+        )
         if not checked.ok:
-            return dict(result, outcome="gave up", detail=f"the DRAT checker rejected the proof: {checked.reason}")
+            return dict(
+                result, outcome="gave up", detail=f"the DRAT checker rejected the proof: {checked.reason}"
+            )
         texts.append((".cnf.gz", check.dimacs(variables, clauses)))
         texts.append((".drat.gz", proof_text))
         return dict(result, outcome="agrees", detail="")
@@ -209,14 +271,33 @@ def certified(answers) -> bool:
 def write_manifest(directory, queries: dict, lines: list, certified_lines: int, field: str) -> None:
     """DIR/manifest.json (schema certify-manifest): the queries' records, the verdict lines."""
     from vredmax.schema import tagged
-    counts = {status: sum(1 for q in queries.values() if q["verdict"] == status)
-              for status in (CERTIFIED, UNCERTIFIED, ERROR)}
-    store.write_manifest(directory, tagged("certify-manifest", {
-        "tools": {"sat_solver": sat.solver_name(), "checker": check.engine_name(), "smt_solvers": versions()},
-        "summary": {"queries": len(queries), **counts, "obligation_lines": len(lines),
-                    "certified_lines": certified_lines},
-        "queries": sorted(queries.values(), key=lambda q: q["id"]),
-        "obligations": lines}), field)
+
+    counts = {
+        status: sum(1 for q in queries.values() if q["verdict"] == status)
+        for status in (CERTIFIED, UNCERTIFIED, ERROR)
+    }
+    store.write_manifest(
+        directory,
+        tagged(
+            "certify-manifest",
+            {
+                "tools": {
+                    "sat_solver": sat.solver_name(),
+                    "checker": check.engine_name(),
+                    "smt_solvers": versions(),
+                },
+                "summary": {
+                    "queries": len(queries),
+                    **counts,
+                    "obligation_lines": len(lines),
+                    "certified_lines": certified_lines,
+                },
+                "queries": sorted(queries.values(), key=lambda q: q["id"]),
+                "obligations": lines,
+            },
+        ),
+        field,
+    )
 
 
 def _claims(question: Question) -> list:
@@ -318,8 +399,10 @@ def _value_in(model, variable, sort):
         return constant(model.eval(variable, model_completion=True).as_long(), sort.size())
     if kind == z3.Z3_ARRAY_SORT and sort.domain().kind() == z3.Z3_BV_SORT and sort.domain().size() <= 8:
         width = sort.domain().size()
-        return tuple(_value_in(model, z3.Select(variable, z3.BitVecVal(k, width, variable.ctx)), sort.range())
-                     for k in range(1 << width))
+        return tuple(
+            _value_in(model, z3.Select(variable, z3.BitVecVal(k, width, variable.ctx)), sort.range())
+            for k in range(1 << width)
+        )
     raise NotBlastable(f"a model value of sort {sort}")
 
 

@@ -27,15 +27,16 @@ class SolverMissing(Exception):
 
 @dataclass
 class Solved:
-    status: str                       # "sat", "unsat" or "unknown"
+    status: str  # "sat", "unsat" or "unknown"
     model: list = field(default_factory=list)
-    proof: list = field(default_factory=list)   # DRAT lines, the last one the empty clause
+    proof: list = field(default_factory=list)  # DRAT lines, the last one the empty clause
     seconds: float = 0.0
     reason: str = ""
 
 
 def solver_name() -> str:
     from importlib.metadata import version
+
     return f"CaDiCaL 1.9.5 (python-sat {version('python-sat')})"
 
 
@@ -55,7 +56,9 @@ def _solver_class():
     try:
         from pysat.solvers import Solver
     except ImportError as error:
-        raise SolverMissing("the SAT solver python-sat is not installed (pip install 'vredmax[certify]')") from error
+        raise SolverMissing(
+            "the SAT solver python-sat is not installed (pip install 'vredmax[certify]')"
+        ) from error
     return Solver
 
 
@@ -66,7 +69,7 @@ def _run(clauses, proof: bool) -> str:
             return "s\n" + " ".join(map(str, engine.get_model() or []))
         lines = list(engine.get_proof() or []) if proof else []
     if proof and (not lines or lines[-1].split() != ["0"]):
-        lines.append("0")     # the empty clause, when the solver found the conflict at once
+        lines.append("0")  # the empty clause, when the solver found the conflict at once
     return "u\n" + "\n".join(lines)
 
 
@@ -83,10 +86,10 @@ def _in_child(clauses, proof: bool, seconds: float) -> Solved:
     pid = None
     try:
         pid = os.fork()
-        if pid == 0:     # the child: solve, write the answer, leave without the parent's cleanup
+        if pid == 0:  # the child: solve, write the answer, leave without the parent's cleanup
             code = 1
             try:
-                interrupts.ignore_in_worker()     # SIGINT is the parent's; die with the parent
+                interrupts.ignore_in_worker()  # SIGINT is the parent's; die with the parent
                 text = _run(clauses, proof)
                 with open(path, "w") as stream:
                     stream.write(text)
@@ -108,7 +111,7 @@ def _in_child(clauses, proof: bool, seconds: float) -> Solved:
         with open(path) as stream:
             return _decode(stream.read())
     finally:
-        if pid:          # still running: a time limit, Ctrl-C or an exception here
+        if pid:  # still running: a time limit, Ctrl-C or an exception here
             os.kill(pid, signal.SIGKILL)
             os.waitpid(pid, 0)
         os.unlink(path)

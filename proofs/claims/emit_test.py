@@ -62,12 +62,12 @@ def ask_counterexample_test(text: str, cx, n: int = 0, name: str = "claim") -> s
     """Tests for one counterexample of a claim-language claim."""
     parts = [f"\n\nCLAIM_{n} = {text!r}\nCASE_{n} = {_literal(case_json(cx.pre, cx.insn, cx.tail))}\n"]
     if cx.replays:
-        parts.append(f'''
+        parts.append(f"""
 
 def test_{name}_is_false_on_the_executable_model():
     pre, insn, result = run_case(CASE_{n})
     assert not claim_holds(CLAIM_{n}, pre, insn, result)
-''')
+""")
     else:
         outcome = "illegal-instruction" if cx.trapped else "retired"
         parts.append(f'''POST_{n} = {_literal(state_json(cx.post))}
@@ -111,7 +111,9 @@ def random_cases(configs, count, seed=1):
 
 def ask_proved_test(text: str, configs, profile: str = "any", count: int = 40) -> str:
     chosen = [(c.vlen, c.elen, c.sew, c.lmul) for c in configs[:4]]
-    return SAMPLER + f'''
+    return (
+        SAMPLER
+        + f"""
 
 CLAIM = {text!r}
 PROFILE = {profile!r}
@@ -130,7 +132,8 @@ def test_proved_claim_holds_on_sampled_executions():
             assert claim_holds(CLAIM, pre, insn, result), (pre, insn, tail)
             checked += 1
     assert checked
-'''
+"""
+    )
 
 
 def ask_file(asked) -> str:
@@ -139,7 +142,9 @@ def ask_file(asked) -> str:
     cx = asked.counterexample
     if cx is not None:
         return text + ask_counterexample_test(asked.claim, cx)
-    return text + ask_proved_test(asked.claim, [d.cfg for d in asked.decisions if not d.vacuous], asked.profile)
+    return text + ask_proved_test(
+        asked.claim, [d.cfg for d in asked.decisions if not d.vacuous], asked.profile
+    )
 
 
 def refute_file(items) -> str:
@@ -152,7 +157,7 @@ def refute_file(items) -> str:
         if asked_cx is not None:
             parts.append(ask_counterexample_test(claim.text, asked_cx, n, name))
             continue
-        parts.append(f'''
+        parts.append(f"""
 CASE_{n} = {_literal(case_json(cx.pre, cx.insn, cx.tail))}
 EXPECTED_{n} = {cx.spec!r}
 
@@ -165,5 +170,5 @@ def test_{name}_spec():
 def test_{name}_wrong_claim_fails_here():
     pre, insn, tail = parse_case(CASE_{n})
     assert claimed_values({claim.id!r}, pre, insn, tail) != EXPECTED_{n}
-''')
+""")
     return "".join(parts)

@@ -20,8 +20,13 @@ import z3
 
 from vredmax.impl.execute import execute
 from vredmax.proofs.claims.claims import CLAIMS, CLAIMS_BY_ID, Claim, View
-from vredmax.proofs.engine.counterexample import (Counterexample, concrete_case, model_register, observed_values,
-                                   tail_policy_for)
+from vredmax.proofs.engine.counterexample import (
+    Counterexample,
+    concrete_case,
+    model_register,
+    observed_values,
+    tail_policy_for,
+)
 from vredmax.proofs.engine.minimise import smallest_model
 from vredmax.proofs.engine.verdict import Verdict, prove
 from vredmax.spec.config import Config, decode_vtype
@@ -35,13 +40,13 @@ DEFAULT_TIMEOUT_MS = 60_000
 class Refutation:
     claim: Claim
     status: str
-    verdict: Verdict                 # the solver's raw verdict on the claim
-    cfg: Config | None = None        # where it was refuted (or the last one tried)
+    verdict: Verdict  # the solver's raw verdict on the claim
+    cfg: Config | None = None  # where it was refuted (or the last one tried)
     counterexample: Counterexample | None = None
     detail: str = ""
     seconds: float = 0.0
     bounds: list[str] = field(default_factory=list)
-    asked: object = None             # a claim-language claim's counterexample (proofs/claims/ask.py)
+    asked: object = None  # a claim-language claim's counterexample (proofs/claims/ask.py)
 
     @property
     def ok(self) -> bool:
@@ -49,8 +54,10 @@ class Refutation:
 
 
 def bounds_text(cfg: Config) -> str:
-    return (f"{cfg}, VLMAX={cfg.vlmax}: vl 0..{cfg.vlmax}, every vd/vs2/vs1/vm (overlaps too), "
-            "every register value, vta, vma, vstart, VS")
+    return (
+        f"{cfg}, VLMAX={cfg.vlmax}: vl 0..{cfg.vlmax}, every vd/vs2/vs1/vm (overlaps too), "
+        "every register value, vta, vma, vstart, VS"
+    )
 
 
 def claimed_values(claim: Claim | str, pre, insn, tail: str = "undisturbed") -> dict:
@@ -59,7 +66,8 @@ def claimed_values(claim: Claim | str, pre, insn, tail: str = "undisturbed") -> 
     if isinstance(claim, str):
         claim = CLAIMS_BY_ID[claim]
     if claim.text:
-        from vredmax.proofs.claims import ask# ask builds on this module's minimiser
+        from vredmax.proofs.claims import ask  # ask builds on this module's minimiser
+
         result = execute(pre, insn, "sequential", tail)
         return ask.claimed_on(claim.text, pre, insn, result.state, result.outcome != "retired")
     vt = decode_vtype(pre.vtype, pre.elen)
@@ -67,14 +75,15 @@ def claimed_values(claim: Claim | str, pre, insn, tail: str = "undisturbed") -> 
     return dict(claim.claimed(View.concrete(cfg, pre, insn, tail)))
 
 
-def refute(claim: Claim, timeout_ms: int = DEFAULT_TIMEOUT_MS, minimise: bool = True,
-           configs=None) -> Refutation:
+def refute(
+    claim: Claim, timeout_ms: int = DEFAULT_TIMEOUT_MS, minimise: bool = True, configs=None
+) -> Refutation:
     """Refute the claim at its configurations (or `configs`), stopping at the first
     counterexample (a universal claim) or at the first configuration where an existential
     claim is not refuted."""
     start = time.perf_counter()
     outcome = Refutation(claim, ERROR, Verdict.ERROR, detail="no configuration to check")
-    for cfg in (claim.configs if configs is None else configs):
+    for cfg in claim.configs if configs is None else configs:
         refute_at = _refute_text_at if claim.text else _refute_at
         outcome = refute_at(claim, cfg, timeout_ms, minimise, outcome.bounds)
         if outcome.status != REFUTED or claim.universal and outcome.counterexample is not None:
@@ -85,15 +94,19 @@ def refute(claim: Claim, timeout_ms: int = DEFAULT_TIMEOUT_MS, minimise: bool = 
 
 def _refute_text_at(claim: Claim, cfg: Config, timeout_ms: int, minimise: bool, bounds: list) -> Refutation:
     """A claim in the claim language: decided by the engine of `vredmax ask`."""
-    from vredmax.proofs.claims import ask# ask builds on this module's minimiser
+    from vredmax.proofs.claims import ask  # ask builds on this module's minimiser
+
     decision = ask.decide(claim.text, cfg, None, timeout_ms, minimise)
     bounds = bounds + [bounds_text(cfg)]
     if decision.verdict == Verdict.COUNTEREXAMPLE:
         asked = decision.counterexample
         cx = asked.shown
-        how = ("counterexample found and replayed on the executable model" if asked.replays else
-               "counterexample found; it uses a freedom of the spec that the executable model does not "
-               "take (" + "; ".join(asked.free) + ")")
+        how = (
+            "counterexample found and replayed on the executable model"
+            if asked.replays
+            else "counterexample found; it uses a freedom of the spec that the executable model does not "
+            "take (" + "; ".join(asked.free) + ")"
+        )
         return Refutation(claim, REFUTED, decision.verdict, cfg, cx, how, bounds=bounds, asked=asked)
     if decision.verdict == Verdict.PROVED:
         detail = "the solver proved the claim: it is not refuted here"
@@ -106,7 +119,7 @@ def _refute_text_at(claim: Claim, cfg: Config, timeout_ms: int, minimise: bool, 
 
 def _refute_at(claim: Claim, cfg: Config, timeout_ms: int, minimise: bool, bounds: list) -> Refutation:
     view = View.symbolic(cfg)
-    goal = claim.holds(view)            # may add spec constraints to the view
+    goal = claim.holds(view)  # may add spec constraints to the view
     assumptions = view.constraints + claim.when(view)
     bounds = bounds + [bounds_text(cfg)]
     if claim.universal:
@@ -114,17 +127,35 @@ def _refute_at(claim: Claim, cfg: Config, timeout_ms: int, minimise: bool, bound
         if answer.verdict == Verdict.COUNTEREXAMPLE:
             return _counterexample(claim, cfg, view, assumptions, goal, answer, minimise, bounds)
         if answer.verdict == Verdict.PROVED:
-            return Refutation(claim, NOT_REFUTED, answer.verdict, cfg, bounds=bounds,
-                              detail="the solver proved the claim: it is not refuted here")
+            return Refutation(
+                claim,
+                NOT_REFUTED,
+                answer.verdict,
+                cfg,
+                bounds=bounds,
+                detail="the solver proved the claim: it is not refuted here",
+            )
     else:
         answer = prove(assumptions, z3.Not(goal), timeout_ms)
         if answer.verdict == Verdict.PROVED:
-            return Refutation(claim, REFUTED, answer.verdict, cfg, bounds=bounds,
-                              detail="the solver proved that no state meets the claim")
+            return Refutation(
+                claim,
+                REFUTED,
+                answer.verdict,
+                cfg,
+                bounds=bounds,
+                detail="the solver proved that no state meets the claim",
+            )
         if answer.verdict == Verdict.COUNTEREXAMPLE:
             pre, insn = concrete_case(answer.model, cfg, view.pre, view.insn)
-            return Refutation(claim, NOT_REFUTED, answer.verdict, cfg, bounds=bounds,
-                              detail=f"the solver found a state that meets the claim: {pre}, {insn}")
+            return Refutation(
+                claim,
+                NOT_REFUTED,
+                answer.verdict,
+                cfg,
+                bounds=bounds,
+                detail=f"the solver found a state that meets the claim: {pre}, {insn}",
+            )
     status = UNKNOWN if answer.verdict == Verdict.UNKNOWN else ERROR
     return Refutation(claim, status, answer.verdict, cfg, detail=answer.detail, bounds=bounds)
 
@@ -132,8 +163,7 @@ def _refute_at(claim: Claim, cfg: Config, timeout_ms: int, minimise: bool, bound
 def _counterexample(claim, cfg, view, assumptions, goal, answer, minimise, bounds) -> Refutation:
     model, notes = answer.model, []
     if minimise:
-        model, notes = smallest_model(view, assumptions, z3.Not(goal),
-                                      list(claim.mismatches(view).values()))
+        model, notes = smallest_model(view, assumptions, z3.Not(goal), list(claim.mismatches(view).values()))
     pre, insn = concrete_case(model, cfg, view.pre, view.insn)
     names = list(claim.claimed(View.concrete(cfg, pre, insn)))
     solver_post = {name: _model_value(model, view.observed(name)) for name in names}
@@ -141,13 +171,29 @@ def _counterexample(claim, cfg, view, assumptions, goal, answer, minimise, bound
     replay = View.concrete(cfg, pre, insn, tail)
     result = execute(pre, insn, "sequential", tail)
     spec = observed_values(result, insn, cfg.sew, names)
-    cx = Counterexample(cfg, pre, insn, tail, spec, claimed_values(claim, pre, insn, tail),
-                        "claim", result.reason if result.outcome != "retired" else "", notes)
+    cx = Counterexample(
+        cfg,
+        pre,
+        insn,
+        tail,
+        spec,
+        claimed_values(claim, pre, insn, tail),
+        "claim",
+        result.reason if result.outcome != "retired" else "",
+        notes,
+    )
     problem = _replay_problem(claim, replay, cx, solver_post)
     if problem:
         return Refutation(claim, ERROR, answer.verdict, cfg, cx, detail=problem, bounds=bounds)
-    return Refutation(claim, REFUTED, answer.verdict, cfg, cx, bounds=bounds,
-                      detail="counterexample found and replayed on the executable model")
+    return Refutation(
+        claim,
+        REFUTED,
+        answer.verdict,
+        cfg,
+        cx,
+        bounds=bounds,
+        detail="counterexample found and replayed on the executable model",
+    )
 
 
 def _model_value(model, term):
@@ -160,8 +206,10 @@ def _replay_problem(claim, replay: View, cx: Counterexample, solver_post: dict) 
     if not all(claim.when(replay)):
         return "replay: the concrete case is outside the claim's assumptions"
     if solver_post != cx.spec:
-        return (f"replay: the executable model ({cx.spec}) and the spec relation's post-state "
-                f"({solver_post}) disagree on this case")
+        return (
+            f"replay: the executable model ({cx.spec}) and the spec relation's post-state "
+            f"({solver_post}) disagree on this case"
+        )
     if not cx.differing:
         return "replay: the claim's model agrees with the spec on the concrete case"
     return ""
@@ -174,5 +222,7 @@ def refute_all(claims=CLAIMS, timeout_ms: int = DEFAULT_TIMEOUT_MS, minimise: bo
 
 def summary_line(results: list[Refutation]) -> str:
     count = lambda status: sum(r.status == status for r in results)
-    return (f"Summary: {count(REFUTED)} refuted as expected, {count(NOT_REFUTED)} not refuted, "
-            f"{count(UNKNOWN)} unknown, {count(ERROR)} errors")
+    return (
+        f"Summary: {count(REFUTED)} refuted as expected, {count(NOT_REFUTED)} not refuted, "
+        f"{count(UNKNOWN)} unknown, {count(ERROR)} errors"
+    )

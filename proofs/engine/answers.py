@@ -40,7 +40,7 @@ from vredmax.runtime.cachedir import cache_root
 
 FORMAT = "vredmax-answers/2"
 FOLDER_ENV = "VREDMAX_ANSWERS"
-KEPT = ("PROVED", "COUNTEREXAMPLE", "ERROR")   # never UNKNOWN
+KEPT = ("PROVED", "COUNTEREXAMPLE", "ERROR")  # never UNKNOWN
 # A query answered faster than this is kept in memory only (for this process): writing its
 # file costs about as much as asking again (measured: a third of a millisecond a file, where
 # the small queries of the default `prove` take one to five).
@@ -58,7 +58,7 @@ class Store:
     def __init__(self, folder: str | os.PathLike[str]) -> None:
         self.folder = Path(folder)
         self._root = str(self.folder)
-        self._folders: set[str] = set()   # the entry folders known to exist
+        self._folders: set[str] = set()  # the entry folders known to exist
         self._serials = itertools.count()
         self._memory: dict[str, dict[str, Any]] = {}
         self.hits = self.misses = self.ignored = self.written = 0
@@ -83,7 +83,7 @@ class Store:
             return
         key, check = _digests(material)
         self._memory[key] = entry
-        if not durable or interrupts.interrupted():   # no file is written after Ctrl-C
+        if not durable or interrupts.interrupted():  # no file is written after Ctrl-C
             return
         body = {"format": FORMAT, "key": key, "check": check, "entry": entry}
         text = json.dumps(dict(body, sum=_sum(body)), sort_keys=True)
@@ -103,7 +103,7 @@ class Store:
                 os.unlink(temporary)
                 raise
             self.written += 1
-        except OSError:   # a cache that cannot be written only costs time
+        except OSError:  # a cache that cannot be written only costs time
             pass
 
     def forget(self, material: str) -> None:
@@ -125,9 +125,15 @@ class Store:
             return None
         try:
             body = json.loads(text)
-            valid = (isinstance(body, dict) and body.get("format") == FORMAT and body.get("key") == key
-                     and body.get("check") == check and isinstance(body.get("entry"), dict)
-                     and body.pop("sum", None) == _sum(body) and body["entry"].get("verdict") in KEPT)
+            valid = (
+                isinstance(body, dict)
+                and body.get("format") == FORMAT
+                and body.get("key") == key
+                and body.get("check") == check
+                and isinstance(body.get("entry"), dict)
+                and body.pop("sum", None) == _sum(body)
+                and body["entry"].get("verdict") in KEPT
+            )
         except (ValueError, TypeError, KeyError):
             valid = False
         if not valid:
@@ -191,8 +197,10 @@ def _versions_line() -> str:
     if not _VERSIONS:
         from vredmax.proofs.engine.solvers import versions
         from vredmax.spec.z3fast import BACKEND
-        _VERSIONS.append(" ".join(f"{name}={value}" for name, value in sorted(versions().items()))
-                         + f" terms={BACKEND}")
+
+        _VERSIONS.append(
+            " ".join(f"{name}={value}" for name, value in sorted(versions().items())) + f" terms={BACKEND}"
+        )
     return _VERSIONS[0]
 
 
@@ -202,6 +210,7 @@ def _code_fingerprint() -> str:
     import vredmax.impl
     import vredmax.proofs
     import vredmax.spec
+
     digest = hashlib.sha256(sys.version.encode())
     for package in (vredmax.spec, vredmax.impl, vredmax.proofs):
         root = Path(package.__path__[0])

@@ -30,16 +30,25 @@ from vredmax.proofs.engine.folding import Folding, term
 from vredmax.proofs.engine.semilattice import NotExpressible, SemilatticeElements, atom, inclusion
 from vredmax.proofs.engine.setting import Run, Setting, split_subject
 from vredmax.proofs.engine.solvers import available
-from vredmax.proofs.engine.verdict import (VACUOUS, Answer, Verdict, consult, gathering, judging, prove,
-                                           satisfiable, shared_assumptions)
+from vredmax.proofs.engine.verdict import (
+    VACUOUS,
+    Answer,
+    Verdict,
+    consult,
+    gathering,
+    judging,
+    prove,
+    satisfiable,
+    shared_assumptions,
+)
 from vredmax.spec import relation as spec
 from vredmax.spec import z3fast as fast
 from vredmax.spec.bv import ReductionUnit
 from vredmax.spec.config import Config
 
 SEED_ATOM = "seed"
-BATCH = 4096        # per-element facts per solver call
-BIG_VLEN = 512      # from here on register-level queries about step go to bitwuzla (proofs/engine/solvers.py)
+BATCH = 4096  # per-element facts per solver call
+BIG_VLEN = 512  # from here on register-level queries about step go to bitwuzla (proofs/engine/solvers.py)
 
 
 def element_atom(i: int) -> tuple[str, int]:
@@ -64,8 +73,8 @@ class Batch:
     """
 
     assumptions: list[z3.BoolRef]
-    pairs: list[tuple[Any, Any]]   # two terms of one sort
-    problem: str = ""   # set when the pairs could not even be formed (e.g. a missing input)
+    pairs: list[tuple[Any, Any]]  # two terms of one sort
+    problem: str = ""  # set when the pairs could not even be formed (e.g. a missing input)
     problem_verdict: Verdict = Verdict.ERROR
 
 
@@ -75,7 +84,7 @@ class Cases:
     checked satisfiable; a case no pre-state can be in holds trivially."""
 
     assumptions: list[z3.BoolRef]
-    cases: list[tuple[str, z3.BoolRef, z3.BoolRef]]          # (name, when, goal)
+    cases: list[tuple[str, z3.BoolRef, z3.BoolRef]]  # (name, when, goal)
     solver: str = "z3"
 
 
@@ -124,8 +133,9 @@ def generalize(goal: z3.BoolRef, subterms: Iterable[z3.BoolRef]) -> z3.BoolRef:
     return z3.substitute(goal, *pairs) if pairs else goal
 
 
-def generalized_first(build: Callable[[Callable[[z3.BoolRef], z3.BoolRef]], Query | Cases],
-                      subterms: Iterable[z3.BoolRef]) -> Generalized:
+def generalized_first(
+    build: Callable[[Callable[[z3.BoolRef], z3.BoolRef]], Query | Cases], subterms: Iterable[z3.BoolRef]
+) -> Generalized:
     """`build(prepare)` makes the work, passing each goal through `prepare` before anything
     else: once generalizing the subterms, and (only if needed) once as it is."""
     return Generalized(build(lambda goal: generalize(goal, subterms)), lambda: build(lambda goal: goal))
@@ -165,8 +175,14 @@ def check(work: Work, timeout_ms: int) -> Answer:
     answer.opinions, answer.judged = opinions, judging()
     disagreement = next((o for o in opinions if o.status == "ERROR"), None)
     if disagreement is not None:
-        return Answer(Verdict.ERROR, answer.seconds, disagreement.detail, solver=answer.solver, opinions=opinions,
-                      judged=answer.judged)
+        return Answer(
+            Verdict.ERROR,
+            answer.seconds,
+            disagreement.detail,
+            solver=answer.solver,
+            opinions=opinions,
+            judged=answer.judged,
+        )
     return answer
 
 
@@ -194,9 +210,13 @@ def _check_witnessed(work: Witnessed, timeout_ms: int) -> Answer:
         holds = found.model.eval(fast.and_(*work.rest), model_completion=True)
         if z3.is_true(holds):
             folded = f"; {work.folded} more hold by the witness as built" if work.folded else ""
-            answer = Answer(Verdict.PROVED, time.perf_counter() - start,
-                            f"a model of {len(work.core)} conditions satisfies the other {len(work.rest)}{folded}"
-                            if work.rest or work.folded else "")
+            answer = Answer(
+                Verdict.PROVED,
+                time.perf_counter() - start,
+                f"a model of {len(work.core)} conditions satisfies the other {len(work.rest)}{folded}"
+                if work.rest or work.folded
+                else "",
+            )
             # what the answer rests on: the model satisfies core and rest together
             consult(work.core + work.witness + work.rest, None, answer, found.model)
             return answer
@@ -210,7 +230,7 @@ def _check_witnessed(work: Witnessed, timeout_ms: int) -> Answer:
 def _check_cases(work: Cases, timeout_ms: int) -> Answer:
     if work.solver != "z3":
         return _each_case(work, timeout_ms)
-    with shared_assumptions(work.assumptions):   # one Z3 solver holds them for every case
+    with shared_assumptions(work.assumptions):  # one Z3 solver holds them for every case
         return _each_case(work, timeout_ms)
 
 
@@ -236,7 +256,7 @@ def _each_case(work: Cases, timeout_ms: int) -> Answer:
 def _check_batch(batch: Batch, timeout_ms: int) -> Answer:
     if batch.problem:
         return Answer(batch.problem_verdict, 0.0, batch.problem)
-    with shared_assumptions(batch.assumptions):   # one Z3 solver holds them for every chunk
+    with shared_assumptions(batch.assumptions):  # one Z3 solver holds them for every chunk
         return _each_chunk(batch, timeout_ms)
 
 
@@ -248,7 +268,7 @@ def _each_chunk(batch: Batch, timeout_ms: int) -> Answer:
     residue = [(a, b) for a, b in batch.pairs if not fast.same(a, b)]
     detail = f"{len(batch.pairs) - len(residue)} of {len(batch.pairs)} by reflexivity"
     for k in range(0, len(residue), BATCH):
-        chunk = residue[k:k + BATCH]
+        chunk = residue[k : k + BATCH]
         answer = prove(batch.assumptions, fast.and_(*[a == b for a, b in chunk]), timeout_ms)
         if answer.verdict != Verdict.PROVED:
             answer.seconds = time.perf_counter() - start
@@ -273,16 +293,17 @@ def choice_condition(run: Run) -> z3.BoolRef | None:
     """The c of `choose`, read off the post-state's register file (None if not that shape)."""
     regs = run.post.regs
     if z3.is_app_of(regs, z3.Z3_OP_ITE):
-        return cast(z3.BoolRef, regs.arg(0))   # the If's condition
+        return cast(z3.BoolRef, regs.arg(0))  # the If's condition
     return None
 
 
-def wide_numerals(term: z3.ExprRef, seen: set[int] | None = None,
-                  found: dict[int, z3.BitVecNumRef] | None = None) -> dict[int, z3.BitVecNumRef]:
+def wide_numerals(
+    term: z3.ExprRef, seen: set[int] | None = None, found: dict[int, z3.BitVecNumRef] | None = None
+) -> dict[int, z3.BitVecNumRef]:
     """The numerals wider than 64 bits in a term (a walk over its DAG)."""
     seen = set() if seen is None else seen
     found = {} if found is None else found
-    stack: list[Any] = [term]   # terms of any sort
+    stack: list[Any] = [term]  # terms of any sort
     while stack:
         node = stack.pop()
         key = node.get_id()
@@ -304,9 +325,11 @@ def _named(numeral: z3.BitVecNumRef) -> tuple[z3.BitVecRef, list[z3.BoolRef]]:
     name = z3.BitVec(f"wide_const_{width}_{numeral.get_id()}", width)
     if value == (1 << width) - 1:
         return name, [name == ~z3.BitVecVal(0, width)]
-    return name, [z3.Extract(min(lo + 63, width - 1), lo, name)
-                  == z3.BitVecVal(value >> lo & ((1 << (min(64, width - lo))) - 1), min(64, width - lo))
-                  for lo in range(0, width, 64)]
+    return name, [
+        z3.Extract(min(lo + 63, width - 1), lo, name)
+        == z3.BitVecVal(value >> lo & ((1 << (min(64, width - lo))) - 1), min(64, width - lo))
+        for lo in range(0, width, 64)
+    ]
 
 
 def case_run(s: Setting, tail: str, writes: bool) -> tuple[Run, list[z3.BoolRef]]:
@@ -339,13 +362,16 @@ def case_run(s: Setting, tail: str, writes: bool) -> tuple[Run, list[z3.BoolRef]
 
 def choice_part(s: Setting, tail: str) -> Part:
     """c is false exactly when vd is written (legal, vl > 0), for step's abstract run."""
+
     def build() -> Cases:
         run, _, _ = s.abstract_run(tail)
         c = choice_condition(run)
         if c is None:
             return Cases(s.wf, [], register_solver(s))
-        return Cases(s.wf, [(WRITES, s.writes_vd, z3.Not(c)), (NO_WRITE, z3.Not(s.writes_vd), c)],
-                     register_solver(s))
+        return Cases(
+            s.wf, [(WRITES, s.writes_vd, z3.Not(c)), (NO_WRITE, z3.Not(s.writes_vd), c)], register_solver(s)
+        )
+
     return Part(("choice", s.cfg, tail), "step keeps the old state exactly when vd is not written", build)
 
 
@@ -354,22 +380,27 @@ def assuming(facts: list[z3.BoolRef], goal: z3.BoolRef) -> z3.BoolRef:
     simplified: equivalent to it wherever the facts hold. The solvers then need not find
     out themselves that, say, vta decides the If around a 65536-bit register (measured at
     VLEN=65536: 2 s for bitwuzla with the If, 0.5 s without)."""
-    pairs = [(fact.arg(0), z3.BoolVal(False)) if z3.is_not(fact) else (fact, z3.BoolVal(True)) for fact in facts]
+    pairs = [
+        (fact.arg(0), z3.BoolVal(False)) if z3.is_not(fact) else (fact, z3.BoolVal(True)) for fact in facts
+    ]
     return z3.simplify(z3.substitute(goal, *pairs) if pairs else goal)
 
 
 # The pieces ------------------------------------------------------------------------------
 
+
 def instruction_part(s: Setting, tail: str) -> Part:
     """Piece 1: step, with the unit cut out, satisfies the spec with `vd[0] == r`."""
+
     def build() -> Cases:
         _, result, _ = s.abstract_run(tail)
         cases, definitions = [], []
         for writes in (True, False):
             run, defs = case_run(s, tail, writes)
             definitions += defs
-            for name, when, required in spec.relation_cases(s.cfg, s.pre, s.insn, run.outcome, run.post,
-                                                            lambda value: value == result):
+            for name, when, required in spec.relation_cases(
+                s.cfg, s.pre, s.insn, run.outcome, run.post, lambda value: value == result
+            ):
                 if (name == "writes") != writes:
                     continue
                 if name != "writes":
@@ -377,26 +408,41 @@ def instruction_part(s: Setting, tail: str) -> Part:
                     continue
                 # vd written: the tail depends on vta, so each value of it is a case of its own
                 for agnostic in (spec.vta(s.pre), z3.Not(spec.vta(s.pre))):
-                    cases.append((f"{name}, {agnostic}", z3.And(when, agnostic), assuming([agnostic], required)))
+                    cases.append(
+                        (f"{name}, {agnostic}", z3.And(when, agnostic), assuming([agnostic], required))
+                    )
         return Cases(s.wf + definitions, cases, register_solver(s))
-    return Part(("instruction", s.cfg, tail),
-                f"step ({tail} tail) with the unit's output as a fresh r meets the spec with vd[0] = r", build)
+
+    return Part(
+        ("instruction", s.cfg, tail),
+        f"step ({tail} tail) with the unit's output as a fresh r meets the spec with vd[0] = r",
+        build,
+    )
 
 
 def operands_part(s: Setting, tail: str) -> Part:
     """Piece 2: the unit is handed the spec's seed, elements and activity."""
+
     def build() -> Batch:
         _, _, got = s.abstract_run(tail)
         if got.elements is None:
             return Batch(s.wf, [], "step never called the reduction unit")
-        assert got.active is not None   # (set with the elements)
+        assert got.active is not None  # (set with the elements)
         if len(got.elements) != s.cfg.vlmax or len(got.active) != s.cfg.vlmax:
-            return Batch(s.wf, [], f"the unit got {len(got.elements)} elements, VLMAX is {s.cfg.vlmax}",
-                         Verdict.COUNTEREXAMPLE)
-        pairs: list[tuple[Any, Any]] = \
+            return Batch(
+                s.wf,
+                [],
+                f"the unit got {len(got.elements)} elements, VLMAX is {s.cfg.vlmax}",
+                Verdict.COUNTEREXAMPLE,
+            )
+        pairs: list[tuple[Any, Any]] = (
             [(got.seed, s.seed)] + list(zip(got.elements, s.elements)) + list(zip(got.active, s.activity))
+        )
         return Batch(s.wf, pairs)
-    return Part(("operands", s.cfg, tail), "step hands the unit the spec's seed, elements and activity", build)
+
+    return Part(
+        ("operands", s.cfg, tail), "step hands the unit the spec's seed, elements and activity", build
+    )
 
 
 _FLAGS: dict[int, list[z3.BoolRef]] = {}
@@ -413,8 +459,10 @@ def inclusion_of(unit: ReductionUnit, count: int, sew: int) -> dict[object, z3.B
     """The unit on the free semilattice: atom -> condition (raises NotExpressible)."""
     key = (unit, count, sew)
     if key not in _INCLUSION:
-        ops: Any = SemilatticeElements(sew)   # a part of ElementOps: a unit using the rest fails
-        result = unit(ops, atom(SEED_ATOM), [atom(element_atom(i)) for i in range(count)], active_flags(count))
+        ops: Any = SemilatticeElements(sew)  # a part of ElementOps: a unit using the rest fails
+        result = unit(
+            ops, atom(SEED_ATOM), [atom(element_atom(i)) for i in range(count)], active_flags(count)
+        )
         _INCLUSION[key] = inclusion(result)
     return _INCLUSION[key]
 
@@ -436,13 +484,17 @@ def inclusion_part(cfg: Config, name: str, unit: ReductionUnit | None = None) ->
         expected = {SEED_ATOM} | {element_atom(i) for i in range(count)}
         pairs += [(cond, z3.BoolVal(False)) for label, cond in conds.items() if label not in expected]
         return Batch([], pairs)
-    return Part(("inclusion", name, unit, count, cfg.sew),
-                f"{name} on the free semilattice joins the seed always and vs2[i] iff active (VLMAX={count})",
-                build)
+
+    return Part(
+        ("inclusion", name, unit, count, cfg.sew),
+        f"{name} on the free semilattice joins the seed always and vs2[i] iff active (VLMAX={count})",
+        build,
+    )
 
 
-def agreement_part(cfg: Config, first: str, second: str,
-                   units: dict[str, ReductionUnit] = ALGORITHMS) -> Part:
+def agreement_part(
+    cfg: Config, first: str, second: str, units: dict[str, ReductionUnit] = ALGORITHMS
+) -> Part:
     """Two units include every input under the same condition: equal in every semilattice."""
     count = cfg.vlmax
 
@@ -453,9 +505,15 @@ def agreement_part(cfg: Config, first: str, second: str,
         except NotExpressible as error:
             return Batch([], [], f"not expressible in the free semilattice: {error}")
         false = z3.BoolVal(False)
-        return Batch([], [(a.get(label, false), b.get(label, false)) for label in sorted(set(a) | set(b), key=str)])
-    return Part(("agreement", first, second, units[first], units[second], count, cfg.sew),
-                f"{first} and {second} join every input under the same condition (VLMAX={count})", build)
+        return Batch(
+            [], [(a.get(label, false), b.get(label, false)) for label in sorted(set(a) | set(b), key=str)]
+        )
+
+    return Part(
+        ("agreement", first, second, units[first], units[second], count, cfg.sew),
+        f"{first} and {second} join every input under the same condition (VLMAX={count})",
+        build,
+    )
 
 
 def lemma_part(sew: int, name: str) -> Part:
@@ -464,6 +522,7 @@ def lemma_part(sew: int, name: str) -> Part:
     def build() -> Query:
         assumptions, goal = lemma.build(sew)
         return Query(assumptions, goal)
+
     return Part(("lemma", name, sew), f"lemma {name} (SEW={sew}): {lemma.sentence}", build)
 
 
@@ -474,13 +533,17 @@ def refinement_parts(s: Setting, subject: str, unit: ReductionUnit | None = None
     """Everything `algorithm refines the spec` rests on, for one tail policy."""
     name, tail = split_subject(subject)
     unit = unit if unit is not None else s.units[name]
-    return ([choice_part(s, tail), instruction_part(s, tail), operands_part(s, tail),
-             inclusion_part(s.cfg, name, unit)]
-            + [lemma_part(s.cfg.sew, lemma) for lemma in ALGEBRA])
+    return [
+        choice_part(s, tail),
+        instruction_part(s, tail),
+        operands_part(s, tail),
+        inclusion_part(s.cfg, name, unit),
+    ] + [lemma_part(s.cfg.sew, lemma) for lemma in ALGEBRA]
 
 
 def result_field_part(s: Setting) -> Part:
     """Whenever the spec has vd written, it constrains vd[0] by its result predicate (any one)."""
+
     def build() -> Generalized:
         run = s.free_run
         pred = s.uninterpreted_result
@@ -488,15 +551,31 @@ def result_field_part(s: Setting) -> Part:
         # only the relation's own case for "vd is written" is needed as a hypothesis
         required = next(req for name, _, req in s.relation_cases(run, pred) if name == "writes")
 
-        return generalized_first(lambda prepare: Query(s.wf + [s.writes_vd], z3.simplify(prepare(
-            z3.Implies(required, goal))), register_solver(s, "spec")), [s.free_tail])
-    return Part(("result-field", s.cfg), "a retired vl > 0 post-state the spec allows has vd[0] meeting "
-                "the result predicate", build)
+        return generalized_first(
+            lambda prepare: Query(
+                s.wf + [s.writes_vd],
+                z3.simplify(prepare(z3.Implies(required, goal))),
+                register_solver(s, "spec"),
+            ),
+            [s.free_tail],
+        )
+
+    return Part(
+        ("result-field", s.cfg),
+        "a retired vl > 0 post-state the spec allows has vd[0] meeting the result predicate",
+        build,
+    )
 
 
-def feasible_part(s: Setting, key: str, assumptions: Given, witness: Given = (),
-                  rest: Callable[[Any], list[Any]] = lambda L: [],
-                  text: str = "its assumptions can hold", known: Given = ()) -> Part:
+def feasible_part(
+    s: Setting,
+    key: str,
+    assumptions: Given,
+    witness: Given = (),
+    rest: Callable[[Any], list[Any]] = lambda L: [],
+    text: str = "its assumptions can hold",
+    known: Given = (),
+) -> Part:
     """The obligation's own assumptions can hold (so its proof is not vacuous).
 
     `assumptions` are few; `rest(L)` are the many (e.g. one per element), written against a
@@ -508,6 +587,7 @@ def feasible_part(s: Setting, key: str, assumptions: Given, witness: Given = (),
     false, `rest` is built with the plain constructors and the solver looks for any model.
     `assumptions`, `witness` and `known` may be lists or functions giving one (built only
     when the part is)."""
+
     def build() -> Witnessed:
         given: Callable[[Given], list[Any]] = lambda values: values() if callable(values) else list(values)
         fixed = given(known)
@@ -515,13 +595,15 @@ def feasible_part(s: Setting, key: str, assumptions: Given, witness: Given = (),
         folded = rest(Folding(fixed))
         if any(value is False for value in folded):
             return Witnessed(core, rest(fast))
-        undecided: list[Any] = [term(value) for value in folded if value is not True]   # z3 Booleans
+        undecided: list[Any] = [term(value) for value in folded if value is not True]  # z3 Booleans
         narrowing = given(witness) + [variable == value for variable, value in fixed]
         return Witnessed(core, undecided, narrowing, len(folded) - len(undecided))
+
     return Part(("feasible", key, s.cfg), text, build)
 
 
 # Documentation ---------------------------------------------------------------------------
+
 
 def soundness_argument() -> str:
     """Why the compositional proofs prove what they claim, and the lemmas the solver checked
@@ -531,14 +613,22 @@ def soundness_argument() -> str:
 
 def lemmas_markdown() -> str:
     """The lemmas, each proved by Z3 for SEW 8, 16, 32 and 64 (`vredmax prove -k lemma.`)."""
-    rows = ["#### Lemmas the solver checks (per SEW: 8, 16, 32, 64)", "",
-            "| lemma | family | statement |", "|---|---|---|"]
+    rows = [
+        "#### Lemmas the solver checks (per SEW: 8, 16, 32, 64)",
+        "",
+        "| lemma | family | statement |",
+        "|---|---|---|",
+    ]
     rows += [f"| `{lemma.name}` | {lemma.family} | {lemma.sentence} |" for lemma in lemmas.LEMMAS]
-    rows += ["", "Per configuration (and tail policy) the solver also checks the pieces: `choice` (step keeps "
-             "the old state exactly when vd is not written), `instruction` (step with the unit cut out meets "
-             "the spec with vd[0] = r), `operands` (VLMAX+1 operand reads, identical terms or solver-proved), "
-             "`inclusion` per algorithm (VLMAX+1 inclusion conditions), `result-field` (the spec constrains "
-             "vd[0] by its result predicate), and each obligation's own query.", ""]
+    rows += [
+        "",
+        "Per configuration (and tail policy) the solver also checks the pieces: `choice` (step keeps "
+        "the old state exactly when vd is not written), `instruction` (step with the unit cut out meets "
+        "the spec with vd[0] = r), `operands` (VLMAX+1 operand reads, identical terms or solver-proved), "
+        "`inclusion` per algorithm (VLMAX+1 inclusion conditions), `result-field` (the spec constrains "
+        "vd[0] by its result predicate), and each obligation's own query.",
+        "",
+    ]
     return "\n".join(rows)
 
 

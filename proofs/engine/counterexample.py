@@ -38,12 +38,20 @@ def read_registers(cfg: Config, insn: Insn, vm: int) -> set[int]:
 
 def concrete_case(model: z3.ModelRef, cfg: Config, pre: ArchState, insn: Any) -> tuple[ArchState, Insn]:
     """The concrete pre-state and instruction a model gives to symbolic ones."""
-    fields = Insn(vd=_int(model, insn.vd), vs2=_int(model, insn.vs2), vs1=_int(model, insn.vs1),
-                  vm=_int(model, insn.vm))
+    fields = Insn(
+        vd=_int(model, insn.vd), vs2=_int(model, insn.vs2), vs1=_int(model, insn.vs1), vm=_int(model, insn.vm)
+    )
     read = read_registers(cfg, fields, fields.vm)
     regs = tuple(_int(model, z3.Select(pre.regs, r)) if r in read else 0 for r in range(32))
-    state = ArchState(cfg.vlen, cfg.elen, regs, _int(model, pre.vtype), _int(model, pre.vl),
-                      _int(model, pre.vstart), _int(model, pre.vs))
+    state = ArchState(
+        cfg.vlen,
+        cfg.elen,
+        regs,
+        _int(model, pre.vtype),
+        _int(model, pre.vl),
+        _int(model, pre.vstart),
+        _int(model, pre.vs),
+    )
     return state, fields
 
 
@@ -78,13 +86,13 @@ class Counterexample:
     cfg: Config
     pre: ArchState
     insn: Insn
-    tail: str                 # the executable's tail policy that reproduces the spec side
-    spec: dict[str, Any]      # name -> value (int for SEW-bit elements, bool for traps)
-    other: dict[str, Any]     # the same names, as the claim or implementation has them
+    tail: str  # the executable's tail policy that reproduces the spec side
+    spec: dict[str, Any]  # name -> value (int for SEW-bit elements, bool for traps)
+    other: dict[str, Any]  # the same names, as the claim or implementation has them
     other_label: str = "claim"
-    spec_reason: str = ""     # why the spec traps, when it does
+    spec_reason: str = ""  # why the spec traps, when it does
     notes: list[str] = field(default_factory=list)
-    widths: dict[str, int] = field(default_factory=dict)   # name -> bit width, when not SEW
+    widths: dict[str, int] = field(default_factory=dict)  # name -> bit width, when not SEW
 
     def width(self, name: str) -> int:
         return self.widths.get(name, self.cfg.sew)
@@ -117,8 +125,12 @@ class Counterexample:
     def to_json(self) -> dict[str, Any]:
         width = self.width
         return {
-            "config": {"vlen": self.cfg.vlen, "elen": self.cfg.elen, "sew": self.cfg.sew,
-                       "lmul": self.cfg.lmul},
+            "config": {
+                "vlen": self.cfg.vlen,
+                "elen": self.cfg.elen,
+                "sew": self.cfg.sew,
+                "lmul": self.cfg.lmul,
+            },
             "vl": self.pre.vl,
             "active_lanes": self.active_lanes,
             "case": case_json(self.pre, self.insn, self.tail),

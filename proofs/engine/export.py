@@ -31,16 +31,22 @@ def config_slug(cfg: Config) -> str:
     return f"vlen{cfg.vlen}-elen{cfg.elen}-sew{cfg.sew}-{cfg.lmul}"
 
 
-def scripts(work: Query | Batch | Cases | Witnessed | Generalized,
-            comments: list[str]) -> list[tuple[str, str]]:
+def scripts(
+    work: Query | Batch | Cases | Witnessed | Generalized, comments: list[str]
+) -> list[tuple[str, str]]:
     """(suffix, script) for each solver question a piece of work asks."""
-    if isinstance(work, Generalized):   # the claim itself; the generalization is a shortcut
+    if isinstance(work, Generalized):  # the claim itself; the generalization is a shortcut
         return scripts(work.work(), comments)
     if isinstance(work, Query):
         return [("", smt2_script(work.assumptions, work.goal, comments))]
     if isinstance(work, Cases):
-        return [(f"-case-{slug(name)}", smt2_script(work.assumptions + [when], goal, comments + [f"case: {name}"]))
-                for name, when, goal in work.cases]
+        return [
+            (
+                f"-case-{slug(name)}",
+                smt2_script(work.assumptions + [when], goal, comments + [f"case: {name}"]),
+            )
+            for name, when, goal in work.cases
+        ]
     if isinstance(work, Batch):
         if work.problem:
             return []
@@ -61,8 +67,13 @@ class Exporter:
     def has(self, key: tuple[Any, ...]) -> bool:
         return key in self.written
 
-    def write(self, cfg: Config, key: tuple[Any, ...], text: str,
-              work: Query | Batch | Cases | Witnessed | Generalized | None) -> list[str]:
+    def write(
+        self,
+        cfg: Config,
+        key: tuple[Any, ...],
+        text: str,
+        work: Query | Batch | Cases | Witnessed | Generalized | None,
+    ) -> list[str]:
         if key in self.written or work is None:
             return self.written.get(key, [])
         folder = self.root / config_slug(cfg)
@@ -71,7 +82,7 @@ class Exporter:
         paths = []
         for suffix, script in scripts(work, [text, str(cfg)]):
             path = folder / f"{name}{suffix}.smt2"
-            write_text(path, script, "--smt2-out")   # whole or not at all; none after Ctrl-C
+            write_text(path, script, "--smt2-out")  # whole or not at all; none after Ctrl-C
             paths.append(str(path.relative_to(self.root)))
         self.written[key] = paths
         return paths

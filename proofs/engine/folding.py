@@ -69,7 +69,7 @@ class Folding:
     def __init__(self, known: Iterable[tuple[z3.BitVecRef, int]] = ()) -> None:
         self._known = {variable.ast.value: fast.numeral(value, variable.size()) for variable, value in known}
         if not self._known:
-            self._resolve = _unchanged   # type: ignore[method-assign]  # the identity, when nothing is known
+            self._resolve = _unchanged  # type: ignore[method-assign]  # the identity, when nothing is known
 
     def _resolve(self, value: Folded) -> Folded:
         if isinstance(value, (bool, Lazy)):
@@ -100,7 +100,7 @@ class Folding:
         a, b = self._resolve(a), self._resolve(b)
         values = _numeral(a), _numeral(b)
         if None not in values:
-            assert values[0] is not None and values[1] is not None   # (for the type checker)
+            assert values[0] is not None and values[1] is not None  # (for the type checker)
             return values[0] < values[1]
         return Lazy(fast.ult, (a, b))
 
@@ -114,8 +114,9 @@ class Folding:
     def or_(self, *values: Folded) -> Folded:
         return self._connective(values, True, fast.or_)
 
-    def _connective(self, values: tuple[Folded, ...], absorbing: bool,
-                    make: Callable[..., z3.BoolRef]) -> Folded:
+    def _connective(
+        self, values: tuple[Folded, ...], absorbing: bool, make: Callable[..., z3.BoolRef]
+    ) -> Folded:
         """and (absorbing False) / or (absorbing True): decided by one absorbing operand,
         or by having no undecided operand left."""
         undecided = []
@@ -134,7 +135,7 @@ class Folding:
         index = self._resolve(index)
         known = _numeral(index)
         if known is None:
-            return fast.pick(cast(z3.BitVecRef, index), [term(value) for value in values])   # an index term
+            return fast.pick(cast(z3.BitVecRef, index), [term(value) for value in values])  # an index term
         return values[min(known, len(values) - 1)]
 
     def ite(self, cond: Folded, a: Folded, b: Folded) -> Folded:

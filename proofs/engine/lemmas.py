@@ -22,16 +22,16 @@ from vredmax.spec import relation as spec
 from vredmax.spec.bv import Z3Elements
 from vredmax.spec.config import XLEN
 
-Built = tuple[list[z3.BoolRef], z3.BoolRef]   # (assumptions, goal)
+Built = tuple[list[z3.BoolRef], z3.BoolRef]  # (assumptions, goal)
 Builder = Callable[[int], Built]
 
 
 @dataclass(frozen=True)
 class Lemma:
     name: str
-    family: str          # "algebra", "local", "activity"
+    family: str  # "algebra", "local", "activity"
     sentence: str
-    build: Builder       # sew -> (assumptions, goal)
+    build: Builder  # sew -> (assumptions, goal)
 
 
 def _values(sew: int, *names: str) -> list[z3.BitVecRef]:
@@ -42,6 +42,7 @@ def _algebra(name: str, sentence: str) -> Callable[[Builder], Builder]:
     def register(build: Builder) -> Builder:
         LEMMAS.append(Lemma(name, "algebra", sentence, build))
         return build
+
     return register
 
 
@@ -49,6 +50,7 @@ def _local(name: str, sentence: str, family: str = "local") -> Callable[[Builder
     def register(build: Builder) -> Builder:
         LEMMAS.append(Lemma(name, family, sentence, build))
         return build
+
     return register
 
 
@@ -117,6 +119,7 @@ def _mono(sew: int) -> Built:
 
 # Local lemmas on the spec's result predicate ------------------------------------------
 
+
 def _rest(sew: int, tag: str = "") -> tuple[z3.BoolRef, z3.BoolRef]:
     return z3.Bool(f"rest_bounded{tag}_{sew}"), z3.Bool(f"rest_witness{tag}_{sew}")
 
@@ -128,8 +131,10 @@ def _l_seed(sew: int) -> Built:
     return [spec.result_ok(r, s, [], [], bounded, witness)], s <= r
 
 
-@_local("result_bounds_active_element",
-        "Any result the spec allows is at least an active element, wherever it stands.")
+@_local(
+    "result_bounds_active_element",
+    "Any result the spec allows is at least an active element, wherever it stands.",
+)
 def _l_bound(sew: int) -> Built:
     r, s, e = _values(sew, "r", "seed", "e")
     a = z3.Bool(f"a_{sew}")
@@ -137,67 +142,87 @@ def _l_bound(sew: int) -> Built:
     return [spec.result_ok(r, s, [e], [a], bounded, witness)], z3.Implies(a, e <= r)
 
 
-@_local("result_is_seed_or_witness",
-        "Any result the spec allows is the seed or what the elements' witness part names.")
+@_local(
+    "result_is_seed_or_witness",
+    "Any result the spec allows is the seed or what the elements' witness part names.",
+)
 def _l_candidate(sew: int) -> Built:
     r, s = _values(sew, "r", "seed")
     bounded, witness = _rest(sew)
     return [spec.result_ok(r, s, [], [], bounded, witness)], z3.Or(r == s, witness)
 
 
-@_local("inactive_element_is_neutral",
-        "An inactive element adds nothing: bounds holds and witnesses fails, whatever its value.")
+@_local(
+    "inactive_element_is_neutral",
+    "An inactive element adds nothing: bounds holds and witnesses fails, whatever its value.",
+)
 def _l_inactive(sew: int) -> Built:
     r, e = _values(sew, "r", "e")
     return [], z3.And(spec.bounds(r, e, z3.BoolVal(False)), z3.Not(spec.witnesses(r, e, z3.BoolVal(False))))
 
 
-@_local("inactive_value_irrelevant",
-        "Replacing the value of an inactive element does not change which results the spec allows.")
+@_local(
+    "inactive_value_irrelevant",
+    "Replacing the value of an inactive element does not change which results the spec allows.",
+)
 def _l_inactive_value(sew: int) -> Built:
     r, s, e, e2 = _values(sew, "r", "seed", "e", "e2")
     bounded, witness = _rest(sew)
     off = z3.BoolVal(False)
-    return [], spec.result_ok(r, s, [e], [off], bounded, witness) == spec.result_ok(r, s, [e2], [off], bounded, witness)
+    return [], spec.result_ok(r, s, [e], [off], bounded, witness) == spec.result_ok(
+        r, s, [e2], [off], bounded, witness
+    )
 
 
-@_local("only_seed_when_nothing_active",
-        "With no active element the only result the spec allows is the seed.")
+@_local(
+    "only_seed_when_nothing_active", "With no active element the only result the spec allows is the seed."
+)
 def _l_only_seed(sew: int) -> Built:
     r, s = _values(sew, "r", "seed")
     return [], spec.result_ok(r, s, [], [], z3.BoolVal(True), z3.BoolVal(False)) == (r == s)
 
 
-@_local("swap_active_elements",
-        "Exchanging the values of two active elements does not change which results the spec allows.")
+@_local(
+    "swap_active_elements",
+    "Exchanging the values of two active elements does not change which results the spec allows.",
+)
 def _l_swap(sew: int) -> Built:
     r, s, e, f = _values(sew, "r", "seed", "e", "f")
     bounded, witness = _rest(sew)
     on = z3.BoolVal(True)
-    return [], (spec.result_ok(r, s, [e, f], [on, on], bounded, witness)
-                == spec.result_ok(r, s, [f, e], [on, on], bounded, witness))
+    return [], (
+        spec.result_ok(r, s, [e, f], [on, on], bounded, witness)
+        == spec.result_ok(r, s, [f, e], [on, on], bounded, witness)
+    )
 
 
-@_local("witness_is_below_any_allowed_result",
-        "If r1 is the seed or an active element and r2 bounds both, then r1 <= r2 (so the "
-        "allowed result is unique).")
+@_local(
+    "witness_is_below_any_allowed_result",
+    "If r1 is the seed or an active element and r2 bounds both, then r1 <= r2 (so the "
+    "allowed result is unique).",
+)
 def _l_unique(sew: int) -> Built:
     r1, r2, s, e = _values(sew, "r1", "r2", "seed", "e")
     a = z3.Bool(f"a_{sew}")
     return ([z3.Or(r1 == s, spec.witnesses(r1, e, a)), s <= r2, spec.bounds(r2, e, a)], r1 <= r2)
 
 
-@_local("raising_operands_raises_result",
-        "If r1 is the seed or an active element, and r2 bounds a raised seed and that element "
-        "raised, then r1 <= r2.")
+@_local(
+    "raising_operands_raises_result",
+    "If r1 is the seed or an active element, and r2 bounds a raised seed and that element "
+    "raised, then r1 <= r2.",
+)
 def _l_monotone(sew: int) -> Built:
     r1, r2, s1, s2, e1, e2 = _values(sew, "r1", "r2", "s1", "s2", "e1", "e2")
     a = z3.Bool(f"a_{sew}")
-    return ([z3.Or(r1 == s1, spec.witnesses(r1, e1, a)), s1 <= s2, e1 <= e2,
-             s2 <= r2, spec.bounds(r2, e2, a)], r1 <= r2)
+    return (
+        [z3.Or(r1 == s1, spec.witnesses(r1, e1, a)), s1 <= s2, e1 <= e2, s2 <= r2, spec.bounds(r2, e2, a)],
+        r1 <= r2,
+    )
 
 
 # Activity of element i, for every i at once ---------------------------------------------
+
 
 def _activity(sew: int) -> tuple[z3.BitVecRef, z3.BitVecRef, z3.BitVecRef, z3.BoolRef, z3.BoolRef]:
     """The spec's own activity rule (`spec.relation.is_active`) for a symbolic index i."""
@@ -206,8 +231,11 @@ def _activity(sew: int) -> tuple[z3.BitVecRef, z3.BitVecRef, z3.BitVecRef, z3.Bo
     return i, vl, vm, bit, spec.is_active(i, vl, vm == 1, bit)
 
 
-@_local("masked_off_is_inactive", "An element below vl whose mask bit is 0 under vm=0 is inactive.",
-        family="activity")
+@_local(
+    "masked_off_is_inactive",
+    "An element below vl whose mask bit is 0 under vm=0 is inactive.",
+    family="activity",
+)
 def _a_masked(sew: int) -> Built:
     i, vl, vm, bit, active = _activity(sew)
     return [vm == 0, z3.Not(bit)], z3.Not(active)

@@ -30,22 +30,32 @@ class View:
     """
 
     # Values are the backend's (ints or Z3 terms): Any, as the ops interface's `Machine`.
-    def __init__(self, m: Machine, cfg: Config, pre: ArchState, insn: Any, post: ArchState, trapped: Any,
-                 constraints: Iterable[Any] = (), tail: str = "undisturbed") -> None:
+    def __init__(
+        self,
+        m: Machine,
+        cfg: Config,
+        pre: ArchState,
+        insn: Any,
+        post: ArchState,
+        trapped: Any,
+        constraints: Iterable[Any] = (),
+        tail: str = "undisturbed",
+    ) -> None:
         self.m, self.cfg, self.pre, self.insn = m, cfg, pre, insn
         self.post, self.trapped = post, trapped
         self.constraints = list(constraints)
         self.tail = tail
         self.e = m.elements(cfg.sew)
         self.seed, self.elements, self.active = operands(m, pre, insn, cfg)
-        self.outcome: Any = None        # the spec's outcome terms, for a symbolic view
+        self.outcome: Any = None  # the spec's outcome terms, for a symbolic view
 
     @classmethod
     def symbolic(cls, cfg: Config, tag: str = "") -> "View":
         pre, insn = relation.symbolic_state(cfg, tag), relation.symbolic_insn(tag)
         post, outcome, allowed = _symbolic_spec(cfg, pre, insn, tag + "_post")
-        view = cls(Symbolic, cfg, pre, insn, post, outcome.trapped,
-                   relation.in_configuration(cfg, pre) + [allowed])
+        view = cls(
+            Symbolic, cfg, pre, insn, post, outcome.trapped, relation.in_configuration(cfg, pre) + [allowed]
+        )
         view.outcome = outcome
         return view
 
@@ -67,15 +77,24 @@ class View:
         return self.m.bit(self.pre.vtype, bit)
 
     @property
-    def vta(self) -> Any: return self.flag(VTYPE_VTA_BIT)
+    def vta(self) -> Any:
+        return self.flag(VTYPE_VTA_BIT)
+
     @property
-    def vill(self) -> Any: return self.flag(VTYPE_VILL_BIT)
+    def vill(self) -> Any:
+        return self.flag(VTYPE_VILL_BIT)
+
     @property
-    def vl_zero(self) -> Any: return self.m.eq(self.pre.vl, 0)
+    def vl_zero(self) -> Any:
+        return self.m.eq(self.pre.vl, 0)
+
     @property
-    def vl_positive(self) -> Any: return self.m.not_(self.vl_zero)
+    def vl_positive(self) -> Any:
+        return self.m.not_(self.vl_zero)
+
     @property
-    def masked_insn(self) -> Any: return self.m.eq(self.insn.vm, 0)
+    def masked_insn(self) -> Any:
+        return self.m.eq(self.insn.vm, 0)
 
     def below_vl(self, i: int) -> Any:
         return self.m.ult(self.m.const(i, XLEN), self.pre.vl)
@@ -90,9 +109,13 @@ class View:
         return self.m.any_(*(cond for rule, cond in rules if rule.outcome == outcome))
 
     @property
-    def illegal(self) -> Any: return self._fired(ILLEGAL)
+    def illegal(self) -> Any:
+        return self._fired(ILLEGAL)
+
     @property
-    def reserved(self) -> Any: return self._fired(RESERVED)
+    def reserved(self) -> Any:
+        return self._fired(RESERVED)
+
     @property
     def retires(self) -> Any:
         """Neither illegal nor reserved: the architecture says exactly what happens."""
@@ -102,11 +125,16 @@ class View:
         return self.m.split(self.m.read(state.regs, register), self.cfg.sew, self.cfg.elements_per_register)
 
     @property
-    def old_vd(self) -> Any: return self.register_elements(self.pre, self.insn.vd)
+    def old_vd(self) -> Any:
+        return self.register_elements(self.pre, self.insn.vd)
+
     @property
-    def new_vd(self) -> Any: return self.register_elements(self.post, self.insn.vd)
+    def new_vd(self) -> Any:
+        return self.register_elements(self.post, self.insn.vd)
+
     @property
-    def vs1_elements(self) -> Any: return self.register_elements(self.pre, self.insn.vs1)
+    def vs1_elements(self) -> Any:
+        return self.register_elements(self.pre, self.insn.vs1)
 
     def body(self) -> list[Any]:
         return [self.below_vl(i) for i in range(self.cfg.vlmax)]
@@ -122,8 +150,9 @@ class View:
         return self.e.const(-1)
 
 
-def _symbolic_spec(cfg: Config, pre: ArchState, insn: relation.SymbolicInsn,
-                   tag: str) -> tuple[ArchState, relation.Outcome, z3.BoolRef]:
+def _symbolic_spec(
+    cfg: Config, pre: ArchState, insn: relation.SymbolicInsn, tag: str
+) -> tuple[ArchState, relation.Outcome, z3.BoolRef]:
     post, outcome = relation.symbolic_state(cfg, tag), relation.symbolic_outcome(tag)
     return post, outcome, relation.relation(cfg, pre, insn, outcome, post)
 

@@ -34,16 +34,21 @@ class Node:
 
     __slots__ = ("kind", "children", "label", "condition", "serial", "reached")
 
-    def __init__(self, kind: str, children: tuple[Node, ...] = (), label: object = None,
-                 condition: z3.BoolRef | None = None) -> None:
-        self.kind = kind                # "atom", "empty", "join", "ite"
+    def __init__(
+        self,
+        kind: str,
+        children: tuple[Node, ...] = (),
+        label: object = None,
+        condition: z3.BoolRef | None = None,
+    ) -> None:
+        self.kind = kind  # "atom", "empty", "join", "ite"
         self.children = children
-        self.label = label              # the atom's name
-        self.condition = condition      # the ite's condition (a Z3 Boolean)
+        self.label = label  # the atom's name
+        self.condition = condition  # the ite's condition (a Z3 Boolean)
         # Made after its children, so a parent's serial is larger: descending serials are a
         # topological order (parents first).
         self.serial = next(_SERIALS)
-        self.reached: Any = None        # `inclusion`'s incoming paths
+        self.reached: Any = None  # `inclusion`'s incoming paths
 
     def __repr__(self) -> str:
         return f"Node({self.kind!r}, label={self.label!r}, serial={self.serial})"
@@ -83,35 +88,53 @@ class SemilatticeElements:
             return a
         return Node("join", (a, b))
 
-    def ite(self, c: z3.BoolRef, a: Any, b: Any) -> Any:   # on values (Node) or flags (z3 Booleans)
+    def ite(self, c: z3.BoolRef, a: Any, b: Any) -> Any:  # on values (Node) or flags (z3 Booleans)
         if type(a) is not Node and isinstance(a, z3.BoolRef):
             return z3.If(c, a, b)
         if a is b:
             return a
         return Node("ite", (a, b), None, c)
 
-    def and_(self, a: z3.BoolRef, b: z3.BoolRef) -> z3.BoolRef: return z3.And(a, b)
-    def or_(self, a: z3.BoolRef, b: z3.BoolRef) -> z3.BoolRef: return z3.Or(a, b)
-    def not_(self, a: z3.BoolRef) -> z3.BoolRef: return z3.Not(a)
+    def and_(self, a: z3.BoolRef, b: z3.BoolRef) -> z3.BoolRef:
+        return z3.And(a, b)
+
+    def or_(self, a: z3.BoolRef, b: z3.BoolRef) -> z3.BoolRef:
+        return z3.Or(a, b)
+
+    def not_(self, a: z3.BoolRef) -> z3.BoolRef:
+        return z3.Not(a)
 
     def _values(self, name: str) -> NoReturn:
         raise NotExpressible(f"{name} compares element values; the free semilattice has none")
 
-    def umax(self, a: Node, b: Node) -> NoReturn: self._values("umax")
-    def sgt(self, a: Node, b: Node) -> NoReturn: self._values("sgt")
-    def sge(self, a: Node, b: Node) -> NoReturn: self._values("sge")
-    def slt(self, a: Node, b: Node) -> NoReturn: self._values("slt")
-    def ugt(self, a: Node, b: Node) -> NoReturn: self._values("ugt")
-    def ult(self, a: Node, b: Node) -> NoReturn: self._values("ult")
-    def eq(self, a: Node, b: Node) -> NoReturn: self._values("eq")
+    def umax(self, a: Node, b: Node) -> NoReturn:
+        self._values("umax")
+
+    def sgt(self, a: Node, b: Node) -> NoReturn:
+        self._values("sgt")
+
+    def sge(self, a: Node, b: Node) -> NoReturn:
+        self._values("sge")
+
+    def slt(self, a: Node, b: Node) -> NoReturn:
+        self._values("slt")
+
+    def ugt(self, a: Node, b: Node) -> NoReturn:
+        self._values("ugt")
+
+    def ult(self, a: Node, b: Node) -> NoReturn:
+        self._values("ult")
+
+    def eq(self, a: Node, b: Node) -> NoReturn:
+        self._values("eq")
 
 
 # Path conditions are Python True (the root) or Z3 Booleans; keys use Python identity,
 # which is enough for the merge to fire on the patterns of a fold (it is an optimisation:
 # without it the conditions are equivalent, only bigger).
 
-Path = z3.BoolRef | Literal[True]         # the root's is True
-Part = tuple[Path, z3.BoolRef | None, bool]   # (path, choice condition or None, its polarity)
+Path = z3.BoolRef | Literal[True]  # the root's is True
+Part = tuple[Path, z3.BoolRef | None, bool]  # (path, choice condition or None, its polarity)
 
 
 def _conjoin(path: Path, literal: z3.BoolRef | None) -> Path:
@@ -131,7 +154,7 @@ def _merge(parts: list[Part]) -> tuple[Path | None, Part | None]:
     """
     if len(parts) == 1:
         return None, parts[0]
-    if len(parts) == 2:   # the common case, a fold's accumulator: both sides of one choice
+    if len(parts) == 2:  # the common case, a fold's accumulator: both sides of one choice
         (path, cond, polarity), (other_path, other_cond, other_polarity) = parts
         if cond is not None and cond is other_cond and path is other_path and polarity != other_polarity:
             return path, None
@@ -146,7 +169,7 @@ def _merge(parts: list[Part]) -> tuple[Path | None, Part | None]:
         if pending.pop((key, not polarity), None) is not None:
             merged.append(path)
         else:
-            pending[(key, polarity)] = (path, cond, polarity)   # (the part, its condition known)
+            pending[(key, polarity)] = (path, cond, polarity)  # (the part, its condition known)
     if any(m is True for m in merged):
         return True, None
     merged += [_conjoin(path, _literal(cond, polarity)) for path, cond, polarity in pending.values()]
@@ -163,7 +186,7 @@ def inclusion(root: object) -> dict[object, z3.BoolRef]:
     """
     if not isinstance(root, Node):
         raise NotExpressible(f"the unit returned {type(root).__name__}, not a semilattice value")
-    nodes = _reachable(root)   # each with an empty `reached` list
+    nodes = _reachable(root)  # each with an empty `reached` list
     nodes.sort(key=_serial, reverse=True)
     root.reached.append((True, None, True))
     result: dict[object, z3.BoolRef] = {}
@@ -172,14 +195,16 @@ def inclusion(root: object) -> dict[object, z3.BoolRef]:
         term, single = _merge(parts)
         kind = node.kind
         if kind == "join":
-            incoming = single if single is not None else (term, None, True)   # forwarded as is, so pairs can merge
+            incoming = (
+                single if single is not None else (term, None, True)
+            )  # forwarded as is, so pairs can merge
             for child in node.children:
                 if child is not EMPTY:
                     child.reached.append(incoming)
             continue
         if single is not None:
             term = single[0] if single[1] is None else _conjoin(single[0], _literal(single[1], single[2]))
-        assert term is not None   # _merge gives a term, or a single part
+        assert term is not None  # _merge gives a term, or a single part
         if kind == "ite":
             then, other = node.children
             if then is not EMPTY:

@@ -64,12 +64,17 @@ def impl_outcome(traps: list[tuple[TrapRule, Any]]) -> spec.Outcome:
 class Setting:
     """Pre-state `pre`, instruction `insn` and the assumptions `wf` for one configuration."""
 
-    def __init__(self, cfg: Config, tag: str = "", pre: ArchState | None = None,
-                 insn: spec.SymbolicInsn | None = None,
-                 units: dict[str, ReductionUnit] | None = None) -> None:
+    def __init__(
+        self,
+        cfg: Config,
+        tag: str = "",
+        pre: ArchState | None = None,
+        insn: spec.SymbolicInsn | None = None,
+        units: dict[str, ReductionUnit] | None = None,
+    ) -> None:
         self.cfg = cfg
         self.tag = tag
-        self.units = dict(ALGORITHMS, **(units or {}))   # an algorithm name -> its reduction unit
+        self.units = dict(ALGORITHMS, **(units or {}))  # an algorithm name -> its reduction unit
         self.pre = pre if pre is not None else spec.symbolic_state(cfg, tag)
         self.insn = insn if insn is not None else spec.symbolic_insn(tag)
         self.wf = spec.in_configuration(cfg, self.pre)
@@ -131,25 +136,37 @@ class Setting:
     @cached_property
     def free_tail(self) -> z3.BoolRef:
         """The free run's "each tail element old or all ones" (the spec's agnostic tail)."""
-        return spec.each_tail_element_old_or_ones(self.cfg, z3.Select(self.pre.regs, self.insn.vd),
-                                                  z3.Select(self.free_run.post.regs, self.insn.vd))
+        return spec.each_tail_element_old_or_ones(
+            self.cfg, z3.Select(self.pre.regs, self.insn.vd), z3.Select(self.free_run.post.regs, self.insn.vd)
+        )
 
-    def relation_cases(self, run: Run,
-                       result_pred: spec.ResultPred | None) -> list[tuple[str, z3.BoolRef, z3.BoolRef]]:
+    def relation_cases(
+        self, run: Run, result_pred: spec.ResultPred | None
+    ) -> list[tuple[str, z3.BoolRef, z3.BoolRef]]:
         """spec.relation_cases of this pre-state and `run`, kept per run and predicate (the
         instruction obligations all ask for the free run's with the uninterpreted predicate:
         the same terms, since Z3 terms are hash-consed, built once)."""
-        cache: dict[tuple[int, int], tuple[Run, object, list[tuple[str, z3.BoolRef, z3.BoolRef]]]] = \
+        cache: dict[tuple[int, int], tuple[Run, object, list[tuple[str, z3.BoolRef, z3.BoolRef]]]] = (
             self.__dict__.setdefault("_relation_cases", {})
+        )
         key = (id(run), id(result_pred))
-        if key not in cache:   # (the entry holds run and predicate: their ids stay theirs)
-            cache[key] = (run, result_pred, spec.relation_cases(self.cfg, self.pre, self.insn, run.outcome, run.post,
-                                                                result_pred))
+        if key not in cache:  # (the entry holds run and predicate: their ids stay theirs)
+            cache[key] = (
+                run,
+                result_pred,
+                spec.relation_cases(self.cfg, self.pre, self.insn, run.outcome, run.post, result_pred),
+            )
         return cache[key][2]
 
     def relation(self, run: Run, result_pred: spec.ResultPred | None = None) -> z3.BoolRef:
-        return spec.relation(self.cfg, self.pre, self.insn, run.outcome, run.post,
-                             result_pred if result_pred is not None else self.result_pred())
+        return spec.relation(
+            self.cfg,
+            self.pre,
+            self.insn,
+            run.outcome,
+            run.post,
+            result_pred if result_pred is not None else self.result_pred(),
+        )
 
     @cached_property
     def uninterpreted_result(self) -> z3.FuncDeclRef:
@@ -159,13 +176,14 @@ class Setting:
     def implementation_run(self, subject: str, reduce: ReductionUnit | None = None) -> Run:
         """The algorithm's execution on the symbolic pre-state (the whole instruction)."""
         key = (subject, reduce)
-        cache: dict[tuple[str, ReductionUnit | None], Run] = \
-            self.__dict__.setdefault("_runs", {})
+        cache: dict[tuple[str, ReductionUnit | None], Run] = self.__dict__.setdefault("_runs", {})
         if key not in cache:
             name, tail = split_subject(subject)
             unit = reduce if reduce is not None else self.units[name]
-            with no_truth_tests():    # an algorithm may not branch on a term (proofs/engine/truth_guard.py)
-                traps, post = step(FastSymbolic, self.pre, self.insn, self.cfg, unit, tail, sources=self.sources)
+            with no_truth_tests():  # an algorithm may not branch on a term (proofs/engine/truth_guard.py)
+                traps, post = step(
+                    FastSymbolic, self.pre, self.insn, self.cfg, unit, tail, sources=self.sources
+                )
             cache[key] = Run(impl_outcome(traps), post)
         return cache[key]
 
@@ -187,7 +205,9 @@ class Setting:
                 return result
 
             with no_truth_tests():
-                traps, post = step(FastSymbolic, self.pre, self.insn, self.cfg, cut, tail, sources=self.sources)
+                traps, post = step(
+                    FastSymbolic, self.pre, self.insn, self.cfg, cut, tail, sources=self.sources
+                )
             cache[tail] = (Run(impl_outcome(traps), post), result, captured)
         return cache[tail]
 
@@ -197,5 +217,7 @@ class Setting:
 
 def bounds_text(cfg: Config) -> str:
     """The bounds a PROVED names: the configuration and what is symbolic."""
-    return (f"VLEN={cfg.vlen} ELEN={cfg.elen} SEW={cfg.sew} LMUL={cfg.lmul} VLMAX={cfg.vlmax}, "
-            f"vl 0..{cfg.vlmax}; vd vs2 vs1 vm vta vma vill vstart VS and all 32 registers symbolic")
+    return (
+        f"VLEN={cfg.vlen} ELEN={cfg.elen} SEW={cfg.sew} LMUL={cfg.lmul} VLMAX={cfg.vlmax}, "
+        f"vl 0..{cfg.vlmax}; vd vs2 vs1 vm vta vma vill vstart VS and all 32 registers symbolic"
+    )

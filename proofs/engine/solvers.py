@@ -33,7 +33,7 @@ SOLVERS = ("z3", "bitwuzla", "cvc5")
 class Checked:
     """The two answers of a query: are the assumptions satisfiable, and is the negated goal."""
 
-    assumptions: str   # "sat", "unsat" or "unknown"
+    assumptions: str  # "sat", "unsat" or "unknown"
     negated_goal: str  # "sat" (counterexample), "unsat" (proved), "unknown"; "" if not asked
     reason: str = ""
     seconds: float = 0.0
@@ -47,8 +47,10 @@ def smt2_script(assumptions: Iterable[z3.BoolRef], goal: z3.BoolRef, comments: I
     body = _standard_division(_quote_names(solver.to_smt2()))
     body = body[: body.rindex("(check-sat)")]
     header = "".join(f"; {line}\n" for line in comments)
-    return (f"{header}(set-option :produce-models true)\n(set-logic ALL)\n{body}"
-            f"(check-sat)\n(check-sat-assuming ({GOAL_NAME}))\n")
+    return (
+        f"{header}(set-option :produce-models true)\n(set-logic ALL)\n{body}"
+        f"(check-sat)\n(check-sat-assuming ({GOAL_NAME}))\n"
+    )
 
 
 _SIMPLE_SYMBOL = re.compile(r"[A-Za-z~!@$%^&*_+=<>.?/-][0-9A-Za-z~!@$%^&*_+=<>.?/-]*")
@@ -68,8 +70,11 @@ def _quote_names(text: str) -> str:
     """Z3 prints a declared name such as `in_elements'` (a port name with a prime) bare, though
     SMT-LIB's simple symbols have no `'`: other solvers refuse the script. Such names are
     written as quoted symbols `|...|`, which stand for the same name."""
-    odd = [name for name in re.findall(r"\(declare-fun (\S+) ", text)
-           if not name.startswith("|") and not _SIMPLE_SYMBOL.fullmatch(name)]
+    odd = [
+        name
+        for name in re.findall(r"\(declare-fun (\S+) ", text)
+        if not name.startswith("|") and not _SIMPLE_SYMBOL.fullmatch(name)
+    ]
     for name in odd:
         text = re.sub(rf"(?<=[\s(]){re.escape(name)}(?=[\s)])", lambda _: f"|{name}|", text)
     return text
@@ -83,17 +88,26 @@ def assertion_text(assumption: z3.BoolRef) -> str:
     context where only this query lives (proofs/engine/verdict.py's) the text depends on the
     term alone. A part of the key of a query's answer (proofs/engine/answers.py)."""
     none = (z3.z3types.Ast * 0)()
-    return _renamed(z3.z3core.Z3_benchmark_to_smtlib_string(assumption.ctx.ref(), "", "", "unknown", "", 0, none,
-                                                            assumption.as_ast()))
+    return _renamed(
+        z3.z3core.Z3_benchmark_to_smtlib_string(
+            assumption.ctx.ref(), "", "", "unknown", "", 0, none, assumption.as_ast()
+        )
+    )
 
 
 def _renamed(text: str) -> str:
     """The text with its `let` names renamed in order of appearance."""
     binders = set(re.findall(r"\(let \(\(([$?]x\d+) ", text))
     names: dict[str, str] = {}
-    return re.sub(r"(?<![\w|$?.!@%^&*_+=<>/~-])[$?]x\d+(?![\w|$?.!@%^&*_+=<>/~-])",
-                  lambda m: (names.setdefault(m.group(0), f"{m.group(0)[0]}x{len(names)}")
-                             if m.group(0) in binders else m.group(0)), text)
+    return re.sub(
+        r"(?<![\w|$?.!@%^&*_+=<>/~-])[$?]x\d+(?![\w|$?.!@%^&*_+=<>/~-])",
+        lambda m: (
+            names.setdefault(m.group(0), f"{m.group(0)[0]}x{len(names)}")
+            if m.group(0) in binders
+            else m.group(0)
+        ),
+        text,
+    )
 
 
 def versions() -> dict[str, str]:
@@ -133,13 +147,14 @@ def check_text(name: str, script: str, timeout_ms: int) -> Checked:
 
 def _bitwuzla(script: str, timeout_ms: int) -> Checked:
     import bitwuzla as bw
+
     tm = bw.TermManager()
     options = bw.Options()
     options.set(bw.Option.TIME_LIMIT_PER, timeout_ms)
     parser = bw.Parser(tm, options)
     parser.parse(without_checks(script), True, False)
     solver = parser.bitwuzla()
-    if interrupts.installed():   # Ctrl-C ends the query at once (vredmax/runtime/interrupts.py)
+    if interrupts.installed():  # Ctrl-C ends the query at once (vredmax/runtime/interrupts.py)
         solver.configure_terminator(interrupts.stop_requested)
     goal = next(t for t in parser.get_declared_funs() if t.symbol() == GOAL_NAME)
     names = {bw.Result.SAT: "sat", bw.Result.UNSAT: "unsat", bw.Result.UNKNOWN: "unknown"}
@@ -157,6 +172,7 @@ def bitwuzla_values(script: str, timeout_ms: int) -> dict[str, int] | None:
     bit-vector constant's value, by name; None unless the negated goal is satisfiable. For
     when Z3 cannot rebuild the model of a query bitwuzla refuted."""
     import bitwuzla as bw
+
     tm = bw.TermManager()
     options = bw.Options()
     options.set(bw.Option.TIME_LIMIT_PER, timeout_ms)
@@ -174,6 +190,7 @@ def bitwuzla_values(script: str, timeout_ms: int) -> dict[str, int] | None:
 
 def _cvc5(script: str, timeout_ms: int) -> Checked:
     import cvc5
+
     tm = cvc5.TermManager()
     solver = cvc5.Solver(tm)
     solver.setOption("incremental", "true")

@@ -103,18 +103,25 @@ def _text(term: z3.ExprRef) -> str:
     return " ".join(out.getvalue().split())
 
 
-SPEC_ALLOWS = "spec_allows"   # named_query's stand-in for "the free post-state is one the spec allows"
+SPEC_ALLOWS = "spec_allows"  # named_query's stand-in for "the free post-state is one the spec allows"
 
 
 def render(obligation: Obligation) -> dict[str, Any]:
     """{"config", "assume": [...], "prove": ...} for the obligation's monolithic query."""
     named = named_query(obligation)
     if isinstance(named, str):
-        return {"config": None if named == NO_MONOLITHIC else str(render_config(obligation)),
-                "assume": [], "prove": named}
+        return {
+            "config": None if named == NO_MONOLITHIC else str(render_config(obligation)),
+            "assume": [],
+            "prove": named,
+        }
     cfg, assumptions, goal = named
-    assume = ["spec_allows (the post-state, primed ', is one the spec allows)" if isinstance(term, str)
-              else _shorten(_text(term)) for term in assumptions]
+    assume = [
+        "spec_allows (the post-state, primed ', is one the spec allows)"
+        if isinstance(term, str)
+        else _shorten(_text(term))
+        for term in assumptions
+    ]
     return {"config": str(cfg), "assume": assume, "prove": _shorten(_text(goal))}
 
 
@@ -136,19 +143,21 @@ def named_query(obligation: Obligation) -> str | tuple[Config, list[z3.ExprRef |
     runs = {SPEC: s.free_run}
     runs.update({subj: s.implementation_run(subj) for subj in IMPLEMENTATIONS})
     pairs = _names(s, runs)
-    for tag, twin in s.__dict__.get("_twins", {}).items():   # the second pre-state, if any
+    for tag, twin in s.__dict__.get("_twins", {}).items():  # the second pre-state, if any
         twin_runs = {SPEC: twin.free_run}
         twin_runs.update({subj: twin.implementation_run(subj) for subj in IMPLEMENTATIONS})
         known = {term.get_id() for term, _ in pairs}
-        pairs += [(term, name) for term, name in _names(twin, twin_runs, tag.replace("_", "")
-                                                        and "_" + tag.strip("_"))
-                  if term.get_id() not in known]
+        pairs += [
+            (term, name)
+            for term, name in _names(twin, twin_runs, tag.replace("_", "") and "_" + tag.strip("_"))
+            if term.get_id() not in known
+        ]
     wf_ids = {term.get_id() for term in s.wf}
     free = s.free_run
     assume: list[z3.ExprRef | str] = []
     for term in query.assumptions:
         if term.get_id() in wf_ids:
-            continue   # "the state is one of this configuration": said once for all
+            continue  # "the state is one of this configuration": said once for all
         if subject == SPEC and term.eq(s.relation(free)):
             assume.append(SPEC_ALLOWS)
             continue

@@ -54,7 +54,7 @@ class Guard:
 
     def __init__(self, hint: str):
         self.hint = hint
-        self.refusals: list[Exception] = []     # SymbolicBranch, or another backend's refusal
+        self.refusals: list[Exception] = []  # SymbolicBranch, or another backend's refusal
 
 
 def caller_location(skip: tuple[str, ...] = _SKIPPED) -> tuple[str, int]:
@@ -90,8 +90,11 @@ def _guarded_bool(self: z3.ExprRef) -> bool:
         what = f"{_describe(self)} is a {self.sort()} value, not a condition"
     filename, line = caller_location()
     guard = _ACTIVE[-1] if _ACTIVE else None
-    refusal = SymbolicBranch(f"{filename}:{line}", what,
-                             guard.hint if guard else "use ops.ite(cond, a, b) (m.ite in a whole instruction)")
+    refusal = SymbolicBranch(
+        f"{filename}:{line}",
+        what,
+        guard.hint if guard else "use ops.ite(cond, a, b) (m.ite in a whole instruction)",
+    )
     for active in _ACTIVE:
         active.refusals.append(refusal)
     raise refusal
@@ -103,8 +106,10 @@ def record_refusal(refusal: Exception) -> None:
         active.refusals.append(refusal)
 
 
-DEFAULT_HINT = ("use ops.ite(cond, a, b) to choose between values (m.ite in a whole instruction), "
-                "ops.and_/or_/not_ for conditions")
+DEFAULT_HINT = (
+    "use ops.ite(cond, a, b) to choose between values (m.ite in a whole instruction), "
+    "ops.and_/or_/not_ for conditions"
+)
 
 
 @contextmanager

@@ -27,7 +27,7 @@ class Verdict(str, Enum):
     PROVED = "PROVED"
     COUNTEREXAMPLE = "COUNTEREXAMPLE"
     UNKNOWN = "UNKNOWN"  # timeout or the solver gave up: never reported as proved
-    ERROR = "ERROR"      # e.g. vacuous: the assumptions are unsatisfiable
+    ERROR = "ERROR"  # e.g. vacuous: the assumptions are unsatisfiable
 
 
 @dataclass
@@ -37,8 +37,8 @@ class Answer:
     detail: str = ""
     model: z3.ModelRef | None = field(default=None, repr=False)
     solver: str = "z3"
-    opinions: list[Opinion] = field(default_factory=list, repr=False)   # second opinions on its questions
-    judged: object = field(default=None, repr=False)   # the judge installed when it was decided
+    opinions: list[Opinion] = field(default_factory=list, repr=False)  # second opinions on its questions
+    judged: object = field(default=None, repr=False)  # the judge installed when it was decided
 
 
 @dataclass
@@ -50,7 +50,7 @@ class Question:
     goal: object
     answer: Answer
     labels: dict[str, Any]
-    model: object = None     # a model of the assumptions the solver found, if any (a hint)
+    model: object = None  # a model of the assumptions the solver found, if any (a hint)
 
 
 @dataclass
@@ -107,8 +107,9 @@ def about(**labels: Any) -> Iterator[None]:
         _ABOUT.pop()
 
 
-def consult(assumptions: Iterable[z3.BoolRef], goal: z3.BoolRef | None, answer: Answer,
-            model: object = None) -> None:
+def consult(
+    assumptions: Iterable[z3.BoolRef], goal: z3.BoolRef | None, answer: Answer, model: object = None
+) -> None:
     """Ask the installed judge, if any, about one question the solver answered."""
     if not _JUDGES:
         return
@@ -123,11 +124,12 @@ def consult(assumptions: Iterable[z3.BoolRef], goal: z3.BoolRef | None, answer: 
 VACUOUS = "vacuous: the assumptions are unsatisfiable"
 
 
-AUTO_Z3_MS = 2_000   # "auto": Z3 gets this long first, then bitwuzla the whole timeout
+AUTO_Z3_MS = 2_000  # "auto": Z3 gets this long first, then bitwuzla the whole timeout
 
 
-def prove(assumptions: Iterable[z3.BoolRef], goal: z3.BoolRef, timeout_ms: int = 60_000,
-          solver: str = "z3") -> Answer:
+def prove(
+    assumptions: Iterable[z3.BoolRef], goal: z3.BoolRef, timeout_ms: int = 60_000, solver: str = "z3"
+) -> Answer:
     """Prove `assumptions => goal`, after checking that the assumptions can hold at all.
 
     `solver` is "z3" (in-process, with a model for a counterexample), "bitwuzla"/"cvc5"
@@ -162,17 +164,18 @@ def _kept_or_proved(assumptions: list[z3.BoolRef], goal: z3.BoolRef, timeout_ms:
     return answer
 
 
-def _prove_known_vacuity(store: answers.Store, assumptions: list[z3.BoolRef], goal: z3.BoolRef,
-                         timeout_ms: int) -> Answer:
+def _prove_known_vacuity(
+    store: answers.Store, assumptions: list[z3.BoolRef], goal: z3.BoolRef, timeout_ms: int
+) -> Answer:
     """`_prove` with Z3, where the vacuity check is a question of its own: many queries share
     their assumptions (an obligation's cases, the parts of a configuration), and a kept
     answer to it spares the solver that half of the work."""
-    if _shared_prefix(assumptions) is not None:   # asked of the solver that holds the shared part: cheap
+    if _shared_prefix(assumptions) is not None:  # asked of the solver that holds the shared part: cheap
         return _prove(assumptions, goal, timeout_ms, "z3")
     material = answers.query_material("vacuity", "z3", _text(assumptions, z3.BoolVal(True)))
     known = store.get(material)
     verdict = known.get("verdict") if known is not None else None
-    if verdict == Verdict.PROVED.value:   # they can hold: only the goal is left to ask
+    if verdict == Verdict.PROVED.value:  # they can hold: only the goal is left to ask
         start = time.perf_counter()
         with _engine(assumptions, timeout_ms) as (engine, context):
             return _ask_goal(engine, context, goal, start)
@@ -181,9 +184,17 @@ def _prove_known_vacuity(store: answers.Store, assumptions: list[z3.BoolRef], go
     answer = _prove(assumptions, goal, timeout_ms, "z3")
     durable = answer.seconds >= answers.DURABLE_S
     if answer.verdict == Verdict.ERROR and answer.detail == VACUOUS:
-        store.put(material, {"verdict": Verdict.ERROR.value, "detail": VACUOUS, "solver": "z3", "model": None}, durable)
-    elif not (answer.verdict == Verdict.UNKNOWN and answer.detail.startswith("satisfiability of the assumptions")):
-        store.put(material, {"verdict": Verdict.PROVED.value, "detail": "", "solver": "z3", "model": None}, durable)
+        store.put(
+            material,
+            {"verdict": Verdict.ERROR.value, "detail": VACUOUS, "solver": "z3", "model": None},
+            durable,
+        )
+    elif not (
+        answer.verdict == Verdict.UNKNOWN and answer.detail.startswith("satisfiability of the assumptions")
+    ):
+        store.put(
+            material, {"verdict": Verdict.PROVED.value, "detail": "", "solver": "z3", "model": None}, durable
+        )
     return answer
 
 
@@ -215,7 +226,7 @@ def _prove(assumptions: list[z3.BoolRef], goal: z3.BoolRef, timeout_ms: int, sol
         vacuity = engine.check()
         if vacuity != z3.sat:
             return _unsatisfiable(engine, vacuity, start)
-        if z3.is_true(goal):   # nothing left to ask: not(true) has no model
+        if z3.is_true(goal):  # nothing left to ask: not(true) has no model
             return Answer(Verdict.PROVED, time.perf_counter() - start)
         return _ask_goal(engine, context, goal, start)
 
@@ -251,10 +262,12 @@ def _satisfiable(assumptions: list[z3.BoolRef], timeout_ms: int) -> Answer:
         result = engine.check()
         if result != z3.sat:
             return _unsatisfiable(engine, result, start)
-        return Answer(Verdict.PROVED, time.perf_counter() - start, model=engine.model().translate(z3.main_ctx()))
+        return Answer(
+            Verdict.PROVED, time.perf_counter() - start, model=engine.model().translate(z3.main_ctx())
+        )
 
 
-_SOLVING: list[z3.Context] = []   # the context the solvers work in, made on first use
+_SOLVING: list[z3.Context] = []  # the context the solvers work in, made on first use
 
 
 @contextmanager
@@ -283,7 +296,7 @@ def _engine(assumptions: list[z3.BoolRef], timeout_ms: int) -> Iterator[tuple[z3
         engine.add(_translated(shared[0], context))
     engine.push()
     try:
-        if shared[3] != timeout_ms:   # (setting a parameter costs as much as a small check)
+        if shared[3] != timeout_ms:  # (setting a parameter costs as much as a small check)
             engine.set(timeout=timeout_ms)
             shared[3] = timeout_ms
         if rest:
@@ -293,7 +306,9 @@ def _engine(assumptions: list[z3.BoolRef], timeout_ms: int) -> Iterator[tuple[z3
         engine.pop()
 
 
-_SHARED: list[list[Any]] = []   # [base assumptions, their solver, their text, the solver's timeout] (None: not yet)
+_SHARED: list[
+    list[Any]
+] = []  # [base assumptions, their solver, their text, the solver's timeout] (None: not yet)
 
 
 @contextmanager
@@ -318,7 +333,7 @@ def _shared_prefix(assumptions: list[z3.BoolRef]) -> list[z3.BoolRef] | None:
     for mine, shared in zip(assumptions, base):
         if mine is not shared and not mine.eq(shared):
             return None
-    return list(assumptions[len(base):])
+    return list(assumptions[len(base) :])
 
 
 def _context() -> z3.Context:
@@ -347,15 +362,15 @@ def _translated(terms: Iterable[z3.BoolRef], context: z3.Context) -> z3.BoolRef:
         made = z3.BoolVal(True, context)
     elif len(terms) == 1:
         made = terms[0].translate(context)
-    elif all(t.ctx is _MAIN for t in terms):   # (the fast constructor: the same term as z3.And's)
+    elif all(t.ctx is _MAIN for t in terms):  # (the fast constructor: the same term as z3.And's)
         made = fast.and_(*terms).translate(context)
     else:
         made = z3.And(*terms).translate(context)
-    _LAST_TRANSLATION[:] = [key, terms, made]   # (holding the terms: their pointers stay theirs)
+    _LAST_TRANSLATION[:] = [key, terms, made]  # (holding the terms: their pointers stay theirs)
     return made
 
 
-_LAST_TRANSLATION: list[Any] = [None, None, None]   # [key, the terms, their translation]
+_LAST_TRANSLATION: list[Any] = [None, None, None]  # [key, the terms, their translation]
 
 
 _MAIN = z3.main_ctx()
@@ -368,15 +383,20 @@ def _prove_elsewhere(assumptions: list[z3.BoolRef], goal: z3.BoolRef, timeout_ms
     if checked.assumptions == "unsat":
         return Answer(Verdict.ERROR, seconds, VACUOUS, solver=solver)
     if checked.assumptions != "sat":
-        return Answer(Verdict.UNKNOWN, seconds, f"satisfiability of the assumptions: {checked.reason}",
-                      solver=solver)
+        return Answer(
+            Verdict.UNKNOWN, seconds, f"satisfiability of the assumptions: {checked.reason}", solver=solver
+        )
     if checked.negated_goal == "unsat":
         return Answer(Verdict.PROVED, seconds, solver=solver)
     if checked.negated_goal == "sat":
         model = _z3_model(assumptions, goal, timeout_ms)
-        return Answer(Verdict.COUNTEREXAMPLE, time.perf_counter() - start,
-                      "" if model is not None else f"found by {solver}; Z3 gave no model in time",
-                      model=model, solver=solver)
+        return Answer(
+            Verdict.COUNTEREXAMPLE,
+            time.perf_counter() - start,
+            "" if model is not None else f"found by {solver}; Z3 gave no model in time",
+            model=model,
+            solver=solver,
+        )
     return Answer(Verdict.UNKNOWN, seconds, checked.reason, solver=solver)
 
 
@@ -386,6 +406,7 @@ def _z3_model(assumptions: list[z3.BoolRef], goal: z3.BoolRef, timeout_ms: int) 
 
 
 # Answers kept in a store (proofs/engine/answers.py) ------------------------------------------
+
 
 def _text(assumptions: list[z3.BoolRef], goal: z3.BoolRef) -> str:
     """The query's text in the solvers' context (solvers.assertion_text: there only the current
@@ -435,21 +456,34 @@ def _entry(answer: Answer) -> dict[str, Any]:
     model = None
     if answer.model is not None:
         decls = answer.model.decls()
-        model = {"constants": [[_symbol(d), answer.model[d].sexpr()] for d in decls if d.arity() == 0],
-                 "functions": [[_symbol(d), [[[a.sexpr() for a in point[:-1]], point[-1].sexpr()]
-                                           for point in answer.model[d].as_list()[:-1]]]
-                               for d in decls if d.arity() > 0]}
+        model = {
+            "constants": [[_symbol(d), answer.model[d].sexpr()] for d in decls if d.arity() == 0],
+            "functions": [
+                [
+                    _symbol(d),
+                    [
+                        [[a.sexpr() for a in point[:-1]], point[-1].sexpr()]
+                        for point in answer.model[d].as_list()[:-1]
+                    ],
+                ]
+                for d in decls
+                if d.arity() > 0
+            ],
+        }
     return {"verdict": answer.verdict.value, "detail": answer.detail, "solver": answer.solver, "model": model}
 
 
 def _symbol(decl: z3.FuncDeclRef) -> str:
     """The declaration's name as SMT-LIB2 writes it (quoted when it must be)."""
     name = decl.name()
-    return name if re.fullmatch(r"[A-Za-z~!@$%^&*_+=<>.?/-][0-9A-Za-z~!@$%^&*_+=<>.?/-]*", name) else f"|{name}|"
+    return (
+        name if re.fullmatch(r"[A-Za-z~!@$%^&*_+=<>.?/-][0-9A-Za-z~!@$%^&*_+=<>.?/-]*", name) else f"|{name}|"
+    )
 
 
-def _reused(store: answers.Store, material: str, text: str, negated_goal: bool,
-            timeout_ms: int) -> Answer | None:
+def _reused(
+    store: answers.Store, material: str, text: str, negated_goal: bool, timeout_ms: int
+) -> Answer | None:
     """The kept answer for this query, or None. A model is not taken on trust: the query is
     solved again with every value the entry gives pinned (cheap), and that model is used; if
     there is none, the entry is ignored."""
@@ -465,8 +499,13 @@ def _reused(store: answers.Store, material: str, text: str, negated_goal: bool,
             if model is None:
                 store.forget(material)
                 return None
-        return Answer(verdict, time.perf_counter() - start, str(entry.get("detail", "")), model,
-                      str(entry.get("solver", "z3")))
+        return Answer(
+            verdict,
+            time.perf_counter() - start,
+            str(entry.get("detail", "")),
+            model,
+            str(entry.get("solver", "z3")),
+        )
     except (ValueError, KeyError, TypeError, AttributeError, z3.Z3Exception):
         store.forget(material)
         return None
@@ -476,14 +515,17 @@ def _replayed(text: str, values: dict[str, Any], negated_goal: bool, timeout_ms:
     """A model of the query (and its negated goal when `negated_goal`) with the kept values,
     found by Z3; None if there is none."""
     declared = set(re.findall(r"^\(declare-fun (\|[^|]*\||\S+) ", text, re.MULTILINE))
-    pins = [f"(assert (= {name} {value}))" for name, value in values["constants"]
-            if name in declared and name != solvers.GOAL_NAME]
+    pins = [
+        f"(assert (= {name} {value}))"
+        for name, value in values["constants"]
+        if name in declared and name != solvers.GOAL_NAME
+    ]
     for name, points in values["functions"]:
-        if name in declared:   # (not the model's own helpers, e.g. an array's k!0)
+        if name in declared:  # (not the model's own helpers, e.g. an array's k!0)
             pins += [f"(assert (= ({name} {' '.join(args)}) {value}))" for args, value in points]
     if negated_goal:
         pins.append(f"(assert {solvers.GOAL_NAME})")
-    engine = z3.Solver(ctx=_context())   # (a fresh one: the script declares its own names)
+    engine = z3.Solver(ctx=_context())  # (a fresh one: the script declares its own names)
     engine.set(timeout=timeout_ms)
     engine.from_string(solvers.without_checks(text) + "\n".join(pins) + "\n")
     if engine.check() != z3.sat:

@@ -28,8 +28,8 @@ class Result:
     subject: str
     method: str
     answer: Answer
-    parts: list = field(default_factory=list)   # (part text, Answer), in order
-    files: list = field(default_factory=list)   # SMT-LIB2 files written for it (with an exporter)
+    parts: list = field(default_factory=list)  # (part text, Answer), in order
+    files: list = field(default_factory=list)  # SMT-LIB2 files written for it (with an exporter)
     # where each part's answer came from: "asked" (for this configuration, in this process),
     # "reused" (asked for another configuration: the ELEN twin) or "kept" (the answer store)
     origins: list = field(default_factory=list)
@@ -49,7 +49,7 @@ class Result:
 
 _SETTINGS: dict = {}
 _ANSWERS: dict = {}
-_ANSWERED_AT: dict = {}   # a key of _ANSWERS -> the configuration whose proof put it there
+_ANSWERED_AT: dict = {}  # a key of _ANSWERS -> the configuration whose proof put it there
 
 
 def _answer_key(obligation: Obligation, key: tuple) -> tuple:
@@ -66,7 +66,7 @@ def _answer_key(obligation: Obligation, key: tuple) -> tuple:
     return found
 
 
-_WITHOUT_ELEN: dict = {}   # a part's key -> the same without ELEN (asked for every part of every run)
+_WITHOUT_ELEN: dict = {}  # a part's key -> the same without ELEN (asked for every part of every run)
 
 
 def _without_elen(item):
@@ -87,8 +87,15 @@ def setting_for(cfg: Config) -> Setting:
     return _SETTINGS[cfg]
 
 
-def run(obligation: Obligation, cfg: Config, subject: str, method: str = "compositional",
-        timeout_s: float = 60, setting: Setting | None = None, exporter=None) -> Result:
+def run(
+    obligation: Obligation,
+    cfg: Config,
+    subject: str,
+    method: str = "compositional",
+    timeout_s: float = 60,
+    setting: Setting | None = None,
+    exporter=None,
+) -> Result:
     """Prove one obligation of one subject for one configuration.
 
     `setting` overrides the shared one (e.g. with a user's reduction unit: answers are then
@@ -97,7 +104,9 @@ def run(obligation: Obligation, cfg: Config, subject: str, method: str = "compos
     if method not in METHODS:
         raise ValueError(f"method: must be one of {', '.join(METHODS)}, got {method!r}")
     if subject not in obligation.subjects:
-        raise ValueError(f"subject: {obligation.name} is proved of {', '.join(obligation.subjects)}, not {subject!r}")
+        raise ValueError(
+            f"subject: {obligation.name} is proved of {', '.join(obligation.subjects)}, not {subject!r}"
+        )
     s = setting if setting is not None else setting_for(cfg)
     timeout_ms = int(timeout_s * 1000)
     start = time.perf_counter()
@@ -109,7 +118,9 @@ def run(obligation: Obligation, cfg: Config, subject: str, method: str = "compos
         with about(part="one query over the whole instruction"):
             answer = comp.check(work, timeout_ms)
         answer.seconds = time.perf_counter() - start
-        result = Result(obligation, cfg, subject, method, answer, [("one query over the whole instruction", answer)])
+        result = Result(
+            obligation, cfg, subject, method, answer, [("one query over the whole instruction", answer)]
+        )
         result.files = files
         return result
     parts, origins = [], []
@@ -119,7 +130,7 @@ def run(obligation: Obligation, cfg: Config, subject: str, method: str = "compos
     for part in obligation.compositional(s, subject):
         key = _answer_key(obligation, part.key)
         answer = _ANSWERS.get(key) if setting is None else None
-        if answer is not None and answer.judged is not judging():   # judged by another judge, or none
+        if answer is not None and answer.judged is not judging():  # judged by another judge, or none
             answer = None
         origin = "reused" if answer is not None and _ANSWERED_AT.get(key) != cfg else "asked"
         material = None
@@ -159,13 +170,19 @@ def _built_in_units() -> bool:
     """The algorithms are the ones in impl/ (a plugin may swap one in: then no part's verdict
     is taken from the store, since the code fingerprint would not cover it)."""
     from vredmax.impl import ALGORITHMS, lanes, sequential, tree
-    return (ALGORITHMS.get("sequential") is sequential.reduce_sequential and ALGORITHMS.get("tree") is tree.reduce_tree
-            and ALGORITHMS.get("lanes") is lanes.reduce_lanes and len(ALGORITHMS) == 3)
+
+    return (
+        ALGORITHMS.get("sequential") is sequential.reduce_sequential
+        and ALGORITHMS.get("tree") is tree.reduce_tree
+        and ALGORITHMS.get("lanes") is lanes.reduce_lanes
+        and len(ALGORITHMS) == 3
+    )
 
 
 def _part_material(key: tuple) -> str | None:
     """The store's key material for a part's verdict: its key in the catalogue as text (None
     when an item has no stable text)."""
+
     def text(item):
         if isinstance(item, tuple):
             inner = [text(x) for x in item]
@@ -179,6 +196,7 @@ def _part_material(key: tuple) -> str | None:
         if callable(item) and getattr(item, "__module__", "").startswith("vredmax.impl."):
             return f"<{item.__module__}.{item.__qualname__} {item.__name__}>"
         return None
+
     shown = text(key)
     return None if shown is None else answers.part_material(shown)
 
@@ -197,14 +215,24 @@ def _failed(obligation, cfg, subject, s, part, answer, timeout_s) -> Answer:
         return Answer(answer.verdict, 0.0, where, answer.model, answer.solver)
     if cfg.vlmax <= MONOLITHIC_LIMIT and obligation.monolithic is not None:
         direct = comp.check(obligation.monolithic(s, subject), int(timeout_s * 1000))
-        return Answer(direct.verdict, 0.0, f"decided by the monolithic query, since the compositional proof "
-                      f"does not go through ({where})", direct.model, direct.solver)
-    return Answer(Verdict.UNKNOWN, 0.0, f"the compositional proof does not go through: {where}",
-                  answer.model, answer.solver)
+        return Answer(
+            direct.verdict,
+            0.0,
+            f"decided by the monolithic query, since the compositional proof does not go through ({where})",
+            direct.model,
+            direct.solver,
+        )
+    return Answer(
+        Verdict.UNKNOWN,
+        0.0,
+        f"the compositional proof does not go through: {where}",
+        answer.model,
+        answer.solver,
+    )
 
 
-_UNCOLLECTED: list = []   # objects made by the blocks whose garbage waits for the next block
-_PAUSED: list = []        # the blocks open now (nested blocks are one)
+_UNCOLLECTED: list = []  # objects made by the blocks whose garbage waits for the next block
+_PAUSED: list = []  # the blocks open now (nested blocks are one)
 # A block that made fewer objects than this leaves its garbage for later (a collection walks
 # every live object: 0.1 s each, 60 of them in a warm `prove` that builds hardly any terms).
 FEW_OBJECTS = 200_000

@@ -56,8 +56,20 @@ class InternalError(RuntimeError):
 # What the symbolic values and this runtime raise on purpose, as Python raises them on ints
 # (an index out of range, a division by zero, a name bound on some paths only, ...); any
 # other exception whose innermost frame is the checker's own code or z3 is a bug of the checker.
-_AS_PYTHON = (IndexError, KeyError, ZeroDivisionError, UnboundLocalError, ValueError, OverflowError,
-              AssertionError, TypeError, StopIteration, RecursionError, MemoryError, V.Refusal)
+_AS_PYTHON = (
+    IndexError,
+    KeyError,
+    ZeroDivisionError,
+    UnboundLocalError,
+    ValueError,
+    OverflowError,
+    AssertionError,
+    TypeError,
+    StopIteration,
+    RecursionError,
+    MemoryError,
+    V.Refusal,
+)
 
 
 def internal_bug(error: BaseException):
@@ -67,7 +79,9 @@ def internal_bug(error: BaseException):
     frames = []
     tb = error.__traceback__
     while tb is not None:
-        frames.append((os.path.abspath(tb.tb_frame.f_code.co_filename), tb.tb_lineno, tb.tb_frame.f_code.co_name))
+        frames.append(
+            (os.path.abspath(tb.tb_frame.f_code.co_filename), tb.tb_lineno, tb.tb_frame.f_code.co_name)
+        )
         tb = tb.tb_next
     # A proxy's __getattr__ (MaybeUnbound, a machine's) passes an attribute read on to the
     # value it stands for: the read is of the frame that asked the proxy, the user's code or
@@ -75,15 +89,19 @@ def internal_bug(error: BaseException):
     while len(frames) > 1 and frames[-1][2] == "__getattr__" and _internal(frames[-1][0]):
         frames.pop()
     if not frames or not _internal(frames[-1][0]):
-        return None             # raised by the user's code (or a library it called)
+        return None  # raised by the user's code (or a library it called)
     name, last_line, _ = frames[-1]
-    return InternalError(f"check-impl's own code failed (not the implementation) at "
-                         f"{os.path.basename(name)}:{last_line}: {type(error).__name__}: {error}")
+    return InternalError(
+        f"check-impl's own code failed (not the implementation) at "
+        f"{os.path.basename(name)}:{last_line}: {type(error).__name__}: {error}"
+    )
 
 
 def _internal(path: str) -> bool:
     """Is `path` (absolute) the checker's own code or z3's?"""
-    return path in runcontext.INTERNAL_FILES or bool(runcontext._Z3_DIR and path.startswith(runcontext._Z3_DIR))
+    return path in runcontext.INTERNAL_FILES or bool(
+        runcontext._Z3_DIR and path.startswith(runcontext._Z3_DIR)
+    )
 
 
 class _Sentinel:
@@ -94,8 +112,8 @@ class _Sentinel:
         return self.name
 
 
-UNBOUND = _Sentinel("<unbound>")     # a name not bound before a branch
-UNSET = _Sentinel("<no return value>")   # the return value before a return (don't care)
+UNBOUND = _Sentinel("<unbound>")  # a name not bound before a branch
+UNSET = _Sentinel("<no return value>")  # the return value before a return (don't care)
 ABANDONED = _Sentinel("<abandoned branch>")
 
 
@@ -109,6 +127,7 @@ def _symbolic(x) -> bool:
 
 # Tests and branches -------------------------------------------------------------------------
 
+
 def test(value, site):
     """The truth of an `if`/`while` test: a Python bool, or a SymBool while proving."""
     cx = _cx()
@@ -116,7 +135,7 @@ def test(value, site):
         return bool(value)
     cond = V.truth(value) if _symbolic(value) else value.truth() if type(value) is Filtered else bool(value)
     if type(cond) is V.SymBool and cx.is_split(site):
-        why = cx.split_reason(site)         # (only an exploring context splits a site)
+        why = cx.split_reason(site)  # (only an exploring context splits a site)
         return cx.decide(cond, "the test of a branch that cannot be merged" + (f" ({why})" if why else ""))
     return cond
 
@@ -145,8 +164,10 @@ def branch(cond, then_fn, else_fn, loc, names, site, dead=()):
     if else_values is ABANDONED:
         return then_values
     try:
-        return tuple(a if name in dead else merge(cx, cond, a, b, name)
-                     for a, b, name in zip(then_values, else_values, names))
+        return tuple(
+            a if name in dead else merge(cx, cond, a, b, name)
+            for a, b, name in zip(then_values, else_values, names)
+        )
     except CannotMerge as error:
         raise Escalate(site, f"the branches leave {error} to merge") from None
 
@@ -166,13 +187,13 @@ def _guarded(cx, cond, run, site):
         raise
     except BaseException as error:
         bug = internal_bug(error)
-        if bug is not None:         # never read as "this branch cannot be merged"
+        if bug is not None:  # never read as "this branch cannot be merged"
             raise bug from error
         if not cx.feasible_guards():
-            del cx.refusals[refusals:]      # a refusal where nothing can run is no refusal
+            del cx.refusals[refusals:]  # a refusal where nothing can run is no refusal
             return ABANDONED
-        if isinstance(error, V.Refusal) or site is None:   # (None: a comprehension's element, no
-            raise                                           # site to explore: the user's error)
+        if isinstance(error, V.Refusal) or site is None:  # (None: a comprehension's element, no
+            raise  # site to explore: the user's error)
         raise Escalate(site, f"{type(error).__name__} in a branch") from None
     finally:
         cx.pop_guard()
@@ -208,8 +229,13 @@ def _merge_flag(cx, cond, a, b):
         return merge_values(cx, cond, a, b)
     a, b = _fixed_by_guards(cx, lives, a), _fixed_by_guards(cx, lives, b)
     negated = lives.get(id(cond))
-    if negated is not None and negated[0] is cond and negated[1] is b and type(a) is V.SymBool \
-            and a.bk is b.bk:
+    if (
+        negated is not None
+        and negated[0] is cond
+        and negated[1] is b
+        and type(a) is V.SymBool
+        and a.bk is b.bk
+    ):
         if getattr(cx, "implies", None) is not None and cx.implies(b, a):
             return a
         return V.bool_or(a, b)
@@ -245,7 +271,7 @@ def live(*flags):
         if type(flag) is V.SymBool:
             result = V.bool_and(result, _negate(flag))
             symbolic.append(flag)
-    if len(symbolic) == 1:      # `not flag`: known to _merge_flag by the objects themselves
+    if len(symbolic) == 1:  # `not flag`: known to _merge_flag by the objects themselves
         _cx().__dict__.setdefault("_live_of", {})[id(result)] = (result, symbolic[0])
     return result
 
@@ -259,12 +285,14 @@ def result(ret, value, sites):
     if value is None or value is UNSET:
         return None
     cx = _cx()
-    if not cx.possible(_negate(ret)):         # every path returned (the flag is true, not as a term)
+    if not cx.possible(_negate(ret)):  # every path returned (the flag is true, not as a term)
         return value
     try:
         return merge_values(cx, ret, value, None)
     except CannotMerge:
-        raise Escalate(list(sites), "a function that returns a value on some paths and None on others") from None
+        raise Escalate(
+            list(sites), "a function that returns a value on some paths and None on others"
+        ) from None
 
 
 def while_stop(value, site):
@@ -282,6 +310,7 @@ def while_stop(value, site):
 
 
 # Expressions ----------------------------------------------------------------------------------
+
 
 def ifexp(cond, then_fn, else_fn, site):
     cx = _cx()
@@ -346,7 +375,7 @@ def _truth(cx, value, site):
 
 
 def not_(value):
-    if type(value) is Filtered:             # `if not values:` of a filtered list: none kept
+    if type(value) is Filtered:  # `if not values:` of a filtered list: none kept
         t = value.truth()
         return _negate(t) if type(t) is V.SymBool else not t
     if _symbolic(value):
@@ -355,10 +384,18 @@ def not_(value):
     return not value
 
 
-_COMPARE = {"Lt": operator.lt, "LtE": operator.le, "Gt": operator.gt, "GtE": operator.ge, "Eq": operator.eq,
-            "NotEq": operator.ne, "Is": operator.is_, "IsNot": operator.is_not,
-            "In": lambda a, b: call(operator.contains, b, a),
-            "NotIn": lambda a, b: not_(call(operator.contains, b, a))}
+_COMPARE = {
+    "Lt": operator.lt,
+    "LtE": operator.le,
+    "Gt": operator.gt,
+    "GtE": operator.ge,
+    "Eq": operator.eq,
+    "NotEq": operator.ne,
+    "Is": operator.is_,
+    "IsNot": operator.is_not,
+    "In": lambda a, b: call(operator.contains, b, a),
+    "NotIn": lambda a, b: not_(call(operator.contains, b, a)),
+}
 
 
 def chain(left, pairs, site):
@@ -383,6 +420,7 @@ def assert_(value, message_fn):
 
 # Subscripts and attributes ----------------------------------------------------------------------
 
+
 def getitem(container, index):
     if type(index) is int or not _symbolic(index) or _cx() is None:
         return container[index]
@@ -403,7 +441,7 @@ def _keys_it_may_be(cx, table, key) -> list:
     """The keys of `table` a symbolic key may equal (KeyError on the path where it is none)."""
     every = sorted(table)
     keys = [k for k in every if key.lo <= k <= key.hi]
-    if every == list(range(every[0], every[-1] + 1)):    # keys a..b (registers 0..31): a range test
+    if every == list(range(every[0], every[-1] + 1)):  # keys a..b (registers 0..31): a range test
         first, last = every[0], every[-1]
         present = True if first <= key.lo and key.hi <= last else (key >= first) & (key <= last)
     else:
@@ -437,8 +475,10 @@ def chosen(cx, index, pairs, container: str):
         try:
             value = merge_values(cx, index == key, item, value)
         except CannotMerge:
-            cx.refuse(f"a symbolic index into a {container} of {type(item).__name__} values",
-                      f"index it with a concrete int, or keep ints in the {container}")
+            cx.refuse(
+                f"a symbolic index into a {container} of {type(item).__name__} values",
+                f"index it with a concrete int, or keep ints in the {container}",
+            )
     return value
 
 
@@ -460,17 +500,20 @@ def _merged_read(items, index):
     if type(index) is int:
         return items[index]
     whole = _whole_register_file(items)
-    if whole is not None:           # list(pre.regs) read at a register number: the array read
+    if whole is not None:  # list(pre.regs) read at a register number: the array read
         return whole[index]
     whole = symbytes_register_file(items)
-    if whole is not None:           # [r.to_bytes(...) for r in pre.regs]: the array read, as bytes
+    if whole is not None:  # [r.to_bytes(...) for r in pre.regs]: the array read, as bytes
         return whole(index)
-    return chosen(cx, index, [(j, items[j]) for j in range(max(index.lo, 0), min(index.hi, n - 1) + 1)], "list")
+    return chosen(
+        cx, index, [(j, items[j]) for j in range(max(index.lo, 0), min(index.hi, n - 1) + 1)], "list"
+    )
 
 
 def _whole_register_file(items):
     """The SymRegs a list was made from (each item still its register k), else None."""
     from vredmax.proofs.python.facade import SymRegs, selected
+
     if len(items) != NUM_VREGS or not all(type(x) is V.SymInt and x.bk.name == "z3" for x in items):
         return None
     # asked at every read of the list: the answer kept for these very items (z3's API is slow)
@@ -480,7 +523,7 @@ def _whole_register_file(items):
     if key in cache:
         return cache[key][1]
     found = _register_file_of(items, selected, SymRegs)
-    cache[key] = (list(items), found)        # the items kept alive: their ids stay theirs
+    cache[key] = (list(items), found)  # the items kept alive: their ids stay theirs
     return found
 
 
@@ -509,9 +552,11 @@ def setitem(container, index, value):
     if _symbolic(index) and _keyed_by_ints(container):
         try:
             keys = _keys_it_may_be(cx, container, index)
-        except KeyError:        # a new entry at a symbolic key: which one is not known
-            cx.refuse("a store at a symbolic key that may not be in the dict yet",
-                      "make the dict with every key first ({n: 0 for n in range(32)})")
+        except KeyError:  # a new entry at a symbolic key: which one is not known
+            cx.refuse(
+                "a store at a symbolic key that may not be in the dict yet",
+                "make the dict with every key first ({n: 0 for n in range(32)})",
+            )
         for k in keys:
             setitem(container, k, _guarded_value(cx, index == k, value, container[k]))
         return
@@ -550,10 +595,21 @@ def setattr_op(obj, name, op, value):
     setattr(obj, name, inplace(getattr(obj, name), op, value))
 
 
-_INPLACE = {"Add": operator.iadd, "Sub": operator.isub, "Mult": operator.imul, "FloorDiv": operator.ifloordiv,
-            "Mod": operator.imod, "Pow": operator.ipow, "LShift": operator.ilshift, "RShift": operator.irshift,
-            "BitOr": operator.ior, "BitXor": operator.ixor, "BitAnd": operator.iand, "Div": operator.itruediv,
-            "MatMult": operator.imatmul}
+_INPLACE = {
+    "Add": operator.iadd,
+    "Sub": operator.isub,
+    "Mult": operator.imul,
+    "FloorDiv": operator.ifloordiv,
+    "Mod": operator.imod,
+    "Pow": operator.ipow,
+    "LShift": operator.ilshift,
+    "RShift": operator.irshift,
+    "BitOr": operator.ior,
+    "BitXor": operator.ixor,
+    "BitAnd": operator.iand,
+    "Div": operator.itruediv,
+    "MatMult": operator.imatmul,
+}
 _MUTABLE = (list, dict, set, bytearray, collections.deque)
 
 
@@ -571,10 +627,35 @@ def inplace(old, op, value):
 
 # Calls and loops ------------------------------------------------------------------------------------
 
-MUTATORS = {"append", "extend", "insert", "pop", "remove", "clear", "sort", "reverse", "update", "setdefault",
-            "popitem", "add", "discard", "difference_update", "intersection_update",
-            "symmetric_difference_update", "appendleft", "extendleft", "popleft", "rotate", "fill", "put",
-            "itemset", "resize", "__setitem__", "__delitem__", "__iadd__"}
+MUTATORS = {
+    "append",
+    "extend",
+    "insert",
+    "pop",
+    "remove",
+    "clear",
+    "sort",
+    "reverse",
+    "update",
+    "setdefault",
+    "popitem",
+    "add",
+    "discard",
+    "difference_update",
+    "intersection_update",
+    "symmetric_difference_update",
+    "appendleft",
+    "extendleft",
+    "popleft",
+    "rotate",
+    "fill",
+    "put",
+    "itemset",
+    "resize",
+    "__setitem__",
+    "__delitem__",
+    "__iadd__",
+}
 # The project's own code: the vredmax package's folders (two when run from the repository's
 # root with the strict editable install: its vredmax/ and the link tree; vredmax/__init__.py)
 _PROJECT = tuple(os.path.join(os.path.abspath(folder), "") for folder in vredmax.__path__)
@@ -594,32 +675,41 @@ def call(function, *args, **kwargs):
     if cx is None:
         return function(*args, **kwargs)
     from vredmax.proofs.python import pybuiltins
+
     try:
         function = pybuiltins.SUBSTITUTES.get(function, function)
-    except TypeError:       # an unhashable callable
+    except TypeError:  # an unhashable callable
         pass
-    function = symbytes_method(function)        # b"".join, struct.Struct(...).pack of symbolic bytes
+    function = symbytes_method(function)  # b"".join, struct.Struct(...).pack of symbolic bytes
     if _from_numpy(function) and (any(_held(a) for a in args) or any(_held(v) for v in kwargs.values())):
         name = getattr(function, "__name__", None) or type(function).__name__
-        cx.refuse(f"numpy ({name}) of symbolic values: a numpy array cannot hold them",
-                  "keep the elements in a Python list of ints (max(), min(), sorted(), the operators and "
-                  "if on them are proved), or write the reduction with ops")
+        cx.refuse(
+            f"numpy ({name}) of symbolic values: a numpy array cannot hold them",
+            "keep the elements in a Python list of ints (max(), min(), sorted(), the operators and "
+            "if on them are proved), or write the reduction with ops",
+        )
     if cx.guards and _mutates(cx, function):
-        raise Escalate(cx.guard_site(), f"a call of {getattr(function, '__qualname__', function)} that may "
-                                        "change its arguments inside a branch")
+        raise Escalate(
+            cx.guard_site(),
+            f"a call of {getattr(function, '__qualname__', function)} that may "
+            "change its arguments inside a branch",
+        )
     return function(*args, **kwargs)
 
 
 def _from_numpy(function) -> bool:
     module = getattr(function, "__module__", None) or type(function).__module__ or ""
     owner = getattr(function, "__self__", None)
-    return module.split(".")[0] == "numpy" or (owner is not None and type(owner).__module__.split(".")[0] == "numpy")
+    return module.split(".")[0] == "numpy" or (
+        owner is not None and type(owner).__module__.split(".")[0] == "numpy"
+    )
 
 
 def _held(value, depth=3) -> bool:
     """Does a value hold a symbolic one (in a list, tuple, dict or filtered list)?"""
     from vredmax.proofs.python.pybuiltins import SortedFiltered, SymRange
     from vredmax.proofs.python.facade import SymRegs
+
     if type(value) in (V.SymInt, V.SymBool, SymRegs, Filtered, SymRange, SortedFiltered, MaybeUnbound):
         return True
     if depth and type(value) in (list, tuple, set, frozenset):
@@ -644,15 +734,29 @@ def _mutates(cx, function) -> bool:
     and the project's own functions guard their stores or have none.)"""
     owner = getattr(function, "__self__", None)
     name = getattr(function, "__name__", "")
-    if owner is not None and not isinstance(owner, type) and (_mutable(owner) or type(owner).__module__ == "numpy"):
+    if (
+        owner is not None
+        and not isinstance(owner, type)
+        and (_mutable(owner) or type(owner).__module__ == "numpy")
+    ):
         return name in MUTATORS or type(owner).__module__ == "numpy"
     module = getattr(function, "__module__", None) or ""
-    if module in ("heapq", "_heapq", "random", "bisect", "_bisect", "struct", "_struct", "array") or \
-            module.startswith("numpy"):
+    if module in (
+        "heapq",
+        "_heapq",
+        "random",
+        "bisect",
+        "_bisect",
+        "struct",
+        "_struct",
+        "array",
+    ) or module.startswith("numpy"):
         return True
     if function in (builtins.setattr, builtins.delattr, builtins.exec, builtins.eval):
         return True
-    code = getattr(function, "__code__", None) or getattr(getattr(function, "__func__", None), "__code__", None)
+    code = getattr(function, "__code__", None) or getattr(
+        getattr(function, "__func__", None), "__code__", None
+    )
     if code is not None:
         path = os.path.abspath(code.co_filename)
         return not (path in cx.user_files or path.startswith(_PROJECT) or path in runcontext.INTERNAL_FILES)
@@ -664,6 +768,7 @@ def iterate(iterable):
     range(n) `i >= n` (the loop runs to n's bound, the rounds past n stopped), or for a
     filtered list the negation of the item's condition."""
     from vredmax.proofs.python.pybuiltins import SymRange
+
     if type(iterable) is SymRange:
         return iterable.guarded()
     if type(iterable) is Filtered:
@@ -702,7 +807,9 @@ def filtered(elements, as_list):
     if not any(type(e) is Guarded for e in elements):
         kept = [e for e in elements if e is not SKIP]
         return kept if as_list else iter(kept)
-    return Filtered([(e.cond, e.value) if type(e) is Guarded else (True, e) for e in elements if e is not SKIP])
+    return Filtered(
+        [(e.cond, e.value) if type(e) is Guarded else (True, e) for e in elements if e is not SKIP]
+    )
 
 
 class Filtered:
@@ -715,12 +822,15 @@ class Filtered:
 
     def truth(self):
         from vredmax.proofs.python.pybuiltins import symbolic_any
+
         return symbolic_any(cond for cond, _ in self.items)
 
     def _refuse(self, *args):
-        _cx().refuse("a list filtered by a symbolic condition used as a list (its length depends on the inputs)",
-                     "take max/min/sum/any/all/len of it or loop over it; or keep every element and choose "
-                     "with a condition (x if a else smallest)")
+        _cx().refuse(
+            "a list filtered by a symbolic condition used as a list (its length depends on the inputs)",
+            "take max/min/sum/any/all/len of it or loop over it; or keep every element and choose "
+            "with a condition (x if a else smallest)",
+        )
 
     __iter__ = __getitem__ = __len__ = __contains__ = __reversed__ = __bool__ = _refuse
 
@@ -744,10 +854,12 @@ class Filtered:
         self.items.clear()
 
     def __getattr__(self, name):
-        if name in MUTATORS or name in ("index", "count"):   # a list's other methods need its positions
-            _cx().refuse(f"list.{name} on a list filtered by a symbolic condition (its length depends on the "
-                         "inputs)", "append to it, extend it, or take max/min/sum/any/all/len of it or loop over "
-                         "it; or keep every element and choose with a condition (x if a else smallest)")
+        if name in MUTATORS or name in ("index", "count"):  # a list's other methods need its positions
+            _cx().refuse(
+                f"list.{name} on a list filtered by a symbolic condition (its length depends on the inputs)",
+                "append to it, extend it, or take max/min/sum/any/all/len of it or loop over "
+                "it; or keep every element and choose with a condition (x if a else smallest)",
+            )
         raise AttributeError(f"'list' object has no attribute {name!r}")
 
     @staticmethod
@@ -768,7 +880,6 @@ class Filtered:
 
     def __repr__(self):
         return f"<{len(self.items)} elements, each under a condition>"
-
 
 
 class MaybeUnbound:
@@ -794,14 +905,54 @@ class MaybeUnbound:
 def _forward(name):
     def method(self, *args):
         return getattr(self._get(), name)(*args)
+
     method.__name__ = name
     return method
 
 
-for _name in ("__bool__", "__int__", "__index__", "__hash__", "__str__", "__format__", "__len__", "__iter__",
-              "__getitem__", "__setitem__", "__contains__", "__call__", "__eq__", "__ne__", "__lt__", "__le__",
-              "__gt__", "__ge__", "__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__", "__and__",
-              "__rand__", "__or__", "__ror__", "__xor__", "__rxor__", "__lshift__", "__rlshift__", "__rshift__",
-              "__rrshift__", "__floordiv__", "__rfloordiv__", "__mod__", "__rmod__", "__neg__", "__pos__",
-              "__invert__", "__abs__", "__float__"):
+for _name in (
+    "__bool__",
+    "__int__",
+    "__index__",
+    "__hash__",
+    "__str__",
+    "__format__",
+    "__len__",
+    "__iter__",
+    "__getitem__",
+    "__setitem__",
+    "__contains__",
+    "__call__",
+    "__eq__",
+    "__ne__",
+    "__lt__",
+    "__le__",
+    "__gt__",
+    "__ge__",
+    "__add__",
+    "__radd__",
+    "__sub__",
+    "__rsub__",
+    "__mul__",
+    "__rmul__",
+    "__and__",
+    "__rand__",
+    "__or__",
+    "__ror__",
+    "__xor__",
+    "__rxor__",
+    "__lshift__",
+    "__rlshift__",
+    "__rshift__",
+    "__rrshift__",
+    "__floordiv__",
+    "__rfloordiv__",
+    "__mod__",
+    "__rmod__",
+    "__neg__",
+    "__pos__",
+    "__invert__",
+    "__abs__",
+    "__float__",
+):
     builtins.setattr(MaybeUnbound, _name, _forward(_name))

@@ -40,30 +40,112 @@ import time
 from vredmax.impl.execute import TAIL_POLICIES
 from vredmax.proofs.engine.verdict import Verdict
 from vredmax.proofs.python.concrete_first import concrete_first, random_cross_check
-from vredmax.proofs.python.configurations import (ANY_TAIL, CONCRETE, FALLBACK_MAX_VLMAX, INSTRUCTION_MAX_VLEN,
-                                                  MONOLITHIC, MONOLITHIC_MAX_BITS, MONOLITHIC_MAX_VLEN,
-                                                  MONOLITHIC_MAX_VLMAX, SCALE, SCALE_PICKS, VLENS, all_configs,
-                                                  default_configs, default_solver, max_vlen, method_for, order,
-                                                  solver_text)
-from vredmax.proofs.python.loading import (INSTRUCTION, INSTRUCTION_PARAMETERS, LEVELS, UNIT, UNIT_PARAMETERS,
-                                           LoadError, detect_level, load)
-from vredmax.proofs.python.methods import METHOD_MISSING, check_at_scale, check_monolithic, model_case, outcome_of
+from vredmax.proofs.python.configurations import (
+    ANY_TAIL,
+    CONCRETE,
+    FALLBACK_MAX_VLMAX,
+    INSTRUCTION_MAX_VLEN,
+    MONOLITHIC,
+    MONOLITHIC_MAX_BITS,
+    MONOLITHIC_MAX_VLEN,
+    MONOLITHIC_MAX_VLMAX,
+    SCALE,
+    SCALE_PICKS,
+    VLENS,
+    all_configs,
+    default_configs,
+    default_solver,
+    max_vlen,
+    method_for,
+    order,
+    solver_text,
+)
+from vredmax.proofs.python.loading import (
+    INSTRUCTION,
+    INSTRUCTION_PARAMETERS,
+    LEVELS,
+    UNIT,
+    UNIT_PARAMETERS,
+    LoadError,
+    detect_level,
+    load,
+)
+from vredmax.proofs.python.methods import (
+    METHOD_MISSING,
+    check_at_scale,
+    check_monolithic,
+    model_case,
+    outcome_of,
+)
 from vredmax.proofs.python.results import SEVERITY, Check, ConfigResult, Report, bounds_text, worst
-from vredmax.proofs.python.running import (ImplementationError, as_instruction, call_user, case_text, checked_unit,
-                                           impl_outcome_kind, replay, run_instruction)
+from vredmax.proofs.python.running import (
+    ImplementationError,
+    as_instruction,
+    call_user,
+    case_text,
+    checked_unit,
+    impl_outcome_kind,
+    replay,
+    run_instruction,
+)
 from vredmax.proofs.python.shrink import MINIMISE_BUDGET_S, minimise_concretely
 from vredmax.spec.config import Config, legal_configs
 
 __all__ = [
-    "ANY_TAIL", "CONCRETE", "DEFAULT_RANDOM", "DEFAULT_TIMEOUT_MS", "FALLBACK_MAX_VLMAX", "INSTRUCTION",
-    "INSTRUCTION_MAX_VLEN", "INSTRUCTION_PARAMETERS", "LEVELS", "METHOD_MISSING", "MINIMISE_BUDGET_S", "MONOLITHIC",
-    "MONOLITHIC_MAX_BITS", "MONOLITHIC_MAX_VLEN", "MONOLITHIC_MAX_VLMAX", "SCALE", "SCALE_PICKS", "SEVERITY", "UNIT",
-    "UNIT_PARAMETERS", "VLENS", "Check", "ConfigResult", "ImplementationError", "InProcess",
-    "LoadError", "Report", "all_configs", "as_instruction", "bounds_text", "call_user", "case_text",
-    "check_at_scale", "check_config", "check_implementation", "check_monolithic", "checked_unit",
-    "default_configs", "default_solver", "detect_level", "impl_outcome_kind", "load", "max_vlen", "method_for",
-    "minimise_concretely", "model_case", "order", "outcome_of", "random_cross_check", "replay",
-    "run_instruction", "smaller_configs", "solver_text", "worst",
+    "ANY_TAIL",
+    "CONCRETE",
+    "DEFAULT_RANDOM",
+    "DEFAULT_TIMEOUT_MS",
+    "FALLBACK_MAX_VLMAX",
+    "INSTRUCTION",
+    "INSTRUCTION_MAX_VLEN",
+    "INSTRUCTION_PARAMETERS",
+    "LEVELS",
+    "METHOD_MISSING",
+    "MINIMISE_BUDGET_S",
+    "MONOLITHIC",
+    "MONOLITHIC_MAX_BITS",
+    "MONOLITHIC_MAX_VLEN",
+    "MONOLITHIC_MAX_VLMAX",
+    "SCALE",
+    "SCALE_PICKS",
+    "SEVERITY",
+    "UNIT",
+    "UNIT_PARAMETERS",
+    "VLENS",
+    "Check",
+    "ConfigResult",
+    "ImplementationError",
+    "InProcess",
+    "LoadError",
+    "Report",
+    "all_configs",
+    "as_instruction",
+    "bounds_text",
+    "call_user",
+    "case_text",
+    "check_at_scale",
+    "check_config",
+    "check_implementation",
+    "check_monolithic",
+    "checked_unit",
+    "default_configs",
+    "default_solver",
+    "detect_level",
+    "impl_outcome_kind",
+    "load",
+    "max_vlen",
+    "method_for",
+    "minimise_concretely",
+    "model_case",
+    "order",
+    "outcome_of",
+    "random_cross_check",
+    "replay",
+    "run_instruction",
+    "smaller_configs",
+    "solver_text",
+    "worst",
 ]
 
 DEFAULT_TIMEOUT_MS = 60_000
@@ -71,9 +153,18 @@ DEFAULT_RANDOM = 500
 
 # One configuration ---------------------------------------------------------------------------
 
-def check_config(function, level: str, cfg: Config, timeout_ms: int = DEFAULT_TIMEOUT_MS,
-                 tails=TAIL_POLICIES, solver: str | None = None, random_states: int = DEFAULT_RANDOM,
-                 seed: int = 0, directed: bool = True) -> ConfigResult:
+
+def check_config(
+    function,
+    level: str,
+    cfg: Config,
+    timeout_ms: int = DEFAULT_TIMEOUT_MS,
+    tails=TAIL_POLICIES,
+    solver: str | None = None,
+    random_states: int = DEFAULT_RANDOM,
+    seed: int = 0,
+    directed: bool = True,
+) -> ConfigResult:
     """Check the implementation at one configuration: first on concrete states (the directed
     ones and `random_states` random ones, proofs/python/concrete.py), whose disagreement is a
     counterexample whatever a proof would say; then by proof with each tail policy (a unit's
@@ -82,8 +173,16 @@ def check_config(function, level: str, cfg: Config, timeout_ms: int = DEFAULT_TI
     method = method_for(level, cfg)
     result = ConfigResult(cfg, method or "none")
     if method is None:
-        result.checks.append(Check(cfg, ANY_TAIL, "none", Verdict.ERROR, 0.0,
-                                   f"a whole instruction is checked up to VLEN={INSTRUCTION_MAX_VLEN}"))
+        result.checks.append(
+            Check(
+                cfg,
+                ANY_TAIL,
+                "none",
+                Verdict.ERROR,
+                0.0,
+                f"a whole instruction is checked up to VLEN={INSTRUCTION_MAX_VLEN}",
+            )
+        )
         return result
     instruction = as_instruction(function) if level == UNIT else function
     if not concrete_first(instruction, cfg, tails, random_states, seed, directed, result):
@@ -98,8 +197,11 @@ def check_config(function, level: str, cfg: Config, timeout_ms: int = DEFAULT_TI
             check, cx = check_monolithic(instruction, cfg, tail, timeout_ms, solver)
         else:
             check, cx = check_at_scale(function, level, cfg, tail, timeout_ms)
-            if (check.verdict == Verdict.UNKNOWN and cfg.vlmax <= FALLBACK_MAX_VLMAX
-                    and cfg.vlen <= MONOLITHIC_MAX_VLEN):
+            if (
+                check.verdict == Verdict.UNKNOWN
+                and cfg.vlmax <= FALLBACK_MAX_VLMAX
+                and cfg.vlen <= MONOLITHIC_MAX_VLEN
+            ):
                 # the code's structure did not allow the cut: the whole query may still go
                 # through (a unit's cut covered both tail policies: each gets its own query)
                 result.notes.append(f"cut points, tail {tail}: {check.detail}; the monolithic query instead")
@@ -111,12 +213,13 @@ def check_config(function, level: str, cfg: Config, timeout_ms: int = DEFAULT_TI
             result.counterexample = cx
             break
         if check.verdict == Verdict.ERROR and cx is not None:
-            result.counterexample = cx    # a checker fault, with its case
+            result.counterexample = cx  # a checker fault, with its case
     result.seconds = time.perf_counter() - start
     return result
 
 
 # Every configuration: the orchestration ---------------------------------------------------------
+
 
 class InProcess:
     """Runs each configuration's check in this process, one after the other (tests, and code
@@ -141,8 +244,11 @@ class InProcess:
 
 def smaller_configs(cfg: Config, done) -> list[Config]:
     """The same SEW, LMUL and ELEN at every smaller legal VLEN not yet checked, smallest first."""
-    return [c for c in legal_configs(cfg.elen, [v for v in VLENS if v < cfg.vlen], [cfg.sew], [cfg.lmul])
-            if c not in done]
+    return [
+        c
+        for c in legal_configs(cfg.elen, [v for v in VLENS if v < cfg.vlen], [cfg.sew], [cfg.lmul])
+        if c not in done
+    ]
 
 
 def check_implementation(pool, level: str, configs, on_result=None) -> Report:
@@ -174,8 +280,10 @@ def check_implementation(pool, level: str, configs, on_result=None) -> Report:
                 on_result(result)
             if result.verdict == Verdict.COUNTEREXAMPLE and result.counterexample is not None:
                 report.counterexample = result.counterexample
-                report.notes.append(f"the first failure was at {failed.cfg}; the smallest VLEN with the "
-                                    f"same SEW and LMUL that fails is {result.cfg.vlen}")
+                report.notes.append(
+                    f"the first failure was at {failed.cfg}; the smallest VLEN with the "
+                    f"same SEW and LMUL that fails is {result.cfg.vlen}"
+                )
                 break
     else:
         errors = [r for r in report.results if r.verdict == Verdict.ERROR and r.counterexample is not None]

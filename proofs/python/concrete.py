@@ -16,8 +16,8 @@ from vredmax.spec.config import Config, encode_vtype
 from vredmax.spec.encoding import Insn
 from vredmax.spec.state import NUM_VREGS, VS_DIRTY, ArchState
 
-RANDOM_ELEMENT_BUDGET_FACTOR = 1024   # the full --random count up to this VLMAX (see random_count)
-DIRECTED_ELEMENT_BUDGET = 1 << 17     # directed states: at most this many elements in all, past 8 states
+RANDOM_ELEMENT_BUDGET_FACTOR = 1024  # the full --random count up to this VLMAX (see random_count)
+DIRECTED_ELEMENT_BUDGET = 1 << 17  # directed states: at most this many elements in all, past 8 states
 
 
 def random_count(requested: int, cfg: Config) -> int:
@@ -26,7 +26,9 @@ def random_count(requested: int, cfg: Config) -> int:
     runs take seconds (each state runs the instruction twice, about 10 ms per 1000 elements)."""
     if requested <= 0:
         return 0
-    return max(min(requested, 20), min(requested, requested * RANDOM_ELEMENT_BUDGET_FACTOR // max(cfg.vlmax, 1)))
+    return max(
+        min(requested, 20), min(requested, requested * RANDOM_ELEMENT_BUDGET_FACTOR // max(cfg.vlmax, 1))
+    )
 
 
 def random_state(rng: random.Random, cfg: Config) -> tuple[ArchState, Insn]:
@@ -38,7 +40,7 @@ def random_state(rng: random.Random, cfg: Config) -> tuple[ArchState, Insn]:
     choices = [rng.randrange(32) for _ in range(2)]
     vd = rng.choice([choices[0], vs2, vs2 + group - 1, 0])
     vs1 = rng.choice([choices[1], vs2, vd])
-    if rng.random() < 0.9 and vm == 0:       # keep most masked cases clear of reserved overlaps
+    if rng.random() < 0.9 and vm == 0:  # keep most masked cases clear of reserved overlaps
         if vs2 == 0:
             vs2 = group * rng.randrange(1, 32 // group)
         if vs1 == 0:
@@ -54,7 +56,7 @@ def random_state(rng: random.Random, cfg: Config) -> tuple[ArchState, Insn]:
             return rng.getrandbits(cfg.vlen)
         # edge values: a random block of eight, repeated (no per-element loop at VLEN=65536)
         block = b"".join(rng.choice(palette).to_bytes(nbytes, "little") for _ in range(8))
-        return int.from_bytes((block * (cfg.vlen // (8 * cfg.sew) + 1))[:cfg.vlen // 8], "little")
+        return int.from_bytes((block * (cfg.vlen // (8 * cfg.sew) + 1))[: cfg.vlen // 8], "little")
 
     regs = tuple(register() for _ in range(NUM_VREGS))
     vlmax = cfg.vlmax
@@ -75,7 +77,7 @@ def random_state(rng: random.Random, cfg: Config) -> tuple[ArchState, Insn]:
 
 # Directed states ------------------------------------------------------------------------------
 
-VS2, VS1, VD = 8, 16, 24     # aligned for every LMUL, apart from each other and from v0
+VS2, VS1, VD = 8, 16, 24  # aligned for every LMUL, apart from each other and from v0
 
 
 def directed_states(cfg: Config) -> list[tuple[ArchState, Insn]]:
@@ -95,15 +97,15 @@ def directed_states(cfg: Config) -> list[tuple[ArchState, Insn]]:
     # signed, not unsigned: a negative element below a positive seed, and the reverse
     add(1, {0: smin}, 1)
     add(smin, {0: 1}, 1)
-    add(ones, {0: 0}, 1, flags=(1, 1))                     # -1 and 0, agnostic tail and mask
-    add(0, {last: top}, count)                             # the largest element last
-    add(smin, {0: top, last: 1}, count, flags=(1, 0))      # the largest first
-    add(top, {0: 1}, count)                                # the seed largest
-    add(0, {last: top}, last if last else 1)               # the largest just past vl
-    add(0, {1 % count: top}, count, mask=1)                # the largest on an inactive lane
+    add(ones, {0: 0}, 1, flags=(1, 1))  # -1 and 0, agnostic tail and mask
+    add(0, {last: top}, count)  # the largest element last
+    add(smin, {0: top, last: 1}, count, flags=(1, 0))  # the largest first
+    add(top, {0: 1}, count)  # the seed largest
+    add(0, {last: top}, last if last else 1)  # the largest just past vl
+    add(0, {1 % count: top}, count, mask=1)  # the largest on an inactive lane
     add(smin, {last: 1}, count, mask=(1 << count) - 1 ^ 1)  # every lane but 0 active
-    add(0, {0: top}, 0)                                    # vl = 0: nothing written
-    add(0, {0: top}, 1, registers=(VS2, VS2, VS1))         # vd over vs2 and vs1
+    add(0, {0: top}, 0)  # vl = 0: nothing written
+    add(0, {0: top}, 1, registers=(VS2, VS2, VS1))  # vd over vs2 and vs1
     add(1, {0: top}, 1, registers=(VS1, VS2, VS1))
     add(0, {0: top}, 1, trap="vstart")
     add(0, {0: top}, 1, trap="vill")
@@ -119,7 +121,7 @@ def _state(cfg, background, seed, elements, vl, mask, registers, flags, trap):
     regs = list(background)
     per, nbytes = cfg.elements_per_register, cfg.sew // 8
     for k in range(cfg.group_registers):
-        chunk = elements[k * per:(k + 1) * per]
+        chunk = elements[k * per : (k + 1) * per]
         if chunk:
             value = int.from_bytes(b"".join(v.to_bytes(nbytes, "little") for v in chunk), "little")
             keep = regs[vs2 + k] >> (len(chunk) * cfg.sew) << (len(chunk) * cfg.sew)

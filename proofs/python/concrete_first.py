@@ -16,8 +16,9 @@ from vredmax.proofs.python.shrink import minimise_concretely
 from vredmax.spec.config import Config
 
 
-def random_cross_check(function, cfg: Config, tails, count: int, seed: int, directed: bool = False,
-                       counts: dict | None = None):
+def random_cross_check(
+    function, cfg: Config, tails, count: int, seed: int, directed: bool = False, counts: dict | None = None
+):
     """Run the concrete states (`count` seeded random ones, after the directed ones when asked)
     through the implementation and the executable spec per tail policy: (random states run,
     the first disagreement or None); `counts` gets the states run of each kind. An
@@ -27,7 +28,9 @@ def random_cross_check(function, cfg: Config, tails, count: int, seed: int, dire
         try:
             cx = replay(function, cfg, pre, insn, tail)
         except ImplementationError as error:
-            raise ImplementationError(f"{error}\n    on the concrete case {case_text(pre, insn, tail)}") from None
+            raise ImplementationError(
+                f"{error}\n    on the concrete case {case_text(pre, insn, tail)}"
+            ) from None
         counts[kind] = counts.get(kind, 0) + 1
         if cx.differing:
             return counts.get(RANDOM, 0), cx
@@ -40,13 +43,22 @@ def concrete_first(instruction, cfg, tails, random_states, seed, directed, resul
     start = time.perf_counter()
     counts: dict = {}
     try:
-        done, cx = random_cross_check(instruction, cfg, list(tails), random_count(random_states, cfg), seed,
-                                      directed, counts)
+        done, cx = random_cross_check(
+            instruction, cfg, list(tails), random_count(random_states, cfg), seed, directed, counts
+        )
     except ImplementationError as error:
         result.random_states, result.directed_states = counts.get(RANDOM, 0), counts.get(DIRECTED, 0)
         result.method = CONCRETE
-        result.checks.append(Check(cfg, ANY_TAIL, CONCRETE, Verdict.ERROR, time.perf_counter() - start,
-                                   f"on a concrete state: {error}"))
+        result.checks.append(
+            Check(
+                cfg,
+                ANY_TAIL,
+                CONCRETE,
+                Verdict.ERROR,
+                time.perf_counter() - start,
+                f"on a concrete state: {error}",
+            )
+        )
         return False
     result.random_states, result.directed_states = done, counts.get(DIRECTED, 0)
     if cx is None:
@@ -57,7 +69,15 @@ def concrete_first(instruction, cfg, tails, random_states, seed, directed, resul
     except ImplementationError:
         pass
     result.counterexample, result.method = cx, CONCRETE
-    result.checks.append(Check(cfg, cx.tail, CONCRETE, Verdict.COUNTEREXAMPLE, time.perf_counter() - start,
-                               f"a concrete state shows the implementation and the executable spec disagreeing "
-                               f"on {', '.join(cx.differing)} (found before any proof)"))
+    result.checks.append(
+        Check(
+            cfg,
+            cx.tail,
+            CONCRETE,
+            Verdict.COUNTEREXAMPLE,
+            time.perf_counter() - start,
+            f"a concrete state shows the implementation and the executable spec disagreeing "
+            f"on {', '.join(cx.differing)} (found before any proof)",
+        )
+    )
     return False

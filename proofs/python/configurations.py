@@ -16,13 +16,13 @@ from vredmax.spec.config import Config, legal_configs
 # VLMAX 8 and 256 bits (every register group at VLEN=128 needs 256).
 MONOLITHIC_MAX_VLMAX = {"unit": 4, "instruction": 8}
 MONOLITHIC_MAX_BITS = {"unit": 256, "instruction": 256}
-FALLBACK_MAX_VLMAX = 16          # code the cut cannot take apart gets the whole query up to here
-MONOLITHIC_MAX_VLEN = 1024       # whole-register terms wider than this: the cut-point method
-INSTRUCTION_MAX_VLEN = 4096      # a whole instruction is checked up to here
+FALLBACK_MAX_VLMAX = 16  # code the cut cannot take apart gets the whole query up to here
+MONOLITHIC_MAX_VLEN = 1024  # whole-register terms wider than this: the cut-point method
+INSTRUCTION_MAX_VLEN = 4096  # a whole instruction is checked up to here
 MONOLITHIC, SCALE = "monolithic", "cut points"
-ANY_TAIL = "any"                 # a unit's cut-point proof does not depend on the tail policy
+ANY_TAIL = "any"  # a unit's cut-point proof does not depend on the tail policy
 VLENS = tuple(1 << k for k in range(7, 17))
-CONCRETE = "concrete"             # a configuration decided by the concrete states
+CONCRETE = "concrete"  # a configuration decided by the concrete states
 
 
 def default_solver() -> str:
@@ -33,16 +33,24 @@ def default_solver() -> str:
 
 def solver_text(solver: str) -> str:
     found = versions()
-    if solver == "auto":   # proofs/engine/verdict.py: Z3 briefly, then bitwuzla
+    if solver == "auto":  # proofs/engine/verdict.py: Z3 briefly, then bitwuzla
         return f"auto: z3 {found['z3']}, then bitwuzla {found.get('bitwuzla', '(absent)')}"
     return f"{solver} {found.get(solver, '(absent)')}"
 
 
 # One configuration per VLEN beyond 128, chosen so that every SEW and LMUL shows up at scale
 # (the seed's VLEN=4096 SEW=16 m1 among them) and the last is the largest VLMAX there is.
-SCALE_PICKS = {256: (16, "m2"), 512: (32, "m4"), 1024: (8, "m8"), 2048: (64, "m8"),
-               4096: (16, "m1"), 8192: (32, "m2"), 16384: (8, "mf2"), 32768: (64, "m1"),
-               65536: (8, "m8")}
+SCALE_PICKS = {
+    256: (16, "m2"),
+    512: (32, "m4"),
+    1024: (8, "m8"),
+    2048: (64, "m8"),
+    4096: (16, "m1"),
+    8192: (32, "m2"),
+    16384: (8, "mf2"),
+    32768: (64, "m1"),
+    65536: (8, "m8"),
+}
 
 
 def max_vlen(level: str) -> int:
@@ -74,7 +82,10 @@ def method_for(level: str, cfg: Config) -> str | None:
     """The method that checks a configuration, or None when the level does not go there."""
     if cfg.vlen > max_vlen(level):
         return None
-    if (cfg.vlmax <= MONOLITHIC_MAX_VLMAX[level] and cfg.vlmax * cfg.sew <= MONOLITHIC_MAX_BITS[level]
-            and cfg.vlen <= MONOLITHIC_MAX_VLEN):
+    if (
+        cfg.vlmax <= MONOLITHIC_MAX_VLMAX[level]
+        and cfg.vlmax * cfg.sew <= MONOLITHIC_MAX_BITS[level]
+        and cfg.vlen <= MONOLITHIC_MAX_VLEN
+    ):
         return MONOLITHIC
     return SCALE

@@ -15,11 +15,12 @@ from vredmax.spec.config import Config, encode_vtype
 from vredmax.spec.encoding import Insn
 from vredmax.spec.state import VS_DIRTY, ArchState
 
-VS2, VS1, VD = 8, 16, 24     # aligned for every LMUL, apart from each other and from v0
+VS2, VS1, VD = 8, 16, 24  # aligned for every LMUL, apart from each other and from v0
 
 
-def make_case(cfg: Config, seed: int, elements: list, active: set,
-              registers=(VD, VS2, VS1)) -> tuple[ArchState, Insn]:
+def make_case(
+    cfg: Config, seed: int, elements: list, active: set, registers=(VD, VS2, VS1)
+) -> tuple[ArchState, Insn]:
     """A legal pre-state and instruction handing the unit these operands: vl is one past the
     last active element (at least 1), masked by v0 unless the active ones are a prefix.
     `registers` (vd, vs2, vs1): vs2 aligned; vd may overlap a source (written last)."""
@@ -31,9 +32,11 @@ def make_case(cfg: Config, seed: int, elements: list, active: set,
     per = cfg.elements_per_register
     nbytes = sew // 8
     for k in range(cfg.group_registers):
-        chunk = elements[k * per:min((k + 1) * per, count)]
+        chunk = elements[k * per : min((k + 1) * per, count)]
         if chunk:
-            regs[vs2_reg + k] = int.from_bytes(b"".join(v.to_bytes(nbytes, "little") for v in chunk), "little")
+            regs[vs2_reg + k] = int.from_bytes(
+                b"".join(v.to_bytes(nbytes, "little") for v in chunk), "little"
+            )
     regs[vs1_reg] = seed
     if vm == 0:
         regs[0] = sum(1 << i for i in active)
@@ -81,8 +84,19 @@ def search_case(unit, cfg: Config, hints, deadline: float):
     ops = ConcreteElements(sew)
     smin, top, ones = 1 << (sew - 1), (1 << (sew - 1)) - 1, (1 << sew) - 1
     edges = [0, 1, top, smin, ones, 2, smin + 1, top - 1]
-    sharp = [(1, smin), (smin, 1), (0, top), (top, 0), (ones, 1), (1, ones), (0, 1), (1, 0),
-             (smin, top), (top, smin), (smin + 1, smin)]
+    sharp = [
+        (1, smin),
+        (smin, 1),
+        (0, top),
+        (top, 0),
+        (ones, 1),
+        (1, ones),
+        (0, 1),
+        (1, 0),
+        (smin, top),
+        (top, smin),
+        (smin + 1, smin),
+    ]
     hints = sorted({h for h in hints if 0 <= h < count} | {0})[:8]
     sets = [set()] + [{h} for h in hints] + [{a, b} for a, b in itertools.combinations(hints, 2)]
     sets.sort(key=lambda s: (max(s, default=-1), len(s)))
@@ -93,15 +107,25 @@ def search_case(unit, cfg: Config, hints, deadline: float):
             return [(s, ()) for s in edges]
         if size == 1:
             return [(s, (e,)) for s, e in sharp] + [(s, (e,)) for s in edges for e in edges]
-        first = [(s, (e1, e2)) for s, e1, e2 in [(0, 1, smin), (0, smin, 1), (1, top, smin), (smin, 0, top),
-                                                 (smin, top, 0), (1, ones, 0), (1, 0, ones)]]
+        first = [
+            (s, (e1, e2))
+            for s, e1, e2 in [
+                (0, 1, smin),
+                (0, smin, 1),
+                (1, top, smin),
+                (smin, 0, top),
+                (smin, top, 0),
+                (1, ones, 0),
+                (1, 0, ones),
+            ]
+        ]
         return first + [(rng.choice(edges), (rng.choice(edges), rng.choice(edges))) for _ in range(24)]
 
     for level in (0, 1):
         for active in sets:
             order = sorted(active)
             todo = patterns(len(order))
-            todo = todo[:len(sharp) if len(order) == 1 else 8] if level == 0 else todo
+            todo = todo[: len(sharp) if len(order) == 1 else 8] if level == 0 else todo
             for seed, values in todo:
                 for inactive in (smin, top, 0):
                     if time.perf_counter() > deadline:

@@ -60,13 +60,13 @@ from vredmax.spec.encoding import Insn
 from vredmax.spec.state import ArchState
 
 METHOD = "cut points"
-CONE_LIMIT = 48          # nodes of one local cone; past it the unit is not analysed further
-CUT_LIMIT = 8            # value cut points of one cone
-DEEPER = 4               # retries of a cone that is no guarded max, cut one level deeper each
-BOOL_CUT_LIMIT = 5       # structural Boolean cut points of one cone (its table has 2^m rows)
-CHUNK = 4096             # root conditions per solver call
+CONE_LIMIT = 48  # nodes of one local cone; past it the unit is not analysed further
+CUT_LIMIT = 8  # value cut points of one cone
+DEEPER = 4  # retries of a cone that is no guarded max, cut one level deeper each
+BOOL_CUT_LIMIT = 5  # structural Boolean cut points of one cone (its table has 2^m rows)
+CHUNK = 4096  # root conditions per solver call
 SEED_ATOM = "seed"
-VALUE_LEAVES = ("seed", "elem", "input")   # input: a whole instruction's operand (proofs/python/cutstep.py)
+VALUE_LEAVES = ("seed", "elem", "input")  # input: a whole instruction's operand (proofs/python/cutstep.py)
 
 
 def element_atom(i: int):
@@ -88,23 +88,24 @@ class ScaleResult:
 
 # The analysis ----------------------------------------------------------------------------
 
+
 @dataclass
 class Failure:
     """A node whose value could not be given a denotation, and why."""
 
     node: Term
     reason: str
-    verdict: Verdict      # COUNTEREXAMPLE: the local check is refuted; UNKNOWN otherwise
+    verdict: Verdict  # COUNTEREXAMPLE: the local check is refuted; UNKNOWN otherwise
 
 
 @dataclass
 class Analysis:
-    root: object = None                    # the root's semilattice term, when it has one
+    root: object = None  # the root's semilattice term, when it has one
     failure: Failure | None = None
     nodes: int = 0
     shapes: dict = field(default_factory=dict)
     cone_nodes: int = 0
-    refuted: tuple | None = None   # the first node shown no guarded max: (node, cone, witness)
+    refuted: tuple | None = None  # the first node shown no guarded max: (node, cone, witness)
 
 
 def post_order(root: Term, done=None) -> list[Term]:
@@ -195,7 +196,7 @@ class Denoter:
                 term = z3.Or(*c)
             elif n.op == "not_":
                 term = z3.Not(c[0])
-            else:   # ite of conditions
+            else:  # ite of conditions
                 term = z3.If(*c)
             self.conds[id(n)] = term
         return self.conds[id(node)]
@@ -205,7 +206,7 @@ class Denoter:
             return atom(SEED_ATOM)
         if node.op == "elem":
             return atom(element_atom(node.param))
-        return self.lattice.const(node.param)      # the empty join for smin; one atom per value
+        return self.lattice.const(node.param)  # the empty join for smin; one atom per value
 
     def run(self, root: Term) -> Analysis:
         a = self.analysis
@@ -234,8 +235,12 @@ class Denoter:
         if denoted is not None and denoted[1] == 0:
             a.root = denoted[0]
         elif a.failure is None:
-            a.failure = Failure(root, "the result is not a guarded signed max of the inputs" + (
-                f" (it is one xor {denoted[1]:#x})" if denoted else ""), Verdict.COUNTEREXAMPLE)
+            a.failure = Failure(
+                root,
+                "the result is not a guarded signed max of the inputs"
+                + (f" (it is one xor {denoted[1]:#x})" if denoted else ""),
+                Verdict.COUNTEREXAMPLE,
+            )
         return a
 
     def denote(self, node: Term, is_root: bool):
@@ -247,8 +252,13 @@ class Denoter:
         args = [den.get(id(x)) for x in node.args]
         if node.op == "smax" and None not in args and args[0][1] == 0 and args[1][1] == 0:
             return L.smax(args[0][0], args[1][0]), 0
-        if (node.op == "ite" and node.args[0].structural and args[1] is not None and args[2] is not None
-                and args[1][1] == args[2][1]):
+        if (
+            node.op == "ite"
+            and node.args[0].structural
+            and args[1] is not None
+            and args[2] is not None
+            and args[1][1] == args[2][1]
+        ):
             return L.ite(self.condition(node.args[0]), args[1][0], args[2][0]), args[1][1]
         return self.denote_cone(node, is_root)
 
@@ -257,7 +267,7 @@ class Denoter:
         (ids), which are taken apart like the others."""
         steps, index, xs, bs = [], {}, [], []
         den, sew = self.den, self.sew
-        variables: dict = {}    # one cut variable per semilattice term: x and x xor s share it
+        variables: dict = {}  # one cut variable per semilattice term: x and x xor s share it
 
         def cut(n):
             """The reference of a node the cone stops at, None for one it takes apart."""
@@ -273,8 +283,9 @@ class Denoter:
                 bs.append(n)
                 return ("b", len(bs) - 1)
             if not n.args:
-                raise ConeTooLarge(f"a {n.width}-bit input is used where only element values and "
-                                   "conditions are understood")
+                raise ConeTooLarge(
+                    f"a {n.width}-bit input is used where only element values and conditions are understood"
+                )
             return None
 
         # depth first, arguments left to right (the numbering of steps and cut points is the
@@ -294,9 +305,11 @@ class Denoter:
                 continue
             args = tuple(index[id(a)] for a in n.args)
             if len(steps) >= CONE_LIMIT:
-                raise ConeTooLarge(f"the values it depends on are no guarded maxima for more than "
-                                   f"{CONE_LIMIT} operations (the cut-point method needs each "
-                                   "intermediate result to be a maximum of some inputs)")
+                raise ConeTooLarge(
+                    f"the values it depends on are no guarded maxima for more than "
+                    f"{CONE_LIMIT} operations (the cut-point method needs each "
+                    "intermediate result to be a maximum of some inputs)"
+                )
             index[id(n)] = ("n", len(steps))
             steps.append((n.op, n.param, n.width, args))
         return Cone((sew, tuple(steps), len(xs), len(bs)), xs, bs)
@@ -305,7 +318,7 @@ class Denoter:
         cone = self.cone(node)
         self.analysis.cone_nodes += 1
         if len(cone.xs) > CUT_LIMIT or len(cone.bs) > BOOL_CUT_LIMIT:
-            return None     # too many inputs to tabulate: opaque, inlined into its parents
+            return None  # too many inputs to tabulate: opaque, inlined into its parents
         cone, shape = self.deeper_if_needed(node, cone)
         self.analysis.shapes[cone.key] = shape
         if shape.table is None:
@@ -358,8 +371,13 @@ class Denoter:
             for constant in sorted({c for _, c in table.values() if c is not None}):
                 members.append((("c", constant), lambda entry, c=constant: entry[1] == c))
             placeholders = list(range(cone.key[3]))
-            shape.recipe = [(which, _boolean_function({bits: member(entry) for bits, entry in table.items()},
-                                                      placeholders)) for which, member in members]
+            shape.recipe = [
+                (
+                    which,
+                    _boolean_function({bits: member(entry) for bits, entry in table.items()}, placeholders),
+                )
+                for which, member in members
+            ]
         conds = None
         result = EMPTY
         for (kind, which), guard in shape.recipe:
@@ -380,8 +398,11 @@ def _instantiate(formula, conds):
         return conds[formula]
     op, *args = formula
     parts = [_instantiate(a, conds) for a in args]
-    return {"not": lambda: fast.not_(parts[0]), "and": lambda: fast.and_(*parts),
-            "or": lambda: fast.or_(*parts)}[op]()
+    return {
+        "not": lambda: fast.not_(parts[0]),
+        "and": lambda: fast.and_(*parts),
+        "or": lambda: fast.or_(*parts),
+    }[op]()
 
 
 def _boolean_function(rows: dict, conds: list):
@@ -414,13 +435,14 @@ def _boolean_function(rows: dict, conds: list):
 
 # The root against the spec --------------------------------------------------------------
 
+
 @dataclass
 class Mismatch:
     """A leaf whose condition at the root is not the spec's."""
 
     label: object
-    got: object           # its condition in the unit
-    want: object          # the spec's
+    got: object  # its condition in the unit
+    want: object  # the spec's
     model: object = None  # a model of `got != want` (flags), when the solver gave one
 
 
@@ -439,7 +461,7 @@ def compare_root(rows, timeout_ms: int):
     """(verdict, detail, Mismatch or None): PROVED when every condition is the spec's."""
     residue = [row for row in rows if not fast.same(row[1], row[2])]
     for k in range(0, len(residue), CHUNK):
-        chunk = residue[k:k + CHUNK]
+        chunk = residue[k : k + CHUNK]
         answer = prove([], z3.And(*[got == want for _, got, want in chunk]), timeout_ms)
         if answer.verdict == Verdict.COUNTEREXAMPLE:
             for label, got, want in chunk:
@@ -447,8 +469,11 @@ def compare_root(rows, timeout_ms: int):
                     return Verdict.COUNTEREXAMPLE, "", Mismatch(label, got, want, answer.model)
         if answer.verdict != Verdict.PROVED:
             return answer.verdict, f"comparing the inclusion conditions: {answer.detail}", None
-    return (Verdict.PROVED, f"{len(rows)} inclusion conditions, {len(rows) - len(residue)} identical "
-            "to the spec's as terms", None)
+    return (
+        Verdict.PROVED,
+        f"{len(rows)} inclusion conditions, {len(rows) - len(residue)} identical to the spec's as terms",
+        None,
+    )
 
 
 def _variables(formula) -> dict:
@@ -485,8 +510,11 @@ def mismatch_active_sets(m: Mismatch, flags: list, count: int):
     differ = z3.Xor(m.got, m.want)
     variables = _variables(differ)
     name_to_index = {str(f): i for i, f in enumerate(flags)}
-    active = {name_to_index[name] for name, v in variables.items()
-              if name in name_to_index and z3.is_true(m.model.eval(v, model_completion=True))}
+    active = {
+        name_to_index[name]
+        for name, v in variables.items()
+        if name in name_to_index and z3.is_true(m.model.eval(v, model_completion=True))
+    }
     if not _holds(differ, variables, active):
         return
     for i in sorted(active, reverse=True)[:16]:
@@ -505,6 +533,7 @@ def _holds(formula, variables: dict, active: set) -> bool:
 
 # Concrete cases ---------------------------------------------------------------------------
 
+
 def case_for_mismatch(unit, cfg: Config, m: Mismatch, flags: list):
     """A confirmed concrete case showing the leaf's wrong condition, or None."""
     sew, count = cfg.sew, cfg.vlmax
@@ -520,7 +549,7 @@ def case_for_mismatch(unit, cfg: Config, m: Mismatch, flags: list):
                 seed = top
             elif label[0] == "vs2":
                 elements[label[1]] = top
-            else:           # a constant the unit joins in: everything else below it
+            else:  # a constant the unit joins in: everything else below it
                 seed = smin
                 for i in active:
                     elements[i] = smin
@@ -534,7 +563,7 @@ def case_for_mismatch(unit, cfg: Config, m: Mismatch, flags: list):
 
 # The instruction around the unit ---------------------------------------------------------
 
-_INSTRUCTION: dict = {}    # Config -> (verdict, detail, solvers): the same fact for every unit
+_INSTRUCTION: dict = {}  # Config -> (verdict, detail, solvers): the same fact for every unit
 
 
 def instruction_pieces(cfg: Config, timeout_ms: int):
@@ -544,23 +573,31 @@ def instruction_pieces(cfg: Config, timeout_ms: int):
         return _INSTRUCTION[cfg]
     from vredmax.proofs.engine import compositional as comp
     from vredmax.proofs.engine.setting import Setting
+
     s = Setting(cfg, "_cut")
-    parts = [part for tail in TAIL_POLICIES
-             for part in (comp.choice_part(s, tail), comp.instruction_part(s, tail), comp.operands_part(s, tail))]
+    parts = [
+        part
+        for tail in TAIL_POLICIES
+        for part in (comp.choice_part(s, tail), comp.instruction_part(s, tail), comp.operands_part(s, tail))
+    ]
     parts += [comp.lemma_part(cfg.sew, name) for name in comp.ALGEBRA]
     solvers = set()
     for part in parts:
         answer = comp.check(part.build(), timeout_ms)
         solvers.add(answer.solver)
         if answer.verdict != Verdict.PROVED:
-            outcome = (answer.verdict if answer.verdict != Verdict.COUNTEREXAMPLE else Verdict.UNKNOWN,
-                       f"{part.text}: {answer.verdict.value} {answer.detail}".strip(), solvers)
-            return outcome     # not kept: a timeout may go through another time
+            outcome = (
+                answer.verdict if answer.verdict != Verdict.COUNTEREXAMPLE else Verdict.UNKNOWN,
+                f"{part.text}: {answer.verdict.value} {answer.detail}".strip(),
+                solvers,
+            )
+            return outcome  # not kept: a timeout may go through another time
     _INSTRUCTION[cfg] = (Verdict.PROVED, f"{len(parts)} instruction pieces and lemmas", solvers)
     return _INSTRUCTION[cfg]
 
 
 # The entry points --------------------------------------------------------------------------
+
 
 def trace_unit(unit, cfg: Config):
     """(tracer, root term) of the unit on the tracing backend; raises UnitError."""
@@ -574,9 +611,16 @@ def trace_unit(unit, cfg: Config):
     except Exception as error:
         raise UnitError(f"the unit raised {type(error).__name__}: {error}{_user_frame(error)}") from None
     if not isinstance(result, Term) or result.width != cfg.sew:
-        what = (f"a {result.width}-bit value" if isinstance(result, Term) and result.width
-                else "a condition" if isinstance(result, Term) else f"{type(result).__name__} {result!r}"[:80])
-        raise UnitError(f"the unit must return a {cfg.sew}-bit element value (SEW={cfg.sew}), it returned {what}")
+        what = (
+            f"a {result.width}-bit value"
+            if isinstance(result, Term) and result.width
+            else "a condition"
+            if isinstance(result, Term)
+            else f"{type(result).__name__} {result!r}"[:80]
+        )
+        raise UnitError(
+            f"the unit must return a {cfg.sew}-bit element value (SEW={cfg.sew}), it returned {what}"
+        )
     return tracer, result
 
 
@@ -585,8 +629,11 @@ class UnitError(Exception):
 
 
 def _user_frame(error) -> str:
-    frames = [f for f in traceback.extract_tb(error.__traceback__) if "/proofs/" not in f.filename
-              and "/vredmax/" not in f.filename]
+    frames = [
+        f
+        for f in traceback.extract_tb(error.__traceback__)
+        if "/proofs/" not in f.filename and "/vredmax/" not in f.filename
+    ]
     return f" (at {frames[-1].filename}:{frames[-1].lineno})" if frames else ""
 
 
@@ -600,8 +647,9 @@ def prove_unit_at_scale(unit, cfg: Config, timeout_ms: int) -> ScaleResult:
     start = time.perf_counter()
 
     def result(verdict, detail, case=None, solver=None, witness=""):
-        return ScaleResult(verdict, detail, METHOD, solver or _solver_text(), time.perf_counter() - start, case,
-                           witness)
+        return ScaleResult(
+            verdict, detail, METHOD, solver or _solver_text(), time.perf_counter() - start, case, witness
+        )
 
     deadline = start + max(5.0, timeout_ms / 1000)
     try:
@@ -611,13 +659,14 @@ def prove_unit_at_scale(unit, cfg: Config, timeout_ms: int) -> ScaleResult:
     except UnitError as error:
         return result(Verdict.ERROR, str(error))
     from vredmax.proofs.engine.compositional import active_flags
+
     flags = active_flags(cfg.vlmax)
     denoter = Denoter(cfg.sew, flags, timeout_ms)
     analysis = denoter.run(root)
     shapes = len(analysis.shapes)
     if analysis.failure is not None:
         node, why, witness = analysis.failure.node, f": {analysis.failure.reason}", ""
-        if analysis.refuted is not None:      # the first node that is no max, rather than its parents
+        if analysis.refuted is not None:  # the first node that is no max, rather than its parents
             node, cone, values = analysis.refuted
             why, witness = "", _witness_text(cfg.sew, cone, values)
         span = element_span(node)
@@ -627,29 +676,48 @@ def prove_unit_at_scale(unit, cfg: Config, timeout_ms: int) -> ScaleResult:
         case = search_case(unit, cfg, hints, deadline)
         where = f"ops.{node.op} at {node.where()} (over vs2[{span[0]}..{span[1]}] and what they depend on)"
         if case is not None:
-            return result(Verdict.COUNTEREXAMPLE, f"{where} is not a signed max of its inputs{why}; "
-                          "a concrete case confirms the unit is wrong", case, witness=witness)
-        return result(Verdict.UNKNOWN, f"{where} is not a signed max of its inputs{why}; no concrete "
-                      "counterexample was found, so the unit may still be right", witness=witness)
+            return result(
+                Verdict.COUNTEREXAMPLE,
+                f"{where} is not a signed max of its inputs{why}; a concrete case confirms the unit is wrong",
+                case,
+                witness=witness,
+            )
+        return result(
+            Verdict.UNKNOWN,
+            f"{where} is not a signed max of its inputs{why}; no concrete "
+            "counterexample was found, so the unit may still be right",
+            witness=witness,
+        )
     rows = root_conditions(analysis.root, cfg.vlmax, flags)
     verdict, detail, mismatch = compare_root(rows, timeout_ms)
     if verdict == Verdict.COUNTEREXAMPLE:
         case = case_for_mismatch(unit, cfg, mismatch, flags) or search_case(unit, cfg, set(), deadline)
         what = _label_text(mismatch.label)
         if case is not None:
-            return result(Verdict.COUNTEREXAMPLE, f"{what} reaches the result under the wrong condition "
-                          f"(the unit: {_short(mismatch.got)}; the spec: {_short(mismatch.want)})", case)
-        return result(Verdict.UNKNOWN, f"{what} reaches the result under a condition other than the spec's, "
-                      "but no concrete case confirmed it (a checker fault?)")
+            return result(
+                Verdict.COUNTEREXAMPLE,
+                f"{what} reaches the result under the wrong condition "
+                f"(the unit: {_short(mismatch.got)}; the spec: {_short(mismatch.want)})",
+                case,
+            )
+        return result(
+            Verdict.UNKNOWN,
+            f"{what} reaches the result under a condition other than the spec's, "
+            "but no concrete case confirmed it (a checker fault?)",
+        )
     if verdict != Verdict.PROVED:
         return result(verdict, detail)
     piece, piece_detail, solvers = instruction_pieces(cfg, timeout_ms)
     solver = ", ".join(sorted({_solver_text()} | {s if s != "z3" else _solver_text() for s in solvers}))
     if piece != Verdict.PROVED:
         return result(piece, piece_detail, solver=solver)
-    return result(Verdict.PROVED, f"unit: {analysis.nodes} nodes, {analysis.cone_nodes} checked locally "
-                  f"against {shapes} cone shape{'s' * (shapes != 1)} (each proved once per SEW); {detail}; "
-                  f"{piece_detail}; both tail policies", solver=solver)
+    return result(
+        Verdict.PROVED,
+        f"unit: {analysis.nodes} nodes, {analysis.cone_nodes} checked locally "
+        f"against {shapes} cone shape{'s' * (shapes != 1)} (each proved once per SEW); {detail}; "
+        f"{piece_detail}; both tail policies",
+        solver=solver,
+    )
 
 
 def _witness_text(sew: int, cone: Cone, witness) -> str:
@@ -660,8 +728,10 @@ def _witness_text(sew: int, cone: Cone, witness) -> str:
     got = shape_value(ops, cone.key, xvals, bits)
     inputs = ", ".join(f"{n} = {ops.to_signed(v)}" for n, v in zip(names, xvals))
     conds = ", ".join(f"{_node_text(b)} = {bool(v)}" for b, v in zip(cone.bs, bits))
-    return (f"with {inputs}{'; ' + conds if conds else ''} it gives {ops.to_signed(got)}, "
-            "which is no signed max of a choice of them")
+    return (
+        f"with {inputs}{'; ' + conds if conds else ''} it gives {ops.to_signed(got)}, "
+        "which is no signed max of a choice of them"
+    )
 
 
 def _node_text(node: Term) -> str:
@@ -691,4 +761,5 @@ def prove_step_at_scale(step_fn, cfg: Config, tail: str, timeout_ms: int) -> Sca
     """A user's whole instruction at one configuration and tail policy, cut at its reduction
     (proofs/python/cutstep.py); UNKNOWN with the reason when its structure does not allow that."""
     from vredmax.proofs.python.cutstep import prove_step_at_scale as prove_step
+
     return prove_step(step_fn, cfg, tail, timeout_ms)

@@ -21,7 +21,7 @@ from vredmax.proofs.engine.verdict import Verdict, prove
 from vredmax.proofs.python.trace import apply_op
 from vredmax.spec.bv import ConcreteElements, Z3Elements
 
-PROBES = 40              # random checks of a guessed guarded join before the solver's proof
+PROBES = 40  # random checks of a guessed guarded join before the solver's proof
 
 
 class ConeTooLarge(Exception):
@@ -46,7 +46,7 @@ def shape_value(ops, key, xvals, bvals):
 
     def ref(r):
         kind = r[0]
-        if kind == "x":     # ("x", j, encoding): the cut node's value is its max, encoded
+        if kind == "x":  # ("x", j, encoding): the cut node's value is its max, encoded
             return encoded(ops, xvals[r[1]], r[2])
         if kind == "b":
             return bvals[r[1]]
@@ -91,8 +91,8 @@ class Shape:
     verdict: Verdict
     detail: str = ""
     witness: tuple | None = None
-    recipe: list | None = None     # the table read as a guarded join (see Denoter.guarded_join)
-    encoding: object = 0           # the node is its guarded join, encoded (see `encoded`)
+    recipe: list | None = None  # the table read as a guarded join (see Denoter.guarded_join)
+    encoding: object = 0  # the node is its guarded join, encoded (see `encoded`)
 
 
 def _probe(key, sew: int, rng: random.Random) -> Shape:
@@ -101,11 +101,13 @@ def _probe(key, sew: int, rng: random.Random) -> Shape:
     bits, say, whose maximum is taken unsigned): the encodings of its cut points, the sign bit."""
     ops = ConcreteElements(sew)
     width = key[1][-1][2] if key[1] else sew
-    if width != sew:               # a wider node: a sign-extended join (a signed Python int)
+    if width != sew:  # a wider node: a sign-extended join (a signed Python int)
         return _probe_encoded(key, sew, rng, ops, ("sext", width))
     # the complement (xor all ones) too: an accumulator kept as ~max, a min over complemented values
-    encodings = [0] + sorted({r[2] for r in _refs(key) if r[0] == "x" and r[2] and not isinstance(r[2], tuple)}
-                             | {1 << (sew - 1), ops.mask})
+    encodings = [0] + sorted(
+        {r[2] for r in _refs(key) if r[0] == "x" and r[2] and not isinstance(r[2], tuple)}
+        | {1 << (sew - 1), ops.mask}
+    )
     first = None
     for encoding in encodings:
         shape = _probe_encoded(key, sew, rng, ops, encoding)
@@ -179,7 +181,7 @@ def _prove_shape(key, shape: Shape, sew: int, timeout_ms: int) -> Shape:
     return Shape(None, answer.verdict, f"the local proof: {answer.verdict.value} {answer.detail}".strip())
 
 
-_SHAPES: dict = {}     # (key) -> Shape, for the process: a shape is proved once per SEW
+_SHAPES: dict = {}  # (key) -> Shape, for the process: a shape is proved once per SEW
 
 
 def shape_of(key, sew: int, rng: random.Random, timeout_ms: int) -> Shape:
@@ -189,6 +191,6 @@ def shape_of(key, sew: int, rng: random.Random, timeout_ms: int) -> Shape:
         shape = _probe(key, sew, rng)
         if shape.table is not None:
             shape = _prove_shape(key, shape, sew, timeout_ms)
-        if shape.verdict != Verdict.UNKNOWN:      # a timeout may go through another time
+        if shape.verdict != Verdict.UNKNOWN:  # a timeout may go through another time
             _SHAPES[key] = shape
     return shape

@@ -37,7 +37,15 @@ from vredmax.proofs.python.cutcases import VD, VS1, VS2, make_case
 from vredmax.proofs.python.branches import InternalError
 from vredmax.proofs.python.operands import Matcher
 from vredmax.proofs.engine.semilattice import atom
-from vredmax.proofs.python.trace import BOOL, SymbolicUse, Term, TraceElements, Tracer, evaluate, user_location
+from vredmax.proofs.python.trace import (
+    BOOL,
+    SymbolicUse,
+    Term,
+    TraceElements,
+    Tracer,
+    evaluate,
+    user_location,
+)
 from vredmax.proofs.engine.verdict import Verdict, prove
 from vredmax.spec import relation as spec
 from vredmax.spec import z3fast as fast
@@ -57,8 +65,8 @@ class StepTracer(Tracer):
 
     def __init__(self, sew: int):
         super().__init__(sew, 0)
-        self.inputs: list = []       # z3 value terms, by leaf index
-        self.conditions: list = []   # z3 Boolean terms, by leaf index
+        self.inputs: list = []  # z3 value terms, by leaf index
+        self.conditions: list = []  # z3 Boolean terms, by leaf index
         self._index: dict = {}
 
     def leaf_for(self, term) -> Term:
@@ -98,7 +106,7 @@ class CutMachine:
     def __init__(self, base, sew: int):
         self.base = base
         self.tracer = StepTracer(sew)
-        self.cuts: list = []          # (term, variable)
+        self.cuts: list = []  # (term, variable)
         self.symbolic = True
         self.true, self.false = base.true, base.false
 
@@ -115,8 +123,10 @@ class CutMachine:
                 if term is value:
                     return variable
             if value.width == BOOL:
-                raise SymbolicUse(f"{user_location()}: a condition computed with the element ops "
-                                  "is used by a machine op; only the reduction's result may be")
+                raise SymbolicUse(
+                    f"{user_location()}: a condition computed with the element ops "
+                    "is used by a machine op; only the reduction's result may be"
+                )
             variable = z3.BitVec(f"r_cut_{len(self.cuts)}", value.width)
             self.cuts.append((value, variable))
             return variable
@@ -135,13 +145,15 @@ class CutMachine:
         except AttributeError:
             if name.startswith("__") and name.endswith("__"):
                 raise
-            raise InternalError(f"check-impl's own code failed (not the implementation): the cut machine "
-                                f"has no op {name!r}") from None
+            raise InternalError(
+                f"check-impl's own code failed (not the implementation): the cut machine has no op {name!r}"
+            ) from None
         if not callable(attribute):
             return attribute
 
         def call(*args, **kwargs):
             return attribute(*[self._cut(a) for a in args], **{k: self._cut(v) for k, v in kwargs.items()})
+
         return call
 
 
@@ -149,8 +161,9 @@ def prove_step_at_scale(step_fn, cfg: Config, tail: str, timeout_ms: int) -> cp.
     start = time.perf_counter()
 
     def result(verdict, detail, case=None, solver=None):
-        return cp.ScaleResult(verdict, detail, METHOD, solver or cp._solver_text(),
-                              time.perf_counter() - start, case)
+        return cp.ScaleResult(
+            verdict, detail, METHOD, solver or cp._solver_text(), time.perf_counter() - start, case
+        )
 
     pre, insn = spec.symbolic_state(cfg, "_cut"), spec.symbolic_insn("_cut")
     wf = spec.in_configuration(cfg, pre)
@@ -158,27 +171,40 @@ def prove_step_at_scale(step_fn, cfg: Config, tail: str, timeout_ms: int) -> cp.
     try:
         traps, post = step_fn(machine, pre, insn, cfg, tail)
         traps = [(rule, machine._cut(cond)) for rule, cond in traps]
-        post = ArchState(post.vlen, post.elen, *[machine._cut(getattr(post, f))
-                                                 for f in ("regs", "vtype", "vl", "vstart", "vs")])
+        post = ArchState(
+            post.vlen,
+            post.elen,
+            *[machine._cut(getattr(post, f)) for f in ("regs", "vtype", "vl", "vstart", "vs")],
+        )
     except SymbolicUse as error:
         return result(Verdict.ERROR, str(error))
     except Exception as error:
-        return result(Verdict.UNKNOWN, f"the step could not be run with its reduction cut out "
-                      f"({type(error).__name__}: {error}); use the monolithic proof")
+        return result(
+            Verdict.UNKNOWN,
+            f"the step could not be run with its reduction cut out "
+            f"({type(error).__name__}: {error}); use the monolithic proof",
+        )
     if len(machine.cuts) > 1:
         traps, post = _uncut_other_values(machine, traps, post, pre, insn, wf, cfg, timeout_ms)
     several = len(machine.cuts) > 1 and all(root.width == cfg.sew for root, _ in machine.cuts)
     if several:
         answer = _several_reductions(machine, traps, post, pre, insn, wf, cfg, timeout_ms)
         if answer.verdict == Verdict.PROVED:
-            return result(Verdict.PROVED, answer.detail, solver=", ".join(sorted(
-                cp._solver_text() if s == "z3" else s for s in answer.solvers)))
+            return result(
+                Verdict.PROVED,
+                answer.detail,
+                solver=", ".join(sorted(cp._solver_text() if s == "z3" else s for s in answer.solvers)),
+            )
     if len(machine.cuts) != 1:
-        why = (f"{len(machine.cuts)} values computed with the element ops reach the machine ops (the cut "
-               "needs exactly one: the reduction's result)")
+        why = (
+            f"{len(machine.cuts)} values computed with the element ops reach the machine ops (the cut "
+            "needs exactly one: the reduction's result)"
+        )
         if several:
-            why = (f"{len(machine.cuts)} reductions reach the machine ops, and vd[0] is not shown to be one "
-                   f"that meets the spec ({answer.detail})")
+            why = (
+                f"{len(machine.cuts)} reductions reach the machine ops, and vd[0] is not shown to be one "
+                f"that meets the spec ({answer.detail})"
+            )
         case = _search(step_fn, cfg, tail, start + max(5.0, timeout_ms / 1000))
         if case is not None:
             return result(Verdict.COUNTEREXAMPLE, f"{why}; a concrete case shows the step is wrong", case)
@@ -191,21 +217,30 @@ def prove_step_at_scale(step_fn, cfg: Config, tail: str, timeout_ms: int) -> cp.
     # 1. the instruction around the cut
     from vredmax.proofs.engine.compositional import BIG_VLEN, Cases, check
     from vredmax.proofs.engine.solvers import available
+
     solver = "bitwuzla" if cfg.vlen >= BIG_VLEN and available("bitwuzla") else "z3"
     try:
         outcome = impl_outcome(traps)
         cases = spec.relation_cases(cfg, pre, insn, outcome, post, lambda value: value == r)
     except Exception as error:
-        return result(Verdict.ERROR, f"the step's post-state does not fit the spec: {type(error).__name__}: {error}")
+        return result(
+            Verdict.ERROR, f"the step's post-state does not fit the spec: {type(error).__name__}: {error}"
+        )
     answer = check(Cases(wf, [(n, w, z3.simplify(g)) for n, w, g in cases], solver), timeout_ms)
     solvers.add(answer.solver)
     if answer.verdict == Verdict.COUNTEREXAMPLE:
-        case = (_replayed_model(step_fn, cfg, tail, answer.model, pre, insn)
-                or _search(step_fn, cfg, tail, start + max(5.0, timeout_ms / 1000)))
+        case = _replayed_model(step_fn, cfg, tail, answer.model, pre, insn) or _search(
+            step_fn, cfg, tail, start + max(5.0, timeout_ms / 1000)
+        )
         if case is not None:
-            return result(Verdict.COUNTEREXAMPLE, f"the instruction around the reduction: {answer.detail}", case)
-        return result(Verdict.UNKNOWN, "the instruction with the reduction's result as a free r does not meet "
-                      f"the spec ({answer.detail}), but no concrete case confirmed a bug")
+            return result(
+                Verdict.COUNTEREXAMPLE, f"the instruction around the reduction: {answer.detail}", case
+            )
+        return result(
+            Verdict.UNKNOWN,
+            "the instruction with the reduction's result as a free r does not meet "
+            f"the spec ({answer.detail}), but no concrete case confirmed a bug",
+        )
     if answer.verdict != Verdict.PROVED:
         return result(answer.verdict, f"the instruction around the reduction: {answer.detail}")
 
@@ -217,56 +252,95 @@ def prove_step_at_scale(step_fn, cfg: Config, tail: str, timeout_ms: int) -> cp.
         case = _search(step_fn, cfg, tail, start + max(5.0, timeout_ms / 1000))
         why = analysis.failure.reason
         if case is not None:
-            return result(Verdict.COUNTEREXAMPLE, f"the reduction inside the step is not a signed max ({why}); "
-                          "a concrete case confirms it", case)
-        return result(Verdict.UNKNOWN, f"the reduction inside the step: ops.{analysis.failure.node.op} at "
-                      f"{analysis.failure.node.where()}: {why}; no concrete counterexample found")
+            return result(
+                Verdict.COUNTEREXAMPLE,
+                f"the reduction inside the step is not a signed max ({why}); a concrete case confirms it",
+                case,
+            )
+        return result(
+            Verdict.UNKNOWN,
+            f"the reduction inside the step: ops.{analysis.failure.node.op} at "
+            f"{analysis.failure.node.where()}: {why}; no concrete counterexample found",
+        )
     # Only where vd[0] is written does r matter (part 1 holds for every r elsewhere: the
     # spec relation asks nothing of the result when it traps, is reserved or vl = 0).
     written = wf + [spec.retires_with_elements(cfg, pre, insn)]
-    matcher = Matcher(cfg, spec.seed(cfg, pre, insn), spec.elements(cfg, pre, insn), written, pre, insn, timeout_ms)
+    matcher = Matcher(
+        cfg, spec.seed(cfg, pre, insn), spec.elements(cfg, pre, insn), written, pre, insn, timeout_ms
+    )
     labels, pairs, stranger, _ = inclusion_pairs(machine, analysis, cfg, pre, insn, matcher)
     if stranger is not None:
         case = _search(step_fn, cfg, tail, start + max(5.0, timeout_ms / 1000))
         if case is not None:
-            return result(Verdict.COUNTEREXAMPLE, "the reduction joins a value that is not one of the "
-                          "spec's operands; a concrete case confirms the step is wrong", case)
-        return result(Verdict.UNKNOWN, f"a value the reduction joins ({_short(stranger)}) is not shown to "
-                      "equal the spec's seed or one of its elements; no concrete case found")
+            return result(
+                Verdict.COUNTEREXAMPLE,
+                "the reduction joins a value that is not one of the "
+                "spec's operands; a concrete case confirms the step is wrong",
+                case,
+            )
+        return result(
+            Verdict.UNKNOWN,
+            f"a value the reduction joins ({_short(stranger)}) is not shown to "
+            "equal the spec's seed or one of its elements; no concrete case found",
+        )
     residue = [(label, a, b) for label, (a, b) in zip(labels, pairs) if not fast.same(a, b)]
     for k in range(0, len(residue), cp.CHUNK):
-        chunk = residue[k:k + cp.CHUNK]
+        chunk = residue[k : k + cp.CHUNK]
         answer = prove(written, fast.and_(*[a == b for _, a, b in chunk]), timeout_ms)
         solvers.add(answer.solver)
         if answer.verdict == Verdict.COUNTEREXAMPLE:
-            wrong = [label for label, a, b in chunk if answer.model is not None
-                     and not z3.is_true(answer.model.eval(a == b, model_completion=True))]
-            case = (_targeted(step_fn, cfg, tail, wrong[0] if wrong else None)
-                    or _replayed_model(step_fn, cfg, tail, answer.model, pre, insn, wrong[0] if wrong else None)
-                    or _search(step_fn, cfg, tail, start + max(5.0, timeout_ms / 1000)))
-            what = ("an operand" if not wrong else "the seed" if wrong[0] == "seed" else
-                    "a constant" if wrong[0] == "constant" else f"vs2[{wrong[0]}]")
+            wrong = [
+                label
+                for label, a, b in chunk
+                if answer.model is not None
+                and not z3.is_true(answer.model.eval(a == b, model_completion=True))
+            ]
+            case = (
+                _targeted(step_fn, cfg, tail, wrong[0] if wrong else None)
+                or _replayed_model(step_fn, cfg, tail, answer.model, pre, insn, wrong[0] if wrong else None)
+                or _search(step_fn, cfg, tail, start + max(5.0, timeout_ms / 1000))
+            )
+            what = (
+                "an operand"
+                if not wrong
+                else "the seed"
+                if wrong[0] == "seed"
+                else "a constant"
+                if wrong[0] == "constant"
+                else f"vs2[{wrong[0]}]"
+            )
             if case is not None:
-                return result(Verdict.COUNTEREXAMPLE, f"{what} reaches the reduction's result under a "
-                              "condition other than the spec's", case)
-            return result(Verdict.UNKNOWN, "an operand reaches the reduction's result under a condition other "
-                          "than the spec's, but no concrete case confirmed it")
+                return result(
+                    Verdict.COUNTEREXAMPLE,
+                    f"{what} reaches the reduction's result under a condition other than the spec's",
+                    case,
+                )
+            return result(
+                Verdict.UNKNOWN,
+                "an operand reaches the reduction's result under a condition other "
+                "than the spec's, but no concrete case confirmed it",
+            )
         if answer.verdict != Verdict.PROVED:
             return result(answer.verdict, f"comparing the reduction's conditions: {answer.detail}")
 
     # 3. the algebra
     from vredmax.proofs.engine import compositional as comp
+
     for name in comp.ALGEBRA:
         answer = comp.check(comp.lemma_part(cfg.sew, name).build(), timeout_ms)
         if answer.verdict != Verdict.PROVED:
             return result(answer.verdict, f"lemma {name}: {answer.detail}")
     text = ", ".join(sorted(cp._solver_text() if s == "z3" else s for s in solvers))
-    return result(Verdict.PROVED, f"instruction with the reduction cut out: {len(cases)} cases of the spec "
-                  f"relation ({solver}); reduction by cut points: {analysis.nodes} nodes, "
-                  f"{len(analysis.shapes)} cone shapes, {len(pairs)} inclusion conditions against the spec's "
-                  f"({len(pairs) - len(residue)} identical as terms){_equal_text(matcher)}; "
-                  f"{len(comp.ALGEBRA)} algebra lemmas; "
-                  f"tail {tail}", solver=text)
+    return result(
+        Verdict.PROVED,
+        f"instruction with the reduction cut out: {len(cases)} cases of the spec "
+        f"relation ({solver}); reduction by cut points: {analysis.nodes} nodes, "
+        f"{len(analysis.shapes)} cone shapes, {len(pairs)} inclusion conditions against the spec's "
+        f"({len(pairs) - len(residue)} identical as terms){_equal_text(matcher)}; "
+        f"{len(comp.ALGEBRA)} algebra lemmas; "
+        f"tail {tail}",
+        solver=text,
+    )
 
 
 @dataclass
@@ -285,39 +359,58 @@ def _several_reductions(machine, traps, post, pre, insn, wf, cfg: Config, timeou
     conditions are the spec's, i.e. the signed max of the seed and the active elements (the
     algebra lemmas). PROVED, or why not (the caller then searches for a concrete case)."""
     from vredmax.proofs.engine import compositional as comp
+
     guards, solvers, nodes = [], set(), 0
     written = wf + [spec.retires_with_elements(cfg, pre, insn)]
-    matcher = Matcher(cfg, spec.seed(cfg, pre, insn), spec.elements(cfg, pre, insn), written, pre, insn, timeout_ms)
+    matcher = Matcher(
+        cfg, spec.seed(cfg, pre, insn), spec.elements(cfg, pre, insn), written, pre, insn, timeout_ms
+    )
     for root, _ in machine.cuts:
         analysis = StepDenoter(cfg.sew, list(machine.tracer.conditions), timeout_ms, machine.tracer).run(root)
         if analysis.failure is not None:
-            return SeveralAnswer(Verdict.UNKNOWN, f"a reduction is no signed max: {analysis.failure.reason}", solvers)
+            return SeveralAnswer(
+                Verdict.UNKNOWN, f"a reduction is no signed max: {analysis.failure.reason}", solvers
+            )
         _, pairs, stranger, equal = inclusion_pairs(machine, analysis, cfg, pre, insn, matcher)
         if stranger is not None:
-            return SeveralAnswer(Verdict.UNKNOWN, f"a reduction joins {_short(stranger)}, none of the spec's "
-                                 "operands", solvers)
+            return SeveralAnswer(
+                Verdict.UNKNOWN, f"a reduction joins {_short(stranger)}, none of the spec's operands", solvers
+            )
         # a leaf equal to its operand (proved where vd[0] is written) carries that in the guard
         guards.append(fast.and_(*[a == b for a, b in pairs if not fast.same(a, b)], *equal))
         nodes += analysis.nodes
     cut_values = [r for _, r in machine.cuts]
     solver = "bitwuzla" if cfg.vlen >= comp.BIG_VLEN and available("bitwuzla") else "z3"
     try:
-        cases = spec.relation_cases(cfg, pre, insn, impl_outcome(traps), post, lambda value: fast.or_(
-            *[z3.And(value == r, guard) for r, guard in zip(cut_values, guards)]))
+        cases = spec.relation_cases(
+            cfg,
+            pre,
+            insn,
+            impl_outcome(traps),
+            post,
+            lambda value: fast.or_(*[z3.And(value == r, guard) for r, guard in zip(cut_values, guards)]),
+        )
     except Exception as error:
         return SeveralAnswer(Verdict.ERROR, f"the post-state does not fit the spec: {error}", solvers)
     answer = comp.check(comp.Cases(wf, [(n, w, z3.simplify(g)) for n, w, g in cases], solver), timeout_ms)
     solvers.add(answer.solver)
     if answer.verdict != Verdict.PROVED:
-        return SeveralAnswer(answer.verdict, f"the instruction with the reductions cut out: {answer.verdict.value} "
-                             f"{answer.detail}".strip(), solvers)
+        return SeveralAnswer(
+            answer.verdict,
+            f"the instruction with the reductions cut out: {answer.verdict.value} {answer.detail}".strip(),
+            solvers,
+        )
     for name in comp.ALGEBRA:
         lemma = comp.check(comp.lemma_part(cfg.sew, name).build(), timeout_ms)
         if lemma.verdict != Verdict.PROVED:
             return SeveralAnswer(lemma.verdict, f"lemma {name}: {lemma.detail}", solvers)
-    return SeveralAnswer(Verdict.PROVED, f"instruction with {len(cut_values)} reductions cut out, vd[0] one whose "
-                         f"inclusion conditions are the spec's: {len(cases)} cases of the spec relation ({solver}); "
-                         f"reductions by cut points: {nodes} nodes; {len(comp.ALGEBRA)} algebra lemmas", solvers)
+    return SeveralAnswer(
+        Verdict.PROVED,
+        f"instruction with {len(cut_values)} reductions cut out, vd[0] one whose "
+        f"inclusion conditions are the spec's: {len(cases)} cases of the spec relation ({solver}); "
+        f"reductions by cut points: {nodes} nodes; {len(comp.ALGEBRA)} algebra lemmas",
+        solvers,
+    )
 
 
 def _uncut_other_values(machine, traps, post, pre, insn, wf, cfg: Config, timeout_ms: int):
@@ -329,12 +422,19 @@ def _uncut_other_values(machine, traps, post, pre, insn, wf, cfg: Config, timeou
     with the reductions alone. (traps, post) with the cuts put back; machine.cuts keeps the
     reductions."""
     written = wf + [spec.retires_with_elements(cfg, pre, insn)]
-    matcher = Matcher(cfg, spec.seed(cfg, pre, insn), spec.elements(cfg, pre, insn), written, pre, insn, timeout_ms)
+    matcher = Matcher(
+        cfg, spec.seed(cfg, pre, insn), spec.elements(cfg, pre, insn), written, pre, insn, timeout_ms
+    )
     reductions, others = [], []
     for root, variable in machine.cuts:
         if root.width == cfg.sew:
-            analysis = StepDenoter(cfg.sew, list(machine.tracer.conditions), timeout_ms, machine.tracer).run(root)
-            if analysis.failure is None and inclusion_pairs(machine, analysis, cfg, pre, insn, matcher)[2] is None:
+            analysis = StepDenoter(cfg.sew, list(machine.tracer.conditions), timeout_ms, machine.tracer).run(
+                root
+            )
+            if (
+                analysis.failure is None
+                and inclusion_pairs(machine, analysis, cfg, pre, insn, matcher)[2] is None
+            ):
                 reductions.append((root, variable))
                 continue
         others.append((root, variable))
@@ -343,14 +443,24 @@ def _uncut_other_values(machine, traps, post, pre, insn, wf, cfg: Config, timeou
     inputs, conditions = machine.tracer.inputs, machine.tracer.conditions
 
     def leaf(node):
-        return inputs[node.param] if node.op == "input" else conditions[node.param] if node.op == "flag" else None
+        return (
+            inputs[node.param]
+            if node.op == "input"
+            else conditions[node.param]
+            if node.op == "flag"
+            else None
+        )
+
     exact = [(variable, evaluate(Z3Elements(cfg.sew), root, leaf)) for root, variable in others]
 
     def put_back(term):
         return z3.substitute(term, *exact) if isinstance(term, z3.ExprRef) else term
+
     machine.cuts = reductions
     traps = [(rule, put_back(cond)) for rule, cond in traps]
-    post = ArchState(post.vlen, post.elen, *[put_back(getattr(post, f)) for f in ("regs", "vtype", "vl", "vstart", "vs")])
+    post = ArchState(
+        post.vlen, post.elen, *[put_back(getattr(post, f)) for f in ("regs", "vtype", "vl", "vstart", "vs")]
+    )
     return traps, post
 
 
@@ -383,8 +493,10 @@ def inclusion_pairs(machine, analysis, cfg: Config, pre, insn, matcher: Matcher)
 def _equal_text(matcher: Matcher) -> str:
     if not matcher.by_value:
         return ""
-    return (f"; {matcher.by_value} leaves equal to the spec's operands by {matcher.asked} "
-            f"solver quer{'y' if matcher.asked == 1 else 'ies'}")
+    return (
+        f"; {matcher.by_value} leaves equal to the spec's operands by {matcher.asked} "
+        f"solver quer{'y' if matcher.asked == 1 else 'ies'}"
+    )
 
 
 class StepDenoter(cp.Denoter):
@@ -396,7 +508,7 @@ class StepDenoter(cp.Denoter):
     def __init__(self, sew: int, flags: list, timeout_ms: int, tracer: StepTracer):
         super().__init__(sew, flags, timeout_ms)
         self.tracer = tracer
-        self._machine: dict = {}     # id(node) -> (only machine values, some not element-wide)
+        self._machine: dict = {}  # id(node) -> (only machine values, some not element-wide)
 
     def leaf(self, node):
         if node.op == "input":
@@ -408,7 +520,9 @@ class StepDenoter(cp.Denoter):
             return self.leaf(node), 0
         if node.args and self._assembled(node) == (True, True):
             inputs = self.tracer.inputs
-            term = evaluate(Z3Elements(self.sew), node, lambda n: inputs[n.param] if n.op == "input" else None)
+            term = evaluate(
+                Z3Elements(self.sew), node, lambda n: inputs[n.param] if n.op == "input" else None
+            )
             leaf = self.tracer.leaf_for(z3.simplify(term))
             if leaf.op == "input":
                 return self.leaf(leaf), 0
@@ -418,7 +532,7 @@ class StepDenoter(cp.Denoter):
         """(the node depends on machine values and constants alone, one of them is no element)."""
         known = self._machine
         if id(node) not in known:
-            for n in cp.post_order(node, known):     # iterative: a running maximum is a long chain
+            for n in cp.post_order(node, known):  # iterative: a running maximum is a long chain
                 if n.op == "input":
                     known[id(n)] = (True, n.width != self.sew)
                 elif n.op == "const":
@@ -433,6 +547,7 @@ class StepDenoter(cp.Denoter):
 
 
 # Concrete confirmation ----------------------------------------------------------------------
+
 
 def differs(step_fn, pre: ArchState, insn, cfg: Config, tail: str) -> bool:
     """The step, run concretely, does what the executable spec does not (by outcome kind and
@@ -475,6 +590,7 @@ def _replayed_model(step_fn, cfg, tail, model, pre, insn, label=None):
     if model is None:
         return None
     from vredmax.proofs.engine.counterexample import concrete_case
+
     try:
         concrete_pre, concrete_insn = concrete_case(model, cfg, pre, insn)
     except Exception:
@@ -511,8 +627,7 @@ def _search(step_fn, cfg: Config, tail: str, deadline: float):
     smin, top, ones = 1 << (cfg.sew - 1), (1 << (cfg.sew - 1)) - 1, (1 << cfg.sew) - 1
     edges = [0, 1, top, smin, ones]
     group = cfg.group_registers
-    layouts = [(VD, VS2, VS1), (VS2, VS2, VS1), (VS1, VS2, VS1),
-               (VS2 + group - 1, VS2, VS1)]
+    layouts = [(VD, VS2, VS1), (VS2, VS2, VS1), (VS1, VS2, VS1), (VS2 + group - 1, VS2, VS1)]
     for registers in layouts:
         for active in [set(), {0}, {1}, {0, 1}, {count - 1}]:
             if any(i >= count for i in active):

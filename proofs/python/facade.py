@@ -68,17 +68,23 @@ class ElementOps:
         if type(x) is int:
             if 0 <= x < 1 << width:
                 return x
-            _refuse(f"ops.{op} got {x}, not a {width}-bit value (0..{(1 << width) - 1})",
-                    "make constants with ops.const(value), which takes any int")
+            _refuse(
+                f"ops.{op} got {x}, not a {width}-bit value (0..{(1 << width) - 1})",
+                "make constants with ops.const(value), which takes any int",
+            )
         if isinstance(x, V.SymInt):
             if x.lo >= 0 and x.hi < 1 << width:
                 return V.fit(self.bk, self._own(x), width)
-            _refuse(f"ops.{op} got a value that may be outside 0..{(1 << width) - 1} (it may be {x.lo}.."
-                    f"{x.hi}: a Python + - * or ~ result?)",
-                    f"keep it in range (& {hex((1 << width) - 1)}) or use ops.add / ops.sub / ops.bnot")
+            _refuse(
+                f"ops.{op} got a value that may be outside 0..{(1 << width) - 1} (it may be {x.lo}.."
+                f"{x.hi}: a Python + - * or ~ result?)",
+                f"keep it in range (& {hex((1 << width) - 1)}) or use ops.add / ops.sub / ops.bnot",
+            )
         if isinstance(x, (bool, V.SymBool)):
-            _refuse(f"ops.{op} got a condition (a bool) where a value is expected",
-                    "turn it into a value with ops.ite(condition, a, b)")
+            _refuse(
+                f"ops.{op} got a condition (a bool) where a value is expected",
+                "turn it into a value with ops.ite(condition, a, b)",
+            )
         _refuse(f"ops.{op} got {type(x).__name__} {_short(x)}, not an element value", "pass ints")
 
     def _cond(self, op, c):
@@ -86,8 +92,10 @@ class ElementOps:
             return c if not self.base.symbolic else (self.base.true if c else self.base.false)
         if isinstance(c, V.SymBool):
             return self._own(c).t
-        _refuse(f"ops.{op} got {_describe(c)} where a condition (a bool) is expected",
-                "compare values to get one (ops.sgt, ops.eq, ops.ne(x, ops.const(0)), ...)")
+        _refuse(
+            f"ops.{op} got {_describe(c)} where a condition (a bool) is expected",
+            "compare values to get one (ops.sgt, ops.eq, ops.ne(x, ops.const(0)), ...)",
+        )
 
     def _own(self, x):
         """x in this backend (a machine value handed to the reduction becomes a trace leaf)."""
@@ -107,7 +115,10 @@ class ElementOps:
         return result
 
     def _pair_width(self, a, b):
-        return max(self.width, *(_natural(x) for x in (a, b) if isinstance(x, V.SymInt) or (type(x) is int and x >= 0)))
+        return max(
+            self.width,
+            *(_natural(x) for x in (a, b) if isinstance(x, V.SymInt) or (type(x) is int and x >= 0)),
+        )
 
     def _call(self, name, *args):
         if not self.base.symbolic:
@@ -138,6 +149,7 @@ class ElementOps:
     def _binary(name):
         def method(self, a, b):
             return self._call(name, self._value(name, a), self._value(name, b))
+
         method.__name__ = name
         return method
 
@@ -148,6 +160,7 @@ class ElementOps:
     def _unary(name):
         def method(self, a):
             return self._call(name, self._value(name, a))
+
         method.__name__ = name
         return method
 
@@ -163,10 +176,17 @@ class ElementOps:
                 return getattr(ConcreteElements(width), name)(a, b)
             terms = [self.bk.bv(x, width) if type(x) is int else x for x in (a, b)]
             return self._wrap(getattr(self.base, name)(*terms))
+
         method.__name__ = name
         return method
 
-    xor, band, bor, eq, ne = _bitwise("xor"), _bitwise("band"), _bitwise("bor"), _bitwise("eq"), _bitwise("ne")
+    xor, band, bor, eq, ne = (
+        _bitwise("xor"),
+        _bitwise("band"),
+        _bitwise("bor"),
+        _bitwise("eq"),
+        _bitwise("ne"),
+    )
 
     def _shift(name):
         def method(self, a, amount):
@@ -182,6 +202,7 @@ class ElementOps:
                 return getattr(ConcreteElements(self.width), name)(a, amount)
             a = self.bk.bv(a, self.width) if type(a) is int else a
             return self._wrap(getattr(self.base, name)(a, amount))
+
         method.__name__ = name
         return method
 
@@ -205,12 +226,16 @@ class ElementOps:
         if type(lo_width) is not int or lo_width < 1:
             _refuse(f"ops.concat's lo_width must be a positive int, got {lo_width!r}", "pass an int")
         lo_value = self._value("concat", lo, lo_width)
-        hi_width = max(1, _natural(hi) if isinstance(hi, V.SymInt) or (type(hi) is int and hi >= 0) else self.width)
+        hi_width = max(
+            1, _natural(hi) if isinstance(hi, V.SymInt) or (type(hi) is int and hi >= 0) else self.width
+        )
         hi_value = self._value("concat", hi, hi_width)
         if not self.base.symbolic or (type(hi_value) is int and type(lo_value) is int):
             return hi_value << lo_width | lo_value
-        terms = [self.bk.bv(v, w) if type(v) is int else V.fit(self.bk, self._own(x), w)
-                 for v, x, w in ((hi_value, hi, hi_width), (lo_value, lo, lo_width))]
+        terms = [
+            self.bk.bv(v, w) if type(v) is int else V.fit(self.bk, self._own(x), w)
+            for v, x, w in ((hi_value, hi, hi_width), (lo_value, lo, lo_width))
+        ]
         return self._wrap(self.bk.concat(*terms))
 
     def _extend(name):
@@ -220,7 +245,10 @@ class ElementOps:
             a = self._value(name, a, width)
             if not self.base.symbolic or type(a) is int:
                 return getattr(ConcreteElements(self.width), name)(a, width)
-            return self._wrap(getattr(self.bk, name)(a, self.width) if name == "zext" else self.bk.sext(a, self.width))
+            return self._wrap(
+                getattr(self.bk, name)(a, self.width) if name == "zext" else self.bk.sext(a, self.width)
+            )
+
         method.__name__ = name
         return method
 
@@ -232,7 +260,10 @@ class ElementOps:
         boolean = [isinstance(x, (bool, V.SymBool)) for x in (a, b)]
         if any(boolean):
             if not all(boolean):
-                _refuse("ops.ite got a condition and a value as its choices", "choose between two values or two conditions")
+                _refuse(
+                    "ops.ite got a condition and a value as its choices",
+                    "choose between two values or two conditions",
+                )
             if not self.base.symbolic:
                 return a if c else b
             return V.merge_bools(V.active(), self._wrap(c) if not isinstance(c, bool) else c, a, b)
@@ -254,6 +285,7 @@ class ElementOps:
             if not self.base.symbolic:
                 return getattr(self.base, name)(*conds)
             return self._wrap(getattr(self.base, name)(*conds))
+
         method.__name__ = name
         return method
 
@@ -295,6 +327,7 @@ def _describe(x) -> str:
 
 # The machine ops -------------------------------------------------------------------------
 
+
 class ConcreteMachine(Concrete):
     """spec/bv.py's Concrete, with the checked element ops."""
 
@@ -312,7 +345,7 @@ class ProxyMachine:
     symbolic = False
 
     def __init__(self, element_base):
-        self._element_base = element_base      # width -> the backend's element ops
+        self._element_base = element_base  # width -> the backend's element ops
         self.true, self.false = True, False
 
     def elements(self, width: int) -> ElementOps:
@@ -378,7 +411,7 @@ class ProxyMachine:
             return regs.stored(index, value)
         if any(isinstance(x, V.SymInt) for x in (index,)):
             return SymRegs.of(regs).stored(index, value)
-        return regs[:index] + (value,) + regs[index + 1:]
+        return regs[:index] + (value,) + regs[index + 1 :]
 
     @staticmethod
     def extract(value, hi, lo):
@@ -390,7 +423,7 @@ class ProxyMachine:
 
     @staticmethod
     def split(value, width, count):
-        if isinstance(value, V.SymInt) and not value.s:      # the same values, one extraction each
+        if isinstance(value, V.SymInt) and not value.s:  # the same values, one extraction each
             return [_field(value, i * width, width) for i in range(count)]
         value = value & ((1 << count * width) - 1)
         mask = (1 << width) - 1
@@ -411,8 +444,15 @@ def _field(value: V.SymInt, lo: int, width: int):
     if lo >= value.w:
         return 0
     hi = min(lo + width, value.w) - 1
-    return V.make_int(value.cx, value.bk, value.bk.extract(value.t, hi, lo), hi - lo + 1, False, 0,
-                      min((1 << (hi - lo + 1)) - 1, value.hi >> lo))
+    return V.make_int(
+        value.cx,
+        value.bk,
+        value.bk.extract(value.t, hi, lo),
+        hi - lo + 1,
+        False,
+        0,
+        min((1 << (hi - lo + 1)) - 1, value.hi >> lo),
+    )
 
 
 def merge(cx, cond, a, b):
@@ -425,8 +465,12 @@ def merge(cx, cond, a, b):
     numeric = (int, V.SymInt)
     if isinstance(a, (bool, V.SymBool)) and isinstance(b, (bool, V.SymBool)):
         return V.merge_bools(cx, cond, a, b)
-    if isinstance(a, numeric) and isinstance(b, numeric) and not isinstance(a, (bool, V.SymBool)) \
-            and not isinstance(b, (bool, V.SymBool)):
+    if (
+        isinstance(a, numeric)
+        and isinstance(b, numeric)
+        and not isinstance(a, (bool, V.SymBool))
+        and not isinstance(b, (bool, V.SymBool))
+    ):
         return V.merge_ints(cx, cond, a, b)
     if isinstance(a, SymRegs) or isinstance(b, SymRegs):
         a, b = SymRegs.of(a), SymRegs.of(b)
@@ -434,12 +478,17 @@ def merge(cx, cond, a, b):
     if type(a) is tuple and type(b) is tuple and len(a) == len(b):
         return tuple(merge(cx, cond, x, y) for x, y in zip(a, b))
     if isinstance(a, ArchState) and isinstance(b, ArchState) and (a.vlen, a.elen) == (b.vlen, b.elen):
-        return a.with_(**{f: merge(cx, cond, getattr(a, f), getattr(b, f))
-                          for f in ("regs", "vtype", "vl", "vstart", "vs")})
+        return a.with_(
+            **{
+                f: merge(cx, cond, getattr(a, f), getattr(b, f))
+                for f in ("regs", "vtype", "vl", "vstart", "vs")
+            }
+        )
     if type(a) is str and type(b) is str and a == b:
         return a
     if isinstance(a, (bytes, bytearray)) and isinstance(b, (bytes, bytearray)):
         from vredmax.proofs.python.symbytes import merge as merge_bytes
+
         return merge_bytes(cx, cond, a, b)
     raise CannotMerge(a, b)
 
@@ -458,6 +507,7 @@ def _z3_cond(cond):
 
 
 # The register file and the fields --------------------------------------------------------
+
 
 class SymRegs:
     """The register file while proving: the tuple of 32 VLEN-bit ints it is concretely, held
@@ -487,7 +537,9 @@ class SymRegs:
         return NUM_VREGS
 
     def _element(self, index):
-        return V.make_int(self.cx, Z3, z3.Select(self.array, index), self.vlen, False, 0, (1 << self.vlen) - 1)
+        return V.make_int(
+            self.cx, Z3, z3.Select(self.array, index), self.vlen, False, 0, (1 << self.vlen) - 1
+        )
 
     def __getitem__(self, index):
         if type(index) is slice:
@@ -525,7 +577,7 @@ class SymRegs:
         result = self.__eq__(other)
         return V.bool_not(result) if result is not NotImplemented else result
 
-    def __hash__(self):     # noqa: PLE0309 (it raises)
+    def __hash__(self):  # noqa: PLE0309 (it raises)
         _refuse("hash() of a symbolic register file", "keep it in a variable, not a dict key")
 
     def __add__(self, other):
@@ -588,8 +640,11 @@ def _written_at(terms, base):
             return None
         if index is None:
             index, value, guard = e, then, g
-        elif not (fast.same(index, e) and fast.same(value, then) and
-                  (g is guard or (g is not None and guard is not None and fast.same(g, guard)))):
+        elif not (
+            fast.same(index, e)
+            and fast.same(value, then)
+            and (g is guard or (g is not None and guard is not None and fast.same(g, guard)))
+        ):
             return None
     if guard is not None:
         value = z3.If(guard, value, z3.Select(base, index))
@@ -608,8 +663,9 @@ def _register_number(cx, index: V.SymInt):
             if type(index) is int:
                 return z3.BitVecVal(index, 5)
         # within 0..31 on this path (the decision above): the same term, its bounds clipped
-        index = V.SymInt(index.cx, index.bk, index.t, index.w, index.s, max(index.lo, 0),
-                         min(index.hi, NUM_VREGS - 1))
+        index = V.SymInt(
+            index.cx, index.bk, index.t, index.w, index.s, max(index.lo, 0), min(index.hi, NUM_VREGS - 1)
+        )
     return V.fit(Z3, index, 5) if index.bk is Z3 or isinstance(index.bk, Z3Terms) else _z3_index(cx, index)
 
 

@@ -48,15 +48,19 @@ SYMBOLIC_VLMAX_PER_LIMIT = 8192
 
 def symbolic_allowance(cfg: Config) -> float:
     return max(1.0, cfg.vlmax / SYMBOLIC_VLMAX_PER_LIMIT)
-OUTPUT_LIMIT = 20_000      # characters of captured output kept per configuration
+
+
+OUTPUT_LIMIT = 20_000  # characters of captured output kept per configuration
 LOAD_LIMIT_S = 60.0
 POLL_S = 0.2
 # The child moves the working directory ('' that -c puts first on sys.path) to the end: a file
 # there named like a module the checker imports (z3.py) must not replace it, yet a MODULE given
 # by name may be a package of the working directory (check_impl.load puts a file's own folder
 # first).
-CHILD_CODE = ("import os, sys; del sys.path[0]; sys.path.append(os.getcwd()); "
-              "from vredmax.proofs.python.isolation import _child_main; _child_main()")
+CHILD_CODE = (
+    "import os, sys; del sys.path[0]; sys.path.append(os.getcwd()); "
+    "from vredmax.proofs.python.isolation import _child_main; _child_main()"
+)
 
 
 class LoadFailed(Exception):
@@ -67,13 +71,13 @@ class LoadFailed(Exception):
 class Job:
     """One configuration to check: everything a worker on another machine needs."""
 
-    target: str             # MODULE:FUNCTION, MODULE an absolute file path or a module name
-    cwd: str                # the caller's working directory (used where it exists)
+    target: str  # MODULE:FUNCTION, MODULE an absolute file path or a module name
+    cwd: str  # the caller's working directory (used where it exists)
     level: str
     cfg: Config
-    user_limit_s: float     # wall-clock limit per call of the user's code
-    options: tuple          # check_impl.check_config's keyword arguments, as (name, value) pairs
-    memory_mb: int | None = limits.DEFAULT_MEMORY_MB   # the child's memory limit (None: none)
+    user_limit_s: float  # wall-clock limit per call of the user's code
+    options: tuple  # check_impl.check_config's keyword arguments, as (name, value) pairs
+    memory_mb: int | None = limits.DEFAULT_MEMORY_MB  # the child's memory limit (None: none)
 
 
 def portable_target(target: str) -> str:
@@ -84,8 +88,9 @@ def portable_target(target: str) -> str:
     return f"{module}:{function}"
 
 
-def probe(target: str, cwd: str | None = None,
-          memory_mb: int | None = limits.DEFAULT_MEMORY_MB) -> tuple[str | None, str]:
+def probe(
+    target: str, cwd: str | None = None, memory_mb: int | None = limits.DEFAULT_MEMORY_MB
+) -> tuple[str | None, str]:
     """Load MODULE:FUNCTION in a child: (the level its parameters tell, what it printed)."""
     child = _Child(target, cwd or os.getcwd(), (), memory_mb)
     try:
@@ -107,7 +112,7 @@ def check_job(job: Job):
             signal.signal(signal.SIGTERM, signal.SIG_DFL if previous is None else previous)
 
 
-_LIVE: set = set()     # the children this process has started and not yet reaped
+_LIVE: set = set()  # the children this process has started and not yet reaped
 _UNCHANGED = object()
 
 
@@ -121,9 +126,9 @@ def _reap_children_on_sigterm():
     previous = signal.getsignal(signal.SIGTERM)
 
     def on_sigterm(signum, frame):
-        signal.signal(signal.SIGTERM, signal.SIG_IGN)   # the pool may send it twice: once is enough
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)  # the pool may send it twice: once is enough
         for child in list(_LIVE):
-            try:     # not through Popen: the interrupted code may hold its lock
+            try:  # not through Popen: the interrupted code may hold its lock
                 os.kill(child.process.pid, signal.SIGKILL)
                 os.waitpid(child.process.pid, 0)
             except (ProcessLookupError, ChildProcessError):
@@ -134,6 +139,7 @@ def _reap_children_on_sigterm():
         else:
             signal.signal(signal.SIGTERM, signal.SIG_DFL)
             os.kill(os.getpid(), signal.SIGTERM)
+
     signal.signal(signal.SIGTERM, on_sigterm)
     return previous
 
@@ -159,29 +165,42 @@ class Jobs:
         def jobs():
             while self.queue:
                 yield self.job_for(self.queue.pop(0))
+
         mapped = self.workers.map_unordered(check_job, jobs())
         try:
             for _, result in mapped:
                 yield result
         finally:
-            mapped.close()     # pending jobs are cancelled now, not when this is collected
+            mapped.close()  # pending jobs are cancelled now, not when this is collected
 
 
 # The child process -------------------------------------------------------------------------------
+
 
 class _Child:
     def __init__(self, target: str, cwd: str, options: tuple, memory_mb: int | None):
         self.target, self.memory_mb = target, memory_mb
         self.max_rss_kb = 0
-        self.output = tempfile.TemporaryFile()       # the child's stdout and stderr
+        self.output = tempfile.TemporaryFile()  # the child's stdout and stderr
         self.conn, child_end = multiprocessing.Pipe()
         self.process = subprocess.Popen(
-            [sys.executable, "-c", CHILD_CODE, str(child_end.fileno()), str(os.getpid()), str(memory_mb or 0)],
-            pass_fds=(child_end.fileno(),), stdin=subprocess.DEVNULL, stdout=self.output,
-            stderr=self.output, cwd=cwd if os.path.isdir(cwd) else None)
+            [
+                sys.executable,
+                "-c",
+                CHILD_CODE,
+                str(child_end.fileno()),
+                str(os.getpid()),
+                str(memory_mb or 0),
+            ],
+            pass_fds=(child_end.fileno(),),
+            stdin=subprocess.DEVNULL,
+            stdout=self.output,
+            stderr=self.output,
+            cwd=cwd if os.path.isdir(cwd) else None,
+        )
         child_end.close()
         _LIVE.add(self)
-        store = answers.current()   # the child keeps its solver answers where this process does
+        store = answers.current()  # the child keeps its solver answers where this process does
         self.conn.send((target, dict(options), str(store.folder) if store is not None else None))
 
     def loaded(self) -> tuple[str | None, str]:
@@ -193,9 +212,10 @@ class _Child:
         except (EOFError, OSError):
             code = self._exit_code()
             last = self.leftover_output().strip().split("\n")[-1]
-            raise LoadFailed(f"loading {self.target} ended the process (exit code {code}"
-                             f"{self._memory_note()})"
-                             + (f": {last}" if last else "")) from None
+            raise LoadFailed(
+                f"loading {self.target} ended the process (exit code {code}"
+                f"{self._memory_note()})" + (f": {last}" if last else "")
+            ) from None
         if kind == "load-error":
             raise LoadFailed(value)
         return value, output
@@ -213,24 +233,37 @@ class _Child:
                     in_user, user_since = message[1], time.perf_counter()
                     limit_s = user_limit_s * (symbolic_allowance(cfg) if message[2] else 1)
             except (EOFError, OSError):
-                return self._lost(level, cfg, Verdict.ERROR,
-                                  f"the process running the implementation ended (exit code {self._exit_code()}"
-                                  f"{self._memory_note()}): "
-                                  "os._exit, a crash, or a signal")
+                return self._lost(
+                    level,
+                    cfg,
+                    Verdict.ERROR,
+                    f"the process running the implementation ended (exit code {self._exit_code()}"
+                    f"{self._memory_note()}): "
+                    "os._exit, a crash, or a signal",
+                )
             now = time.perf_counter()
             if in_user and now - user_since > limit_s:
-                return self._lost(level, cfg, Verdict.ERROR,
-                                  f"the implementation did not return within {limit_s:g} s "
-                                  f"({'--timeout' if limit_s == user_limit_s else 'VLMAX/8192 x --timeout'}): "
-                                  "stopped (an endless loop?)")
+                return self._lost(
+                    level,
+                    cfg,
+                    Verdict.ERROR,
+                    f"the implementation did not return within {limit_s:g} s "
+                    f"({'--timeout' if limit_s == user_limit_s else 'VLMAX/8192 x --timeout'}): "
+                    "stopped (an endless loop?)",
+                )
             if now - task_since > TASK_LIMIT_FACTOR * user_limit_s:
-                return self._lost(level, cfg, Verdict.UNKNOWN,
-                                  f"the check did not finish within {TASK_LIMIT_FACTOR * user_limit_s:g} s")
+                return self._lost(
+                    level,
+                    cfg,
+                    Verdict.UNKNOWN,
+                    f"the check did not finish within {TASK_LIMIT_FACTOR * user_limit_s:g} s",
+                )
 
     def _lost(self, level: str, cfg: Config, verdict: Verdict, detail: str):
         """The child is killed; its configuration gets `verdict` with `detail`, and whatever
         the user's code printed."""
         from vredmax.proofs.python import check_impl
+
         self.kill()
         result = check_impl.ConfigResult(cfg, check_impl.method_for(level, cfg) or "none")
         result.checks.append(check_impl.Check(cfg, check_impl.ANY_TAIL, result.method, verdict, 0.0, detail))
@@ -247,7 +280,7 @@ class _Child:
         while self.process.returncode is None and time.monotonic() < deadline:
             try:
                 pid, status, usage = os.wait4(self.process.pid, os.WNOHANG)
-            except ChildProcessError:   # reaped already
+            except ChildProcessError:  # reaped already
                 break
             if pid:
                 self.process.returncode = os.waitstatus_to_exitcode(status)
@@ -280,13 +313,14 @@ def _child_main() -> None:
     """The child: load MODULE:FUNCTION, then check the one configuration it is sent."""
     fd, parent = int(sys.argv[1]), int(sys.argv[2])
     from vredmax.runtime.interrupts import ignore_in_worker
-    ignore_in_worker()          # SIGINT ignored (the parent stops it), die with the parent
+
+    ignore_in_worker()  # SIGINT ignored (the parent stops it), die with the parent
     if os.getppid() != parent:  # the parent died before that was asked
         os._exit(1)
     memory_mb = int(sys.argv[3]) or None
-    limits.fence(memory_mb)     # before the user's code: a memory limit, no new processes
+    limits.fence(memory_mb)  # before the user's code: a memory limit, no new processes
     conn = Connection(fd)
-    capture = open(1, "r+b", buffering=0, closefd=False)   # the parent's file: stdout and stderr
+    capture = open(1, "r+b", buffering=0, closefd=False)  # the parent's file: stdout and stderr
 
     def captured() -> str:
         for stream in (sys.stdout, sys.stderr):
@@ -302,6 +336,7 @@ def _child_main() -> None:
 
     target, options, answers_folder = conn.recv()
     from vredmax.proofs.python import check_impl
+
     try:
         function = check_impl.load(target)
     except check_impl.LoadError as error:
@@ -309,6 +344,7 @@ def _child_main() -> None:
         os._exit(0)
     conn.send(("loaded", check_impl.detect_level(function), captured()))
     from vredmax.proofs.python import running
+
     running.USER_CALL_HOOK = lambda entering, symbolic: conn.send(("user", entering, symbolic))
     running.LIMIT_NOTE = lambda error: limits.note(error, memory_mb)
     try:
@@ -319,12 +355,20 @@ def _child_main() -> None:
     try:
         with answers.using(answers_folder):
             result = check_impl.check_config(function, level, cfg, **options)
-    except BaseException as error:   # a fault of the checker itself: reported as an ERROR
+    except BaseException as error:  # a fault of the checker itself: reported as an ERROR
         import traceback
+
         result = check_impl.ConfigResult(cfg, check_impl.method_for(level, cfg) or "none")
-        result.checks.append(check_impl.Check(
-            cfg, check_impl.ANY_TAIL, result.method, Verdict.ERROR, 0.0,
-            f"checker fault: {type(error).__name__}: {error}\n{traceback.format_exc(limit=-3)}"))
+        result.checks.append(
+            check_impl.Check(
+                cfg,
+                check_impl.ANY_TAIL,
+                result.method,
+                Verdict.ERROR,
+                0.0,
+                f"checker fault: {type(error).__name__}: {error}\n{traceback.format_exc(limit=-3)}",
+            )
+        )
     result.output = captured()
     conn.send(("result", result))
-    os._exit(0)     # no interpreter teardown (freeing deep Z3 terms can take long)
+    os._exit(0)  # no interpreter teardown (freeing deep Z3 terms can take long)

@@ -35,15 +35,18 @@ def load(target: str):
     if not sep or not module_name or not function_name:
         raise LoadError(f"expected MODULE:FUNCTION (a file path or a module name), got {target!r}")
     if ":" in module_name and not os.path.isfile(module_name):
-        raise LoadError(f"expected MODULE:FUNCTION with one ':' (a file path or a module name, then the "
-                        f"function's name), got {target!r}")
+        raise LoadError(
+            f"expected MODULE:FUNCTION with one ':' (a file path or a module name, then the "
+            f"function's name), got {target!r}"
+        )
     try:
         if module_name.endswith(".py") or os.sep in module_name:
             if not os.path.isfile(module_name):
                 raise LoadError(f"no such file: {module_name}")
             path = os.path.abspath(module_name)
-            name = "vredmax_user_" + "".join(c if c.isalnum() else "_" for c in
-                                             os.path.splitext(os.path.basename(path))[0])
+            name = "vredmax_user_" + "".join(
+                c if c.isalnum() else "_" for c in os.path.splitext(os.path.basename(path))[0]
+            )
             # rewritten so that its branches on symbolic values can be merged or explored
             # (proofs/python/rewrite.py), its neighbours too when it imports them
             loader_spec, module = rewrite.module_from_file(name, path)
@@ -51,7 +54,7 @@ def load(target: str):
             rewrite.user_folder(folder)
             if folder not in sys.path:
                 sys.path.insert(0, folder)
-            if os.getcwd() not in sys.path:     # as `python` does: packages of the working directory
+            if os.getcwd() not in sys.path:  # as `python` does: packages of the working directory
                 sys.path.append(os.getcwd())
             sys.modules[name] = module
             loader_spec.loader.exec_module(module)
@@ -61,12 +64,19 @@ def load(target: str):
         raise
     except BaseException as error:  # the user's module may raise anything while importing
         # the innermost frame outside importlib's machinery (a SyntaxError names its own place)
-        frames = [f for f in traceback.extract_tb(error.__traceback__)
-                  if not f.filename.startswith("<frozen") and "importlib" not in f.filename
-                  and os.path.abspath(f.filename) != os.path.abspath(__file__)
-                  and os.path.abspath(f.filename) not in INTERNAL_FILES]
-        where = (f" (at {frames[-1].filename}:{frames[-1].lineno})"
-                 if frames and not isinstance(error, SyntaxError) else "")
+        frames = [
+            f
+            for f in traceback.extract_tb(error.__traceback__)
+            if not f.filename.startswith("<frozen")
+            and "importlib" not in f.filename
+            and os.path.abspath(f.filename) != os.path.abspath(__file__)
+            and os.path.abspath(f.filename) not in INTERNAL_FILES
+        ]
+        where = (
+            f" (at {frames[-1].filename}:{frames[-1].lineno})"
+            if frames and not isinstance(error, SyntaxError)
+            else ""
+        )
         raise LoadError(f"cannot load {module_name}: {type(error).__name__}: {error}{where}") from None
     function = getattr(module, function_name, None)
     if not callable(function):

@@ -18,8 +18,14 @@ from vredmax.proofs.engine.verdict import Verdict, prove
 from vredmax.proofs.python.configurations import ANY_TAIL, MONOLITHIC, SCALE, solver_text
 from vredmax.proofs.python.loading import UNIT
 from vredmax.proofs.python.results import Check
-from vredmax.proofs.python.running import (ImplementationError, as_instruction, case_text, checked_unit, replay,
-                                           run_instruction)
+from vredmax.proofs.python.running import (
+    ImplementationError,
+    as_instruction,
+    case_text,
+    checked_unit,
+    replay,
+    run_instruction,
+)
 from vredmax.proofs.python.shrink import minimise_concretely
 from vredmax.spec import relation as spec
 from vredmax.spec.bv import Symbolic
@@ -31,9 +37,12 @@ from vredmax.spec.state import NUM_VREGS, ArchState
 
 # The monolithic proof ------------------------------------------------------------------------------
 
+
 def outcome_of(traps) -> spec.Outcome:
-    return spec.Outcome(z3.Or(*[_bool_term(c) for _, c in traps]),
-                        z3.Or(*[_bool_term(c) for rule, c in traps if rule.outcome == ILLEGAL]))
+    return spec.Outcome(
+        z3.Or(*[_bool_term(c) for _, c in traps]),
+        z3.Or(*[_bool_term(c) for rule, c in traps if rule.outcome == ILLEGAL]),
+    )
 
 
 def _bool_term(cond):
@@ -61,8 +70,14 @@ def check_monolithic(function, cfg: Config, tail: str, timeout_ms: int, solver: 
     except ImplementationError as error:
         return Check(cfg, tail, MONOLITHIC, Verdict.ERROR, time.perf_counter() - start, str(error)), None
     except Exception as error:  # e.g. a post-state whose terms do not fit the spec's
-        return Check(cfg, tail, MONOLITHIC, Verdict.ERROR, time.perf_counter() - start,
-                     f"its post-state does not fit the spec: {type(error).__name__}: {error}"), None
+        return Check(
+            cfg,
+            tail,
+            MONOLITHIC,
+            Verdict.ERROR,
+            time.perf_counter() - start,
+            f"its post-state does not fit the spec: {type(error).__name__}: {error}",
+        ), None
     answer = _prove(wf, goal, timeout_ms, solver)
     check = Check(cfg, tail, MONOLITHIC, answer.verdict, answer.seconds, answer.detail, solver_text(solver))
     if answer.verdict != Verdict.COUNTEREXAMPLE:
@@ -90,8 +105,10 @@ def _confirmed(check, function, cfg, pre, insn, tail, notes, start):
     check.seconds = time.perf_counter() - start
     if not cx.differing:
         check.verdict = Verdict.ERROR
-        check.detail = ("checker fault: the solver's counterexample does not replay (on the concrete "
-                        f"case the implementation does what the spec allows): {case_text(pre, insn, tail)}")
+        check.detail = (
+            "checker fault: the solver's counterexample does not replay (on the concrete "
+            f"case the implementation does what the spec allows): {case_text(pre, insn, tail)}"
+        )
         return check, cx
     return check, cx
 
@@ -102,16 +119,19 @@ def model_case(model: z3.ModelRef, cfg: Config, pre: ArchState, insn) -> tuple[A
     value = lambda term: model.eval(term, model_completion=True).as_long()
     fields = Insn(vd=value(insn.vd), vs2=value(insn.vs2), vs1=value(insn.vs1), vm=value(insn.vm))
     regs = tuple(value(z3.Select(pre.regs, r)) for r in range(NUM_VREGS))
-    state = ArchState(cfg.vlen, cfg.elen, regs, value(pre.vtype), value(pre.vl), value(pre.vstart),
-                      value(pre.vs))
-    state.check()   # the proof's domain is the concrete one (spec/state.py): a model is a valid case
+    state = ArchState(
+        cfg.vlen, cfg.elen, regs, value(pre.vtype), value(pre.vl), value(pre.vstart), value(pre.vs)
+    )
+    state.check()  # the proof's domain is the concrete one (spec/state.py): a model is a valid case
     return state, fields
 
 
 # The cut-point method (proofs/python/cutpoint.py) ---------------------------------------------------
 
-METHOD_MISSING = ("method not available: the cut-point method (proofs/python/cutpoint.py) for configurations "
-                  "past the monolithic limit is not installed")
+METHOD_MISSING = (
+    "method not available: the cut-point method (proofs/python/cutpoint.py) for configurations "
+    "past the monolithic limit is not installed"
+)
 
 
 def _cutpoint():
@@ -130,7 +150,7 @@ def check_at_scale(function, level: str, cfg: Config, tail: str, timeout_ms: int
     if entry is None:
         what = "a reduction unit" if level == UNIT else "a whole instruction"
         return Check(cfg, tail, SCALE, Verdict.ERROR, 0.0, f"{METHOD_MISSING} for {what}"), None
-    raised: list[ImplementationError] = []   # the user's code failed inside the method
+    raised: list[ImplementationError] = []  # the user's code failed inside the method
 
     def recorded(run):
         def call(*args):
@@ -139,25 +159,47 @@ def check_at_scale(function, level: str, cfg: Config, tail: str, timeout_ms: int
             except ImplementationError as error:
                 raised.append(error)
                 raise
+
         call.__name__ = getattr(function, "__name__", "reduce")
         return call
+
     try:
         if level == UNIT:
             result = entry(recorded(checked_unit(function)), cfg, timeout_ms)
         else:
-            result = entry(recorded(lambda m, pre, insn, cfg_, tail_: run_instruction(
-                function, m, pre, insn, cfg_, tail_)), cfg, tail, timeout_ms)
+            result = entry(
+                recorded(
+                    lambda m, pre, insn, cfg_, tail_: run_instruction(function, m, pre, insn, cfg_, tail_)
+                ),
+                cfg,
+                tail,
+                timeout_ms,
+            )
     except ImplementationError as error:
         return Check(cfg, tail, SCALE, Verdict.ERROR, time.perf_counter() - start, str(error)), None
-    except Exception as error:   # another module's method: report it, do not crash
-        return Check(cfg, tail, SCALE, Verdict.ERROR, time.perf_counter() - start,
-                     f"the cut-point method failed: {type(error).__name__}: {error}"), None
+    except Exception as error:  # another module's method: report it, do not crash
+        return Check(
+            cfg,
+            tail,
+            SCALE,
+            Verdict.ERROR,
+            time.perf_counter() - start,
+            f"the cut-point method failed: {type(error).__name__}: {error}",
+        ), None
     if raised and result.verdict != Verdict.COUNTEREXAMPLE:
         # the method may read a failure of the user's code as "cannot tell": it is an ERROR
         return Check(cfg, tail, SCALE, Verdict.ERROR, time.perf_counter() - start, str(raised[0])), None
     method = getattr(result, "method", "") or SCALE
-    check = Check(cfg, tail, method, result.verdict, time.perf_counter() - start, result.detail or "",
-                  result.solver or "", getattr(result, "witness", ""))
+    check = Check(
+        cfg,
+        tail,
+        method,
+        result.verdict,
+        time.perf_counter() - start,
+        result.detail or "",
+        result.solver or "",
+        getattr(result, "witness", ""),
+    )
     if result.verdict != Verdict.COUNTEREXAMPLE:
         return check, None
     if result.case is None:

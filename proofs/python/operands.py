@@ -31,9 +31,9 @@ from vredmax.proofs.engine.verdict import Verdict, prove
 from vredmax.spec import z3fast as fast
 from vredmax.spec.config import Config
 
-STATES = 3            # concrete states the guess of an operand must hold on
-CHUNK = 512           # equalities per solver query
-DIFFERENCES = 8       # differing places of one leaf past which the whole equality is asked
+STATES = 3  # concrete states the guess of an operand must hold on
+CHUNK = 512  # equalities per solver query
+DIFFERENCES = 8  # differing places of one leaf past which the whole equality is asked
 
 
 class Matcher:
@@ -50,8 +50,8 @@ class Matcher:
         # `_alive` (a freed term's id is given to the next one made: a key must not outlive it)
         self.proved: dict = {}
         self._alive: list = []
-        self.asked = 0               # solver queries
-        self.by_value = 0            # leaves matched by value and proved
+        self.asked = 0  # solver queries
+        self.by_value = 0  # leaves matched by value and proved
 
     def operand(self, label):
         return self.seed if label == "seed" else self.elements[label]
@@ -59,7 +59,7 @@ class Matcher:
     def _by_term(self, term):
         which = self.by_id.get(term.get_id())
         if which is None:
-            if self._simplified is None:    # both sides simplified, once, only when needed
+            if self._simplified is None:  # both sides simplified, once, only when needed
                 simplified = [z3.simplify(self.seed)] + [z3.simplify(e) for e in self.elements]
                 self._alive += simplified
                 labels = ["seed", *range(len(self.elements))]
@@ -126,14 +126,17 @@ class Matcher:
             if found is None or not all(self.proved[(x.get_id(), y.get_id())] for x, y in found):
                 whole.setdefault((a.get_id(), b.get_id()), (a, b))
         self._ask(whole)
-        return [(found is not None and all(self.proved[(x.get_id(), y.get_id())] for x, y in found))
-                or self.proved[(a.get_id(), b.get_id())] for (a, b), found in zip(pairs, parts)]
+        return [
+            (found is not None and all(self.proved[(x.get_id(), y.get_id())] for x, y in found))
+            or self.proved[(a.get_id(), b.get_id())]
+            for (a, b), found in zip(pairs, parts)
+        ]
 
     def _ask(self, questions: dict) -> None:
         todo = [(key, a, b) for key, (a, b) in questions.items() if key not in self.proved]
         self._alive += [t for _, a, b in todo for t in (a, b)]
         for start in range(0, len(todo), CHUNK):
-            self._ask_chunk(todo[start:start + CHUNK])
+            self._ask_chunk(todo[start : start + CHUNK])
 
     def _ask_chunk(self, chunk) -> None:
         self.asked += 1
@@ -142,10 +145,12 @@ class Matcher:
             for key, _, _ in chunk:
                 self.proved[key] = True
         elif len(chunk) == 1 or answer.verdict != Verdict.COUNTEREXAMPLE or answer.model is None:
-            for key, _, _ in chunk:     # a timeout is no proof: each unproved, asked alone if batched
+            for key, _, _ in chunk:  # a timeout is no proof: each unproved, asked alone if batched
                 self.proved[key] = False if len(chunk) == 1 else self._alone(key, chunk)
-        else:                           # some are wrong: the rest asked again without them
-            wrong = {key for key, a, b in chunk if not z3.is_true(answer.model.eval(a == b, model_completion=True))}
+        else:  # some are wrong: the rest asked again without them
+            wrong = {
+                key for key, a, b in chunk if not z3.is_true(answer.model.eval(a == b, model_completion=True))
+            }
             for key in wrong:
                 self.proved[key] = False
             rest = [c for c in chunk if c[0] not in wrong]
@@ -173,8 +178,13 @@ def _differences(a, b):
         if key in seen:
             continue
         seen.add(key)
-        if (x.num_args() and x.num_args() == y.num_args() and x.decl().eq(y.decl())
-                and not z3.is_quantifier(x) and not z3.is_quantifier(y)):
+        if (
+            x.num_args()
+            and x.num_args() == y.num_args()
+            and x.decl().eq(y.decl())
+            and not z3.is_quantifier(x)
+            and not z3.is_quantifier(y)
+        ):
             stack.extend(zip(x.children(), y.children()))
         else:
             found.append((x, y))

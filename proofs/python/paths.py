@@ -33,9 +33,9 @@ from vredmax.spec.bv import Z3Elements
 
 V.internal(__file__)
 
-MAX_PATHS = 64          # paths of one run of the user's function
-MAX_VALUES = 32         # values an int() of a symbolic value may take (a register number: 32)
-MAX_ROUNDS = 4096       # rounds of a while loop whose test is symbolic
+MAX_PATHS = 64  # paths of one run of the user's function
+MAX_VALUES = 32  # values an int() of a symbolic value may take (a register number: 32)
+MAX_ROUNDS = 4096  # rounds of a while loop whose test is symbolic
 FEASIBILITY_MS = 10_000
 IMPLIES_MS = 2_000
 
@@ -58,7 +58,7 @@ class ProofContext(V.Context):
         self.assumptions = list(assumptions)
         self.exploring = explore
         self.split_sites: set = set()
-        self.split_reasons: dict = {}       # site: why its branch could not be merged
+        self.split_reasons: dict = {}  # site: why its branch could not be merged
         self.plans: list = [[]]
         self._z3_cache: dict = {}
         self._answers: dict = {}
@@ -69,13 +69,13 @@ class ProofContext(V.Context):
     # one path -----------------------------------------------------------------------------
     def start(self, plan):
         self.plan, self.position = list(plan), 0
-        self.taken: list = []            # (plan entry, SymBool condition) of this path
+        self.taken: list = []  # (plan entry, SymBool condition) of this path
         self.new_plans: list = []
         self.refusals = []
         self.guards, self.guard_sites = [], []
         self.occurrences: dict = {}
         self.rounds: dict = {}
-        self.decided: dict = {}          # z3 id of a decided condition (under its guard): the choice
+        self.decided: dict = {}  # z3 id of a decided condition (under its guard): the choice
 
     def path_condition(self):
         """This path's condition as a SymBool (or True)."""
@@ -127,12 +127,14 @@ class ProofContext(V.Context):
     def count_round(self, site):
         self.rounds[site] = self.rounds.get(site, 0) + 1
         if self.rounds[site] > MAX_ROUNDS:
-            self.refuse(f"a while loop whose test stays symbolic for {MAX_ROUNDS} rounds",
-                        "bound the loop with a concrete count (for i in range(N))")
+            self.refuse(
+                f"a while loop whose test stays symbolic for {MAX_ROUNDS} rounds",
+                "bound the loop with a concrete count (for i in range(N))",
+            )
 
     # the questions ---------------------------------------------------------------------------
     def decide(self, cond, what):
-        if not self.exploring or self.refusals:       # a path already refused: no more solving
+        if not self.exploring or self.refusals:  # a path already refused: no more solving
             V.Context.decide(self, cond, what)
         literal = lambda choice: cond if choice else V.make_bool(self, cond.bk, cond.bk.not_(cond.t))
         # the same question under the same guard, already answered on this path (a loop's
@@ -142,8 +144,8 @@ class ProofContext(V.Context):
         if key in self.decided:
             return self.decided[key][0]
         implied = self._implied(cond)
-        if implied is not None:         # one way is impossible: no choice, nothing to record
-            self.decided[key] = (implied, term)     # the term kept: its id is its own while it lives
+        if implied is not None:  # one way is impossible: no choice, nothing to record
+            self.decided[key] = (implied, term)  # the term kept: its id is its own while it lives
             return implied
         if self.position < len(self.plan):
             choice = self.plan[self.position]
@@ -151,7 +153,7 @@ class ProofContext(V.Context):
             options = [c for c in (True, False) if self._possible(literal(c))]
             choice = options[0] if options else True
             if len(options) == 2:
-                self._queue(self.plan[:self.position] + [False], what)
+                self._queue(self.plan[: self.position] + [False], what)
             self.plan.append(choice)
         self.position += 1
         self.taken.append((choice, self._under_guard(literal(choice))))
@@ -173,8 +175,13 @@ class ProofContext(V.Context):
             found, _ = self._implications.get(key, ("?", None))
             if found == "?":
                 conditions = [self.z3_bool(c) for _, c in self.taken] + prefix
-                found = (False if not self._satisfiable(conditions + [self.z3_bool(cond)]) else
-                         True if not self._satisfiable(conditions + [z3.Not(self.z3_bool(cond))]) else None)
+                found = (
+                    False
+                    if not self._satisfiable(conditions + [self.z3_bool(cond)])
+                    else True
+                    if not self._satisfiable(conditions + [z3.Not(self.z3_bool(cond))])
+                    else None
+                )
                 # the terms kept with the answer: an id is a term's only while the term lives
                 self._implications[key] = (found, (self.z3_bool(cond), conditions))
             if found is not None:
@@ -196,10 +203,10 @@ class ProofContext(V.Context):
             solver.push()
             try:
                 solver.add(self.z3_bool(a), z3.Not(self.z3_bool(b)))
-                found = solver.check() == z3.unsat      # unknown: not shown
+                found = solver.check() == z3.unsat  # unknown: not shown
             finally:
                 solver.pop()
-        self._implications[key] = (found, (self.z3_bool(a), self.z3_bool(b)))     # the terms kept alive
+        self._implications[key] = (found, (self.z3_bool(a), self.z3_bool(b)))  # the terms kept alive
         return found
 
     def concretize(self, value, what):
@@ -212,18 +219,24 @@ class ProofContext(V.Context):
             # a value with too many would otherwise be refused only after MAX_VALUES runs
             values = self._model_values(value, excluded, 1 if excluded else MAX_VALUES + 1)
             if len(values) > MAX_VALUES:
-                self.refuse(f"{what} of a symbolic value that may take more than {MAX_VALUES} values",
-                            V.advice_for(what, V.where()))
+                self.refuse(
+                    f"{what} of a symbolic value that may take more than {MAX_VALUES} values",
+                    V.advice_for(what, V.where()),
+                )
             found = values[0] if values else None
             if found is None:
                 found = value.lo if value.lo not in excluded else None
             if found is None:
-                self.refuse(f"{what} of a symbolic value on a path the solver cannot continue",
-                            V.advice_for(what, V.where()))
+                self.refuse(
+                    f"{what} of a symbolic value on a path the solver cannot continue",
+                    V.advice_for(what, V.where()),
+                )
             if len(excluded) + 1 > MAX_VALUES:
-                self.refuse(f"{what} of a symbolic value that may take more than {MAX_VALUES} values",
-                            V.advice_for(what, V.where()))
-            self._queue(self.plan[:self.position] + [("not", tuple(excluded) + (found,))], what)
+                self.refuse(
+                    f"{what} of a symbolic value that may take more than {MAX_VALUES} values",
+                    V.advice_for(what, V.where()),
+                )
+            self._queue(self.plan[: self.position] + [("not", tuple(excluded) + (found,))], what)
             entry = ("value", found)
             if self.position < len(self.plan):
                 self.plan[self.position] = entry
@@ -238,20 +251,23 @@ class ProofContext(V.Context):
     def _queue(self, plan, what):
         if self.paths_run + len(self.new_plans) + len(self.plans) >= MAX_PATHS:
             mutation = "change its arguments" in what or "creates an entry" in what
-            self.refuse(f"{what}: the code takes more than {MAX_PATHS} paths on symbolic values",
-                        "build the list with a filtered comprehension ([x for x, a in zip(xs, mask) if a]: "
-                        "max/min/sorted/sum/len of it are proved) or keep every element and choose with a "
-                        "condition (x if a else smallest), not list.append (or a new entry) under an if on a "
-                        "symbolic value" if mutation else
-                        "choose between values with ops.ite / m.ite or a Python if on them (merged), not by "
-                        "branching on register numbers and fields at every step")
+            self.refuse(
+                f"{what}: the code takes more than {MAX_PATHS} paths on symbolic values",
+                "build the list with a filtered comprehension ([x for x, a in zip(xs, mask) if a]: "
+                "max/min/sorted/sum/len of it are proved) or keep every element and choose with a "
+                "condition (x if a else smallest), not list.append (or a new entry) under an if on a "
+                "symbolic value"
+                if mutation
+                else "choose between values with ops.ite / m.ite or a Python if on them (merged), not by "
+                "branching on register numbers and fields at every step",
+            )
         self.new_plans.append(plan)
 
     def _under_guard(self, literal):
         guard = self.guard()
         if guard is True:
             return literal
-        bk, guard, literal = V._place(self, 1, guard, literal)     # the two may be of two backends
+        bk, guard, literal = V._place(self, 1, guard, literal)  # the two may be of two backends
         return V.make_bool(self, bk, bk.or_(bk.not_(guard.t), literal.t))
 
     def possible(self, cond) -> bool:
@@ -264,10 +280,10 @@ class ProofContext(V.Context):
         if guard is not True:
             conditions.append(self.z3_bool(guard))
         key = tuple(c.get_id() for c in conditions)
-        found, _ = self._answers.get(key, (None, None))     # the same question on the same path: a loop's rounds
+        found, _ = self._answers.get(key, (None, None))  # the same question on the same path: a loop's rounds
         if found is None:
             found = self._satisfiable(conditions)
-            self._answers[key] = (found, conditions)      # the terms kept alive: their ids stay theirs
+            self._answers[key] = (found, conditions)  # the terms kept alive: their ids stay theirs
         return found
 
     def _satisfiable(self, conditions) -> bool:
@@ -281,7 +297,7 @@ class ProofContext(V.Context):
         solver.push()
         try:
             solver.add(*conditions)
-            return solver.check() != z3.unsat      # unknown: possible (explored, never dropped)
+            return solver.check() != z3.unsat  # unknown: possible (explored, never dropped)
         finally:
             solver.pop()
 
@@ -340,7 +356,12 @@ class ProofContext(V.Context):
         self.refuse("a traced value used as a machine value", "keep the reduction's values inside it")
 
 
-_BOUNDS = {z3.Z3_OP_ULEQ: ("le", 0), z3.Z3_OP_ULT: ("le", -1), z3.Z3_OP_UGEQ: ("ge", 0), z3.Z3_OP_UGT: ("ge", 1)}
+_BOUNDS = {
+    z3.Z3_OP_ULEQ: ("le", 0),
+    z3.Z3_OP_ULT: ("le", -1),
+    z3.Z3_OP_UGEQ: ("ge", 0),
+    z3.Z3_OP_UGT: ("ge", 1),
+}
 
 
 def _bound(term):
@@ -358,7 +379,7 @@ def _bound(term):
     left, right = term.arg(0), term.arg(1)
     if is_numeral(right) and not is_numeral(left):
         return left, side, right.as_long() + shift
-    if is_numeral(left) and not is_numeral(right):      # k <= x is x >= k
+    if is_numeral(left) and not is_numeral(right):  # k <= x is x >= k
         flipped = "ge" if side == "le" else "le"
         return right, flipped, left.as_long() - shift
     return None
@@ -378,6 +399,7 @@ def explore(cx: ProofContext, run_once):
     [(path condition, ("value", result) or ("error", exception))], up to the first path that
     fails: its error is the run's (the callers raise it), the paths left could not change that."""
     from vredmax.proofs.python.branches import Escalate
+
     paths = []
     cx.plans = [[]]
     while cx.plans:
@@ -394,12 +416,14 @@ def explore(cx: ProofContext, run_once):
                 sites = [s for s in error.sites if s is not None]
                 if restarts > 64 or all((s, None) in cx.split_sites for s in sites):
                     place = f"{sites[0][0]}:{sites[0][2]}: " if sites else ""
-                    outcome = ("error", V.Refusal(f"{place}{error.why}; the branch could be neither merged "
-                                                  "nor explored"))
+                    outcome = (
+                        "error",
+                        V.Refusal(f"{place}{error.why}; the branch could be neither merged nor explored"),
+                    )
                 else:
                     cx.split(error.sites, error.why)
                     continue
-            except Exception as error:          # the user's code failed on this path
+            except Exception as error:  # the user's code failed on this path
                 outcome = ("error", error)
             break
         cx.paths_run += 1
@@ -425,6 +449,7 @@ class CutContext(ProofContext):
 
     def _trace(self):
         from vredmax.proofs.python.facade import trace_terms
+
         return trace_terms(self.machine.tracer)
 
     def lift(self, x, bk: TraceTerms | None = None):
@@ -448,7 +473,7 @@ class CutContext(ProofContext):
     def to_z3(self, cond):
         if cond is True or cond is False or is_z3(cond.bk):
             return self.z3_bool(cond)
-        return self.machine._cut(cond.t)      # refused there: a traced condition is no reduction result
+        return self.machine._cut(cond.t)  # refused there: a traced condition is no reduction result
 
     def element_data(self, values, compute: bool) -> bool:
         """Is one of the machine values an element read from the register file's data (the
@@ -470,10 +495,19 @@ class CutContext(ProofContext):
                 # a register at a register number: vs1, vs2 + k; not v0 (the mask register at
                 # the constant 0, whose top bits shifted down look as narrow as an element)
                 found = not is_numeral(term.arg(1))
-            elif depth and op in (z3.Z3_OP_EXTRACT, z3.Z3_OP_ZERO_EXT, z3.Z3_OP_SIGN_EXT, z3.Z3_OP_BAND,
-                                  z3.Z3_OP_BLSHR, z3.Z3_OP_ITE):
-                found = any(self._from_registers(a, depth - 1) for a in term.children()
-                            if not isinstance(a, z3.BoolRef))
+            elif depth and op in (
+                z3.Z3_OP_EXTRACT,
+                z3.Z3_OP_ZERO_EXT,
+                z3.Z3_OP_SIGN_EXT,
+                z3.Z3_OP_BAND,
+                z3.Z3_OP_BLSHR,
+                z3.Z3_OP_ITE,
+            ):
+                found = any(
+                    self._from_registers(a, depth - 1)
+                    for a in term.children()
+                    if not isinstance(a, z3.BoolRef)
+                )
             else:
                 found = False
             self._data[key] = found
@@ -484,8 +518,14 @@ class CutContext(ProofContext):
         could): a register-wide result is computed on the machine, the traced values cut; an
         element-wide one in the trace, the machine values its leaves."""
         if width > self.trace_limit:
-            converted = [self.to_z3_int(v) if isinstance(v, V.SymInt) else
-                         V.make_bool(self, Z3, self.to_z3(v)) if isinstance(v, V.SymBool) else v for v in values]
+            converted = [
+                self.to_z3_int(v)
+                if isinstance(v, V.SymInt)
+                else V.make_bool(self, Z3, self.to_z3(v))
+                if isinstance(v, V.SymBool)
+                else v
+                for v in values
+            ]
             return (Z3, *converted)
         bk = self._trace()
         return (bk, *[self.lift(v, bk) if isinstance(v, (V.SymInt, V.SymBool)) else v for v in values])

@@ -12,8 +12,18 @@ from __future__ import annotations
 import z3
 
 from vredmax.proofs.python import values as V
-from vredmax.proofs.python.facade import (Z3, ConcreteMachine, ElementOps, ProxyMachine, SymInsn, SymRegs,
-                                         condition_term, element_ops, field_term, trace_terms)
+from vredmax.proofs.python.facade import (
+    Z3,
+    ConcreteMachine,
+    ElementOps,
+    ProxyMachine,
+    SymInsn,
+    SymRegs,
+    condition_term,
+    element_ops,
+    field_term,
+    trace_terms,
+)
 from vredmax.proofs.python.paths import CutContext, ProofContext
 from vredmax.proofs.python.trace import TraceElements
 from vredmax.spec.bv import ConcreteElements
@@ -28,6 +38,7 @@ class ContractError(Exception):
 
 
 # A reduction unit -------------------------------------------------------------------------
+
 
 def unit_context(ops, user_files):
     """The context of a unit's run on `ops` (None for a concrete run)."""
@@ -65,6 +76,7 @@ def unit_arguments(ops, seed, elements, active, cx):
         if isinstance(term, bool):
             return term
         return V.make_bool(cx, bk, term)
+
     return user_ops, value(seed), [value(e) for e in elements], [flag(a) for a in active]
 
 
@@ -74,11 +86,15 @@ def unit_result(result, ops, cx):
     if result is None:
         raise ContractError("returned None, not an element value (a missing return?)")
     if isinstance(result, (bool, V.SymBool)):
-        raise ContractError("returned a condition (a bool), not an element value; turn it into a value "
-                            "with ops.ite(condition, a, b)")
+        raise ContractError(
+            "returned a condition (a bool), not an element value; turn it into a value "
+            "with ops.ite(condition, a, b)"
+        )
     if cx is None:
         if not isinstance(result, int) or not 0 <= result < 1 << width:
-            raise ContractError(f"returned {_short(result)} on a concrete case, not a {width}-bit element value")
+            raise ContractError(
+                f"returned {_short(result)} on a concrete case, not a {width}-bit element value"
+            )
         return result
     if type(result) is int:
         if not 0 <= result < 1 << width:
@@ -86,13 +102,15 @@ def unit_result(result, ops, cx):
         return V.fit(_backend(ops), result, width)
     if isinstance(result, V.SymInt):
         if (result.lo < 0 or result.hi >= 1 << width) and not _shown_in_range(result, width, ops):
-            raise ContractError(f"returned a value that may be outside 0..{(1 << width) - 1} (it may be "
-                                f"{result.lo}..{result.hi}); mask it (& {hex((1 << width) - 1)})")
+            raise ContractError(
+                f"returned a value that may be outside 0..{(1 << width) - 1} (it may be "
+                f"{result.lo}..{result.hi}); mask it (& {hex((1 << width) - 1)})"
+            )
         return V.fit(result.bk, result, width)
     raise ContractError(f"returned {_short(result)}, not an element value (a {width}-bit int)")
 
 
-RANGE_DEPTH = 8           # the result's top operations kept in the range question, the rest free
+RANGE_DEPTH = 8  # the result's top operations kept in the range question, the rest free
 RANGE_TIMEOUT_MS = 10_000
 
 
@@ -106,6 +124,7 @@ def _shown_in_range(result: V.SymInt, width: int, ops) -> bool:
     from vredmax.proofs.python.paths import is_z3
     from vredmax.proofs.python.trace import BOOL, evaluate
     from vredmax.spec.bv import Z3Elements
+
     term = result.t
     if not is_z3(result.bk):
         inside, level = set(), [term]
@@ -116,12 +135,18 @@ def _shown_in_range(result: V.SymInt, width: int, ops) -> bool:
         free: dict = {}
 
         def leaf(node):
-            if id(node) in inside and node.op != "input" and node.op != "flag" and (node.args or node.op in ("const", "bool")):
+            if (
+                id(node) in inside
+                and node.op != "input"
+                and node.op != "flag"
+                and (node.args or node.op in ("const", "bool"))
+            ):
                 return None
             if id(node) not in free:
                 name = f"range_free_{len(free)}"
                 free[id(node)] = z3.Bool(name) if node.width == BOOL else z3.BitVec(name, node.width)
             return free[id(node)]
+
         term = evaluate(Z3Elements(ops.width), term, leaf)
     at = max(result.w, width) + 2
     value = z3.SignExt(at - result.w, term) if result.s else z3.ZeroExt(at - result.w, term)
@@ -140,12 +165,14 @@ def _short(x) -> str:
 
 # A whole instruction ------------------------------------------------------------------------
 
+
 def instruction_context(m, pre, cfg: Config, user_files):
     """The context of a whole instruction's symbolic run (None concretely); its paths are
     explored within the configuration's assumptions."""
     if not getattr(m, "symbolic", False):
         return None
     from vredmax.spec.relation import in_configuration
+
     assumptions = in_configuration(cfg, pre)
     if hasattr(m, "tracer") and hasattr(m, "_cut"):
         return CutContext(m, _rewritten(user_files), cfg.vlen, assumptions)
@@ -155,6 +182,7 @@ def instruction_context(m, pre, cfg: Config, user_files):
 def _rewritten(user_files):
     """The user's files: the function's own and every file loaded rewritten (its helpers)."""
     from vredmax.proofs.python.rewrite import REWRITTEN_FILES
+
     return list(user_files) + sorted(REWRITTEN_FILES)
 
 
@@ -173,10 +201,18 @@ def merge_steps(cx, results, cfg: Config):
     for condition, (traps_k, post_k) in reversed(rest):
         c = cx.z3_bool(condition)
         conds = dict(traps_k)
-        merged_traps = {rule: z3.If(c, conds.get(rule, z3.BoolVal(False)), merged_traps.get(rule, z3.BoolVal(False)))
-                        for rule in rules}
-        merged_post = ArchState(post.vlen, post.elen, *[z3.If(c, getattr(post_k, f), getattr(merged_post, f))
-                                                      for f in ("regs", "vtype", "vl", "vstart", "vs")])
+        merged_traps = {
+            rule: z3.If(c, conds.get(rule, z3.BoolVal(False)), merged_traps.get(rule, z3.BoolVal(False)))
+            for rule in rules
+        }
+        merged_post = ArchState(
+            post.vlen,
+            post.elen,
+            *[
+                z3.If(c, getattr(post_k, f), getattr(merged_post, f))
+                for f in ("regs", "vtype", "vl", "vstart", "vs")
+            ],
+        )
     return [(rule, merged_traps.get(rule, z3.BoolVal(False))) for rule in rules], merged_post
 
 
@@ -188,14 +224,25 @@ def instruction_arguments(m, pre: ArchState, insn, cfg: Config, cx):
 
     def field(term, width, hi):
         return V.make_int(cx, Z3, term, width, False, 0, hi)
+
     # Under the configuration's assumptions (spec/relation.py in_configuration) vtype is its
     # SEW and LMUL with vill, vta and vma free, vl <= VLMAX, vstart < VLEN: so the proxies'
     # bounds and the known vtype bits are sound wherever the proof is.
-    vtype = z3.Concat(z3.Extract(VTYPE_VILL_BIT, VTYPE_VILL_BIT, pre.vtype), z3.BitVecVal(0, VTYPE_VILL_BIT - 8),
-                      z3.Extract(7, 6, pre.vtype), z3.BitVecVal(encode_vtype(cfg.sew, cfg.lmul), 6))
-    proxy = ArchState(pre.vlen, pre.elen, SymRegs(cx, cfg.vlen, pre.regs),
-                      field(vtype, XLEN, (1 << XLEN) - 1), field(pre.vl, XLEN, cfg.vlmax),
-                      field(pre.vstart, XLEN, cfg.vlen - 1), field(pre.vs, 2, 3))
+    vtype = z3.Concat(
+        z3.Extract(VTYPE_VILL_BIT, VTYPE_VILL_BIT, pre.vtype),
+        z3.BitVecVal(0, VTYPE_VILL_BIT - 8),
+        z3.Extract(7, 6, pre.vtype),
+        z3.BitVecVal(encode_vtype(cfg.sew, cfg.lmul), 6),
+    )
+    proxy = ArchState(
+        pre.vlen,
+        pre.elen,
+        SymRegs(cx, cfg.vlen, pre.regs),
+        field(vtype, XLEN, (1 << XLEN) - 1),
+        field(pre.vl, XLEN, cfg.vlmax),
+        field(pre.vstart, XLEN, cfg.vlen - 1),
+        field(pre.vs, 2, 3),
+    )
     fields = SymInsn(*(field(getattr(insn, f), 5, 31) for f in ("vd", "vs2", "vs1")), field(insn.vm, 1, 1))
     return machine, proxy, fields
 
@@ -209,7 +256,7 @@ def instruction_result(result, cfg: Config, cx):
     try:
         traps = [(rule, cond) for rule, cond in traps]
         for rule, _ in traps:
-            rule.outcome        # noqa: B018 (reading it checks the type)
+            rule.outcome  # noqa: B018 (reading it checks the type)
     except (TypeError, ValueError, AttributeError):
         raise ContractError("traps must be a list of (spec.legality.TrapRule, condition) pairs") from None
     if cx is None:
@@ -222,7 +269,11 @@ def instruction_result(result, cfg: Config, cx):
         elif isinstance(regs, (tuple, list)) and len(regs) == NUM_VREGS:
             array = SymRegs.of(regs).array
         else:
-            raise ContractError(f"post.regs must be the register file: {NUM_VREGS} registers of {cfg.vlen} bits")
-        fields = {name: field_term(getattr(post, name), width, name)
-                  for name, width in (("vtype", XLEN), ("vl", XLEN), ("vstart", XLEN), ("vs", 2))}
+            raise ContractError(
+                f"post.regs must be the register file: {NUM_VREGS} registers of {cfg.vlen} bits"
+            )
+        fields = {
+            name: field_term(getattr(post, name), width, name)
+            for name, width in (("vtype", XLEN), ("vl", XLEN), ("vstart", XLEN), ("vs", 2))
+        }
     return traps, ArchState(post.vlen, post.elen, array, **fields)

@@ -43,6 +43,7 @@ def _symbolic(x) -> bool:
 
 def _call(function, *args):
     from vredmax.proofs.python.branches import call
+
     return call(function, *args)
 
 
@@ -55,7 +56,7 @@ def less(a, b):
             result = _choose(equal, result, smaller)
         return result
     negated = V.negations(a, b)
-    if negated is not None:     # -x < -y is y < x: a compare of the values themselves
+    if negated is not None:  # -x < -y is y < x: a compare of the values themselves
         return negated[1] < negated[0]
     return a < b
 
@@ -70,12 +71,15 @@ def _pick(cond, a, b):
     try:
         return _choose(cond, a, b)
     except CannotMerge:
-        _cx().refuse("max()/min()/sorted() of values that cannot be chosen between symbolically (lists, "
-                     "objects)", "compare ints (or tuples of ints)")
+        _cx().refuse(
+            "max()/min()/sorted() of values that cannot be chosen between symbolically (lists, objects)",
+            "compare ints (or tuples of ints)",
+        )
 
 
 def _extreme(name, replace, args, key, default):
     from vredmax.proofs.python.branches import Filtered
+
     if len(args) == 1 and type(args[0]) is Filtered:
         return _filtered_extreme(name, replace, args[0], key, default)
     items = list(args[0]) if len(args) == 1 else list(args)
@@ -94,7 +98,7 @@ def _extreme(name, replace, args, key, default):
     for item, k in zip(items[1:], keys[1:]):
         better = replace(k, best_key)
         best = _pick(better, item, best)
-        best_key = best if key is None else _pick(better, k, best_key)     # without a key: one choice
+        best_key = best if key is None else _pick(better, k, best_key)  # without a key: one choice
     return best
 
 
@@ -123,6 +127,7 @@ def _filtered_extreme(name, replace, items, key, default):
 
 def symbolic_sum(iterable, start=0):
     from vredmax.proofs.python.branches import Filtered
+
     if type(iterable) is not Filtered:
         return sum(iterable, start)
     total = start
@@ -133,6 +138,7 @@ def symbolic_sum(iterable, start=0):
 
 def symbolic_len(obj):
     from vredmax.proofs.python.branches import Filtered
+
     if type(obj) is not Filtered:
         return len(obj)
     return symbolic_sum(Filtered([(c, 1) for c, _ in obj.items]))
@@ -151,6 +157,7 @@ def symbolic_sorted(iterable, key=None, reverse=False):
     """sorted(): stable, as if each comparison were reversed for reverse=True (a bubble sort
     of merged compare-and-swap steps: the same order as the builtin's)."""
     from vredmax.proofs.python.branches import Filtered
+
     if type(iterable) is Filtered:
         return SortedFiltered(iterable, key, reverse)
     items = list(iterable)
@@ -159,7 +166,9 @@ def symbolic_sorted(iterable, key=None, reverse=False):
         order = sorted(range(len(items)), key=lambda i: keys[i], reverse=reverse)
         return [items[i] for i in order]
     if len(items) > SORT_LIMIT:
-        _cx().refuse(f"sorted() of {len(items)} symbolic values", f"sort at most {SORT_LIMIT}, or take max()/min()")
+        _cx().refuse(
+            f"sorted() of {len(items)} symbolic values", f"sort at most {SORT_LIMIT}, or take max()/min()"
+        )
     for end in range(len(items) - 1, 0, -1):
         for j in range(end):
             swap = less(keys[j], keys[j + 1]) if reverse else less(keys[j + 1], keys[j])
@@ -178,14 +187,22 @@ class SortedFiltered:
         self.filtered, self.key, self.reverse, self.head_only = filtered, key, reverse, head_only
 
     def __getitem__(self, index):
-        if type(index) is builtins.slice and index.start in (None, 0) and index.step in (None, 1) \
-                and type(index.stop) is int and index.stop >= 1:
+        if (
+            type(index) is builtins.slice
+            and index.start in (None, 0)
+            and index.step in (None, 1)
+            and type(index.stop) is int
+            and index.stop >= 1
+        ):
             return SortedFiltered(self.filtered, self.key, self.reverse, head_only=True)
-        if index == 0:      # first of least key; reverse: first of greatest
+        if index == 0:  # first of least key; reverse: first of greatest
             replace = (lambda k, best: less(best, k)) if self.reverse else (lambda k, best: less(k, best))
-        elif index == -1 and not self.head_only:      # last of greatest key; reverse: last of least
-            replace = ((lambda k, best: V.bool_not(less(best, k))) if self.reverse
-                       else (lambda k, best: V.bool_not(less(k, best))))
+        elif index == -1 and not self.head_only:  # last of greatest key; reverse: last of least
+            replace = (
+                (lambda k, best: V.bool_not(less(best, k)))
+                if self.reverse
+                else (lambda k, best: V.bool_not(less(k, best)))
+            )
         else:
             return self._refuse()
         try:
@@ -194,17 +211,20 @@ class SortedFiltered:
             raise IndexError("list index out of range") from None
 
     def _refuse(self, *args):
-        _cx().refuse("a sorted list of items filtered by a symbolic condition read other than at [0] or [-1] "
-                     "(its length depends on the inputs)",
-                     "take sorted(...)[0], sorted(...)[-1], max() or min(), or keep every element and choose "
-                     "with a condition (x if a else smallest)")
+        _cx().refuse(
+            "a sorted list of items filtered by a symbolic condition read other than at [0] or [-1] "
+            "(its length depends on the inputs)",
+            "take sorted(...)[0], sorted(...)[-1], max() or min(), or keep every element and choose "
+            "with a condition (x if a else smallest)",
+        )
 
     __iter__ = __len__ = __contains__ = __reversed__ = __bool__ = _refuse
 
 
 def _conditions(iterable, combine):
     from vredmax.proofs.python.branches import Filtered
-    if type(iterable) is Filtered:      # an item counts where its condition holds
+
+    if type(iterable) is Filtered:  # an item counts where its condition holds
         return [combine(c, V.truth(v)) for c, v in iterable.items]
     return iterable
 
@@ -253,20 +273,28 @@ def symbolic_type(*args):
 
 
 def symbolic_index(x):
-    return x if type(x) is V.SymInt else x.as_int() if type(x) is V.SymBool else __import__("operator").index(x)
+    return (
+        x if type(x) is V.SymInt else x.as_int() if type(x) is V.SymBool else __import__("operator").index(x)
+    )
 
 
 def symbolic_reduce(function, iterable, *initial):
     """functools.reduce, calling `function` through the runtime (a builtin max passed to it
     gets its symbolic version too)."""
     from vredmax.proofs.python.branches import Filtered
+
     if type(iterable) is Filtered:
         if not initial:
-            _cx().refuse("functools.reduce of a filtered list without an initial value",
-                         "give reduce an initial value")
+            _cx().refuse(
+                "functools.reduce of a filtered list without an initial value", "give reduce an initial value"
+            )
         acc = initial[0]
         for cond, item in iterable.items:
-            acc = _pick(cond, _call(function, acc, item), acc) if cond is not True else _call(function, acc, item)
+            acc = (
+                _pick(cond, _call(function, acc, item), acc)
+                if cond is not True
+                else _call(function, acc, item)
+            )
         return acc
     items = iter(iterable)
     if initial:
@@ -305,8 +333,10 @@ class SymRange:
             k += 1
 
     def _refuse(self, *args):
-        _cx().refuse("a range with a symbolic bound used other than by a for loop",
-                     "loop over it with `for i in range(...)`, or over range(VLMAX) testing `i < vl`")
+        _cx().refuse(
+            "a range with a symbolic bound used other than by a for loop",
+            "loop over it with `for i in range(...)`, or over range(VLMAX) testing `i < vl`",
+        )
 
     __len__ = __iter__ = __getitem__ = __reversed__ = __contains__ = _refuse
 
@@ -314,11 +344,15 @@ class SymRange:
 def symbolic_range(*args):
     if not any(type(a) in (V.SymInt, V.SymBool) for a in args):
         return range(*args)
-    start, stop, step = (0, args[0], 1) if len(args) == 1 else (args[0], args[1], args[2] if len(args) > 2 else 1)
+    start, stop, step = (
+        (0, args[0], 1) if len(args) == 1 else (args[0], args[1], args[2] if len(args) > 2 else 1)
+    )
     start, stop = symbolic_int(start), symbolic_int(stop)
     if type(step) is not int or step <= 0:
-        _cx().refuse("a range with a symbolic bound and a step other than a positive constant",
-                     "loop with a positive constant step")
+        _cx().refuse(
+            "a range with a symbolic bound and a step other than a positive constant",
+            "loop with a positive constant step",
+        )
     return SymRange(start, stop, step)
 
 
@@ -351,16 +385,19 @@ def _heap_select(name, n, iterable, key, reverse):
     with n passes of merged compare-and-swap steps, each carrying the first best item left to
     the front, not with a whole sort: a sort's result term grows with the square of the length."""
     from vredmax.proofs.python.branches import Filtered
+
     if type(iterable) is Filtered and type(n) is int and n >= 1:
         return SortedFiltered(iterable, key, reverse)[:n]
     if type(n) is not int:
         return symbolic_sorted(iterable, key=key, reverse=reverse)[:n]
     items = list(iterable)
-    if n == 1:      # max()/min() decide themselves whether anything is symbolic
+    if n == 1:  # max()/min() decide themselves whether anything is symbolic
         return [(symbolic_max if reverse else symbolic_min)(items, key=key)] if items else []
-    keys = [_call(key, item) for item in items] if key is not None else items    # no key: one list, one swap
+    keys = [_call(key, item) for item in items] if key is not None else items  # no key: one list, one swap
     if not any(_symbolic(k) or _symbolic(i) for k, i in zip(keys, items)):
-        return getattr(heapq, name)(n, items, key=None if key is None else lambda item, _k=iter(keys): next(_k))
+        return getattr(heapq, name)(
+            n, items, key=None if key is None else lambda item, _k=iter(keys): next(_k)
+        )
     if n <= 0:
         return []
     for i in range(min(n, len(items) - 1)):
@@ -377,20 +414,33 @@ def _refused_heap(name):
 
     def function(heap, *args):
         if _symbolic(heap) or any(_symbolic(a) for a in args):
-            _cx().refuse(f"heapq.{name} of symbolic values (the heap's layout would depend on them)",
-                         "take max()/min() or heapq.nlargest/nsmallest, or sorted()")
+            _cx().refuse(
+                f"heapq.{name} of symbolic values (the heap's layout would depend on them)",
+                "take max()/min() or heapq.nlargest/nsmallest, or sorted()",
+            )
         return original(heap, *args)
+
     return function
 
 
 SUBSTITUTES = {
-    builtins.max: symbolic_max, builtins.min: symbolic_min, builtins.sorted: symbolic_sorted,
-    builtins.any: symbolic_any, builtins.all: symbolic_all, builtins.int: symbolic_int,
-    builtins.sum: symbolic_sum, builtins.len: symbolic_len,
-    builtins.bool: symbolic_bool, builtins.type: symbolic_type, builtins.range: symbolic_range,
-    functools.reduce: symbolic_reduce, heapq.heappush: symbolic_heappush, heapq.nlargest: symbolic_nlargest,
-    heapq.nsmallest: symbolic_nsmallest, __import__("operator").index: symbolic_index,
+    builtins.max: symbolic_max,
+    builtins.min: symbolic_min,
+    builtins.sorted: symbolic_sorted,
+    builtins.any: symbolic_any,
+    builtins.all: symbolic_all,
+    builtins.int: symbolic_int,
+    builtins.sum: symbolic_sum,
+    builtins.len: symbolic_len,
+    builtins.bool: symbolic_bool,
+    builtins.type: symbolic_type,
+    builtins.range: symbolic_range,
+    functools.reduce: symbolic_reduce,
+    heapq.heappush: symbolic_heappush,
+    heapq.nlargest: symbolic_nlargest,
+    heapq.nsmallest: symbolic_nsmallest,
+    __import__("operator").index: symbolic_index,
 }
 for _name in ("heappop", "heapify", "heapreplace", "heappushpop", "merge"):
     SUBSTITUTES[getattr(heapq, _name)] = _refused_heap(_name)
-SUBSTITUTES.update(symbytes.SUBSTITUTES)   # bytes, bytearray, int.to_bytes/from_bytes, struct
+SUBSTITUTES.update(symbytes.SUBSTITUTES)  # bytes, bytearray, int.to_bytes/from_bytes, struct

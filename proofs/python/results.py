@@ -24,7 +24,7 @@ class Check:
     seconds: float
     detail: str = ""
     solver: str = ""
-    witness: str = ""     # the cut-point method's local case (cutpoint.ScaleResult.witness)
+    witness: str = ""  # the cut-point method's local case (cutpoint.ScaleResult.witness)
 
 
 @dataclass
@@ -35,11 +35,11 @@ class ConfigResult:
     method: str
     checks: list[Check] = field(default_factory=list)
     counterexample: Counterexample | None = None
-    random_states: int = 0          # random concrete states run, before the proofs
-    directed_states: int = 0        # directed concrete states run (proofs/python/concrete.py)
+    random_states: int = 0  # random concrete states run, before the proofs
+    directed_states: int = 0  # directed concrete states run (proofs/python/concrete.py)
     notes: list[str] = field(default_factory=list)
     seconds: float = 0.0
-    output: str = ""                # what the user's code printed (proofs/python/isolation.py)
+    output: str = ""  # what the user's code printed (proofs/python/isolation.py)
     # the local case of the cut-point attempt the monolithic query replaced (see Check.witness)
     cut_witness: str = ""
 
@@ -69,9 +69,12 @@ def bounds_text(result: ConfigResult) -> str:
     tail_text = "tail undisturbed and ones" if ANY_TAIL in tails or len(tails) == 2 else f"tail {tails[0]}"
     methods = sorted({c.method for c in result.checks if c.method != CONCRETE})
     solvers = sorted({c.solver for c in result.checks if c.solver})
-    return (f"{cfg}, VLMAX={cfg.vlmax}: vl 0..{cfg.vlmax}, every register and overlap symbolic, "
-            f"{tail_text}; {', '.join(methods)}" + (f" ({', '.join(solvers)})" if solvers else "")
-            + f"; {result.directed_states} directed and {result.random_states} random concrete states agree")
+    return (
+        f"{cfg}, VLMAX={cfg.vlmax}: vl 0..{cfg.vlmax}, every register and overlap symbolic, "
+        f"{tail_text}; {', '.join(methods)}"
+        + (f" ({', '.join(solvers)})" if solvers else "")
+        + f"; {result.directed_states} directed and {result.random_states} random concrete states agree"
+    )
 
 
 @dataclass
@@ -83,7 +86,7 @@ class Report:
     not_checked: list[Config] = field(default_factory=list)
     counterexample: Counterexample | None = None
     notes: list[str] = field(default_factory=list)
-    output: str = ""    # what the user's code printed while loading
+    output: str = ""  # what the user's code printed while loading
 
     @property
     def verdict(self) -> Verdict:
@@ -93,7 +96,11 @@ class Report:
 
     @property
     def detail(self) -> str:
-        shown = [r for r in self.results if self.counterexample is not None and r.counterexample is self.counterexample]
+        shown = [
+            r
+            for r in self.results
+            if self.counterexample is not None and r.counterexample is self.counterexample
+        ]
         bad = shown or [r for r in self.results if r.verdict == self.verdict and r.verdict != Verdict.PROVED]
         return bad[0].detail if bad else ""
 
@@ -117,18 +124,22 @@ class Report:
         methods = {}
         for r in self.results:
             methods[r.method] = methods.get(r.method, 0) + 1
-        text = (f"{len(checked)} configurations (VLEN {vlens[0]}..{vlens[-1]}: {len(vlens)} VLENs; "
-                f"SEW {', '.join(map(str, sorted({c.sew for c in checked})))}; "
-                f"{len({(c.sew, c.lmul) for c in checked})} SEW x LMUL pairs; ELEN="
-                f"{', '.join(map(str, sorted({c.elen for c in checked})))}); "
-                + ", ".join(f"{n} {m}" for m, n in sorted(methods.items()))
-                + f"; {sum(r.directed_states for r in self.results)} directed and {self.random_states} random "
-                "concrete states")
+        text = (
+            f"{len(checked)} configurations (VLEN {vlens[0]}..{vlens[-1]}: {len(vlens)} VLENs; "
+            f"SEW {', '.join(map(str, sorted({c.sew for c in checked})))}; "
+            f"{len({(c.sew, c.lmul) for c in checked})} SEW x LMUL pairs; ELEN="
+            f"{', '.join(map(str, sorted({c.elen for c in checked})))}); "
+            + ", ".join(f"{n} {m}" for m, n in sorted(methods.items()))
+            + f"; {sum(r.directed_states for r in self.results)} directed and {self.random_states} random "
+            "concrete states"
+        )
         if self.level == INSTRUCTION:
             text += f"; a whole instruction is checked up to VLEN={INSTRUCTION_MAX_VLEN}"
         return text
 
     def summary(self) -> str:
-        return (f"Summary: {self.count(Verdict.PROVED)} proved, {self.count(Verdict.COUNTEREXAMPLE)} "
-                f"counterexamples, {self.count(Verdict.UNKNOWN)} unknown, {self.count(Verdict.ERROR)} errors"
-                + (f", {len(self.not_checked)} not checked" if self.not_checked else ""))
+        return (
+            f"Summary: {self.count(Verdict.PROVED)} proved, {self.count(Verdict.COUNTEREXAMPLE)} "
+            f"counterexamples, {self.count(Verdict.UNKNOWN)} unknown, {self.count(Verdict.ERROR)} errors"
+            + (f", {len(self.not_checked)} not checked" if self.not_checked else "")
+        )

@@ -73,6 +73,7 @@ def _is(name: str, value: bool) -> ast.Compare:
 
 # Which names a block assigns --------------------------------------------------------------
 
+
 class _Assigned(ast.NodeVisitor):
     """Names bound in a block (not inside nested functions, classes, comprehensions)."""
 
@@ -188,6 +189,7 @@ def _has(node, kinds) -> bool:
 
 # Expressions ---------------------------------------------------------------------------------
 
+
 class Expressions(ast.NodeTransformer):
     """The expression rewrites (module docstring); used inside every scope."""
 
@@ -214,8 +216,9 @@ class Expressions(ast.NodeTransformer):
     def visit_IfExp(self, node):
         node.test = self.condition(node.test)
         node.body, node.orelse = self.visit(node.body), self.visit(node.orelse)
-        return ast.copy_location(_call("ifexp", node.test, _lambda(node.body), _lambda(node.orelse),
-                                       self.sites.new(node)), node)
+        return ast.copy_location(
+            _call("ifexp", node.test, _lambda(node.body), _lambda(node.orelse), self.sites.new(node)), node
+        )
 
     def visit_BoolOp(self, node):
         self.generic_visit(node)
@@ -237,25 +240,36 @@ class Expressions(ast.NodeTransformer):
             return node
         # a < b < c: each operand evaluated once, left to right, stopping at the first false
         operands = [node.left] + list(node.comparators)
-        pairs = [ast.Tuple([ast.Constant(type(op).__name__), _lambda(value)], ast.Load())
-                 for op, value in zip(node.ops, operands[1:])]
-        return ast.copy_location(_call("chain", operands[0], ast.List(pairs, ast.Load()), self.sites.new(node)),
-                                 node)
+        pairs = [
+            ast.Tuple([ast.Constant(type(op).__name__), _lambda(value)], ast.Load())
+            for op, value in zip(node.ops, operands[1:])
+        ]
+        return ast.copy_location(
+            _call("chain", operands[0], ast.List(pairs, ast.Load()), self.sites.new(node)), node
+        )
 
     def visit_Call(self, node):
-        if isinstance(node.func, ast.Name) and node.func.id == "bool" and len(node.args) == 1 \
-                and not node.keywords and not isinstance(node.args[0], ast.Starred):
+        if (
+            isinstance(node.func, ast.Name)
+            and node.func.id == "bool"
+            and len(node.args) == 1
+            and not node.keywords
+            and not isinstance(node.args[0], ast.Starred)
+        ):
             # bool(x) uses x's truth only: `and`/`or` inside it as in a test (when `bool` is the
             # builtin: branches.truth_call), so `bool(i < vl and (vm or bit))` merges
             truth = _lambda(self.condition(copy.deepcopy(node.args[0])))
-            return ast.copy_location(_call("truth_call", self.visit(node.func), truth,
-                                           _lambda(self.visit(node.args[0]))), node)
+            return ast.copy_location(
+                _call("truth_call", self.visit(node.func), truth, _lambda(self.visit(node.args[0]))), node
+            )
         self.generic_visit(node)
         if isinstance(node.func, ast.Name) and node.func.id in FRAME_FUNCTIONS:
             return node
         if any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords):
-            args = [ast.Tuple([_argument_tag(a), a.value if isinstance(a, ast.Starred) else a], ast.Load())
-                    for a in node.args]
+            args = [
+                ast.Tuple([_argument_tag(a), a.value if isinstance(a, ast.Starred) else a], ast.Load())
+                for a in node.args
+            ]
             call = _call("call_star", node.func, ast.List(args, ast.Load()), keywords=node.keywords)
         else:
             call = _call("call", node.func, *node.args, keywords=node.keywords)
@@ -318,14 +332,15 @@ def _argument_tag(arg) -> ast.Constant:
 
 # Statements ----------------------------------------------------------------------------------
 
+
 class _Scope:
     """What the statement rewriting of one function knows."""
 
     def __init__(self, declared, returns: bool, body=()):
-        self.declared = declared          # names declared global or nonlocal
-        self.returns = returns            # returns become flags
+        self.declared = declared  # names declared global or nonlocal
+        self.returns = returns  # returns become flags
         self.flags = itertools.count()
-        self.sites: list = []             # the branch sites of this function
+        self.sites: list = []  # the branch sites of this function
         # for _dead_at_back_edge: every load of a name (the original nodes), the names a
         # nested function or lambda reads from here or that are deleted, and whether the
         # function reads its own frame (locals(), eval ...)
@@ -367,8 +382,9 @@ def _free_names(node) -> set:
 
 
 def _names_in(node) -> set:
-    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)} | \
-        {n.arg for n in ast.walk(node) if isinstance(n, ast.arg)}
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)} | {
+        n.arg for n in ast.walk(node) if isinstance(n, ast.arg)
+    }
 
 
 def _dead_at_back_edge(loop, scope) -> set:
@@ -383,8 +399,11 @@ def _dead_at_back_edge(loop, scope) -> set:
     inside = {id(n) for s in loop.body for n in ast.walk(s)}
     found, seen = set(), set()
     for stmt in loop.body:
-        if isinstance(stmt, ast.Assign) and all(isinstance(t, ast.Name) or (
-                isinstance(t, ast.Tuple) and all(isinstance(e, ast.Name) for e in t.elts)) for t in stmt.targets):
+        if isinstance(stmt, ast.Assign) and all(
+            isinstance(t, ast.Name)
+            or (isinstance(t, ast.Tuple) and all(isinstance(e, ast.Name) for e in t.elts))
+            for t in stmt.targets
+        ):
             seen |= _names_in(stmt.value)
             for name in [n.id for t in stmt.targets for n in ast.walk(t) if isinstance(n, ast.Name)]:
                 if name not in seen:
@@ -434,8 +453,10 @@ class Rewriter:
     def function(self, node):
         node.decorator_list = [self.expr(d) for d in node.decorator_list]
         node.args = self.expressions.visit(node.args)
-        if isinstance(node, ast.AsyncFunctionDef) or _has(ast.Module(node.body, []), (ast.Yield, ast.YieldFrom, ast.Await)):
-            node.body = [self.top(s) for s in node.body]     # a generator: its statements as written
+        if isinstance(node, ast.AsyncFunctionDef) or _has(
+            ast.Module(node.body, []), (ast.Yield, ast.YieldFrom, ast.Await)
+        ):
+            node.body = [self.top(s) for s in node.body]  # a generator: its statements as written
             return node
         declared = set()
         for n in ast.walk(ast.Module(node.body, [])):
@@ -445,9 +466,14 @@ class Rewriter:
         body = self.block(node.body, scope, loop=None)
         if scope.returns:
             sites = ast.Tuple([s for s in scope.sites], ast.Load())
-            body = ([_assign(f"{FLAG_PREFIX}ret", ast.Constant(False)),
-                     _assign(f"{FLAG_PREFIX}val", _rt("UNSET"))] + body
-                    + [ast.Return(_call("result", _name(f"{FLAG_PREFIX}ret"), _name(f"{FLAG_PREFIX}val"), sites))])
+            body = (
+                [
+                    _assign(f"{FLAG_PREFIX}ret", ast.Constant(False)),
+                    _assign(f"{FLAG_PREFIX}val", _rt("UNSET")),
+                ]
+                + body
+                + [ast.Return(_call("result", _name(f"{FLAG_PREFIX}ret"), _name(f"{FLAG_PREFIX}val"), sites))]
+            )
         node.body = body
         return node
 
@@ -462,7 +488,7 @@ class Rewriter:
             out.extend(rewritten)
             dead = dead - met
             if flags and index + 1 < len(stmts):
-                rest = self.block(stmts[index + 1:], scope, loop, dead)
+                rest = self.block(stmts[index + 1 :], scope, loop, dead)
                 out.extend(self.guarded(flags, rest, scope, stmt, dead))
                 break
         return out or [ast.Pass()]
@@ -470,16 +496,18 @@ class Rewriter:
     def guarded(self, flags, body, scope, origin, dead=frozenset()):
         """`if not any(flags): body`, the test asked of the runtime (so it may merge)."""
         test = _call("live", *[_name(f) for f in flags])
-        return self.branch_statement(ast.copy_location(ast.If(test, body, []), origin), scope, rewritten=True,
-                                     dead=dead)
+        return self.branch_statement(
+            ast.copy_location(ast.If(test, body, []), origin), scope, rewritten=True, dead=dead
+        )
 
     def statement(self, stmt, scope, loop):
         """(statements, the flags it may set)."""
         if isinstance(stmt, ast.Return) and scope.returns:
             value = self.expr(stmt.value) if stmt.value is not None else ast.Constant(None)
-            return [ast.copy_location(_assign(f"{FLAG_PREFIX}val", value), stmt),
-                    ast.copy_location(_assign(f"{FLAG_PREFIX}ret", ast.Constant(True)), stmt)], \
-                [f"{FLAG_PREFIX}ret"]
+            return [
+                ast.copy_location(_assign(f"{FLAG_PREFIX}val", value), stmt),
+                ast.copy_location(_assign(f"{FLAG_PREFIX}ret", ast.Constant(True)), stmt),
+            ], [f"{FLAG_PREFIX}ret"]
         if isinstance(stmt, ast.Continue) and loop is not None:
             return [ast.copy_location(_assign(loop[0], ast.Constant(True)), stmt)], [loop[0]]
         if isinstance(stmt, ast.Break) and loop is not None:
@@ -502,10 +530,16 @@ class Rewriter:
         if isinstance(stmt, ast.AugAssign) and isinstance(stmt.target, (ast.Subscript, ast.Attribute)):
             return self.augmented_store(stmt), []
         if isinstance(stmt, ast.AugAssign) and isinstance(stmt.target, ast.Name):
-            value = _call("inplace", _name(stmt.target.id), ast.Constant(type(stmt.op).__name__), self.expr(stmt.value))
+            value = _call(
+                "inplace", _name(stmt.target.id), ast.Constant(type(stmt.op).__name__), self.expr(stmt.value)
+            )
             return [ast.copy_location(_assign(stmt.target.id, value), stmt)], []
         if isinstance(stmt, ast.Assert):
-            test = _call("assert_", self.expressions.condition(stmt.test), _lambda(self.expr(stmt.msg) if stmt.msg else ast.Constant(None)))
+            test = _call(
+                "assert_",
+                self.expressions.condition(stmt.test),
+                _lambda(self.expr(stmt.msg) if stmt.msg else ast.Constant(None)),
+            )
             return [ast.copy_location(ast.Expr(test), stmt)], []
         if isinstance(stmt, (ast.Try, ast.With)):
             # their own control flow: statements rewritten inside, flags never cross them
@@ -547,36 +581,69 @@ class Rewriter:
         test = _call("test", stmt.test, site)
         # the user's names and the control flags; the rewrite's own temporaries (a branch's
         # condition and functions, store temporaries) live inside one branch only
-        names = [n for n in assigned(stmt.body + stmt.orelse)
-                 if not n.startswith(FLAG_PREFIX) or n[len(FLAG_PREFIX):].startswith(("ret", "val", "cont", "brk"))]
-        mergeable = (not escapes(stmt.body + stmt.orelse) and not (set(names) & scope.declared)
-                     and not any(n == RUNTIME for n in names))
+        names = [
+            n
+            for n in assigned(stmt.body + stmt.orelse)
+            if not n.startswith(FLAG_PREFIX)
+            or n[len(FLAG_PREFIX) :].startswith(("ret", "val", "cont", "brk"))
+        ]
+        mergeable = (
+            not escapes(stmt.body + stmt.orelse)
+            and not (set(names) & scope.declared)
+            and not any(n == RUNTIME for n in names)
+        )
         if not mergeable:
-            return [ast.copy_location(ast.If(_call("decide", test, site), stmt.body, stmt.orelse or []), stmt)]
+            return [
+                ast.copy_location(ast.If(_call("decide", test, site), stmt.body, stmt.orelse or []), stmt)
+            ]
         number = next(scope.flags)
         condition = f"{FLAG_PREFIX}c{number}"
         then_name, else_name = f"{FLAG_PREFIX}then{number}", f"{FLAG_PREFIX}else{number}"
 
         def branch_function(name, body):
             args = ast.arguments([], [ast.arg(n) for n in names], None, [], [], None, [])
-            out = ast.Return(_call("out", ast.Call(_name("locals"), [], []),
-                                   ast.Tuple([ast.Constant(n) for n in names], ast.Load())))
-            return ast.FunctionDef(name=name, args=args, body=list(body or [ast.Pass()]) + [out],
-                                   decorator_list=[], returns=None, type_comment=None)
+            out = ast.Return(
+                _call(
+                    "out",
+                    ast.Call(_name("locals"), [], []),
+                    ast.Tuple([ast.Constant(n) for n in names], ast.Load()),
+                )
+            )
+            return ast.FunctionDef(
+                name=name,
+                args=args,
+                body=list(body or [ast.Pass()]) + [out],
+                decorator_list=[],
+                returns=None,
+                type_comment=None,
+            )
 
         dead_names = [n for n in names if n in dead]
-        merged = _call("branch", _name(condition), _name(then_name), _name(else_name),
-                       ast.Call(_name("locals"), [], []),
-                       ast.Tuple([ast.Constant(n) for n in names], ast.Load()), site,
-                       *([ast.Tuple([ast.Constant(n) for n in dead_names], ast.Load())] if dead_names else []))
+        merged = _call(
+            "branch",
+            _name(condition),
+            _name(then_name),
+            _name(else_name),
+            ast.Call(_name("locals"), [], []),
+            ast.Tuple([ast.Constant(n) for n in names], ast.Load()),
+            site,
+            *([ast.Tuple([ast.Constant(n) for n in dead_names], ast.Load())] if dead_names else []),
+        )
         symbolic = [branch_function(then_name, stmt.body), branch_function(else_name, stmt.orelse)]
         if names:
-            symbolic.append(ast.Assign([ast.Tuple([_name(n, ast.Store()) for n in names], ast.Store())], merged))
+            symbolic.append(
+                ast.Assign([ast.Tuple([_name(n, ast.Store()) for n in names], ast.Store())], merged)
+            )
         else:
             symbolic.append(ast.Expr(merged))
-        result = [_assign(condition, test),
-                  ast.If(_is(condition, True), stmt.body,
-                         [ast.If(_is(condition, False), stmt.orelse or [ast.Pass()], symbolic)])]
+        result = [
+            _assign(condition, test),
+            ast.If(
+                _is(condition, True),
+                stmt.body,
+                [ast.If(_is(condition, False), stmt.orelse or [ast.Pass()], symbolic)],
+            ),
+        ]
         for node in result:
             ast.copy_location(node, stmt)
         return result
@@ -585,28 +652,38 @@ class Rewriter:
         number = next(scope.flags)
         cont, brk = f"{FLAG_PREFIX}cont{number}", f"{FLAG_PREFIX}brk{number}"
         inner = (cont, brk)
-        flags = [brk] + ([f"{FLAG_PREFIX}ret"] if scope.returns and _has(ast.Module(stmt.body, []), ast.Return) else [])
+        flags = [brk] + (
+            [f"{FLAG_PREFIX}ret"] if scope.returns and _has(ast.Module(stmt.body, []), ast.Return) else []
+        )
         dead = frozenset(_dead_at_back_edge(stmt, scope))
         body = self.block(stmt.body, scope, inner, dead)
         guarded_body = [_assign(cont, ast.Constant(False))] + self.guarded(flags, body, scope, stmt)
         tests = [_is(f, True) for f in flags]
         stop = ast.If(ast.BoolOp(ast.Or(), tests) if len(tests) > 1 else tests[0], [ast.Break()], [])
-        orelse = self.guarded([brk] + flags[1:], self.block(stmt.orelse, scope, loop), scope, stmt) if stmt.orelse else []
+        orelse = (
+            self.guarded([brk] + flags[1:], self.block(stmt.orelse, scope, loop), scope, stmt)
+            if stmt.orelse
+            else []
+        )
         if isinstance(stmt, ast.For):
             # iterate yields (item, stop): stop is False, or for a symbolic range(n) `i >= n`
             stopped = f"{FLAG_PREFIX}s{number}"
-            guarded_body = [_assign(cont, ast.Constant(False))] + self.guarded(flags + [stopped], body, scope, stmt,
-                                                                              dead)
+            guarded_body = [_assign(cont, ast.Constant(False))] + self.guarded(
+                flags + [stopped], body, scope, stmt, dead
+            )
             target = ast.Tuple([stmt.target, _name(stopped, ast.Store())], ast.Store())
             new = ast.For(target, _call("iterate", self.expr(stmt.iter)), guarded_body + [stop], [])
         else:
             # while: each round asks the test; a concrete false ends the loop, a symbolic one
             # guards the round (the runtime bounds how many rounds a symbolic test may keep)
             stopped = f"{FLAG_PREFIX}w{number}"
-            guarded_body = ([_assign(cont, ast.Constant(False)),
-                             _assign(stopped, _call("while_stop", self.expressions.condition(stmt.test), self.sites.new(stmt))),
-                             ast.If(_is(stopped, True), [ast.Break()], [])]
-                            + self.guarded(flags + [stopped], body, scope, stmt, dead))
+            guarded_body = [
+                _assign(cont, ast.Constant(False)),
+                _assign(
+                    stopped, _call("while_stop", self.expressions.condition(stmt.test), self.sites.new(stmt))
+                ),
+                ast.If(_is(stopped, True), [ast.Break()], []),
+            ] + self.guarded(flags + [stopped], body, scope, stmt, dead)
             new = ast.While(ast.Constant(True), guarded_body + [stop], [])
         ast.copy_location(new, stmt)
         return [ast.copy_location(_assign(brk, ast.Constant(False)), stmt), new] + orelse
@@ -619,8 +696,18 @@ def _shallow_has(stmts, kind) -> bool:
         n = stack.pop()
         if isinstance(n, kind):
             return True
-        if isinstance(n, (ast.For, ast.While, ast.AsyncFor, ast.FunctionDef, ast.AsyncFunctionDef,
-                          ast.Lambda, ast.ClassDef)):
+        if isinstance(
+            n,
+            (
+                ast.For,
+                ast.While,
+                ast.AsyncFor,
+                ast.FunctionDef,
+                ast.AsyncFunctionDef,
+                ast.Lambda,
+                ast.ClassDef,
+            ),
+        ):
             if isinstance(n, (ast.For, ast.While, ast.AsyncFor)):
                 stack.extend(n.orelse)
             continue
@@ -642,18 +729,35 @@ def _store_statements(target, value_name: str, rewriter, counter):
     """Statements assigning the value held in `value_name` to `target` (subscript and
     attribute stores through the runtime, tuples unpacked first)."""
     if isinstance(target, ast.Subscript):
-        return [ast.Expr(_call("setitem", rewriter.expr(target.value), rewriter.expr(target.slice), _name(value_name)))]
+        return [
+            ast.Expr(
+                _call("setitem", rewriter.expr(target.value), rewriter.expr(target.slice), _name(value_name))
+            )
+        ]
     if isinstance(target, ast.Attribute):
-        return [ast.Expr(_call("setattr", rewriter.expr(target.value), ast.Constant(target.attr), _name(value_name)))]
+        return [
+            ast.Expr(
+                _call("setattr", rewriter.expr(target.value), ast.Constant(target.attr), _name(value_name))
+            )
+        ]
     if isinstance(target, (ast.Tuple, ast.List)):
         parts, out = [], []
         for element in target.elts:
             if _stores_into(element):
                 temp = f"{FLAG_PREFIX}t{next(counter)}"
-                parts.append(ast.Starred(_name(temp, ast.Store()), ast.Store()) if isinstance(element, ast.Starred)
-                             else _name(temp, ast.Store()))
-                out.extend(_store_statements(element.value if isinstance(element, ast.Starred) else element,
-                                             temp, rewriter, counter))
+                parts.append(
+                    ast.Starred(_name(temp, ast.Store()), ast.Store())
+                    if isinstance(element, ast.Starred)
+                    else _name(temp, ast.Store())
+                )
+                out.extend(
+                    _store_statements(
+                        element.value if isinstance(element, ast.Starred) else element,
+                        temp,
+                        rewriter,
+                        counter,
+                    )
+                )
             else:
                 parts.append(element)
         return [ast.Assign([type(target)(parts, ast.Store())], _name(value_name))] + out
@@ -675,9 +779,13 @@ def _rewrite_augmented(self, stmt):
     target = stmt.target
     op = ast.Constant(type(stmt.op).__name__)
     if isinstance(target, ast.Subscript):
-        call = _call("setitem_op", self.expr(target.value), self.expr(target.slice), op, self.expr(stmt.value))
+        call = _call(
+            "setitem_op", self.expr(target.value), self.expr(target.slice), op, self.expr(stmt.value)
+        )
     else:
-        call = _call("setattr_op", self.expr(target.value), ast.Constant(target.attr), op, self.expr(stmt.value))
+        call = _call(
+            "setattr_op", self.expr(target.value), ast.Constant(target.attr), op, self.expr(stmt.value)
+        )
     return [ast.copy_location(ast.Expr(call), stmt)]
 
 
@@ -697,20 +805,26 @@ def compile_user(source: str, filename: str):
 
 # Loading the user's files rewritten ----------------------------------------------------------
 
-import importlib.abc          # noqa: E402  (the loader's own imports, kept with it)
-import importlib.machinery    # noqa: E402
-import importlib.util         # noqa: E402
-import os                     # noqa: E402
-import sys                    # noqa: E402
+import importlib.abc  # noqa: E402  (the loader's own imports, kept with it)
+import importlib.machinery  # noqa: E402
+import importlib.util  # noqa: E402
+import os  # noqa: E402
+import sys  # noqa: E402
 
-REWRITTEN_FILES: set = set()      # absolute paths of the user files loaded rewritten
-_ROOTS: set = set()               # folders whose modules are the user's (rewritten on import)
+REWRITTEN_FILES: set = set()  # absolute paths of the user files loaded rewritten
+_ROOTS: set = set()  # folders whose modules are the user's (rewritten on import)
 
 
 def _project_folders():
     found = set()
-    for name in ("vredmax", "vredmax.spec", "vredmax.impl", "vredmax.proofs", "vredmax.presentation",
-                 "vredmax.platforms"):
+    for name in (
+        "vredmax",
+        "vredmax.spec",
+        "vredmax.impl",
+        "vredmax.proofs",
+        "vredmax.presentation",
+        "vredmax.platforms",
+    ):
         module = sys.modules.get(name) or importlib.import_module(name)
         for folder in getattr(module, "__path__", []):
             found.add(os.path.abspath(folder))
@@ -728,6 +842,7 @@ class RewritingLoader(importlib.machinery.SourceFileLoader):
 
     def exec_module(self, module):
         from vredmax.proofs.python import branches
+
         module.__dict__[RUNTIME] = branches
         super().exec_module(module)
 

@@ -16,7 +16,7 @@ from vredmax.proofs.python import trace
 from vredmax.proofs.python.trace import SymbolicUse
 
 _Z3_DIR = os.path.dirname(os.path.abspath(sys.modules["z3"].__file__)) if "z3" in sys.modules else None
-INTERNAL_FILES = trace.INTERNAL_FILES   # files whose frames are not the user's
+INTERNAL_FILES = trace.INTERNAL_FILES  # files whose frames are not the user's
 
 
 def internal(path: str) -> None:
@@ -28,6 +28,7 @@ internal(__file__)
 
 
 # The context of a run --------------------------------------------------------------------
+
 
 class Refusal(SymbolicUse):
     """The user's code used a symbolic value where its Python value is needed and the run
@@ -74,7 +75,7 @@ class Context:
     def __init__(self, user_files=()):
         self.user_files = {os.path.abspath(f) for f in user_files}
         self.refusals: list = []
-        self.guards: list = []      # the conditions of the merged branches being run (paths.py)
+        self.guards: list = []  # the conditions of the merged branches being run (paths.py)
 
     def __enter__(self):
         _ACTIVE.append(self)
@@ -101,11 +102,16 @@ class Context:
     def _exception(self, frame, event, arg):
         if event == "exception":
             kind, error, _ = arg
-            if issubclass(kind, (TypeError, ValueError, AttributeError)) and not isinstance(error, Refusal) \
-                    and any(name in str(error) for name in PROXY_NAMES):
-                refusal = Refusal(f"{frame.f_code.co_filename}:{frame.f_lineno}: {kind.__name__}: {error} "
-                                  "(a Python int is needed here, the value is symbolic); "
-                                  + advice_for("use", (frame.f_code.co_filename, frame.f_lineno)))
+            if (
+                issubclass(kind, (TypeError, ValueError, AttributeError))
+                and not isinstance(error, Refusal)
+                and any(name in str(error) for name in PROXY_NAMES)
+            ):
+                refusal = Refusal(
+                    f"{frame.f_code.co_filename}:{frame.f_lineno}: {kind.__name__}: {error} "
+                    "(a Python int is needed here, the value is symbolic); "
+                    + advice_for("use", (frame.f_code.co_filename, frame.f_lineno))
+                )
                 refusal.location = (frame.f_code.co_filename, frame.f_lineno)
                 self.refusals.append(refusal)
         return self._exception
@@ -126,6 +132,7 @@ class Context:
 
     def guard(self):
         from vredmax.proofs.python import values
+
         result = True
         for g in self.guards:
             result = g if result is True else values.both(self, result, g)
@@ -147,15 +154,17 @@ class Context:
         pass
 
     def decide(self, cond, what: str) -> bool:
-        self.refuse(f"{what} of a symbolic condition (its value depends on the inputs)",
-                    "Python cannot take both ways here: choose with ops.ite(cond, a, b) (m.ite in a "
-                    "whole instruction)", kind="branch")
+        self.refuse(
+            f"{what} of a symbolic condition (its value depends on the inputs)",
+            "Python cannot take both ways here: choose with ops.ite(cond, a, b) (m.ite in a "
+            "whole instruction)",
+            kind="branch",
+        )
 
     def concretize(self, value, what: str) -> int:
-        self.refuse(f"{what} of a symbolic value (it depends on the inputs)",
-                    advice_for(what, where()))
+        self.refuse(f"{what} of a symbolic value (it depends on the inputs)", advice_for(what, where()))
 
-    trace_limit = None     # CutContext: traced values wider than this are cut (paths.py)
+    trace_limit = None  # CutContext: traced values wider than this are cut (paths.py)
 
     def element_data(self, values, compute: bool) -> bool:
         return False
@@ -163,25 +172,48 @@ class Context:
     def place(self, width: int, values):
         """(backend, values) for an operation on `values` giving a `width`-bit result, when
         they are not all of one backend (or, in a cut run, a traced result would be too wide)."""
-        self.refuse("a value of one proof backend meets one of another",
-                    "keep the values of one reduction apart from the machine's")
+        self.refuse(
+            "a value of one proof backend meets one of another",
+            "keep the values of one reduction apart from the machine's",
+        )
 
 
-PROXY_NAMES = ("'SymInt'", "'SymBool'", "'SymRegs'", " SymInt", " SymBool", " SymRegs", "'SymBytes'", " SymBytes")
+PROXY_NAMES = (
+    "'SymInt'",
+    "'SymBool'",
+    "'SymRegs'",
+    " SymInt",
+    " SymBool",
+    " SymRegs",
+    "'SymBytes'",
+    " SymBytes",
+)
 
 
 def advice_for(what: str, location) -> str:
     """What to write instead, from the construct on the user's line."""
     line = source_line(location)
     if "numpy" in line or "np." in line:
-        return ("numpy arrays hold machine integers, not symbolic values: keep elements in a Python "
-                "list (or run numpy only on concrete ints); numpy is refused while proving")
-    if "to_bytes" in line or "from_bytes" in line or "struct." in line or "bytes(" in line or "bytearray" in line:
-        return ("bytes hold symbolic values at concrete indexes only: index and slice them with concrete "
-                "ints (a register file as a list of bytes per register), or take fields with >> and &")
+        return (
+            "numpy arrays hold machine integers, not symbolic values: keep elements in a Python "
+            "list (or run numpy only on concrete ints); numpy is refused while proving"
+        )
+    if (
+        "to_bytes" in line
+        or "from_bytes" in line
+        or "struct." in line
+        or "bytes(" in line
+        or "bytearray" in line
+    ):
+        return (
+            "bytes hold symbolic values at concrete indexes only: index and slice them with concrete "
+            "ints (a register file as a list of bytes per register), or take fields with >> and &"
+        )
     if "hash" in what or "dict" in line or "set(" in line:
         return "a symbolic value cannot be a dict key or set member: keep values in a list"
     if "str" in what or "format" in what or "print" in line:
         return "its digits are not known while proving: print only concrete values"
-    return ("its value is not known while proving: compute with it (operators, ops, m) instead of "
-            "asking for a Python int")
+    return (
+        "its value is not known while proving: compute with it (operators, ops, m) instead of "
+        "asking for a Python int"
+    )

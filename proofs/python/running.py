@@ -49,8 +49,11 @@ def _user_frames(error: BaseException, user_file: str | None) -> str:
     frames = traceback.extract_tb(error.__traceback__)
     mine = [f for f in frames if user_file and os.path.abspath(f.filename) == user_file]
     shown = mine or frames[-1:]
-    return "".join("\n    " + line.rstrip().replace("\n", "\n    ")
-                   for line in traceback.format_list(shown)) if shown else ""
+    return (
+        "".join("\n    " + line.rstrip().replace("\n", "\n    ") for line in traceback.format_list(shown))
+        if shown
+        else ""
+    )
 
 
 def call_user(function, args, backend: str, name: str | None = None, cx=None):
@@ -63,7 +66,7 @@ def call_user(function, args, backend: str, name: str | None = None, cx=None):
     if USER_CALL_HOOK:
         USER_CALL_HOOK(True, cx is not None)
     try:
-        with no_truth_tests() as guard, (cx if cx is not None else _NO_CONTEXT):
+        with no_truth_tests() as guard, cx if cx is not None else _NO_CONTEXT:
             result = function(*args)
     except SymbolicBranch as error:
         raise ImplementationError(f"{name} branches on a symbolic value at {error}") from None
@@ -72,26 +75,33 @@ def call_user(function, args, backend: str, name: str | None = None, cx=None):
             raise
         if isinstance(error, Refusal):
             raise ImplementationError(f"{name} {error.verb()} {error}") from None
-        if type(error).__name__ == "SymbolicUse":   # the cut-point tracer's refusal (proofs/python/trace.py)
+        if type(error).__name__ == "SymbolicUse":  # the cut-point tracer's refusal (proofs/python/trace.py)
             raise ImplementationError(f"{name} branches on a symbolic value at {error}") from None
-        if isinstance(error, InternalError):   # the checker's fault, not the user's code's
+        if isinstance(error, InternalError):  # the checker's fault, not the user's code's
             raise ImplementationError(f"{error} (while running {name} on {backend})") from None
         if isinstance(error, TypeError) and len(traceback.extract_tb(error.__traceback__)) == 1:
             # the call itself failed: the function does not take these parameters
-            raise ImplementationError(f"{name} cannot be called with the {len(args)} arguments of its "
-                                      f"plug-in level: {error}") from None
-        raise ImplementationError(f"{name} raised {type(error).__name__} on {backend}: {error}"
-                                  + (LIMIT_NOTE(error) if LIMIT_NOTE else "")
-                                  + _user_frames(error, _user_file(function))) from None
+            raise ImplementationError(
+                f"{name} cannot be called with the {len(args)} arguments of its plug-in level: {error}"
+            ) from None
+        raise ImplementationError(
+            f"{name} raised {type(error).__name__} on {backend}: {error}"
+            + (LIMIT_NOTE(error) if LIMIT_NOTE else "")
+            + _user_frames(error, _user_file(function))
+        ) from None
     finally:
         if USER_CALL_HOOK:
             USER_CALL_HOOK(False, cx is not None)
     if cx is not None and cx.refusals:
-        raise ImplementationError(f"{name} {cx.refusals[0].verb()} {cx.refusals[0]} (the error was caught "
-                                  "inside the implementation)")
+        raise ImplementationError(
+            f"{name} {cx.refusals[0].verb()} {cx.refusals[0]} (the error was caught "
+            "inside the implementation)"
+        )
     if guard.refusals:
-        raise ImplementationError(f"{name} branches on a symbolic value at {guard.refusals[0]} "
-                                  "(the error was caught inside the implementation)")
+        raise ImplementationError(
+            f"{name} branches on a symbolic value at {guard.refusals[0]} "
+            "(the error was caught inside the implementation)"
+        )
     return result
 
 
@@ -119,13 +129,24 @@ def checked_unit(unit):
 
     def run(ops, seed, elements, active):
         cx = plugin.unit_context(ops, _user_files(unit))
-        backend = ("a concrete case" if cx is None else "Z3 terms" if isinstance(ops, Z3Elements)
-                   else "symbolic values (cut points)")
+        backend = (
+            "a concrete case"
+            if cx is None
+            else "Z3 terms"
+            if isinstance(ops, Z3Elements)
+            else "symbolic values (cut points)"
+        )
         if cx is None:
-            result = call_user(unit, plugin.unit_arguments(ops, seed, elements, active, cx), backend, name, cx)
+            result = call_user(
+                unit, plugin.unit_arguments(ops, seed, elements, active, cx), backend, name, cx
+            )
             return _contract(name, lambda: plugin.unit_result(result, ops, cx))
-        paths = explore(cx, lambda: call_user(unit, plugin.unit_arguments(ops, seed, elements, active, cx),
-                                               backend, name, cx))
+        paths = explore(
+            cx,
+            lambda: call_user(
+                unit, plugin.unit_arguments(ops, seed, elements, active, cx), backend, name, cx
+            ),
+        )
         results = []
         for condition, (kind, value) in paths:
             if kind == "error":
@@ -133,6 +154,7 @@ def checked_unit(unit):
             with cx:
                 results.append((condition, _contract(name, lambda: plugin.unit_result(value, ops, cx))))
         return plugin.merge_terms(cx, results)
+
     run.__name__ = name
     return run
 
@@ -163,6 +185,7 @@ def as_instruction(unit):
 
     def instruction(m, pre, insn, cfg, tail):
         return step(m, pre, insn, cfg, checked, tail)
+
     instruction.__name__ = getattr(unit, "__name__", "reduce")
     instruction.project_step = True
     return instruction
@@ -175,7 +198,7 @@ def run_instruction(function, m, pre, insn, cfg, tail):
     name = getattr(function, "__name__", "step")
     backend = "Z3 terms" if m.symbolic else "a concrete case"
     if getattr(function, "project_step", False):
-        result = function(m, pre, insn, cfg, tail)    # the unit inside is guarded itself
+        result = function(m, pre, insn, cfg, tail)  # the unit inside is guarded itself
         traps, post = _contract(name, lambda: plugin.instruction_result(result, cfg, None))
     else:
         cx = plugin.instruction_context(m, pre, cfg, _user_files(function))
@@ -183,6 +206,7 @@ def run_instruction(function, m, pre, insn, cfg, tail):
         def once():
             machine, user_pre, user_insn = plugin.instruction_arguments(m, pre, insn, cfg, cx)
             return call_user(function, (machine, user_pre, user_insn, cfg, tail), backend, name, cx)
+
         if cx is None:
             result = once()
             traps, post = _contract(name, lambda: plugin.instruction_result(result, cfg, cx))
@@ -191,7 +215,9 @@ def run_instruction(function, m, pre, insn, cfg, tail):
             for condition, (kind, value) in explore(cx, once):
                 if kind == "error":
                     raise _path_error(name, value, backend)
-                results.append((condition, _contract(name, lambda: plugin.instruction_result(value, cfg, cx))))
+                results.append(
+                    (condition, _contract(name, lambda: plugin.instruction_result(value, cfg, cx)))
+                )
             traps, post = _contract(name, lambda: plugin.merge_steps(cx, results, cfg))
     _check_post(name, post, cfg, m.symbolic, traps)
     return traps, post
@@ -202,27 +228,36 @@ def _check_post(name, post: ArchState, cfg: Config, symbolic: bool, traps) -> No
     if symbolic:
         for rule, cond in traps:
             if not (isinstance(cond, z3.BoolRef) or isinstance(cond, bool)):
-                raise ImplementationError(f"{name}: the condition of trap rule {rule.id} is "
-                                          f"{type(cond).__name__}, not a condition")
+                raise ImplementationError(
+                    f"{name}: the condition of trap rule {rule.id} is {type(cond).__name__}, not a condition"
+                )
         regs_sort = z3.ArraySort(z3.BitVecSort(5), z3.BitVecSort(cfg.vlen))
         if not (isinstance(post.regs, z3.ArrayRef) and post.regs.sort() == regs_sort):
-            raise ImplementationError(f"{name}: post.regs must be the register file as a Z3 array from "
-                                      f"5-bit numbers to {cfg.vlen}-bit registers (as pre.regs is)")
+            raise ImplementationError(
+                f"{name}: post.regs must be the register file as a Z3 array from "
+                f"5-bit numbers to {cfg.vlen}-bit registers (as pre.regs is)"
+            )
         for field_name, width in widths.items():
             value = getattr(post, field_name)
             if not (isinstance(value, z3.BitVecRef) and value.size() == width):
-                raise ImplementationError(f"{name}: post.{field_name} must be a {width}-bit value, got "
-                                          f"{_describe_value(value)}")
+                raise ImplementationError(
+                    f"{name}: post.{field_name} must be a {width}-bit value, got {_describe_value(value)}"
+                )
         return
-    if not (isinstance(post.regs, (tuple, list)) and len(post.regs) == NUM_VREGS
-            and all(isinstance(r, int) and 0 <= r < 1 << cfg.vlen for r in post.regs)):
-        raise ImplementationError(f"{name}: post.regs must be {NUM_VREGS} registers of {cfg.vlen} bits "
-                                  "on a concrete case")
+    if not (
+        isinstance(post.regs, (tuple, list))
+        and len(post.regs) == NUM_VREGS
+        and all(isinstance(r, int) and 0 <= r < 1 << cfg.vlen for r in post.regs)
+    ):
+        raise ImplementationError(
+            f"{name}: post.regs must be {NUM_VREGS} registers of {cfg.vlen} bits on a concrete case"
+        )
     for field_name, width in widths.items():
         value = getattr(post, field_name)
         if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < 1 << width:
-            raise ImplementationError(f"{name}: post.{field_name} must be a {width}-bit value on a "
-                                      f"concrete case, got {value!r}")
+            raise ImplementationError(
+                f"{name}: post.{field_name} must be a {width}-bit value on a concrete case, got {value!r}"
+            )
 
 
 def _describe_value(value) -> str:
@@ -236,10 +271,12 @@ def _describe_value(value) -> str:
 def case_text(pre: ArchState, insn: Insn, tail: str) -> str:
     import json
     from vredmax.impl.case import case_json
+
     return json.dumps(case_json(pre, insn, tail))
 
 
 # Replay: the truth on one concrete case -------------------------------------------------------
+
 
 def impl_outcome_kind(traps) -> str:
     """illegal-instruction when an illegal rule fired, reserved when only a reserved one did."""

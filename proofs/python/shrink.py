@@ -39,13 +39,13 @@ def minimise_concretely(function, cfg, pre, insn, tail, budget_s: float = MINIMI
         while chunk >= 1 and time.perf_counter() < deadline:
             i = 0
             while i < len(on) and time.perf_counter() < deadline:
-                removed = on[i:i + chunk]
+                removed = on[i : i + chunk]
                 mask = pre.regs[0]
                 for lane in removed:
                     mask &= ~(1 << lane)
                 candidate = pre.with_(regs=(mask,) + tuple(pre.regs[1:]))
                 if fails(candidate, insn):
-                    pre, on = candidate, on[:i] + on[i + chunk:]
+                    pre, on = candidate, on[:i] + on[i + chunk :]
                 else:
                     i += chunk
             if chunk == 1:
@@ -90,7 +90,7 @@ def _decisive_element_lower(cfg, pre, insn, tail, fails, deadline):
         per, nbytes = cfg.elements_per_register, cfg.sew // 8
         for g in range(cfg.group_registers):
             register = (insn.vs2 + g) % NUM_VREGS
-            chunk = values[g * per:(g + 1) * per]
+            chunk = values[g * per : (g + 1) * per]
             if chunk and register not in (insn.vs1,):
                 data = int.from_bytes(b"".join(v.to_bytes(nbytes, "little") for v in chunk), "little")
                 regs[register] = regs[register] >> (len(chunk) * cfg.sew) << (len(chunk) * cfg.sew) | data
@@ -119,10 +119,12 @@ def _fewer_bits(cfg, pre, insn, fails, deadline):
     def regs_with(changes):
         return tuple(changes.get(r, value) for r, value in enumerate(pre.regs))
 
-    steps = [{r: 0 for r in range(NUM_VREGS) if r not in operands_ and pre.regs[r]},
-             {insn.vd: 0} if insn.vd not in operands_ else {},
-             {insn.vs1: pre.regs[insn.vs1] & ((1 << cfg.sew) - 1)} if insn.vs1 not in group else {},
-             {0: pre.regs[0] & ((1 << cfg.vlmax) - 1)} if 0 not in group and insn.vs1 != 0 else {}]
+    steps = [
+        {r: 0 for r in range(NUM_VREGS) if r not in operands_ and pre.regs[r]},
+        {insn.vd: 0} if insn.vd not in operands_ else {},
+        {insn.vs1: pre.regs[insn.vs1] & ((1 << cfg.sew) - 1)} if insn.vs1 not in group else {},
+        {0: pre.regs[0] & ((1 << cfg.vlmax) - 1)} if 0 not in group and insn.vs1 != 0 else {},
+    ]
     per = cfg.elements_per_register
     for k in range(cfg.group_registers):
         register = (insn.vs2 + k) % NUM_VREGS

@@ -42,8 +42,10 @@ V.internal(__file__)
 
 _REAL = {False: bytes, True: bytearray}
 _MUTATORS = {"insert", "remove", "extend", "append", "pop", "reverse", "clear"}
-INDEX_ADVICE = ("index and slice bytes with concrete ints (a register file as a list of bytes per register, "
-                "read at a register number, then sliced at i * nb)")
+INDEX_ADVICE = (
+    "index and slice bytes with concrete ints (a register file as a list of bytes per register, "
+    "read at a register number, then sliced at i * nb)"
+)
 
 
 def _cx():
@@ -63,6 +65,7 @@ def _refuse(what, advice):
 
 
 # One byte -----------------------------------------------------------------------------------------
+
 
 def _byte(value, error):
     """`value` as a byte: a Python int 0..255 or an 8-bit SymInt. `error()` raises Python's
@@ -88,7 +91,8 @@ def _byte(value, error):
 
 def _range_error(kind_):
     def error():
-        _REAL[kind_]([256])          # Python's own ValueError
+        _REAL[kind_]([256])  # Python's own ValueError
+
     return error
 
 
@@ -127,6 +131,7 @@ def _concrete(x) -> bool:
 
 # SymBytes ----------------------------------------------------------------------------------------
 
+
 class SymBytes:
     """bytes (a tuple of bytes) or, `mutable`, a bytearray (a list of them): module docstring."""
 
@@ -148,8 +153,10 @@ class SymBytes:
     def __str__(self):
         if _concrete(self):
             return str(self._real())
-        _refuse("str() or print of bytes holding a symbolic byte",
-                "its digits are not known while proving: print only concrete values")
+        _refuse(
+            "str() or print of bytes holding a symbolic byte",
+            "its digits are not known while proving: print only concrete values",
+        )
 
     def __len__(self):
         return len(self.items)
@@ -173,19 +180,21 @@ class SymBytes:
         if type(index) is V.SymInt:
             return self._merged_read(index)
         if not isinstance(index, int):
-            return self._real()[index]         # Python's TypeError
+            return self._real()[index]  # Python's TypeError
         n = len(self.items)
         if not -n <= index < n:
             raise IndexError(f"{'bytearray ' if self.mutable else ''}index out of range")
         return self.items[index]
 
     def _in_range(self, index):
-        from vredmax.proofs.python.branches import in_range   # (branches imports this module)
+        from vredmax.proofs.python.branches import in_range  # (branches imports this module)
+
         error = f"{'bytearray ' if self.mutable else ''}index out of range"
         return in_range(V._cx(index), index, len(self.items), error)
 
     def _merged_read(self, index):
         from vredmax.proofs.python.branches import chosen
+
         index = self._in_range(index)
         if type(index) is int:
             return self.items[index]
@@ -204,7 +213,7 @@ class SymBytes:
             if any(_symbolic(p) for p in (index.start, index.stop, index.step)):
                 _refuse("a store into a bytearray slice at a symbolic bound", INDEX_ADVICE)
             if isinstance(value, int) or _symbolic(value):
-                bytearray(1)[index] = 0 if not isinstance(value, int) else value    # Python's TypeError
+                bytearray(1)[index] = 0 if not isinstance(value, int) else value  # Python's TypeError
             self.items[index] = _items(value, True)
             return
         if type(index) is V.SymBool:
@@ -220,7 +229,7 @@ class SymBytes:
                 self.items[j] = _byte(V.merge_ints(cx, index == j, value, self.items[j]), _range_error(True))
             return
         if not isinstance(index, int):
-            bytearray(1)[index] = 0              # Python's TypeError
+            bytearray(1)[index] = 0  # Python's TypeError
         n = len(self.items)
         if not -n <= index < n:
             raise IndexError("bytearray index out of range")
@@ -228,8 +237,9 @@ class SymBytes:
 
     def __delitem__(self, index):
         self._mutable()
-        if _symbolic(index) or (type(index) is slice and any(_symbolic(p) for p in (index.start, index.stop,
-                                                                                     index.step))):
+        if _symbolic(index) or (
+            type(index) is slice and any(_symbolic(p) for p in (index.start, index.stop, index.step))
+        ):
             _refuse("del of bytes at a symbolic index", INDEX_ADVICE)
         del self.items[index]
 
@@ -315,6 +325,7 @@ class SymBytes:
         if not _bytes_like(other):
             return NotImplemented
         from vredmax.proofs.python.pybuiltins import less
+
         a, b = tuple(self.items), tuple(_of(other))
         return less(b, a) if swap else less(a, b)
 
@@ -334,12 +345,15 @@ class SymBytes:
 
     def __contains__(self, value):
         if not _bytes_like(value):
-            value = _byte(value, lambda: 256 in b"")          # Python's ValueError
+            value = _byte(value, lambda: 256 in b"")  # Python's ValueError
         if _bytes_like(value):
             if _concrete(self) and all(type(b) is int for b in _of(value)):
                 return bytes(_of(value)) in self._real()
-            _refuse("a search for bytes in bytes holding a symbolic byte", "compare bytes at concrete indexes")
+            _refuse(
+                "a search for bytes in bytes holding a symbolic byte", "compare bytes at concrete indexes"
+            )
         from vredmax.proofs.python.pybuiltins import symbolic_any
+
         return symbolic_any(b == value for b in self.items)
 
     def __hash__(self):
@@ -347,14 +361,16 @@ class SymBytes:
             raise TypeError("unhashable type: 'bytearray'")
         if _concrete(self):
             return hash(bytes(self.items))
-        _refuse("hash() of bytes holding a symbolic byte (a dict key or a set member)",
-                "a dict key or set member must be known while proving: key by a register number")
+        _refuse(
+            "hash() of bytes holding a symbolic byte (a dict key or a set member)",
+            "a dict key or set member must be known while proving: key by a register number",
+        )
 
     def __bytes__(self):
         return make(self.items)
 
     def __index__(self):
-        return self._real().__index__()       # Python's TypeError
+        return self._real().__index__()  # Python's TypeError
 
     def __copy__(self):
         return self.copy()
@@ -365,17 +381,23 @@ class SymBytes:
     def __getattr__(self, name):
         """Any other method of bytes or bytearray: Python's own on bytes that are all known."""
         if name.startswith("__") or not hasattr(_REAL[self.mutable], name):
-            raise AttributeError(f"'{'bytearray' if self.mutable else 'bytes'}' object has no attribute '{name}'")
+            raise AttributeError(
+                f"'{'bytearray' if self.mutable else 'bytes'}' object has no attribute '{name}'"
+            )
         if not _concrete(self):
-            _refuse(f"{'bytearray' if self.mutable else 'bytes'}.{name} of bytes holding a symbolic byte",
-                    "take bytes at concrete indexes and ints with int.from_bytes")
+            _refuse(
+                f"{'bytearray' if self.mutable else 'bytes'}.{name} of bytes holding a symbolic byte",
+                "take bytes at concrete indexes and ints with int.from_bytes",
+            )
         if self.mutable and name in _MUTATORS:
+
             def mutating(*args, **kwargs):
                 _outside_branches(f"bytearray.{name}")
                 real = self._real()
                 result = getattr(real, name)(*args, **kwargs)
                 self.items[:] = list(real)
                 return result
+
             return mutating
         return getattr(self._real(), name)
 
@@ -385,6 +407,7 @@ def _outside_branches(what):
     cx = _cx()
     if cx is not None and cx.guards:
         from vredmax.proofs.python.branches import Escalate
+
         raise Escalate(cx.guard_site(), f"{what} inside a branch")
 
 
@@ -396,6 +419,7 @@ def merge(cx, cond, a, b):
     """`a if cond else b` of two bytes of one length (bytearrays are objects with an identity:
     not merged, the branch is explored)."""
     from vredmax.proofs.python.facade import CannotMerge
+
     if isinstance(a, bytearray) or isinstance(b, bytearray) or len(a) != len(b):
         raise CannotMerge(a, b)
     limit = cx.trace_limit
@@ -405,8 +429,11 @@ def merge(cx, cond, a, b):
         # register stays a machine value, the result reaches the machine once (not once per
         # merged byte)
         value = V.merge_ints(cx, cond, _value_of(list(_of(a)), False), _value_of(list(_of(b)), False))
-        return make(list(value.to_bytes(len(a), "little")) if type(value) is int else
-                    _bytes_of(value, len(a), False, OverflowError))
+        return make(
+            list(value.to_bytes(len(a), "little"))
+            if type(value) is int
+            else _bytes_of(value, len(a), False, OverflowError)
+        )
     return make([_byte(V.merge_ints(cx, cond, x, y), _range_error(False)) for x, y in zip(_of(a), _of(b))])
 
 
@@ -427,13 +454,14 @@ def join(separator, parts):
 
 # int.to_bytes and int.from_bytes ------------------------------------------------------------------
 
+
 def to_bytes(x, length=1, byteorder="big", *, signed=False):
     """x.to_bytes(length, byteorder, signed=signed) with Python's meaning (module docstring)."""
     if not _symbolic(x):
         return int.to_bytes(x, length, byteorder, signed=signed)
     if _symbolic(length):
         _refuse("int.to_bytes of a symbolic length", "give to_bytes a concrete length")
-    (0).to_bytes(length, byteorder, signed=signed)          # Python's errors for the arguments
+    (0).to_bytes(length, byteorder, signed=signed)  # Python's errors for the arguments
     x = x.as_int() if type(x) is V.SymBool else x
     items = _bytes_of(x, length, bool(signed), OverflowError)
     return make(items if byteorder == "little" else items[::-1])
@@ -470,7 +498,9 @@ def _bytes_of(x, n: int, signed: bool, error, raise_=None):
             blo, bhi = ulo >> 8 * i & 255, uhi >> 8 * i & 255
         else:
             blo, bhi = 0, 255
-        items.append(blo if blo == bhi else V.make_int(cx, bk, bk.extract(term, 8 * i + 7, 8 * i), 8, False, blo, bhi))
+        items.append(
+            blo if blo == bhi else V.make_int(cx, bk, bk.extract(term, 8 * i + 7, 8 * i), 8, False, blo, bhi)
+        )
     return items
 
 
@@ -485,7 +515,7 @@ def from_bytes(data, byteorder="big", *, signed=False):
         if not any(_symbolic(v) for v in values):
             return int.from_bytes(values, byteorder, signed=signed)
         items = [_byte(v, _range_error(False)) for v in values]
-    int.from_bytes(b"", byteorder, signed=signed)           # Python's errors for the arguments
+    int.from_bytes(b"", byteorder, signed=signed)  # Python's errors for the arguments
     if byteorder == "big":
         items.reverse()
     return _value_of(items, bool(signed))
@@ -559,11 +589,12 @@ def _assemble(bk, terms, memo=None):
         parts.append(ite[1:])
     else:
         if cond is not None:
-            result = bk.ite(cond, _assemble(bk, [p[0] for p in parts], memo),
-                            _assemble(bk, [p[1] for p in parts], memo))
-            memo[key] = (result, terms)        # the terms kept alive: their ids stay theirs
+            result = bk.ite(
+                cond, _assemble(bk, [p[0] for p in parts], memo), _assemble(bk, [p[1] for p in parts], memo)
+            )
+            memo[key] = (result, terms)  # the terms kept alive: their ids stay theirs
             return result
-    runs = []          # [base, hi, lo] of bits of one term, or [None, value, width] of a constant
+    runs = []  # [base, hi, lo] of bits of one term, or [None, value, width] of a constant
     for t in terms:
         value = bk.value_of(t)
         if value is not None:
@@ -618,8 +649,12 @@ def symbolic_bytes(source=_NOTHING, *args, **kwargs):
         return bytes(*args, **kwargs)
     if type(source) is SymBytes and not args and not kwargs:
         return make(source.items)
-    if args or kwargs or isinstance(source, (str, bytes, bytearray, memoryview)) \
-            or (isinstance(source, int) and not _symbolic(source)):
+    if (
+        args
+        or kwargs
+        or isinstance(source, (str, bytes, bytearray, memoryview))
+        or (isinstance(source, int) and not _symbolic(source))
+    ):
         return bytes(source, *args, **kwargs)
     if _symbolic(source):
         _refuse("bytes of a symbolic length", "give it a concrete length")
@@ -641,8 +676,10 @@ def symbolic_bytearray(source=_NOTHING, *args, **kwargs):
 # struct --------------------------------------------------------------------------------------------
 
 _INTEGER_CODES = "bBhHiIlLqQ"
-STRUCT_ADVICE = ("use the integer formats b B h H i I l L q Q (with < > = ! or @) or int.to_bytes/int.from_bytes "
-                 "for symbolic values")
+STRUCT_ADVICE = (
+    "use the integer formats b B h H i I l L q Q (with < > = ! or @) or int.to_bytes/int.from_bytes "
+    "for symbolic values"
+)
 
 
 @functools.lru_cache(maxsize=256)
@@ -652,7 +689,7 @@ def layout(fmt):
         fmt = fmt.decode("ascii")
     if type(fmt) is not str:
         return None
-    total = struct.calcsize(fmt)            # Python's struct.error for a bad format
+    total = struct.calcsize(fmt)  # Python's struct.error for a bad format
     order = fmt[0] if fmt[:1] in ("@", "=", "<", ">", "!") and fmt else "@"
     body = fmt[1:] if fmt[:1] in ("@", "=", "<", ">", "!") and fmt else fmt
     byteorder = sys.byteorder if order in "@=" else "little" if order == "<" else "big"
@@ -671,7 +708,7 @@ def layout(fmt):
         width = struct.calcsize(order + code)
         for _ in range(count):
             if order == "@" and code != "x":
-                offset = -(-offset // width) * width       # native alignment
+                offset = -(-offset // width) * width  # native alignment
             if code != "x":
                 fields.append((offset, width, code))
             offset += width
@@ -695,20 +732,21 @@ def _packed(fmt, values, what):
     """The bytes struct.pack(fmt, *values) gives (least significant first per field, laid out)."""
     byteorder, fields, total = _layout_or_refuse(fmt, what)
     if len(values) != len(fields):
-        struct.pack(fmt, *[0] * len(values))        # Python's struct.error
+        struct.pack(fmt, *[0] * len(values))  # Python's struct.error
     order, items = _order(fmt), [0] * total
     for (offset, width, code), value in zip(fields, values):
         if not _symbolic(value):
-            piece = struct.pack(order + code, value)        # Python's errors for a concrete value
-            items[offset:offset + width] = list(piece)
+            piece = struct.pack(order + code, value)  # Python's errors for a concrete value
+            items[offset : offset + width] = list(piece)
             continue
         value = value.as_int() if type(value) is V.SymBool else value
         signed = code.islower()
         low = -(1 << 8 * width - 1) if signed else 0
-        raise_ = functools.partial(struct.pack, order + code, low - 1 if value.lo < low else
-                                   (1 << 8 * width - (1 if signed else 0)))
+        raise_ = functools.partial(
+            struct.pack, order + code, low - 1 if value.lo < low else (1 << 8 * width - (1 if signed else 0))
+        )
         data = _bytes_of(value, width, signed, struct.error, raise_)
-        items[offset:offset + width] = data if byteorder == "little" else data[::-1]
+        items[offset : offset + width] = data if byteorder == "little" else data[::-1]
     return items
 
 
@@ -722,8 +760,10 @@ def symbolic_pack_into(fmt, buffer, offset, *values):
     if type(buffer) is not SymBytes:
         if not any(_symbolic(v) for v in values):
             return struct.pack_into(fmt, buffer, offset, *values)
-        _refuse("struct.pack_into of symbolic values into a buffer made before the proof ran",
-                "make the bytearray inside your function")
+        _refuse(
+            "struct.pack_into of symbolic values into a buffer made before the proof ran",
+            "make the bytearray inside your function",
+        )
     if _symbolic(offset):
         _refuse("struct.pack_into at a symbolic offset", INDEX_ADVICE)
     struct.pack_into(fmt, bytearray(len(buffer.items)), offset, *[0 if _symbolic(v) else v for v in values])
@@ -731,14 +771,14 @@ def symbolic_pack_into(fmt, buffer, offset, *values):
     start = offset if offset >= 0 else offset + len(buffer.items)
     buffer._mutable()
     _outside_branches("struct.pack_into")
-    buffer.items[start:start + len(items)] = items
+    buffer.items[start : start + len(items)] = items
 
 
 def _unpacked(fmt, items, what):
     byteorder, fields, _ = _layout_or_refuse(fmt, what)
     result = []
     for offset, width, code in fields:
-        data = list(items[offset:offset + width])
+        data = list(items[offset : offset + width])
         if byteorder == "big":
             data.reverse()
         result.append(_value_of(data, code.islower()))
@@ -748,7 +788,7 @@ def _unpacked(fmt, items, what):
 def symbolic_unpack(fmt, buffer):
     if type(buffer) is not SymBytes:
         return struct.unpack(fmt, buffer)
-    struct.unpack(fmt, bytes(len(buffer.items)))          # Python's struct.error for the sizes
+    struct.unpack(fmt, bytes(len(buffer.items)))  # Python's struct.error for the sizes
     return _unpacked(fmt, buffer.items, "unpack")
 
 
@@ -767,12 +807,21 @@ def symbolic_iter_unpack(fmt, buffer):
         return struct.iter_unpack(fmt, buffer)
     struct.iter_unpack(fmt, bytes(len(buffer.items)))
     width = struct.calcsize(fmt)
-    return iter([_unpacked(fmt, buffer.items[k:k + width], "iter_unpack")
-                 for k in range(0, len(buffer.items), width)])
+    return iter(
+        [
+            _unpacked(fmt, buffer.items[k : k + width], "iter_unpack")
+            for k in range(0, len(buffer.items), width)
+        ]
+    )
 
 
-_STRUCT_METHODS = {"pack": symbolic_pack, "unpack": symbolic_unpack, "unpack_from": symbolic_unpack_from,
-                   "pack_into": symbolic_pack_into, "iter_unpack": symbolic_iter_unpack}
+_STRUCT_METHODS = {
+    "pack": symbolic_pack,
+    "unpack": symbolic_unpack,
+    "unpack_from": symbolic_unpack_from,
+    "pack_into": symbolic_pack_into,
+    "iter_unpack": symbolic_iter_unpack,
+}
 
 
 def register_file(items):
@@ -780,26 +829,31 @@ def register_file(items):
     for r in pre.regs]`): a function reading it at a symbolic register number as the array read
     (the spec's own term), turned into the same bytes; else None. Kept per list state."""
     from vredmax.proofs.python.branches import NUM_VREGS, _whole_register_file
+
     if len(items) != NUM_VREGS or not all(type(x) is SymBytes for x in items):
         return None
     if any(x.mutable for x in items):
-        _refuse("a symbolic index into a list of bytearrays (each is an object: which one is read or "
-                "changed would depend on the inputs)",
-                "keep each register as bytes, read regs[vs2 + k] and store regs[vd] = bytes(new) (or index "
-                "the bytearrays with concrete register numbers)")
+        _refuse(
+            "a symbolic index into a list of bytearrays (each is an object: which one is read or "
+            "changed would depend on the inputs)",
+            "keep each register as bytes, read regs[vs2 + k] and store regs[vd] = bytes(new) (or index "
+            "the bytearrays with concrete register numbers)",
+        )
     cx = _cx()
     cache = cx.__dict__.setdefault("_bytes_register_files", {})
     key = tuple(id(x) for x in items)
     if key not in cache:
         found = None
         for order in ("little", "big"):
-            values = [_value_of(list(x.items) if order == "little" else list(x.items)[::-1], False) for x in items]
+            values = [
+                _value_of(list(x.items) if order == "little" else list(x.items)[::-1], False) for x in items
+            ]
             whole = _whole_register_file(values) if all(type(v) is V.SymInt for v in values) else None
             if whole is not None:
                 length = len(items[0].items)
                 found = functools.partial(_read_as_bytes, whole, length, order)
                 break
-        cache[key] = (list(items), found)      # the items kept alive: their ids stay theirs
+        cache[key] = (list(items), found)  # the items kept alive: their ids stay theirs
     return cache[key][1]
 
 
@@ -822,10 +876,16 @@ def int_to_bytes(x, *args, **kwargs):
 # What __vx__.call substitutes (pybuiltins.SUBSTITUTES) ---------------------------------------------
 
 SUBSTITUTES = {
-    int.from_bytes: from_bytes, int.to_bytes: int_to_bytes, builtins.bytes: symbolic_bytes,
-    builtins.bytearray: symbolic_bytearray, struct.pack: symbolic_pack, struct.unpack: symbolic_unpack,
-    struct.unpack_from: symbolic_unpack_from, struct.pack_into: symbolic_pack_into,
-    struct.iter_unpack: symbolic_iter_unpack, struct.calcsize: calcsize,
+    int.from_bytes: from_bytes,
+    int.to_bytes: int_to_bytes,
+    builtins.bytes: symbolic_bytes,
+    builtins.bytearray: symbolic_bytearray,
+    struct.pack: symbolic_pack,
+    struct.unpack: symbolic_unpack,
+    struct.unpack_from: symbolic_unpack_from,
+    struct.pack_into: symbolic_pack_into,
+    struct.iter_unpack: symbolic_iter_unpack,
+    struct.calcsize: calcsize,
 }
 
 

@@ -54,10 +54,18 @@ def _children(t):
 
 # Operations whose result's bits hi..lo depend only on their operands' bits hi..lo (bitwise),
 # or on bits hi..0 (the ring operations, for lo = 0).
-_BITWISE = {z3.Z3_OP_BAND: lambda a, b: a & b, z3.Z3_OP_BOR: lambda a, b: a | b,
-            z3.Z3_OP_BXOR: lambda a, b: a ^ b, z3.Z3_OP_BNOT: lambda a: ~a}
-_LOW_BITS = {z3.Z3_OP_BADD: lambda a, b: a + b, z3.Z3_OP_BSUB: lambda a, b: a - b,
-             z3.Z3_OP_BMUL: lambda a, b: a * b, z3.Z3_OP_BNEG: lambda a: -a}
+_BITWISE = {
+    z3.Z3_OP_BAND: lambda a, b: a & b,
+    z3.Z3_OP_BOR: lambda a, b: a | b,
+    z3.Z3_OP_BXOR: lambda a, b: a ^ b,
+    z3.Z3_OP_BNOT: lambda a: ~a,
+}
+_LOW_BITS = {
+    z3.Z3_OP_BADD: lambda a, b: a + b,
+    z3.Z3_OP_BSUB: lambda a, b: a - b,
+    z3.Z3_OP_BMUL: lambda a, b: a * b,
+    z3.Z3_OP_BNEG: lambda a: -a,
+}
 
 
 def _rebuild(op, args):
@@ -136,9 +144,14 @@ class Z3Terms:
     def concat(self, hi, lo):
         return z3.Concat(hi, lo)
 
-    def add(self, a, b): return a + b
-    def sub(self, a, b): return a - b
-    def mul(self, a, b): return a * b
+    def add(self, a, b):
+        return a + b
+
+    def sub(self, a, b):
+        return a - b
+
+    def mul(self, a, b):
+        return a * b
 
     def band(self, a, b):
         for x, y in ((a, b), (b, a)):
@@ -162,19 +175,44 @@ class Z3Terms:
                 return x
         return a ^ b
 
-    def bnot(self, a): return ~a
-    def neg(self, a): return -a
-    def shl(self, a, n): return a << n
-    def lshr(self, a, n): return z3.LShR(a, n)
-    def ashr(self, a, n): return a >> n
-    def udiv(self, a, b): return z3.UDiv(a, b)
-    def urem(self, a, b): return z3.URem(a, b)
-    def sdiv(self, a, b): return a / b
-    def smod(self, a, b): return a % b          # z3: bvsmod (the sign of the divisor)
-    def ult(self, a, b): return fast.ult(a, b)
-    def ule(self, a, b): return z3.ULE(a, b)
-    def slt(self, a, b): return a < b
-    def sle(self, a, b): return fast.sle(a, b)
+    def bnot(self, a):
+        return ~a
+
+    def neg(self, a):
+        return -a
+
+    def shl(self, a, n):
+        return a << n
+
+    def lshr(self, a, n):
+        return z3.LShR(a, n)
+
+    def ashr(self, a, n):
+        return a >> n
+
+    def udiv(self, a, b):
+        return z3.UDiv(a, b)
+
+    def urem(self, a, b):
+        return z3.URem(a, b)
+
+    def sdiv(self, a, b):
+        return a / b
+
+    def smod(self, a, b):
+        return a % b  # z3: bvsmod (the sign of the divisor)
+
+    def ult(self, a, b):
+        return fast.ult(a, b)
+
+    def ule(self, a, b):
+        return z3.ULE(a, b)
+
+    def slt(self, a, b):
+        return a < b
+
+    def sle(self, a, b):
+        return fast.sle(a, b)
 
     def eq(self, a, b):
         return fast.eq(a, b)
@@ -190,9 +228,15 @@ class Z3Terms:
     def is_not_of(self, x, y) -> bool:
         """x is the term not(y)."""
         return kind(x) == z3.Z3_OP_NOT and fast.same(x.arg(0), y)
-    def and_(self, a, b): return fast.and_(a, b)
-    def or_(self, a, b): return fast.or_(a, b)
-    def not_(self, a): return fast.not_(a)
+
+    def and_(self, a, b):
+        return fast.and_(a, b)
+
+    def or_(self, a, b):
+        return fast.or_(a, b)
+
+    def not_(self, a):
+        return fast.not_(a)
 
     def to_z3(self, t):
         return t
@@ -250,6 +294,7 @@ class TraceTerms:
     def _binary(op):
         def method(self, a, b):
             return self._make(op, (a, b), None, a.width)
+
         return method
 
     add, sub, mul = _binary("add"), _binary("sub"), _binary("mul")
@@ -260,11 +305,15 @@ class TraceTerms:
             if y.op == "const" and y.param == (1 << y.width) - 1:
                 return x
         return self._make("band", (a, b), None, a.width)
+
     shl, lshr, ashr = _binary("shl"), _binary("lshr"), _binary("ashr")
     udiv, urem, sdiv, smod = _binary("udiv"), _binary("urem"), _binary("sdiv"), _binary("smod")
 
-    def bnot(self, a): return self._make("bnot", (a,), None, a.width)
-    def neg(self, a): return self._make("neg", (a,), None, a.width)
+    def bnot(self, a):
+        return self._make("bnot", (a,), None, a.width)
+
+    def neg(self, a):
+        return self._make("neg", (a,), None, a.width)
 
     def _compare(op):
         def method(self, a, b):
@@ -272,10 +321,16 @@ class TraceTerms:
                 return self.tracer.boolean(op in ("ule", "sle", "eq"))
             # the operand width, so that the node can be evaluated at any SEW (trace.apply_op)
             return self._make(op, (a, b), None if a.width == self.sew else a.width, BOOL)
+
         return method
 
-    ult, ule, slt, sle, eq = (_compare("ult"), _compare("ule"), _compare("slt"), _compare("sle"),
-                              _compare("eq"))
+    ult, ule, slt, sle, eq = (
+        _compare("ult"),
+        _compare("ule"),
+        _compare("slt"),
+        _compare("sle"),
+        _compare("eq"),
+    )
 
     def ite(self, c, a, b):
         if a is b:

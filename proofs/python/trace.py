@@ -21,7 +21,7 @@ import sys
 
 from vredmax.spec.bv import ConcreteElements
 
-BOOL = 0   # the width of a Boolean term
+BOOL = 0  # the width of a Boolean term
 
 
 class SymbolicUse(TypeError):
@@ -43,13 +43,17 @@ def user_location() -> str:
 
 def _refuse(what: str, instead: str):
     def refuse(self, *args):
-        error = SymbolicUse(f"{user_location()}: {what} of a symbolic value ({self.describe()}); "
-                            f"its value is not known while proving, so Python cannot decide it: {instead}")
+        error = SymbolicUse(
+            f"{user_location()}: {what} of a symbolic value ({self.describe()}); "
+            f"its value is not known while proving, so Python cannot decide it: {instead}"
+        )
         # recorded, so that code catching it (`except Exception:`) cannot take a path of
         # its own while proving (proofs/engine/truth_guard.py: the caller checks the refusals)
         from vredmax.proofs.engine.truth_guard import record_refusal
+
         record_refusal(error)
         raise error
+
     return refuse
 
 
@@ -124,8 +128,10 @@ class Tracer:
         key = (op, param, width) + tuple(id(a) for a in args)
         found = self._table.get(key)
         if found is None:
-            structural = width == BOOL and (op in ("flag", "bool") or (
-                op in ("and_", "or_", "not_", "ite") and all(a.structural for a in args)))
+            structural = width == BOOL and (
+                op in ("flag", "bool")
+                or (op in ("and_", "or_", "not_", "ite") and all(a.structural for a in args))
+            )
             frame = sys._getframe(1)
             while frame is not None and is_internal(frame.f_code.co_filename):
                 frame = frame.f_back
@@ -176,19 +182,24 @@ class TraceElements:
     def _value(self, x, width=None) -> Term:
         if isinstance(x, Term):
             if x.width == BOOL:
-                raise SymbolicUse(f"{user_location()}: a condition ({x.describe()}) where a value is "
-                                  "expected: use ops.ite(condition, a, b) to turn it into a value")
+                raise SymbolicUse(
+                    f"{user_location()}: a condition ({x.describe()}) where a value is "
+                    "expected: use ops.ite(condition, a, b) to turn it into a value"
+                )
             return x
         if isinstance(x, bool) or not isinstance(x, int):
-            raise SymbolicUse(f"{user_location()}: expected an element value or an int, got "
-                              f"{type(x).__name__} {x!r}")
+            raise SymbolicUse(
+                f"{user_location()}: expected an element value or an int, got {type(x).__name__} {x!r}"
+            )
         return self.tracer.const(x, width or self.width)
 
     def _cond(self, c) -> Term:
         if isinstance(c, Term):
             if c.width != BOOL:
-                raise SymbolicUse(f"{user_location()}: a value ({c.describe()}) where a condition is "
-                                  "expected: compare it (ops.ne(x, ops.const(0)), ops.sgt, ...)")
+                raise SymbolicUse(
+                    f"{user_location()}: a value ({c.describe()}) where a condition is "
+                    "expected: compare it (ops.ne(x, ops.const(0)), ops.sgt, ...)"
+                )
             return c
         if isinstance(c, bool):
             return self.tracer.boolean(c)
@@ -198,16 +209,20 @@ class TraceElements:
         a = self._value(a, b.width if isinstance(b, Term) and b.width else None)
         b = self._value(b, a.width)
         if a.width != b.width:
-            raise SymbolicUse(f"{user_location()}: operands of {a.width} and {b.width} bits; "
-                              "extend one first (ops.zext, ops.sext)")
+            raise SymbolicUse(
+                f"{user_location()}: operands of {a.width} and {b.width} bits; "
+                "extend one first (ops.zext, ops.sext)"
+            )
         return a, b
 
     def _wide(self, op, a):
         """Arithmetic and ordered comparisons work on element-wide values only (so that the
         concrete and Z3 backends agree): narrower ones are extended first."""
         if a.width != self.width:
-            raise SymbolicUse(f"{user_location()}: ops.{op} on a {a.width}-bit value; the element "
-                              f"width is {self.width}: extend it first (ops.zext, ops.sext)")
+            raise SymbolicUse(
+                f"{user_location()}: ops.{op} on a {a.width}-bit value; the element "
+                f"width is {self.width}: extend it first (ops.zext, ops.sext)"
+            )
         return a
 
     def _fold(self, op, width, *args):
@@ -248,6 +263,7 @@ class TraceElements:
             a, b = self._pair(a, b)
             self._wide(op, a)
             return self._node(op, (a, b), None, a.width)
+
         method.__name__ = op
         return method
 
@@ -258,6 +274,7 @@ class TraceElements:
         def method(self, a):
             a = self._wide(op, self._value(a))
             return self._node(op, (a,), None, a.width)
+
         method.__name__ = op
         return method
 
@@ -272,6 +289,7 @@ class TraceElements:
                 return self._node(op, (a,), amount, a.width, fold_args=(a, amount))
             amount = self._value(amount, a.width)
             return self._node(op, (a, amount), None, a.width)
+
         method.__name__ = op
         return method
 
@@ -288,18 +306,24 @@ class TraceElements:
     def concat(self, hi, lo, lo_width: int):
         hi, lo = self._value(hi), self._value(lo)
         if lo.width != lo_width:
-            raise SymbolicUse(f"{user_location()}: concat says the low part has {lo_width} bits, it has {lo.width}")
-        return self._node("concat", (hi, lo), lo_width, hi.width + lo.width, hi.width + lo.width, (hi, lo, lo_width))
+            raise SymbolicUse(
+                f"{user_location()}: concat says the low part has {lo_width} bits, it has {lo.width}"
+            )
+        return self._node(
+            "concat", (hi, lo), lo_width, hi.width + lo.width, hi.width + lo.width, (hi, lo, lo_width)
+        )
 
     def _extend(op):
         def method(self, a, width: int):
             a = self._value(a, width)
             if a.width != width or width > self.width:
-                raise SymbolicUse(f"{user_location()}: {op}(x, {width}) of a {a.width}-bit value "
-                                  f"to {self.width} bits")
+                raise SymbolicUse(
+                    f"{user_location()}: {op}(x, {width}) of a {a.width}-bit value to {self.width} bits"
+                )
             if width == self.width:
                 return a
             return self._node(op, (a,), width, self.width, self.width, (a, width))
+
         method.__name__ = op
         return method
 
@@ -314,6 +338,7 @@ class TraceElements:
             if a is b:
                 return self.tracer.boolean(op in ("sge", "sle", "uge", "ule", "eq"))
             return self._node(op, (a, b), None, BOOL, a.width)
+
         method.__name__ = op
         return method
 
@@ -398,6 +423,7 @@ def apply_op(ops, op, param, width, args: list):
         if not ops.symbolic:
             return param
         import z3
+
         return z3.BitVecVal(param, width)
     if op == "bool":
         return ops.true if param else ops.false
@@ -431,7 +457,7 @@ def _at(ops, width):
 
 
 def _udiv(ops, a, b):
-    return a // b if b else ops.mask            # SMT-LIB: x / 0 is all ones
+    return a // b if b else ops.mask  # SMT-LIB: x / 0 is all ones
 
 
 def _urem(ops, a, b):
@@ -453,14 +479,21 @@ def _smod(ops, a, b):
 
 def _z3(name):
     import z3
-    return {"mul": lambda o, a, b: a * b, "udiv": lambda o, a, b: z3.UDiv(a, b),
-            "urem": lambda o, a, b: z3.URem(a, b), "sdiv": lambda o, a, b: a / b,
-            "smod": lambda o, a, b: a % b}[name]
+
+    return {
+        "mul": lambda o, a, b: a * b,
+        "udiv": lambda o, a, b: z3.UDiv(a, b),
+        "urem": lambda o, a, b: z3.URem(a, b),
+        "sdiv": lambda o, a, b: a / b,
+        "smod": lambda o, a, b: a % b,
+    }[name]
 
 
 # Operations only symbolic Python ints make: (concrete, Z3) by the backend's `symbolic`.
 WORD_OPS = {
     "mul": (lambda ops, a, b: (a * b) & ops.mask, _z3("mul")),
-    "udiv": (_udiv, _z3("udiv")), "urem": (_urem, _z3("urem")),
-    "sdiv": (_sdiv, _z3("sdiv")), "smod": (_smod, _z3("smod")),
+    "udiv": (_udiv, _z3("udiv")),
+    "urem": (_urem, _z3("urem")),
+    "sdiv": (_sdiv, _z3("sdiv")),
+    "smod": (_smod, _z3("smod")),
 }

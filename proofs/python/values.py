@@ -28,8 +28,8 @@ from vredmax.proofs.python.runcontext import Refusal, active, internal, where
 # reached as V.Context and V.advice_for by paths.py and the tests
 Context, advice_for = runcontext.Context, runcontext.advice_for
 
-MAX_WIDTH = 1 << 18          # a value wider than this (a shift by a huge amount) is refused
-POW_LIMIT = 64               # x ** k is multiplied out up to this k
+MAX_WIDTH = 1 << 18  # a value wider than this (a shift by a huge amount) is refused
+POW_LIMIT = 64  # x ** k is multiplied out up to this k
 
 internal(__file__)
 
@@ -38,8 +38,10 @@ def _cx(*values):
     cx = active()
     for v in values:
         if isinstance(v, (SymInt, SymBool)) and v.cx is not cx:
-            stale = Refusal(f"{where()[0]}:{where()[1]}: a symbolic value kept from another run (state kept "
-                            "between calls of your code?); each call must compute from its own arguments")
+            stale = Refusal(
+                f"{where()[0]}:{where()[1]}: a symbolic value kept from another run (state kept "
+                "between calls of your code?); each call must compute from its own arguments"
+            )
             if cx is not None:
                 cx.refusals.append(stale)
             raise stale
@@ -47,6 +49,7 @@ def _cx(*values):
 
 
 # Widths ---------------------------------------------------------------------------------
+
 
 def need(lo: int, hi: int) -> tuple[int, bool]:
     """(width, signed): the fewest bits holding every integer in [lo, hi]."""
@@ -87,8 +90,11 @@ def make_int(cx, bk, t, w: int, s: bool, lo: int, hi: int):
         return value - (1 << w) if s and value >> (w - 1) & 1 else value
     assert bk.width(t) == w, (bk.width(t), w, lo, hi)
     if w > MAX_WIDTH:
-        cx.refuse(f"a value of {w} bits", "Python ints are unbounded but a proof needs a width: keep values "
-                  "within the registers' width (mask with &)")
+        cx.refuse(
+            f"a value of {w} bits",
+            "Python ints are unbounded but a proof needs a width: keep values "
+            "within the registers' width (mask with &)",
+        )
     return SymInt(cx, bk, t, w, s, lo, hi)
 
 
@@ -158,7 +164,7 @@ def _numeric(x):
         return x
     if type(x) is bool:
         return int(x)
-    if isinstance(x, int) and not isinstance(x, (SymInt, SymBool)):   # an int subclass (IntEnum ...)
+    if isinstance(x, int) and not isinstance(x, (SymInt, SymBool)):  # an int subclass (IntEnum ...)
         return int(x)
     return NotImplemented
 
@@ -176,13 +182,19 @@ def _place(cx, width, *values, compute=False):
             elif v.bk is not bk and not (bk.name == "z3" == v.bk.name):
                 return cx.place(width, values)
     limit = cx.trace_limit
-    if limit is not None and (bk.name == "trace" and width > limit or bk.name == "z3"
-                              and width <= limit and cx.element_data(values, compute)):
+    if limit is not None and (
+        bk.name == "trace"
+        and width > limit
+        or bk.name == "z3"
+        and width <= limit
+        and cx.element_data(values, compute)
+    ):
         return cx.place(width, values)
     return (bk, *values)
 
 
 # SymInt ----------------------------------------------------------------------------------
+
 
 class SymInt:
     """A Python int whose value is a bit-vector term `t` of `w` bits, read as signed when `s`,
@@ -249,7 +261,7 @@ class SymInt:
 
     def __neg__(self):
         cx = _cx(self)
-        if negation_of(self) is not None:       # -(-y) is y: no term for it
+        if negation_of(self) is not None:  # -(-y) is y: no term for it
             return self.negated
         lo, hi = -self.hi, -self.lo
         w, s = need(lo, hi)
@@ -341,8 +353,10 @@ class SymInt:
             for _ in range(other):
                 result = result * self
             return result
-        cx.refuse("** of a symbolic value (other than by a small constant exponent)",
-                  "multiply it out, or use << for powers of two")
+        cx.refuse(
+            "** of a symbolic value (other than by a small constant exponent)",
+            "multiply it out, or use << for powers of two",
+        )
 
     def __rpow__(self, other):
         if type(other) is int and other == 2:
@@ -397,9 +411,11 @@ class SymInt:
     __complex__ = __float__
 
     def __array__(self, *args, **kwargs):
-        _cx(self).refuse("a numpy array of symbolic values",
-                         "numpy arrays hold machine integers, not symbolic values: keep elements in a "
-                         "Python list of ints (numpy is refused while proving)")
+        _cx(self).refuse(
+            "a numpy array of symbolic values",
+            "numpy arrays hold machine integers, not symbolic values: keep elements in a "
+            "Python list of ints (numpy is refused while proving)",
+        )
 
     __array_interface__ = property(__array__)
     __array_struct__ = property(__array__)
@@ -462,7 +478,8 @@ class SymInt:
         return total
 
     def to_bytes(self, *args, **kwargs):
-        from vredmax.proofs.python.symbytes import to_bytes      # bytes of symbolic values
+        from vredmax.proofs.python.symbytes import to_bytes  # bytes of symbolic values
+
         return to_bytes(self, *args, **kwargs)
 
 
@@ -603,12 +620,14 @@ def _divmod(a, b):
     else:
         at = max(signed_width(a), signed_width(b), qw + 1, rw + 1) + 1
         ta, tb = fit(bk, a, at), fit(bk, b, at)
-        r = bk.smod(ta, tb)                       # the sign of the divisor: Python's %
-        q = bk.sdiv(bk.sub(ta, r), tb)            # exact
+        r = bk.smod(ta, tb)  # the sign of the divisor: Python's %
+        q = bk.sdiv(bk.sub(ta, r), tb)  # exact
     qw, qs = need(qlo, qhi)
     rw, rs = need(rlo, rhi)
-    return (make_int(cx, bk, _low(bk, q, at, qw), qw, qs, qlo, qhi),
-            make_int(cx, bk, _low(bk, r, at, rw), rw, rs, rlo, rhi))
+    return (
+        make_int(cx, bk, _low(bk, q, at, qw), qw, qs, qlo, qhi),
+        make_int(cx, bk, _low(bk, r, at, rw), rw, rs, rlo, rhi),
+    )
 
 
 def _low(bk, t, width, w):
@@ -633,7 +652,10 @@ def _compare(a, b, op):
         return ahi <= blo
     if alo >= 0 and blo >= 0:
         # at the width of the terms (not of the bounds): `i < vl` is the spec's ULT(i, vl)
-        w = max(a.w if isinstance(a, SymInt) else need(alo, ahi)[0], b.w if isinstance(b, SymInt) else need(blo, bhi)[0])
+        w = max(
+            a.w if isinstance(a, SymInt) else need(alo, ahi)[0],
+            b.w if isinstance(b, SymInt) else need(blo, bhi)[0],
+        )
         names = {"eq": "eq", "lt": "ult", "le": "ule"}
     else:
         w = max(signed_width(a), signed_width(b))
@@ -656,12 +678,12 @@ def merge_ints(cx, cond, a, b):
     if a is b or (type(a) is int and type(b) is int and a == b):
         return a
     negated = negations(a, b)
-    if negated is not None:     # `-x if c else -y` is -(x if c else y): a negation still
+    if negated is not None:  # `-x if c else -y` is -(x if c else y): a negation still
         return -merge_ints(cx, cond, *negated)
     (alo, ahi), (blo, bhi) = bounds(a), bounds(b)
     lo, hi = min(alo, blo), max(ahi, bhi)
     w, s = need(lo, hi)
-    if not s:      # at the operands' own width: a register stays a VLEN-bit term
+    if not s:  # at the operands' own width: a register stays a VLEN-bit term
         w = max([w] + [x.w for x in (a, b) if isinstance(x, SymInt) and not x.s])
     bk, cond, a, b = _place(cx, w, cond, a, b, compute=True)
     return make_int(cx, bk, bk.ite(cond.t, fit(bk, a, w), fit(bk, b, w)), w, s, lo, hi)
@@ -674,13 +696,13 @@ def merge_bools(cx, cond, a, b):
     if a is b:
         return a
     if a is True and isinstance(b, SymBool) and _complementary(cond, b):
-        return True                               # `c ? True : not c`: a flag set on both ways
+        return True  # `c ? True : not c`: a flag set on both ways
     if a is True and b is False:
         return cond
     if a is False and b is True:
         return _not(cond)
     bk, cond, a, b = _place(cx, 1, cond, a, b)
-    if a is cond or (isinstance(a, SymBool) and a.t is cond.t):      # c ? c : b is c or b
+    if a is cond or (isinstance(a, SymBool) and a.t is cond.t):  # c ? c : b is c or b
         return make_bool(cx, bk, bk.or_(cond.t, b.t if isinstance(b, SymBool) else bk.boolean(b)))
     if a is True:
         return make_bool(cx, bk, bk.or_(cond.t, b.t))
@@ -692,6 +714,7 @@ def merge_bools(cx, cond, a, b):
 
 
 # SymBool ---------------------------------------------------------------------------------
+
 
 class SymBool:
     """A Python bool whose value is a Boolean term."""
@@ -788,28 +811,71 @@ class SymBool:
         return self.as_int() != other
 
     # the int operations (bool is an int)
-    def __lt__(self, other): return self.as_int() < other
-    def __le__(self, other): return self.as_int() <= other
-    def __gt__(self, other): return self.as_int() > other
-    def __ge__(self, other): return self.as_int() >= other
-    def __add__(self, other): return self.as_int() + other
-    def __radd__(self, other): return other + self.as_int()
-    def __sub__(self, other): return self.as_int() - other
-    def __rsub__(self, other): return other - self.as_int()
-    def __mul__(self, other): return self.as_int() * other
-    def __rmul__(self, other): return other * self.as_int()
-    def __lshift__(self, other): return self.as_int() << other
-    def __rlshift__(self, other): return other << self.as_int()
-    def __rshift__(self, other): return self.as_int() >> other
-    def __rrshift__(self, other): return other >> self.as_int()
-    def __floordiv__(self, other): return self.as_int() // other
-    def __rfloordiv__(self, other): return other // self.as_int()
-    def __mod__(self, other): return self.as_int() % other
-    def __rmod__(self, other): return other % self.as_int()
-    def __neg__(self): return -self.as_int()
-    def __pos__(self): return self.as_int()
-    def __invert__(self): return ~self.as_int()
-    def __abs__(self): return self.as_int()
+    def __lt__(self, other):
+        return self.as_int() < other
+
+    def __le__(self, other):
+        return self.as_int() <= other
+
+    def __gt__(self, other):
+        return self.as_int() > other
+
+    def __ge__(self, other):
+        return self.as_int() >= other
+
+    def __add__(self, other):
+        return self.as_int() + other
+
+    def __radd__(self, other):
+        return other + self.as_int()
+
+    def __sub__(self, other):
+        return self.as_int() - other
+
+    def __rsub__(self, other):
+        return other - self.as_int()
+
+    def __mul__(self, other):
+        return self.as_int() * other
+
+    def __rmul__(self, other):
+        return other * self.as_int()
+
+    def __lshift__(self, other):
+        return self.as_int() << other
+
+    def __rlshift__(self, other):
+        return other << self.as_int()
+
+    def __rshift__(self, other):
+        return self.as_int() >> other
+
+    def __rrshift__(self, other):
+        return other >> self.as_int()
+
+    def __floordiv__(self, other):
+        return self.as_int() // other
+
+    def __rfloordiv__(self, other):
+        return other // self.as_int()
+
+    def __mod__(self, other):
+        return self.as_int() % other
+
+    def __rmod__(self, other):
+        return other % self.as_int()
+
+    def __neg__(self):
+        return -self.as_int()
+
+    def __pos__(self):
+        return self.as_int()
+
+    def __invert__(self):
+        return ~self.as_int()
+
+    def __abs__(self):
+        return self.as_int()
 
     real = numerator = property(lambda self: self.as_int())
     imag = property(lambda self: 0)
@@ -819,7 +885,7 @@ class SymBool:
         return self.as_int()
 
     def to_bytes(self, *args, **kwargs):
-        return self.as_int().to_bytes(*args, **kwargs)   # refused, as an int's
+        return self.as_int().to_bytes(*args, **kwargs)  # refused, as an int's
 
 
 def both(cx, a: "SymBool", b: "SymBool") -> "SymBool":

@@ -37,7 +37,7 @@ class ChunkView(CombUnit):
         self.design, self.sew, self.lanes = design, iface.sew, iface.lanes
         self.elements_var = iface.var(design, "elements")
         self.active_var = iface.var(design, "active")
-        self.seed = z3.BitVec("vredmax_no_seed", self.sew)      # nothing reads it: no net holds the seed
+        self.seed = z3.BitVec("vredmax_no_seed", self.sew)  # nothing reads it: no net holds the seed
         self.result = None
         self.extra = {}
         self.names = net_names(design)
@@ -63,8 +63,8 @@ def chunk_fold(sew: int, elements: list, active: list):
 @dataclass
 class Abstraction:
     design: Design
-    nets: int              # chunk nets replaced
-    queries: int           # node queries proved
+    nets: int  # chunk nets replaced
+    queries: int  # node queries proved
     detail: str
     seconds: float = 0.0
 
@@ -115,10 +115,22 @@ def abstract_chunk_trees(design: Design, iface: Interface, timeout_ms: int) -> A
 
     def rewrite(term):
         return z3.substitute(term, *pairs)
-    rewritten = Design(design.top, design.params, design.ports, design.inputs, design.state,
-                       {n: rewrite(t) for n, t in design.outputs.items()},
-                       {n: rewrite(t) for n, t in design.next_state.items()})
-    return Abstraction(rewritten, len(tops), len(proved),
-                       f"{len(tops)} net(s) of the next-state logic proved to be the chunk's maximum "
-                       f"({len(found.padded)} cut points, {len(proved)} distinct node queries) and replaced by "
-                       "the spec's fold of the chunk", time.perf_counter() - start)
+
+    rewritten = Design(
+        design.top,
+        design.params,
+        design.ports,
+        design.inputs,
+        design.state,
+        {n: rewrite(t) for n, t in design.outputs.items()},
+        {n: rewrite(t) for n, t in design.next_state.items()},
+    )
+    return Abstraction(
+        rewritten,
+        len(tops),
+        len(proved),
+        f"{len(tops)} net(s) of the next-state logic proved to be the chunk's maximum "
+        f"({len(found.padded)} cut points, {len(proved)} distinct node queries) and replaced by "
+        "the spec's fold of the chunk",
+        time.perf_counter() - start,
+    )

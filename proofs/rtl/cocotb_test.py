@@ -31,8 +31,12 @@ def port_values(view, ports: dict, values: dict) -> dict[str, int]:
             found[port] = 0
             continue
         pairs = [(named[n], z3.BitVecVal(v, named[n].size())) for n, v in values.items() if n in named]
-        pairs += [(var, z3.BitVecVal(0, var.size())) for var in _variables(term) if var.decl().name() not in values]
-        found[port] = z3.simplify(z3.substitute(term, *pairs)).as_long() if pairs else z3.simplify(term).as_long()
+        pairs += [
+            (var, z3.BitVecVal(0, var.size())) for var in _variables(term) if var.decl().name() not in values
+        ]
+        found[port] = (
+            z3.simplify(z3.substitute(term, *pairs)).as_long() if pairs else z3.simplify(term).as_long()
+        )
     return found
 
 
@@ -65,8 +69,11 @@ def render(top: str, cx, view, ports: dict, roles: dict, inverted, sew: int, slo
     else:
         cycles = []
         for record in cx.cycles:
-            values = {name: value for name, value in record.items()
-                      if name in design.inputs and isinstance(value, int)}
+            values = {
+                name: value
+                for name, value in record.items()
+                if name in design.inputs and isinstance(value, int)
+            }
             cycles.append(port_values(view, ports, values))
         check_at = cx.at_cycle if cx.at_cycle is not None else len(cycles) - 1
     done_t = roles.get("done")
@@ -75,7 +82,7 @@ def render(top: str, cx, view, ports: dict, roles: dict, inverted, sew: int, slo
         done = (done_t.port, done_t.offset, "done" in inverted)
     problem = cx.problem
     idle = dict(cycles[-1]) if cycles else {}
-    if cx.cycles:             # after the trace: no start, chunk or reset (each role at its inactive level)
+    if cx.cycles:  # after the trace: no start, chunk or reset (each role at its inactive level)
         for role in ("rst", "start", "in_valid", "last"):
             t = roles[role]
             if t.port in idle:
@@ -118,16 +125,16 @@ def render(top: str, cx, view, ports: dict, roles: dict, inverted, sew: int, slo
         "            getattr(dut, CLOCK).value = 0",
         "        for port, value in inputs.items():",
         "            getattr(dut, port).value = value",
-        "        await Timer(5, unit=\"ns\")",
+        '        await Timer(5, unit="ns")',
         "        if waiting and t >= CHECK_AT:    # the spec's result when done comes",
         "            if bits(getattr(dut, DONE[0]), DONE[1], 1) ^ DONE[2]:",
         "                result = bits(getattr(dut, RESULT[0]), RESULT[1], SEW)",
-        "                assert result == EXPECTED, f\"result {result:#x}, the spec's {EXPECTED:#x}\"",
+        '                assert result == EXPECTED, f"result {result:#x}, the spec\'s {EXPECTED:#x}"',
         "                return",
         "        elif t == CHECK_AT:",
         "            result = bits(getattr(dut, RESULT[0]), RESULT[1], SEW)",
         "            if DONE is None:",
-        "                assert result == EXPECTED, f\"result {result:#x}, the spec's {EXPECTED:#x}\"",
+        '                assert result == EXPECTED, f"result {result:#x}, the spec\'s {EXPECTED:#x}"',
         "            else:",
         "                done = bits(getattr(dut, DONE[0]), DONE[1], 1) ^ DONE[2]",
         "                if PROBLEM.startswith('done without'):",
@@ -136,7 +143,7 @@ def render(top: str, cx, view, ports: dict, roles: dict, inverted, sew: int, slo
         "                    assert done, PROBLEM",
         "        if CLOCK:",
         "            getattr(dut, CLOCK).value = 1",
-        "            await Timer(5, unit=\"ns\")",
+        '            await Timer(5, unit="ns")',
         "    assert not waiting, f'done did not come within {WAIT} cycles of the last chunk'",
         "",
     ]

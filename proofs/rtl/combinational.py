@@ -43,9 +43,9 @@ from vredmax.proofs.engine.verdict import Verdict, prove
 from vredmax.spec import relation as spec
 from vredmax.spec.bv import Z3Elements
 
-CROSS_CHECK_BITS = 128          # monolithic cross-check when LANES*SEW is at most this (8 s at 256)
+CROSS_CHECK_BITS = 128  # monolithic cross-check when LANES*SEW is at most this (8 s at 256)
 RANDOM_CASES = 300
-SEED_LANE = -1                  # the seed's place in a denotation
+SEED_LANE = -1  # the seed's place in a denotation
 
 
 @dataclass
@@ -77,8 +77,11 @@ class CombUnit:
         self.seed = iface.var(design, "seed")
         self.elements_var = iface.var(design, "elements")
         self.active_var = iface.var(design, "active")
-        self.extra = {name: var for name, var in design.inputs.items()
-                      if name not in (iface.names["seed"], iface.names["elements"], iface.names["active"])}
+        self.extra = {
+            name: var
+            for name, var in design.inputs.items()
+            if name not in (iface.names["seed"], iface.names["elements"], iface.names["active"])
+        }
         self.program = Program({"result": self.result})
         self.active_mode = iface.active_mode
         self.names = net_names(design)
@@ -118,8 +121,11 @@ class CombUnit:
     def assignment(self, seed: int, elements, active, extra=None) -> dict:
         packed = sum(v << (i * self.sew) for i, v in enumerate(elements))
         flags = sum(1 << i for i, a in enumerate(active) if a)
-        values = {self.seed.decl().name(): seed, self.elements_var.decl().name(): packed,
-                  self.active_var.decl().name(): flags}
+        values = {
+            self.seed.decl().name(): seed,
+            self.elements_var.decl().name(): packed,
+            self.active_var.decl().name(): flags,
+        }
         values.update(extra or {})
         return values
 
@@ -138,13 +144,14 @@ class CombUnit:
 
 # Step 1: simulation ------------------------------------------------------------------------
 
+
 def random_search(unit: CombUnit, cases: int = RANDOM_CASES, seed: int = 1):
     """A failing (seed, elements, active) found by simulation, or None."""
     rng = random.Random(seed)
     sew, lanes = unit.sew, unit.lanes
     smin, smax = 1 << (sew - 1), (1 << (sew - 1)) - 1
     corner = [(smin, [smin] * lanes, [True] * lanes), ((1 << sew) - 2, [1] * lanes, [False] * lanes)]
-    for i in range(lanes):   # one active lane above the seed; a larger inactive neighbour
+    for i in range(lanes):  # one active lane above the seed; a larger inactive neighbour
         values = [(1 << sew) - 1] * lanes
         values[i] = 5
         corner.append(((1 << sew) - 2, values, [k == i for k in range(lanes)]))
@@ -168,14 +175,14 @@ def counterexample(unit: CombUnit, seed: int, elements, active, extra=None, note
     def fails(e, a):
         return unit.run(seed, e, a, extra) != Reduction(unit.sew, seed, e, a).spec_result()
 
-    for i in reversed(range(unit.lanes)):      # from the top: a below-vl mask stays one
+    for i in reversed(range(unit.lanes)):  # from the top: a below-vl mask stays one
         if active[i]:
-            trial = active[:i] + [False] + active[i + 1:]
+            trial = active[:i] + [False] + active[i + 1 :]
             if unit.allowed(trial) and fails(elements, trial):
                 active = trial
     for i in range(unit.lanes):
         if not active[i] and elements[i]:
-            trial = elements[:i] + [0] + elements[i + 1:]
+            trial = elements[:i] + [0] + elements[i + 1 :]
             if fails(trial, active):
                 elements = trial
     reduction = Reduction(unit.sew, seed, elements, active)
@@ -184,12 +191,19 @@ def counterexample(unit: CombUnit, seed: int, elements, active, extra=None, note
     ports = {name.removeprefix("in_"): value for name, value in ports.items()}
     # every input but the 'x values that are 0 (a unit with many 'x defaults has hundreds)
     ports = {name: value for name, value in ports.items() if value or not name.startswith(X_VALUE)}
-    return RtlCounterexample(unit.sew, unit.lanes, reduction, result,
-                             "the result is not the signed maximum of the seed and the active elements",
-                             ports=ports, notes=list(notes))
+    return RtlCounterexample(
+        unit.sew,
+        unit.lanes,
+        reduction,
+        result,
+        "the result is not the signed maximum of the seed and the active elements",
+        ports=ports,
+        notes=list(notes),
+    )
 
 
 # Step 2: cut points --------------------------------------------------------------------------
+
 
 def net_names(design: Design) -> dict:
     """{term id: name} of the design's named nets, the shortest name of each: a net of the
@@ -259,8 +273,9 @@ def describe_set(members) -> str:
             j += 1
         runs.append(str(lanes[k]) if j == k else f"{lanes[k]}-{lanes[j]}")
         k = j + 1
-    parts = (["the seed"] if SEED_LANE in members else []) + ([f"lane{'s' * (len(lanes) > 1)} " + ", ".join(runs)]
-                                                             if lanes else [])
+    parts = (["the seed"] if SEED_LANE in members else []) + (
+        [f"lane{'s' * (len(lanes) > 1)} " + ", ".join(runs)] if lanes else []
+    )
     return " and ".join(parts) or "nothing"
 
 
@@ -325,8 +340,12 @@ def denotations(unit: CombUnit, nets: list, flags=(), cases: int = 24) -> Denota
         if key in padded or not m or SEED_LANE in m or frozenset(m) not in by_set:
             continue
         flag = by_set[frozenset(m)]
-        if all(got[key] == denotation_value(sew, m, *case) for case in samples
-               for got, ok in [(values(*case), flag_values(*case))] if ok[flag]):
+        if all(
+            got[key] == denotation_value(sew, m, *case)
+            for case in samples
+            for got, ok in [(values(*case), flag_values(*case))]
+            if ok[flag]
+        ):
             guarded[int(key)] = (frozenset(m), int(flag))
     return Denotations({int(key): frozenset(members[key]) for key in padded}, guarded)
 
@@ -373,8 +392,13 @@ def node_queries(unit: CombUnit, nets: list, flags: list, found: Denotations):
     # active; its own query proves it), not by a fresh variable: Yosys flattens OR trees, so
     # a node's valid bit may read the leaves' bits rather than its children's.
     valids = {flag: z3.Or(*[unit.active(i) for i in sorted(lanes)]) for lanes, flag in found.guarded.values()}
-    cuts = {**values, **{flag: (var if z3.is_bool(by_id[flag]) else z3.If(var, z3.BitVecVal(1, 1), z3.BitVecVal(0, 1)))
-                         for flag, var in valids.items()}}
+    cuts = {
+        **values,
+        **{
+            flag: (var if z3.is_bool(by_id[flag]) else z3.If(var, z3.BitVecVal(1, 1), z3.BitVecVal(0, 1)))
+            for flag, var in valids.items()
+        },
+    }
     queries = []
     for key in sorted(sets):
         deps: set = set()
@@ -387,10 +411,16 @@ def node_queries(unit: CombUnit, nets: list, flags: list, found: Denotations):
         if not covered <= sets[key]:
             net = probed_net(unit, by_id[key], sets[key], f"{by_id[key].size()}-bit net")
             return None, f"{net} reads nets holding {describe_set(covered)}: the sets do not compose"
-        parts = [(valids[found.guarded[d][1]] if d in found.guarded else z3.BoolVal(True), values[d])
-                 for d in value_deps]
+        parts = [
+            (valids[found.guarded[d][1]] if d in found.guarded else z3.BoolVal(True), values[d])
+            for d in value_deps
+        ]
         for lane in sorted(sets[key] - covered):
-            parts.append((z3.BoolVal(True), unit.seed) if lane == SEED_LANE else (unit.active(lane), unit.element(lane)))
+            parts.append(
+                (z3.BoolVal(True), unit.seed)
+                if lane == SEED_LANE
+                else (unit.active(lane), unit.element(lane))
+            )
         valid, value = join(ops, parts)
         if guarded:
             goal = z3.And(body_valid == valid, z3.Implies(valid, body == value))
@@ -408,8 +438,12 @@ def lemma_check(sew: int, timeout_ms: int) -> MethodResult:
         assumptions, goal = lemmas.by_name(name).build(sew)
         answer = prove(assumptions, goal, timeout_ms)
         if answer.verdict != Verdict.PROVED:
-            return MethodResult("lemmas", answer.verdict, time.perf_counter() - start, f"lemma {name}: {answer.detail}")
-    return MethodResult("lemmas", Verdict.PROVED, time.perf_counter() - start, f"{len(names)} semilattice lemmas")
+            return MethodResult(
+                "lemmas", answer.verdict, time.perf_counter() - start, f"lemma {name}: {answer.detail}"
+            )
+    return MethodResult(
+        "lemmas", Verdict.PROVED, time.perf_counter() - start, f"{len(names)} semilattice lemmas"
+    )
 
 
 def cut_point_proof(unit: CombUnit, timeout_ms: int) -> MethodResult:
@@ -420,10 +454,18 @@ def cut_point_proof(unit: CombUnit, timeout_ms: int) -> MethodResult:
     result_id = unit.result.get_id()
     if found.padded.get(result_id) != everything:
         held = found.padded.get(result_id) or (found.guarded.get(result_id) or (None,))[0]
-        what = f"it holds the maximum of {describe_set(held)} only" if held else "it is not the maximum of any set of them"
-        return MethodResult("cut points", Verdict.UNKNOWN, time.perf_counter() - start,
-                            f"probed with one input at the signed maximum at a time, the result is not the maximum "
-                            f"of the seed and every lane ({what})")
+        what = (
+            f"it holds the maximum of {describe_set(held)} only"
+            if held
+            else "it is not the maximum of any set of them"
+        )
+        return MethodResult(
+            "cut points",
+            Verdict.UNKNOWN,
+            time.perf_counter() - start,
+            f"probed with one input at the signed maximum at a time, the result is not the maximum "
+            f"of the seed and every lane ({what})",
+        )
     limit = sys.getrecursionlimit()
     sys.setrecursionlimit(max(limit, 100_000))
     try:
@@ -437,19 +479,27 @@ def cut_point_proof(unit: CombUnit, timeout_ms: int) -> MethodResult:
     sets = {**found.padded, **{key: lanes for key, (lanes, _) in found.guarded.items()}}
     for key, goal in queries:
         shape = _shape(goal)
-        if shape in proved_shapes:     # the same node up to renaming: proved once
+        if shape in proved_shapes:  # the same node up to renaming: proved once
             continue
         answer = prove([unit.assumption()], goal, timeout_ms)
         if answer.verdict != Verdict.PROVED:
             kind = "with its valid bit " if key in found.guarded else ""
-            return MethodResult("cut points", Verdict.UNKNOWN, time.perf_counter() - start,
-                                f"{probed_net(unit, by_id[key], sets[key])} {kind}is not proved to hold it for every "
-                                f"input ({answer.verdict.value}"
-                                f"{': ' + answer.detail if answer.detail else ''})")
+            return MethodResult(
+                "cut points",
+                Verdict.UNKNOWN,
+                time.perf_counter() - start,
+                f"{probed_net(unit, by_id[key], sets[key])} {kind}is not proved to hold it for every "
+                f"input ({answer.verdict.value}"
+                f"{': ' + answer.detail if answer.detail else ''})",
+            )
         proved_shapes.add(shape)
-    return MethodResult("cut points", Verdict.PROVED, time.perf_counter() - start,
-                        f"{len(found.padded) + len(found.guarded)} cut points ({len(found.guarded)} with a "
-                        f"valid bit), {len(proved_shapes)} distinct node queries")
+    return MethodResult(
+        "cut points",
+        Verdict.PROVED,
+        time.perf_counter() - start,
+        f"{len(found.padded) + len(found.guarded)} cut points ({len(found.guarded)} with a "
+        f"valid bit), {len(proved_shapes)} distinct node queries",
+    )
 
 
 def _shape(goal) -> str:
@@ -475,18 +525,22 @@ def _variables(term):
 
 # Step 3: the monolithic query ------------------------------------------------------------------
 
+
 def monolithic(unit: CombUnit, timeout_ms: int, solver: str):
     """result_ok(result, seed, elements, active) for every input: (MethodResult, model or None)."""
     elements = [unit.element(i) for i in range(unit.lanes)]
     actives = [unit.active(i) for i in range(unit.lanes)]
     goal = spec.result_ok(unit.result, unit.seed, elements, actives)
     answer = prove([unit.assumption()], goal, timeout_ms, solver)
-    return MethodResult("monolithic", answer.verdict, answer.seconds, answer.detail, answer.solver), answer.model
+    return MethodResult(
+        "monolithic", answer.verdict, answer.seconds, answer.detail, answer.solver
+    ), answer.model
 
 
 def from_model(unit: CombUnit, model) -> RtlCounterexample:
     def value(var):
         return model.eval(var, model_completion=True).as_long()
+
     seed = value(unit.seed)
     packed, flags = value(unit.elements_var), value(unit.active_var)
     elements = [packed >> (i * unit.sew) & ((1 << unit.sew) - 1) for i in range(unit.lanes)]
@@ -503,15 +557,22 @@ class CombOutcome:
     detail: str = ""
 
 
-def check_combinational(design: Design, iface: Interface, timeout_ms: int, solver: str = "auto",
-                        cross_check: bool | None = None) -> CombOutcome:
+def check_combinational(
+    design: Design, iface: Interface, timeout_ms: int, solver: str = "auto", cross_check: bool | None = None
+) -> CombOutcome:
     """Prove the unit at this elaboration (one SEW), or give a counterexample."""
     unit = CombUnit(design, iface)
     out = CombOutcome(Verdict.UNKNOWN)
     start = time.perf_counter()
     case = random_search(unit)
-    out.methods.append(MethodResult("simulation", Verdict.COUNTEREXAMPLE if case else Verdict.PROVED,
-                                    time.perf_counter() - start, f"{RANDOM_CASES} random and corner cases"))
+    out.methods.append(
+        MethodResult(
+            "simulation",
+            Verdict.COUNTEREXAMPLE if case else Verdict.PROVED,
+            time.perf_counter() - start,
+            f"{RANDOM_CASES} random and corner cases",
+        )
+    )
     if case:
         return _refuted(out, unit, counterexample(unit, *case), "found by simulation")
     lemma = lemma_check(unit.sew, timeout_ms)
@@ -535,15 +596,20 @@ def check_combinational(design: Design, iface: Interface, timeout_ms: int, solve
             if mono.verdict == Verdict.UNKNOWN:
                 out.detail = "the monolithic cross-check timed out"
             return out
-        out.verdict, out.detail = Verdict.ERROR, f"cut points proved it but the monolithic query says {mono.verdict.value}"
+        out.verdict, out.detail = (
+            Verdict.ERROR,
+            f"cut points proved it but the monolithic query says {mono.verdict.value}",
+        )
         return out
     out.verdict = mono.verdict if mono.verdict != Verdict.COUNTEREXAMPLE else Verdict.ERROR
     out.detail = mono.detail or cut.detail
     if out.verdict == Verdict.UNKNOWN:
-        out.detail = (f"cut points: {cut.detail}; the monolithic query: {mono.detail or 'no answer'}; no "
-                      f"counterexample in {RANDOM_CASES} random and corner cases. Try: a longer --timeout; a unit "
-                      "whose SEW-bit nets each hold the maximum of a set of lanes (a tree or a chain of signed "
-                      "max), so that the cut points apply; a smaller LANES to find a counterexample")
+        out.detail = (
+            f"cut points: {cut.detail}; the monolithic query: {mono.detail or 'no answer'}; no "
+            f"counterexample in {RANDOM_CASES} random and corner cases. Try: a longer --timeout; a unit "
+            "whose SEW-bit nets each hold the maximum of a set of lanes (a tree or a chain of signed "
+            "max), so that the cut points apply; a smaller LANES to find a counterexample"
+        )
     return out
 
 
@@ -552,6 +618,8 @@ def _refuted(out: CombOutcome, unit: CombUnit, cx: RtlCounterexample, how: str) 
     if cx.reduction.allows(cx.unit_result):
         out.verdict, out.detail = Verdict.ERROR, f"the counterexample {how} does not replay"
         return out
-    cx.notes.append(how + "; replayed on the compiled design, and spec.relation.result_ok rejects the unit's result")
+    cx.notes.append(
+        how + "; replayed on the compiled design, and spec.relation.result_ok rejects the unit's result"
+    )
     out.verdict, out.counterexample, out.detail = Verdict.COUNTEREXAMPLE, cx, how
     return out

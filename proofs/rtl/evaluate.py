@@ -88,8 +88,11 @@ def _by_z3(term):
     decl, kids = term.decl(), term.children()
 
     def run(*values):
-        numerals = [z3.BoolVal(v) if z3.is_bool(k) else z3.BitVecVal(v, k.size()) for v, k in zip(values, kids)]
+        numerals = [
+            z3.BoolVal(v) if z3.is_bool(k) else z3.BitVecVal(v, k.size()) for v, k in zip(values, kids)
+        ]
         return _value(z3.simplify(decl(*numerals)))
+
     return run
 
 

@@ -46,13 +46,13 @@ class Field:
 
     offset: int
     width: int
-    enum: dict = field(default_factory=dict)      # member name -> value, when the type is an enum
+    enum: dict = field(default_factory=dict)  # member name -> value, when the type is an enum
 
 
 @dataclass
 class Parameter:
     name: str
-    value: int | None          # None for a type parameter or a value that is not an integer
+    value: int | None  # None for a type parameter or a value that is not an integer
     local: bool
 
 
@@ -62,15 +62,15 @@ class Elaboration:
 
     top: str
     parameters: dict[str, Parameter]
-    ports: dict[str, tuple[str, int]]               # name -> (direction, width)
-    fields: dict[str, Field]                        # "port" and "port.field.sub" -> bit range
-    sources: list[str]                              # the files slang parsed (not headers), full paths
-    loaded: list[str]                               # every file it read, headers included
+    ports: dict[str, tuple[str, int]]  # name -> (direction, width)
+    fields: dict[str, Field]  # "port" and "port.field.sub" -> bit range
+    sources: list[str]  # the files slang parsed (not headers), full paths
+    loaded: list[str]  # every file it read, headers included
     include_dirs: list[str]
     defines: list[str]
     overrides: dict[str, int]
-    units: str = "per-file"                         # compilation units: "one" across the files, or per file
-    renames: dict = field(default_factory=dict)     # "bus.seed" -> "bus__seed": an interface port's signals
+    units: str = "per-file"  # compilation units: "one" across the files, or per file
+    renames: dict = field(default_factory=dict)  # "bus.seed" -> "bus__seed": an interface port's signals
     notes: list = field(default_factory=list)
 
     def parameter_values(self) -> dict[str, int]:
@@ -115,13 +115,17 @@ VALUED_OPTIONS = ("-f", "-F", "-I", "-D", "-U", "-y", "-v", "-G", "-L", "--top",
 
 
 UNITS = ("per-file", "one")
-UNIT_FLOWS = {"one": "one compilation unit across the files, as Verilator and most simulators compile a "
-                     "file list (a file-scope import reaches the files after it)",
-              "per-file": "one compilation unit per file, as the standard's default (a file-scope import "
-                          "stays in its file)"}
+UNIT_FLOWS = {
+    "one": "one compilation unit across the files, as Verilator and most simulators compile a "
+    "file list (a file-scope import reaches the files after it)",
+    "per-file": "one compilation unit per file, as the standard's default (a file-scope import "
+    "stays in its file)",
+}
 
 
-def elaborate(arguments: list[str], top: str, overrides: dict[str, int], units: str = "per-file") -> Elaboration:
+def elaborate(
+    arguments: list[str], top: str, overrides: dict[str, int], units: str = "per-file"
+) -> Elaboration:
     """Parse and elaborate `top` from the simulator-style arguments, the files compiled as one
     compilation unit or one unit each (`units`); raise RtlInputError. An error that the other
     choice would not give says so."""
@@ -135,15 +139,18 @@ def elaborate(arguments: list[str], top: str, overrides: dict[str, int], units: 
             _elaborate(arguments, top, overrides, other)
         except RtlInputError:
             raise error from None
-        raise RtlInputError("verilog", f"{str(error).split(': ', 1)[1]} (with --units {units}; the sources "
-                                       f"elaborate with --units {other}: {UNIT_FLOWS[other]})") from None
+        raise RtlInputError(
+            "verilog",
+            f"{str(error).split(': ', 1)[1]} (with --units {units}; the sources "
+            f"elaborate with --units {other}: {UNIT_FLOWS[other]})",
+        ) from None
 
 
 def _elaborate(arguments: list[str], top: str, overrides: dict[str, int], units: str) -> Elaboration:
     if not available():
         raise RtlInputError("slang", "needs the pyslang package: pip install 'vredmax[rtl]'")
     previous = None
-    for item in arguments:         # a missing source or command file: one line before slang runs
+    for item in arguments:  # a missing source or command file: one line before slang runs
         command_file = previous in ("-f", "-F")
         source = not item.startswith(("+", "-")) and previous not in VALUED_OPTIONS
         if (command_file or source) and not os.path.isfile(item):
@@ -158,23 +165,31 @@ def _elaborate(arguments: list[str], top: str, overrides: dict[str, int], units:
     if errors:
         raise _diagnostic(errors[0], manager)
     compilation = driver.createCompilation()
-    modules = sorted(d.name for d in compilation.getDefinitions()
-                     if str(d.definitionKind).endswith("Module"))
+    modules = sorted(d.name for d in compilation.getDefinitions() if str(d.definitionKind).endswith("Module"))
     if top not in modules:
-        raise RtlInputError("top", f"no module {top!r} in the files (modules: {', '.join(modules) or 'none'})")
-    errors = _in_hierarchy([d for d in compilation.getAllDiagnostics() if d.isError()], compilation, manager, top)
+        raise RtlInputError(
+            "top", f"no module {top!r} in the files (modules: {', '.join(modules) or 'none'})"
+        )
+    errors = _in_hierarchy(
+        [d for d in compilation.getAllDiagnostics() if d.isError()], compilation, manager, top
+    )
     if errors:
         error = _diagnostic(errors[0], manager)
         if "interface port" in str(error) and not any(a.endswith(WRAPPER_SUFFIX) for a in arguments):
             return _through_wrapper(arguments, top, overrides, units, compilation)
         if "interface port" in str(error):
-            raise RtlInputError("verilog", f"{str(error).split(': ', 1)[1]} (check-rtl takes no interface ports: "
-                                           "wrap the unit in a module with plain ports, or map its signals with "
-                                           "--port ROLE=NAME on such a wrapper)")
+            raise RtlInputError(
+                "verilog",
+                f"{str(error).split(': ', 1)[1]} (check-rtl takes no interface ports: "
+                "wrap the unit in a module with plain ports, or map its signals with "
+                "--port ROLE=NAME on such a wrapper)",
+            )
         raise error
     tops = [i for i in compilation.getRoot().topInstances if i.name == top]
     if not tops:
-        raise RtlInputError("top", f"module {top!r} cannot be the top (does it have parameters without defaults?)")
+        raise RtlInputError(
+            "top", f"module {top!r} cannot be the top (does it have parameters without defaults?)"
+        )
     body = tops[0].body
     parameters = {}
     for p in body.parameters:
@@ -194,8 +209,10 @@ def _elaborate(arguments: list[str], top: str, overrides: dict[str, int], units:
     ports, fields = {}, {}
     for port in body.portList:
         if type(port).__name__ != "PortSymbol":
-            raise RtlInputError("port", f"{port.name}: interface ports are not supported; wrap the unit "
-                                        "in a module with plain ports")
+            raise RtlInputError(
+                "port",
+                f"{port.name}: interface ports are not supported; wrap the unit in a module with plain ports",
+            )
         direction = {"In": "input", "Out": "output"}.get(str(port.direction).rsplit(".", 1)[-1], "inout")
         width = port.type.bitWidth
         ports[port.name] = (direction, width)
@@ -204,22 +221,31 @@ def _elaborate(arguments: list[str], top: str, overrides: dict[str, int], units:
     for tree in driver.syntaxTrees:
         for directive in tree.getIncludeDirectives():
             path = str(manager.getFullPath(directive.buffer.id))
-            if not path or not os.path.isfile(path):        # an include slang did not load
+            if not path or not os.path.isfile(path):  # an include slang did not load
                 continue
             full = os.path.abspath(path)
             loaded.append(full)
             written = str(directive.path).replace("/", os.sep)
             if full.endswith(os.sep + written):
-                include_dirs.append(full[:-len(written) - 1])
+                include_dirs.append(full[: -len(written) - 1])
     # the files read, in their order (one compilation unit is one syntax tree: parse them again
     # one per file to list them)
     sources = _tree_files(driver) if units == "per-file" else _tree_files(_parsed(arguments, top, None)[0])
     if units == "per-file":
         sources = _needed(sources, compilation, manager, top)
     defines = list(driver.createOptionBag().preprocessorOptions.predefines)
-    return Elaboration(top, parameters, ports, fields, list(dict.fromkeys(sources)),
-                       list(dict.fromkeys(sources + loaded)), list(dict.fromkeys(include_dirs)), defines,
-                       dict(overrides), units)
+    return Elaboration(
+        top,
+        parameters,
+        ports,
+        fields,
+        list(dict.fromkeys(sources)),
+        list(dict.fromkeys(sources + loaded)),
+        list(dict.fromkeys(include_dirs)),
+        defines,
+        dict(overrides),
+        units,
+    )
 
 
 def _in_hierarchy(errors, compilation, manager, top: str) -> list:
@@ -232,7 +258,10 @@ def _in_hierarchy(errors, compilation, manager, top: str) -> list:
 
     def outside(error) -> bool:
         at = manager.getFullyExpandedLoc(error.location)
-        return any(r.start.buffer == at.buffer and r.start.offset <= at.offset <= r.end.offset for r in unused)
+        return any(
+            r.start.buffer == at.buffer and r.start.offset <= at.offset <= r.end.offset for r in unused
+        )
+
     return [e for e in errors if not outside(e)]
 
 
@@ -246,10 +275,15 @@ def _unused_definitions(compilation, top: str) -> list:
     def visit(symbol):
         if type(symbol).__name__ == "InstanceSymbol":
             used.add(symbol.definition.name)
+
     tops[0].visit(visit)
-    return [(d.name, d.syntax.sourceRange) for d in compilation.getDefinitions()
-            if d.name not in used and getattr(d, "syntax", None) is not None
-            and str(d.definitionKind).endswith(("Module", "Interface"))]
+    return [
+        (d.name, d.syntax.sourceRange)
+        for d in compilation.getDefinitions()
+        if d.name not in used
+        and getattr(d, "syntax", None) is not None
+        and str(d.definitionKind).endswith(("Module", "Interface"))
+    ]
 
 
 def _needed(sources: list[str], compilation, manager, top: str) -> list[str]:
@@ -264,9 +298,14 @@ def _needed(sources: list[str], compilation, manager, top: str) -> list[str]:
         syntax = getattr(d, "syntax", None)
         if syntax is not None and d.name not in unused_names:
             defining.add(os.path.abspath(str(manager.getFullPath(syntax.sourceRange.start.buffer))))
-    packages = {os.path.abspath(str(manager.getFullPath(p.syntax.sourceRange.start.buffer)))
-                for p in compilation.getPackages() if getattr(p, "syntax", None) is not None}
-    return [f for f in sources if f not in unused_files or f in defining or f in packages or _defines_macros(f)]
+    packages = {
+        os.path.abspath(str(manager.getFullPath(p.syntax.sourceRange.start.buffer)))
+        for p in compilation.getPackages()
+        if getattr(p, "syntax", None) is not None
+    }
+    return [
+        f for f in sources if f not in unused_files or f in defining or f in packages or _defines_macros(f)
+    ]
 
 
 def _defines_macros(path: str) -> bool:
@@ -300,32 +339,43 @@ def _through_wrapper(arguments: list[str], top: str, overrides: dict[str, int], 
     for port in body.portList:
         if type(port).__name__ == "InterfacePortSymbol":
             if port.interfaceDef is None:
-                raise RtlInputError("port", f"{port.name}: a generic interface port (no interface type): wrap the "
-                                            "unit in a module with plain ports")
+                raise RtlInputError(
+                    "port",
+                    f"{port.name}: a generic interface port (no interface type): wrap the "
+                    "unit in a module with plain ports",
+                )
             interfaces.append((port.name, port.interfaceDef.name, port.modport))
         else:
             direction = {"In": "input", "Out": "output"}.get(str(port.direction).rsplit(".", 1)[-1], "inout")
             plain.append((port.name, direction, port.type.bitWidth))
     folder = tempfile.mkdtemp(prefix="vredmax-wrapper-")
-    atexit.register(shutil.rmtree, folder, True)            # read again by Yosys during the run
+    atexit.register(shutil.rmtree, folder, True)  # read again by Yosys during the run
     assign = f" #({', '.join(f'.{n}({v})' for n, v in overrides.items())})" if overrides else ""
     connect = ", ".join([f".{n}({n})" for n, _, _ in interfaces] + [f".{n}({n})" for n, _, _ in plain])
     probe_name = f"vredmax_probe_{top}"
     probe = os.path.join(folder, "probe" + WRAPPER_SUFFIX)
     with open(probe, "w") as f:
-        f.write(f"module {probe_name};\n" + "".join(f"  {i} {n} ();\n" for n, i, _ in interfaces)
-                + "".join(f"  logic [{w - 1}:0] {n};\n" for n, _, w in plain)
-                + f"  {top}{assign} dut ({connect});\nendmodule\n")
+        f.write(
+            f"module {probe_name};\n"
+            + "".join(f"  {i} {n} ();\n" for n, i, _ in interfaces)
+            + "".join(f"  logic [{w - 1}:0] {n};\n" for n, _, w in plain)
+            + f"  {top}{assign} dut ({connect});\nendmodule\n"
+        )
     driver, ok, text = _parsed(arguments + [probe], probe_name, None, units == "one")
     if not ok:
         raise _driver_error(text)
-    signals = []                                   # (interface port, signal, direction, width)
-    probe_body = next(i for i in driver.createCompilation().getRoot().topInstances if i.name == probe_name).body
+    signals = []  # (interface port, signal, direction, width)
+    probe_body = next(
+        i for i in driver.createCompilation().getRoot().topInstances if i.name == probe_name
+    ).body
     for name, _, modport in interfaces:
         inner = next(m for m in probe_body if m.name == name).body
         chosen = next((m for m in inner if type(m).__name__ == "ModportSymbol" and m.name == modport), None)
-        members = list(chosen) if chosen is not None else [m for m in inner if type(m).__name__ in
-                                                            ("VariableSymbol", "NetSymbol")]
+        members = (
+            list(chosen)
+            if chosen is not None
+            else [m for m in inner if type(m).__name__ in ("VariableSymbol", "NetSymbol")]
+        )
         for m in members:
             direction = str(getattr(m, "direction", "In")).rsplit(".", 1)[-1]
             signals.append((name, m.name, "output" if direction == "Out" else "input", m.type.bitWidth))
@@ -333,24 +383,35 @@ def _through_wrapper(arguments: list[str], top: str, overrides: dict[str, int], 
     wrapper = os.path.join(folder, top + WRAPPER_SUFFIX)
     ports = [f"  {d} logic [{w - 1}:0] {p}__{s}" for p, s, d, w in signals]
     ports += [f"  {d} logic [{w - 1}:0] {n}" for n, d, w in plain]
-    wires = [f"  assign {p}.{s} = {p}__{s};" if d == "input" else f"  assign {p}__{s} = {p}.{s};"
-             for p, s, d, _ in signals]
+    wires = [
+        f"  assign {p}.{s} = {p}__{s};" if d == "input" else f"  assign {p}__{s} = {p}.{s};"
+        for p, s, d, _ in signals
+    ]
     with open(wrapper, "w") as f:
-        f.write(f"// {top}'s interface ports as plain ports (written by vredmax check-rtl)\n"
-                f"module {wrapper_name} (\n" + ",\n".join(ports) + "\n);\n"
-                + "".join(f"  {i} {n} ();\n" for n, i, _ in interfaces) + "\n".join(wires)
-                + f"\n  {top}{assign} dut ({connect});\nendmodule\n")
+        f.write(
+            f"// {top}'s interface ports as plain ports (written by vredmax check-rtl)\n"
+            f"module {wrapper_name} (\n"
+            + ",\n".join(ports)
+            + "\n);\n"
+            + "".join(f"  {i} {n} ();\n" for n, i, _ in interfaces)
+            + "\n".join(wires)
+            + f"\n  {top}{assign} dut ({connect});\nendmodule\n"
+        )
     found = _elaborate(arguments + [wrapper], wrapper_name, {}, units)
     found.parameters = parameters
     found.renames = {f"{p}.{s}": f"{p}__{s}" for p, s, _, _ in signals}
-    found.notes = [f"interface port {n} ({i}{'.' + m if m else ''}, its default parameters) taken as plain ports "
-                   + ", ".join(f"{p}.{s}" for p, s, _, _ in signals if p == n) for n, i, m in interfaces]
+    found.notes = [
+        f"interface port {n} ({i}{'.' + m if m else ''}, its default parameters) taken as plain ports "
+        + ", ".join(f"{p}.{s}" for p, s, _, _ in signals if p == n)
+        for n, i, m in interfaces
+    ]
     return found
 
 
 def _parsed(arguments: list[str], top: str, overrides: dict[str, int] | None, one_unit: bool = False):
     """(slang's driver with the sources parsed, whether it went well, what it printed)."""
     from pyslang.driver import CommandLineOptions, Driver
+
     driver = Driver()
     driver.addStandardArgs()
     line = ["vredmax", *arguments, "--top", top] + (["--single-unit"] if one_unit else [])
@@ -385,12 +446,13 @@ def _fields(path: str, typ, offset: int, found: dict) -> None:
 
 def _diagnostic(diagnostic, manager) -> RtlInputError:
     import pyslang
+
     location = manager.getFullyOriginalLoc(diagnostic.location)
     message = pyslang.DiagnosticEngine(manager).formatMessage(diagnostic)
     try:
         name = str(manager.getFileName(location))
         line = manager.getLineNumber(location)
-    except Exception:   # a diagnostic without a place (e.g. about the command line)
+    except Exception:  # a diagnostic without a place (e.g. about the command line)
         return RtlInputError("verilog", message)
     return RtlInputError("verilog", f"{_shown(name)}:{line}: {message}")
 
@@ -425,7 +487,9 @@ def mirror(elaboration: Elaboration, folder: str) -> dict[str, str]:
 
 def read_command(elaboration: Elaboration) -> str:
     """The Yosys command that reads the mirrored sources (relative to the work folder)."""
-    words = ["read_slang", "-j", "1", "--top", elaboration.top] + (["--single-unit"] if elaboration.units == "one" else [])
+    words = ["read_slang", "-j", "1", "--top", elaboration.top] + (
+        ["--single-unit"] if elaboration.units == "one" else []
+    )
     for name, value in elaboration.overrides.items():
         words += ["-G", f"{name}={value}"]
     for directory in elaboration.include_dirs:

@@ -44,6 +44,7 @@ def _yaml(path: str, field_name: str) -> dict:
 
 # Bender ---------------------------------------------------------------------------------------------------
 
+
 def target_holds(expression: str, targets: set[str]) -> bool:
     """Bender's target expression: NAME, `*`, all(...), any(...), not(...)."""
     tokens = re.findall(r"[A-Za-z0-9_.\-]+|\*|[(),]", expression)
@@ -77,7 +78,9 @@ def target_holds(expression: str, targets: set[str]) -> bool:
     return value
 
 
-def _group(entries, root: str, targets: set[str], includes: list, defines: dict, out: list, where: str) -> None:
+def _group(
+    entries, root: str, targets: set[str], includes: list, defines: dict, out: list, where: str
+) -> None:
     """Append the arguments of a Bender `sources` list (files and nested groups)."""
     if isinstance(entries, dict):
         entries = [entries]
@@ -87,7 +90,7 @@ def _group(entries, root: str, targets: set[str], includes: list, defines: dict,
             if path.endswith(VERILOG_SUFFIXES):
                 if not os.path.isfile(path):
                     raise RtlInputError("bender", f"{where}: no such file: {path}")
-                if path.endswith(HEADER_SUFFIXES):       # included by the sources, not compiled alone
+                if path.endswith(HEADER_SUFFIXES):  # included by the sources, not compiled alone
                     includes = includes + [os.path.dirname(path)]
                     continue
                 out.append(("file", path, tuple(includes), tuple(defines.items())))
@@ -96,7 +99,9 @@ def _group(entries, root: str, targets: set[str], includes: list, defines: dict,
             raise RtlInputError("bender", f"{where}: a source is a path or a group, got {entry!r}")
         if "target" in entry and not target_holds(str(entry["target"]), targets):
             continue
-        inner_includes = includes + [os.path.normpath(os.path.join(root, d)) for d in entry.get("include_dirs") or ()]
+        inner_includes = includes + [
+            os.path.normpath(os.path.join(root, d)) for d in entry.get("include_dirs") or ()
+        ]
         inner_defines = dict(defines)
         for name, value in (entry.get("defines") or {}).items():
             inner_defines[name] = value
@@ -115,14 +120,18 @@ def _checkout(name: str, root: str, workspace: dict, lock_entry: dict) -> str:
         candidates.append(os.path.join(root, checkout_dir, name))
     checkouts = os.path.join(root, ".bender", "git", "checkouts")
     if os.path.isdir(checkouts):
-        candidates += sorted(os.path.join(checkouts, d) for d in os.listdir(checkouts)
-                             if d == name or d.startswith(name + "-"))
+        candidates += sorted(
+            os.path.join(checkouts, d) for d in os.listdir(checkouts) if d == name or d.startswith(name + "-")
+        )
     for path in candidates:
         if os.path.isfile(os.path.join(path, "Bender.yml")):
             return path
     where = " or ".join(candidates) if candidates else os.path.join(checkouts, name + "-*")
-    raise RtlInputError("bender", f"dependency {name} (locked in Bender.lock) is not checked out at {where}: "
-                                  "run `bender update` or `bender checkout` in the project first")
+    raise RtlInputError(
+        "bender",
+        f"dependency {name} (locked in Bender.lock) is not checked out at {where}: "
+        "run `bender update` or `bender checkout` in the project first",
+    )
 
 
 def bender_arguments(folder: str, targets=()) -> list[str]:
@@ -135,11 +144,14 @@ def bender_arguments(folder: str, targets=()) -> list[str]:
     lock_path = os.path.join(root, "Bender.lock")
     dependencies = top.get("dependencies") or {}
     if dependencies and not os.path.isfile(lock_path):
-        raise RtlInputError("bender", f"{folder} has dependencies but no Bender.lock: run `bender update` first "
-                                      "(it resolves and locks the versions)")
+        raise RtlInputError(
+            "bender",
+            f"{folder} has dependencies but no Bender.lock: run `bender update` first "
+            "(it resolves and locks the versions)",
+        )
     locked = (_yaml(lock_path, "bender").get("packages") or {}) if os.path.isfile(lock_path) else {}
     active = {t.lower() for t in targets}
-    packages = {}                   # name -> (root, manifest)
+    packages = {}  # name -> (root, manifest)
     for name, entry in locked.items():
         path = _checkout(name, root, top.get("workspace"), entry or {})
         packages[name] = (path, _yaml(os.path.join(path, "Bender.yml"), "bender"))
@@ -148,7 +160,7 @@ def bender_arguments(folder: str, targets=()) -> list[str]:
         raise RtlInputError("bender", f"Bender.lock does not lock {', '.join(missing)}: run `bender update`")
     order, seen = [], set()
 
-    def visit(name: str, trail=()):       # dependencies first (the lock's graph)
+    def visit(name: str, trail=()):  # dependencies first (the lock's graph)
         if name in seen:
             return
         if name in trail:
@@ -165,8 +177,12 @@ def bender_arguments(folder: str, targets=()) -> list[str]:
     for name in order + [None]:
         path, data = (root, top) if name is None else packages[name]
         deps = (top if name is None else data).get("dependencies") or {}
-        exported = [os.path.normpath(os.path.join(packages[d][0], e)) for d in deps if d in packages
-                    for e in packages[d][1].get("export_include_dirs") or ()]
+        exported = [
+            os.path.normpath(os.path.join(packages[d][0], e))
+            for d in deps
+            if d in packages
+            for e in packages[d][1].get("export_include_dirs") or ()
+        ]
         own = [os.path.normpath(os.path.join(path, e)) for e in data.get("export_include_dirs") or ()]
         where = os.path.join(path, "Bender.yml")
         _group(data.get("sources") or [], path, active, own + exported, {}, entries, where)
@@ -176,11 +192,12 @@ def bender_arguments(folder: str, targets=()) -> list[str]:
             arguments.append(f"+incdir+{directory}")
         for name, value in defines:
             arguments.append(f"+define+{name}" + ("" if value is None else f"={value}"))
-    arguments = list(dict.fromkeys(a for a in arguments))      # include folders and defines apply to all
+    arguments = list(dict.fromkeys(a for a in arguments))  # include folders and defines apply to all
     return arguments + [path for _, path, _, _ in entries]
 
 
 # FuseSoC --------------------------------------------------------------------------------------------------
+
 
 def fusesoc_arguments(core: str, libraries, target: str = "default") -> list[str]:
     """Simulator arguments for the core named `core` (a VLNV, or a unique name) found in the
@@ -197,7 +214,7 @@ def fusesoc_arguments(core: str, libraries, target: str = "default") -> list[str
         raise RtlInputError("core", "needs the fusesoc package: pip install 'vredmax[rtl]'") from None
     import logging
 
-    class Rejected(logging.Handler):       # .core files fusesoc's parser ignores, with why
+    class Rejected(logging.Handler):  # .core files fusesoc's parser ignores, with why
         def __init__(self):
             super().__init__(logging.WARNING)
             self.found = []
@@ -214,8 +231,9 @@ def fusesoc_arguments(core: str, libraries, target: str = "default") -> list[str
     manager = CoreManager(Config())
     try:
         for folder in libraries:
-            manager.add_library(Library(os.path.basename(os.path.abspath(folder)) or "lib",
-                                        os.path.abspath(folder)), [])
+            manager.add_library(
+                Library(os.path.basename(os.path.abspath(folder)) or "lib", os.path.abspath(folder)), []
+            )
     finally:
         log.removeHandler(rejected)
     names = [str(c) for c in manager.get_cores()]
@@ -223,7 +241,9 @@ def fusesoc_arguments(core: str, libraries, target: str = "default") -> list[str
     if ":" not in core or core.count(":") < 2:
         matches = [n for n in names if n.split(":")[2:3] == [core.split(":")[-1]] or n == core]
         if len(matches) > 1:
-            raise RtlInputError("core", f"{core!r} names several cores ({', '.join(matches)}): give the whole VLNV")
+            raise RtlInputError(
+                "core", f"{core!r} names several cores ({', '.join(matches)}): give the whole VLNV"
+            )
         if matches:
             wanted = matches[0]
     flags = {"is_toplevel": True, "target": target}
@@ -231,12 +251,19 @@ def fusesoc_arguments(core: str, libraries, target: str = "default") -> list[str
         vlnv = Vlnv(wanted)
         cores = manager.get_depends(vlnv, flags)
     except DependencyError:
-        known = f"cores: {', '.join(sorted(names)[:12])}{' ...' if len(names) > 12 else ''}" if names else "no cores"
+        known = (
+            f"cores: {', '.join(sorted(names)[:12])}{' ...' if len(names) > 12 else ''}"
+            if names
+            else "no cores"
+        )
         refused = f"; fusesoc's parser refused {'; '.join(rejected.found)}" if rejected.found else ""
-        raise RtlInputError("core", f"no core {core!r} in {', '.join(libraries)} ({known}){refused}") from None
-    except Exception as error:       # fusesoc's own parse errors
-        raise RtlInputError("core", f"{core}: {str(error).splitlines()[0] if str(error) else type(error).__name__}") \
-            from None
+        raise RtlInputError(
+            "core", f"no core {core!r} in {', '.join(libraries)} ({known}){refused}"
+        ) from None
+    except Exception as error:  # fusesoc's own parse errors
+        raise RtlInputError(
+            "core", f"{core}: {str(error).splitlines()[0] if str(error) else type(error).__name__}"
+        ) from None
     arguments, files = [], []
     for found in cores:
         root = found.core_root
@@ -244,12 +271,21 @@ def fusesoc_arguments(core: str, libraries, target: str = "default") -> list[str
         for item in found.get_files(core_flags):
             name = item["name"] if isinstance(item, dict) else item.name
             kind = (item.get("file_type") if isinstance(item, dict) else getattr(item, "file_type", "")) or ""
-            include = item.get("is_include_file") if isinstance(item, dict) else getattr(item, "is_include_file", False)
-            include_path = item.get("include_path") if isinstance(item, dict) else getattr(item, "include_path", None)
+            include = (
+                item.get("is_include_file")
+                if isinstance(item, dict)
+                else getattr(item, "is_include_file", False)
+            )
+            include_path = (
+                item.get("include_path") if isinstance(item, dict) else getattr(item, "include_path", None)
+            )
             path = os.path.normpath(os.path.join(root, name))
             if include or kind.endswith("Header"):
-                arguments.append(f"+incdir+{os.path.normpath(os.path.join(root, include_path))}" if include_path
-                                 else f"+incdir+{os.path.dirname(path)}")
+                arguments.append(
+                    f"+incdir+{os.path.normpath(os.path.join(root, include_path))}"
+                    if include_path
+                    else f"+incdir+{os.path.dirname(path)}"
+                )
             elif "erilog" in kind or path.endswith(VERILOG_SUFFIXES):
                 if not os.path.isfile(path):
                     raise RtlInputError("core", f"{found.name}: no such file: {path}")

@@ -37,13 +37,13 @@ class PdrAnswer:
 
 @dataclass
 class TransitionSystem:
-    state: list                   # the state variables (bit-vectors and Booleans)
-    inputs: list                  # the input variables of one step
-    next_state: list              # the next value of each state variable (over state and inputs)
-    reset: object                 # a Bool over the inputs: this step is a reset
-    environment: object           # a Bool over state and inputs: the step is allowed
-    bad: object                   # a Bool over state and inputs: the property fails in this cycle
-    known: object                 # a Bool over the state: invariants already proved
+    state: list  # the state variables (bit-vectors and Booleans)
+    inputs: list  # the input variables of one step
+    next_state: list  # the next value of each state variable (over state and inputs)
+    reset: object  # a Bool over the inputs: this step is a reset
+    environment: object  # a Bool over state and inputs: the step is allowed
+    bad: object  # a Bool over state and inputs: the property fails in this cycle
+    known: object  # a Bool over the state: invariants already proved
 
 
 def prove_safety(system: TransitionSystem, timeout_ms: int) -> PdrAnswer:
@@ -55,13 +55,22 @@ def prove_safety(system: TransitionSystem, timeout_ms: int) -> PdrAnswer:
     variables = list(system.state) + list(system.inputs)
     after = [z3.simplify(t) for t in system.next_state]
     solver.add(z3.ForAll(variables, z3.Implies(system.reset, inv(*after))))
-    solver.add(z3.ForAll(variables, z3.Implies(z3.And(inv(*system.state), system.known, system.environment),
-                                               inv(*after))))
-    solver.add(z3.ForAll(variables, z3.Implies(z3.And(inv(*system.state), system.known, system.environment,
-                                                      system.bad), z3.BoolVal(False))))
+    solver.add(
+        z3.ForAll(
+            variables, z3.Implies(z3.And(inv(*system.state), system.known, system.environment), inv(*after))
+        )
+    )
+    solver.add(
+        z3.ForAll(
+            variables,
+            z3.Implies(
+                z3.And(inv(*system.state), system.known, system.environment, system.bad), z3.BoolVal(False)
+            ),
+        )
+    )
     try:
         answer = solver.check()
-    except z3.Z3Exception as error:       # interrupted or out of resources
+    except z3.Z3Exception as error:  # interrupted or out of resources
         return PdrAnswer(Verdict.UNKNOWN, f"Spacer stopped: {error}", time.perf_counter() - start)
     seconds = time.perf_counter() - start
     if answer == z3.sat:

@@ -15,7 +15,7 @@ from vredmax.proofs.rtl.yosys import Design, RtlInputError
 
 DATA_ROLES = ("seed", "elements", "active", "result")
 CONTROL_ROLES = ("clk", "rst", "start", "in_valid", "last", "done")
-HANDSHAKE_ROLES = ("in_ready", "out_ready")      # optional: only when mapped with --port
+HANDSHAKE_ROLES = ("in_ready", "out_ready")  # optional: only when mapped with --port
 ROLES = DATA_ROLES + CONTROL_ROLES + HANDSHAKE_ROLES
 OUTPUT_ROLES = ("result", "done", "in_ready")
 SEW_PARAM, LANES_PARAM = "SEW", "LANES"
@@ -38,8 +38,10 @@ def parse_ports(items) -> tuple[dict[str, str], frozenset]:
         inverted.discard(role)
         if name.startswith(ACTIVE_LOW):
             if role not in INVERTIBLE_ROLES:
-                raise RtlInputError("port", f"{role}: only {', '.join(INVERTIBLE_ROLES)} may be active low "
-                                            f"(!NAME), got {item!r}")
+                raise RtlInputError(
+                    "port",
+                    f"{role}: only {', '.join(INVERTIBLE_ROLES)} may be active low (!NAME), got {item!r}",
+                )
             name = name[1:]
             if not name:
                 raise RtlInputError("port", f"expected ROLE=NAME, got {item!r}")
@@ -61,8 +63,8 @@ class Interface:
     sew: int
     lanes: int
     sequential: bool
-    inverted: frozenset = frozenset()      # roles whose port is active low
-    active_mode: str = "mask"              # mask: any; all: every lane; below-vl: lanes below vl
+    inverted: frozenset = frozenset()  # roles whose port is active low
+    active_mode: str = "mask"  # mask: any; all: every lane; below-vl: lanes below vl
 
     def level(self, role: str, asserted) -> int:
         """The port's value when the role is (not) asserted."""
@@ -72,43 +74,63 @@ class Interface:
         return design.inputs[self.names[role]]
 
 
-def interface(design: Design, mapping: dict[str, str], explicit=(), inverted=frozenset(),
-              active_mode: str = "mask") -> Interface:
+def interface(
+    design: Design, mapping: dict[str, str], explicit=(), inverted=frozenset(), active_mode: str = "mask"
+) -> Interface:
     """Check the ports of the design against the conventions (existence, direction, width)."""
     sequential = design.sequential
     controls = ("rst", "start", "in_valid", "last", "done")
     if sequential and not any(mapping[role] in design.ports for role in controls):
         named = sorted(name.removesuffix("$ff") for name in design.state if not name.startswith("$"))
         held = f" ({', '.join(named)})" if named else ""
-        raise RtlInputError("port", f"module {design.top} holds state{held} but has none of the multi-cycle "
-                                    f"ports ({', '.join(controls)}): a latch from an always @* that does not "
-                                    "assign on every path?")
+        raise RtlInputError(
+            "port",
+            f"module {design.top} holds state{held} but has none of the multi-cycle "
+            f"ports ({', '.join(controls)}): a latch from an always @* that does not "
+            "assign on every path?",
+        )
     needed = DATA_ROLES + (controls if sequential else ())
     for role in needed:
         if role == "active" and mapping[role] not in design.ports:
-            raise RtlInputError("port", f"module {design.top} has no port {mapping[role]!r} for active "
-                                        "(map another with --port active=NAME, or --active all when the "
-                                        "unit has no mask: every lane active)")
+            raise RtlInputError(
+                "port",
+                f"module {design.top} has no port {mapping[role]!r} for active "
+                "(map another with --port active=NAME, or --active all when the "
+                "unit has no mask: every lane active)",
+            )
         _require(design, role, mapping[role])
     sew, lanes = design.width(mapping["seed"]), design.width(mapping["active"])
-    expected = {"seed": sew, "elements": lanes * sew, "active": lanes, "result": sew,
-                "rst": 1, "start": 1, "in_valid": 1, "last": 1, "done": 1}
+    expected = {
+        "seed": sew,
+        "elements": lanes * sew,
+        "active": lanes,
+        "result": sew,
+        "rst": 1,
+        "start": 1,
+        "in_valid": 1,
+        "last": 1,
+        "done": 1,
+    }
     what = {"elements": f"LANES*SEW = {lanes}*{sew}", "result": f"SEW = {sew} (the width of seed)"}
     for role in needed:
         width = design.width(mapping[role])
         if width != expected[role]:
-            raise RtlInputError("port", f"{_named(role, mapping)} is {width} bits wide, expected "
-                                        f"{what.get(role, expected[role])}")
+            raise RtlInputError(
+                "port",
+                f"{_named(role, mapping)} is {width} bits wide, expected {what.get(role, expected[role])}",
+            )
     for param, value in ((SEW_PARAM, sew), (LANES_PARAM, lanes)):
         if param in design.params and design.params[param] != value:
-            raise RtlInputError("port", f"the ports give {param}={value} but the parameter {param} "
-                                        f"is {design.params[param]}")
+            raise RtlInputError(
+                "port", f"the ports give {param}={value} but the parameter {param} is {design.params[param]}"
+            )
     for role in explicit:
         if role not in needed:
             _require(design, role, mapping[role])
             if role in HANDSHAKE_ROLES and design.width(mapping[role]) != 1:
-                raise RtlInputError("port", f"{_named(role, mapping)} is {design.width(mapping[role])} bits wide, "
-                                            "expected 1")
+                raise RtlInputError(
+                    "port", f"{_named(role, mapping)} is {design.width(mapping[role])} bits wide, expected 1"
+                )
     # an active-low active port is rewritten by the view (views.py): the checks see it active high
     levels = frozenset(r for r in inverted if r != "active")
     return Interface(dict(mapping), sew, lanes, sequential, levels, active_mode)
@@ -124,4 +146,6 @@ def _require(design: Design, role: str, name: str) -> None:
         hint = "" if name != role else f" (map another with --port {role}=NAME)"
         raise RtlInputError("port", f"module {design.top} has no port {name!r} for {role}{hint}")
     if design.ports[name][0] != direction:
-        raise RtlInputError("port", f"{name} must be an {direction} ({role}), it is an {design.ports[name][0]}")
+        raise RtlInputError(
+            "port", f"{name} must be an {direction} ({role}), it is an {design.ports[name][0]}"
+        )

@@ -36,39 +36,51 @@ DONE_MODES = ("pulse", "level")
 class Protocol:
     start_with_chunk: bool = False
     done: str = "pulse"
-    active: str = "mask"            # mask, all, below-vl (ports.ACTIVE_MODES)
+    active: str = "mask"  # mask, all, below-vl (ports.ACTIVE_MODES)
     # How the ghost folds a chunk into the running maximum (the same value either way): one
     # lane after the other from it, or smax(it, the chunk's own fold from the signed minimum),
     # which matches units whose chunk tree abstraction.py replaced by that fold
     tree: bool = False
-    in_ready: bool = False          # a chunk is taken only when the unit's in_ready is high
-    out_ready: bool = False         # done is taken only when out_ready is high; till then it stays
+    in_ready: bool = False  # a chunk is taken only when the unit's in_ready is high
+    out_ready: bool = False  # done is taken only when out_ready is high; till then it stays
 
     @property
     def level(self) -> bool:
         return self.done == "level"
 
     def assumptions(self) -> list[str]:
-        start = ("start only when no reduction is running (after reset or after done), always with "
-                 "the first chunk (in_valid)" if self.start_with_chunk else
-                 "start only when no reduction is running (after reset or after done), never with in_valid")
-        lines = ["cycle 0 has rst high (the state before it is arbitrary); rst may rise in any later cycle",
-                 start,
-                 "in_valid only between start and the chunk with last; last only with in_valid",
-                 "after the last chunk nothing is offered until done; data inputs are free when not valid"]
+        start = (
+            "start only when no reduction is running (after reset or after done), always with "
+            "the first chunk (in_valid)"
+            if self.start_with_chunk
+            else "start only when no reduction is running (after reset or after done), never with in_valid"
+        )
+        lines = [
+            "cycle 0 has rst high (the state before it is arbitrary); rst may rise in any later cycle",
+            start,
+            "in_valid only between start and the chunk with last; last only with in_valid",
+            "after the last chunk nothing is offered until done; data inputs are free when not valid",
+        ]
         if self.level:
-            lines.append("done is a level: once high it stays high, with the result, until the next start or rst")
+            lines.append(
+                "done is a level: once high it stays high, with the result, until the next start or rst"
+            )
         if self.in_ready:
-            lines.append("a chunk (and last) is taken in a cycle with in_valid and in_ready; in_valid may be "
-                         "offered while in_ready is low (the chunk is then not taken)")
+            lines.append(
+                "a chunk (and last) is taken in a cycle with in_valid and in_ready; in_valid may be "
+                "offered while in_ready is low (the chunk is then not taken)"
+            )
         if self.out_ready:
-            lines.append("done is taken in a cycle with out_ready (free); until then done stays high with the "
-                         "same result")
+            lines.append(
+                "done is taken in a cycle with out_ready (free); until then done stays high with the "
+                "same result"
+            )
         if self.active == "all":
             lines.append("every lane of every chunk is active (the unit has no mask)")
         elif self.active == "below-vl":
-            lines.append("active = the elements below vl: in a reduction, once a lane is inactive every "
-                         "later lane is")
+            lines.append(
+                "active = the elements below vl: in a reduction, once a lane is inactive every later lane is"
+            )
         return lines
 
 
@@ -101,12 +113,12 @@ def group_name(group) -> str:
 class Ghost:
     busy: object
     waiting: object
-    wait: object                    # cycles waited since `last` (SEW bits, saturating)
-    atoms: dict                     # SEED -> the seed taken; lane j -> running max of lane j
-    acc: object                     # running max of the seed and every active element fed
-    finished: object = False        # level done: after done, until the next start
-    ended: object = False           # below-vl: an inactive lane was fed in this reduction
-    offered: object = False         # out_ready: done was high and not taken in the last cycle
+    wait: object  # cycles waited since `last` (SEW bits, saturating)
+    atoms: dict  # SEED -> the seed taken; lane j -> running max of lane j
+    acc: object  # running max of the seed and every active element fed
+    finished: object = False  # level done: after done, until the next start
+    ended: object = False  # below-vl: an inactive lane was fed in this reduction
+    offered: object = False  # out_ready: done was high and not taken in the last cycle
 
 
 def fold_chunk(ops, acc, lanes, elements, active, tree: bool = False):
@@ -160,7 +172,9 @@ def ghost_step(ops, g: Ghost, inp: dict, done, limit: int, protocol: Protocol) -
     acc = None
     if g.acc is not None:
         base = ops.ite(start, inp["seed"], g.acc) if protocol.start_with_chunk else g.acc
-        fed_acc = ops.ite(fed, fold_chunk(ops, base, lanes, inp["elements"], inp["active"], protocol.tree), base)
+        fed_acc = ops.ite(
+            fed, fold_chunk(ops, base, lanes, inp["elements"], inp["active"], protocol.tree), base
+        )
         if not protocol.start_with_chunk:
             fed_acc = ops.ite(start, inp["seed"], fed_acc)
         acc = ops.ite(rst, g.acc, fed_acc)
@@ -175,7 +189,7 @@ def group_value(ops, g: Ghost, group):
     """The running max of a group of lanes (and the seed if it has it): smax of its atoms."""
     lanes, with_seed = group
     if with_seed and len(lanes) == len(g.atoms) - 1 and g.acc is not None:
-        return g.acc     # the whole reduction: its own ghost (same value; cheaper queries)
+        return g.acc  # the whole reduction: its own ghost (same value; cheaper queries)
     parts = ([g.atoms[SEED]] if with_seed else []) + [g.atoms[lane] for lane in sorted(lanes)]
     if not parts:
         return ops.smin()
@@ -193,9 +207,11 @@ def environment(ops, g: Ghost, inp: dict, protocol: Protocol):
     fed = fed_now(ops, inp, protocol)
     idle = and_(not_(g.busy), not_(g.waiting))
     with_chunk = fed if protocol.start_with_chunk else not_(valid)
-    rules = [_implies(ops, start, and_(idle, with_chunk)),
-             _implies(ops, valid, or_(g.busy, start)),
-             _implies(ops, last, valid)]
+    rules = [
+        _implies(ops, start, and_(idle, with_chunk)),
+        _implies(ops, valid, or_(g.busy, start)),
+        _implies(ops, last, valid),
+    ]
     active = inp["active"]
     fed = valid
     if protocol.active == "all":
@@ -228,19 +244,23 @@ def violation(ops, g: Ghost, inp: dict, result, done, limit: int, full, protocol
     expected = expected_result(ops, g, inp, full, protocol.tree)
     late_at = ops.const(limit)
     next_wait = g.wait + ops.const(1)
-    late = and_(and_(g.waiting, not_(g.offered)),
-                or_(ops.ugt(next_wait, late_at), and_(ops.eq(next_wait, late_at), not_(done))))
+    late = and_(
+        and_(g.waiting, not_(g.offered)),
+        or_(ops.ugt(next_wait, late_at), and_(ops.eq(next_wait, late_at), not_(done))),
+    )
     found = {
         "done without a finished reduction": and_(live, and_(done, not_(allowed))),
-        "result differs from the spec's reduction": and_(live, and_(and_(done, checked),
-                                                                   not_(ops.eq(result, expected)))),
+        "result differs from the spec's reduction": and_(
+            live, and_(and_(done, checked), not_(ops.eq(result, expected)))
+        ),
         f"done did not come within {limit} cycles of the last chunk": and_(live, late),
     }
     if protocol.out_ready:
         found["done fell before out_ready took it"] = and_(live, and_(g.offered, not_(done)))
     if protocol.level:
-        found["done (a level) fell before the next start"] = and_(live, and_(and_(g.finished, not_(start)),
-                                                                             not_(done)))
+        found["done (a level) fell before the next start"] = and_(
+            live, and_(and_(g.finished, not_(start)), not_(done))
+        )
     return found
 
 
@@ -252,17 +272,24 @@ def expected_result(ops, g: Ghost, inp: dict, full, tree: bool = False):
 
 
 def idle_ghost(ops, lanes: int):
-    return Ghost(False, False, 0, {SEED: ops.smin(), **{lane: ops.smin() for lane in range(lanes)}}, ops.smin())
+    return Ghost(
+        False, False, 0, {SEED: ops.smin(), **{lane: ops.smin() for lane in range(lanes)}}, ops.smin()
+    )
 
 
 def fresh_ghost(sew: int, lanes: int, tag: str, whole: bool = True, protocol: Protocol = Protocol()) -> Ghost:
     atoms = {SEED: z3.BitVec(f"ghost_seed@{tag}", sew)}
     atoms.update({lane: z3.BitVec(f"ghost_lane{lane}@{tag}", sew) for lane in range(lanes)})
-    return Ghost(z3.Bool(f"ghost_busy@{tag}"), z3.Bool(f"ghost_waiting@{tag}"), z3.BitVec(f"ghost_wait@{tag}", sew),
-                 atoms, z3.BitVec(f"ghost_acc@{tag}", sew) if whole else None,
-                 z3.Bool(f"ghost_finished@{tag}") if protocol.level else z3.BoolVal(False),
-                 z3.Bool(f"ghost_ended@{tag}") if protocol.active == "below-vl" else z3.BoolVal(False),
-                 z3.Bool(f"ghost_offered@{tag}") if protocol.out_ready else z3.BoolVal(False))
+    return Ghost(
+        z3.Bool(f"ghost_busy@{tag}"),
+        z3.Bool(f"ghost_waiting@{tag}"),
+        z3.BitVec(f"ghost_wait@{tag}", sew),
+        atoms,
+        z3.BitVec(f"ghost_acc@{tag}", sew) if whole else None,
+        z3.Bool(f"ghost_finished@{tag}") if protocol.level else z3.BoolVal(False),
+        z3.Bool(f"ghost_ended@{tag}") if protocol.active == "below-vl" else z3.BoolVal(False),
+        z3.Bool(f"ghost_offered@{tag}") if protocol.out_ready else z3.BoolVal(False),
+    )
 
 
 def ghost_variables(g: Ghost) -> list:

@@ -14,12 +14,13 @@ from vredmax.proofs.rtl.seq_invariants import Symbolic
 from vredmax.proofs.engine.verdict import prove
 from vredmax.spec.bv import ConcreteElements
 
-SHRINK_BUDGET_S = 8.0    # shortening a counterexample trace: best effort within this time
+SHRINK_BUDGET_S = 8.0  # shortening a counterexample trace: best effort within this time
 # bitwuzla: 2-4x faster than Z3 on these unrolled queries (measured at SEW=8, 4 lanes)
 BMC_SOLVER = "bitwuzla"
 
 
 # Bounded check from reset ----------------------------------------------------------------------------
+
 
 def bmc(unit: SeqUnit, depth: int, limit: int, timeout_ms: int, data_depth: int | None = None):
     """Cycles 1..depth after a reset in cycle 0 (from any state): the property holds; the
@@ -34,8 +35,9 @@ def bmc(unit: SeqUnit, depth: int, limit: int, timeout_ms: int, data_depth: int 
     steps, constraints, bad = [], [], []
     for t in range(depth + 1):
         sym = Symbolic(unit, limit, str(t))
-        sub = [(d.state[n], state[n]) for n in d.state] + \
-              [(d.inputs[n], sym.inputs[d.inputs[n].decl().name()]) for n in d.inputs]
+        sub = [(d.state[n], state[n]) for n in d.state] + [
+            (d.inputs[n], sym.inputs[d.inputs[n].decl().name()]) for n in d.inputs
+        ]
         outputs = {n: z3.substitute(term, *sub) for n, term in d.outputs.items()}
         result, done = outputs[unit.names["result"]], outputs[unit.names["done"]] == 1
         inp = sym.inp
@@ -44,8 +46,13 @@ def bmc(unit: SeqUnit, depth: int, limit: int, timeout_ms: int, data_depth: int 
             constraints.append(inp["rst"])
         else:
             constraints.append(sym.env(ghost))
-            bad += [cond for name, cond in violation(sym.ops, ghost, inp, result, done, limit, unit.full, unit.protocol).items()
-                    if t <= data_depth or not name.startswith("result")]
+            bad += [
+                cond
+                for name, cond in violation(
+                    sym.ops, ghost, inp, result, done, limit, unit.full, unit.protocol
+                ).items()
+                if t <= data_depth or not name.startswith("result")
+            ]
         steps.append(sym)
         ghost = ghost_step(sym.ops, ghost, inp, done, limit, unit.protocol)
         state = {n: z3.substitute(term, *sub) for n, term in d.next_state.items()}
@@ -57,11 +64,16 @@ def bmc_trace(unit: SeqUnit, steps, model) -> list[dict]:
     """The inputs of a BMC model, cycle by cycle, in the simulator's form."""
     trace = []
     for sym in steps:
+
         def value(term):
             v = model.eval(term, model_completion=True)
             return z3.is_true(v) if z3.is_bool(v) else v.as_long()
-        inp = {role: value(sym.inp[role]) for role in ("rst", "start", "in_valid", "last", "seed")
-               + (("out_ready",) if unit.protocol.out_ready else ())}
+
+        inp = {
+            role: value(sym.inp[role])
+            for role in ("rst", "start", "in_valid", "last", "seed")
+            + (("out_ready",) if unit.protocol.out_ready else ())
+        }
         inp["elements"] = [value(e) for e in sym.inp["elements"]]
         inp["active"] = [value(a) for a in sym.inp["active"]]
         inp["extra"] = {name: value(sym.inputs[var.decl().name()]) for name, var in unit.extra.items()}
@@ -80,7 +92,7 @@ def replay(unit: SeqUnit, inputs: list[dict], limit: int, state=None):
         return None
     for t, inp in enumerate(inputs):
         inp = dict(inp)
-        result, done, nxt = unit.step(state, inp)       # first: the environment may read in_ready
+        result, done, nxt = unit.step(state, inp)  # first: the environment may read in_ready
         if t > 0 and not environment(ops, g, inp, unit.protocol):
             return None
         cycles.append(cycle_record(unit, state, inp, result, done, g))
@@ -93,14 +105,24 @@ def replay(unit: SeqUnit, inputs: list[dict], limit: int, state=None):
     return None
 
 
-def long_reduction(unit: SeqUnit, chunks: int, limit: int, rng: random.Random, peak: str = "first") -> list[dict]:
+def long_reduction(
+    unit: SeqUnit, chunks: int, limit: int, rng: random.Random, peak: str = "first"
+) -> list[dict]:
     """Inputs for one reduction of `chunks` chunks whose first (or last) chunk holds the maximum
     (every lane the signed maximum, the others below it): a counter that wraps, or a chunk that
     is lost or taken twice, after that many chunks changes the result or the timing of done."""
     sew, lanes = unit.sew, unit.lanes
     top, smin = (1 << (sew - 1)) - 1, 1 << (sew - 1)
-    idle = {"rst": False, "start": False, "in_valid": False, "last": False, "seed": 0,
-            "elements": [0] * lanes, "active": [False] * lanes, "extra": {name: 0 for name in unit.extra}}
+    idle = {
+        "rst": False,
+        "start": False,
+        "in_valid": False,
+        "last": False,
+        "seed": 0,
+        "elements": [0] * lanes,
+        "active": [False] * lanes,
+        "extra": {name: 0 for name in unit.extra},
+    }
     if unit.protocol.out_ready:
         idle["out_ready"] = True
     inputs = [dict(idle, rst=True)]
@@ -108,8 +130,11 @@ def long_reduction(unit: SeqUnit, chunks: int, limit: int, rng: random.Random, p
         inputs.append(dict(idle, start=True, seed=smin))
     at = 0 if peak == "first" else chunks - 1
     for k in range(chunks):
-        values = [top] * lanes if k == at else [rng.randrange(smin, smin + (1 << sew) - 1) & ((1 << sew) - 1)
-                                                for _ in range(lanes)]
+        values = (
+            [top] * lanes
+            if k == at
+            else [rng.randrange(smin, smin + (1 << sew) - 1) & ((1 << sew) - 1) for _ in range(lanes)]
+        )
         chunk = dict(idle, in_valid=True, last=(k == chunks - 1), elements=values, active=[True] * lanes)
         if k == 0 and unit.protocol.start_with_chunk:
             chunk.update(start=True, seed=smin)
@@ -117,8 +142,8 @@ def long_reduction(unit: SeqUnit, chunks: int, limit: int, rng: random.Random, p
     return inputs + [dict(idle) for _ in range(limit + 1)]
 
 
-MIN_COUNT_BITS = 8            # up to 257 chunks even without a counter register
-CHUNK_COUNT_BUDGET_S = 40.0   # the search stops at this time, not at a fixed count
+MIN_COUNT_BITS = 8  # up to 257 chunks even without a counter register
+CHUNK_COUNT_BUDGET_S = 40.0  # the search stops at this time, not at a fixed count
 
 
 def chunk_counts(unit: SeqUnit) -> tuple[int, list[int]]:
@@ -128,11 +153,11 @@ def chunk_counts(unit: SeqUnit) -> tuple[int, list[int]]:
     top = max(widths + [MIN_COUNT_BITS])
     counts = []
     for k in range(1, top + 1):
-        counts += [2 ** k - 1, 2 ** k, 2 ** k + 1]
+        counts += [2**k - 1, 2**k, 2**k + 1]
     return top, sorted(set(c for c in counts if c >= 1))
 
 
-HOLD_LIMIT = 64          # cycles a chunk is held while the unit's in_ready stays low
+HOLD_LIMIT = 64  # cycles a chunk is held while the unit's in_ready stays low
 
 
 def fails_quickly(unit: SeqUnit, inputs: list[dict], limit: int) -> tuple[bool, list[dict]]:
@@ -149,7 +174,7 @@ def fails_quickly(unit: SeqUnit, inputs: list[dict], limit: int) -> tuple[bool, 
         t = len(driven)
         result, done, state_next = unit.step(state, inp)
         retry = unit.protocol.in_ready and inp["in_valid"] and not inp.get("in_ready")
-        if t > 0 and not environment(ops, g, inp, unit.protocol):       # the unit refused the start
+        if t > 0 and not environment(ops, g, inp, unit.protocol):  # the unit refused the start
             inp.update(start=False, in_valid=False, last=False)
             result, done, state_next = unit.step(state, inp)
             retry = True
@@ -157,7 +182,7 @@ def fails_quickly(unit: SeqUnit, inputs: list[dict], limit: int) -> tuple[bool, 
         if t > 0 and any(violation(ops, g, inp, result, done, limit, unit.full, unit.protocol).values()):
             return True, driven
         if retry and held < HOLD_LIMIT:
-            pending.insert(0, original)      # offer it again
+            pending.insert(0, original)  # offer it again
             held += 1
         else:
             held = 0
@@ -177,7 +202,7 @@ def search_chunk_counts(unit: SeqUnit, limit: int):
     for chunks in counts:
         now = time.perf_counter()
         per_chunk = (now - begun) / simulated if simulated else 0.0
-        if now > deadline or now + 2 * chunks * per_chunk > deadline:    # the next count would not finish
+        if now > deadline or now + 2 * chunks * per_chunk > deadline:  # the next count would not finish
             break
         simulated += 2 * chunks
         for peak in ("first", "last"):
@@ -187,7 +212,7 @@ def search_chunk_counts(unit: SeqUnit, limit: int):
                 if found is not None:
                     return found, reached, tried
         tried += 1
-        if chunks > 2 and (chunks - 1) & (chunks - 2) == 0:      # 2^k + 1: the trio of k is done
+        if chunks > 2 and (chunks - 1) & (chunks - 2) == 0:  # 2^k + 1: the trio of k is done
             reached = (chunks - 1).bit_length() - 1
     return None, reached, tried
 
@@ -196,14 +221,14 @@ def shrink(unit: SeqUnit, cycles: list, at: int, problem: str, limit: int):
     """A shorter, simpler trace with the same problem: cycles deleted while it still fails
     (and keeps to the protocol), then unused data zeroed and active lanes switched off."""
     state0 = cycles[0]["_state"]
-    inputs = [dict(c["_inputs"]) for c in cycles[:at + 1]]
+    inputs = [dict(c["_inputs"]) for c in cycles[: at + 1]]
     best = (cycles, at, problem)
 
     def attempt(trial):
         nonlocal inputs, best
         found = replay(unit, trial, limit, state0)
         if found is not None and found[2] == problem:
-            inputs, best = trial[:found[1] + 1], found
+            inputs, best = trial[: found[1] + 1], found
             return True
         return False
 
@@ -211,7 +236,7 @@ def shrink(unit: SeqUnit, cycles: list, at: int, problem: str, limit: int):
     for size in (64, 32, 16, 8, 4, 2, 1):
         i = 1
         while i < len(inputs) and time.perf_counter() < deadline:
-            if not attempt(inputs[:i] + inputs[i + size:]):
+            if not attempt(inputs[:i] + inputs[i + size :]):
                 i += size
     for t in range(len(inputs)):
         if time.perf_counter() > deadline or t >= len(inputs):
@@ -222,18 +247,18 @@ def shrink(unit: SeqUnit, cycles: list, at: int, problem: str, limit: int):
             plain["seed"] = 0
         if not inp["in_valid"]:
             plain["elements"], plain["active"] = [0] * unit.lanes, [False] * unit.lanes
-        attempt(inputs[:t] + [plain] + inputs[t + 1:])
+        attempt(inputs[:t] + [plain] + inputs[t + 1 :])
         for lane in range(unit.lanes):
-            if t >= len(inputs):     # an attempt may have ended the trace earlier
+            if t >= len(inputs):  # an attempt may have ended the trace earlier
                 break
             inp = inputs[t]
             if inp["in_valid"] and inp["active"][lane]:
                 flags = list(inp["active"])
                 flags[lane] = False
-                attempt(inputs[:t] + [dict(inp, active=flags)] + inputs[t + 1:])
+                attempt(inputs[:t] + [dict(inp, active=flags)] + inputs[t + 1 :])
             inp = inputs[t]
             if not inp["active"][lane] and inp["elements"][lane]:
                 values = list(inp["elements"])
                 values[lane] = 0
-                attempt(inputs[:t] + [dict(inp, elements=values)] + inputs[t + 1:])
+                attempt(inputs[:t] + [dict(inp, elements=values)] + inputs[t + 1 :])
     return best

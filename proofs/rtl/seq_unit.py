@@ -9,7 +9,15 @@ from dataclasses import dataclass, field
 from vredmax.proofs.rtl.combinational import biased_value
 from vredmax.proofs.rtl.evaluate import Program
 from vredmax.proofs.rtl.ports import Interface
-from vredmax.proofs.rtl.protocol import (Ghost, Protocol, environment, ghost_step, group_value, idle_ghost, violation)
+from vredmax.proofs.rtl.protocol import (
+    Ghost,
+    Protocol,
+    environment,
+    ghost_step,
+    group_value,
+    idle_ghost,
+    violation,
+)
 from vredmax.proofs.rtl.trace import Reduction, RtlCounterexample
 from vredmax.proofs.rtl.yosys import Design
 from vredmax.spec.bv import ConcreteElements
@@ -18,12 +26,13 @@ SIM_TRACES = 12
 SIM_CYCLES = 160
 # two long reductions (hundreds of chunks): counters that wrap show there
 LONG_TRACES, LONG_CYCLES, LONG_P_LAST = 2, 640, 0.003
-RESULT_OK_CHECKS = 24     # simulated results also checked with spec.relation.result_ok
-HORIZON = 64                  # cycles to wait for `done` in simulation
+RESULT_OK_CHECKS = 24  # simulated results also checked with spec.relation.result_ok
+HORIZON = 64  # cycles to wait for `done` in simulation
 INPUT_ROLES = ("rst", "start", "seed", "in_valid", "elements", "active", "last")
 
 
 # The unit, concretely ----------------------------------------------------------------------------------
+
 
 class SeqUnit:
     def __init__(self, design: Design, iface: Interface, protocol: Protocol = Protocol()):
@@ -34,8 +43,10 @@ class SeqUnit:
         role_ports = {iface.names[r] for r in self.input_roles}
         self.extra = {name: var for name, var in design.inputs.items() if name not in role_ports}
         self.registers = {name: var.size() for name, var in design.state.items()}
-        terms = {f"out:{iface.names['result']}": design.outputs[iface.names["result"]],
-                 f"out:{iface.names['done']}": design.outputs[iface.names["done"]]}
+        terms = {
+            f"out:{iface.names['result']}": design.outputs[iface.names["result"]],
+            f"out:{iface.names['done']}": design.outputs[iface.names["done"]],
+        }
         if protocol.in_ready:
             terms["out:in_ready"] = design.outputs[iface.names["in_ready"]]
         terms.update({f"next:{name}": t for name, t in design.next_state.items()})
@@ -64,8 +75,9 @@ class SeqUnit:
         if not hasattr(self, "_names"):
             d = self.design
             self._names = {name: var.decl().name() for name, var in d.state.items()}
-            self._names.update({("role", role): d.inputs[self.names[role]].decl().name()
-                                for role in self.input_roles})
+            self._names.update(
+                {("role", role): d.inputs[self.names[role]].decl().name() for role in self.input_roles}
+            )
             self._names.update({("extra", name): var.decl().name() for name, var in self.extra.items()})
         return self._names
 
@@ -89,6 +101,7 @@ class SeqUnit:
 
 # Simulation --------------------------------------------------------------------------------------------
 
+
 @dataclass
 class Sample:
     state: dict
@@ -99,7 +112,7 @@ class Sample:
 class Simulation:
     samples: list = field(default_factory=list)
     latencies: list = field(default_factory=list)
-    failure: tuple | None = None          # (cycles, index of the failing cycle, problem)
+    failure: tuple | None = None  # (cycles, index of the failing cycle, problem)
     reductions: int = 0
 
 
@@ -118,12 +131,14 @@ def simulate(unit: SeqUnit, limit: int | None, seed: int = 1) -> Simulation:
         for t in range(LONG_CYCLES if long else SIM_CYCLES):
             inp = random_inputs(rng, unit, g, p_last, first=(t == 0))
             result, done, nxt = unit.step(state, inp)
-            if t > 0 and not environment(ops, g, inp, unit.protocol):      # in_ready said no to start
+            if t > 0 and not environment(ops, g, inp, unit.protocol):  # in_ready said no to start
                 inp.update(start=False, in_valid=False, last=False)
                 result, done, nxt = unit.step(state, inp)
             cycles.append(cycle_record(unit, state, inp, result, done, g))
             if t > 0:
-                for problem, bad in violation(ops, g, inp, result, done, check_limit, unit.full, unit.protocol).items():
+                for problem, bad in violation(
+                    ops, g, inp, result, done, check_limit, unit.full, unit.protocol
+                ).items():
                     if bad:
                         sim.failure = (cycles, t, problem)
                         return sim
@@ -147,15 +162,25 @@ def simulate(unit: SeqUnit, limit: int | None, seed: int = 1) -> Simulation:
 
 def random_inputs(rng: random.Random, unit: SeqUnit, g: Ghost, p_last: float, first: bool) -> dict:
     sew, lanes = unit.sew, unit.lanes
-    inp = {"rst": first or rng.random() < 0.01, "start": False, "in_valid": False, "last": False,
-           "seed": biased_value(rng, sew), "elements": [biased_value(rng, sew) for _ in range(lanes)],
-           "active": [rng.random() < rng.choice([0.0, 0.5, 0.9, 1.0]) for _ in range(lanes)],
-           "extra": {name: rng.getrandbits(var.size()) for name, var in unit.extra.items()}}
+    inp = {
+        "rst": first or rng.random() < 0.01,
+        "start": False,
+        "in_valid": False,
+        "last": False,
+        "seed": biased_value(rng, sew),
+        "elements": [biased_value(rng, sew) for _ in range(lanes)],
+        "active": [rng.random() < rng.choice([0.0, 0.5, 0.9, 1.0]) for _ in range(lanes)],
+        "extra": {name: rng.getrandbits(var.size()) for name, var in unit.extra.items()},
+    }
     protocol = unit.protocol
     if protocol.out_ready:
         inp["out_ready"] = rng.random() < 0.6
     if inp["rst"]:
-        inp["start"], inp["in_valid"], inp["last"] = rng.random() < 0.3, rng.random() < 0.3, rng.random() < 0.3
+        inp["start"], inp["in_valid"], inp["last"] = (
+            rng.random() < 0.3,
+            rng.random() < 0.3,
+            rng.random() < 0.3,
+        )
     elif not g.busy and not g.waiting:
         inp["start"] = rng.random() < 0.5
         if inp["start"] and protocol.start_with_chunk:
@@ -175,7 +200,9 @@ def random_inputs(rng: random.Random, unit: SeqUnit, g: Ghost, p_last: float, fi
 
 def cycle_record(unit: SeqUnit, state, inp, result, done, g) -> dict:
     names = unit.names
-    record = {names[r]: unit.iface.level(r, inp[r]) for r in ("rst", "start", "in_valid", "last")}   # port levels
+    record = {
+        names[r]: unit.iface.level(r, inp[r]) for r in ("rst", "start", "in_valid", "last")
+    }  # port levels
     if unit.protocol.out_ready:
         record[names["out_ready"]] = int(inp["out_ready"])
     if unit.protocol.in_ready:
@@ -214,13 +241,13 @@ def reduction_of(cycles: list, at: int, unit: SeqUnit) -> Reduction | None:
 
 def in_progress(cycles: list, at: int):
     seed, chunks = None, []
-    for record in cycles[1:at + 1]:
+    for record in cycles[1 : at + 1]:
         inp = record["_inputs"]
         if inp["rst"]:
             seed, chunks = None, []
         elif inp["start"]:
             seed, chunks = inp["seed"], []
-            if inp["in_valid"] and inp.get("in_ready", True):     # start_with_chunk: the first chunk with start
+            if inp["in_valid"] and inp.get("in_ready", True):  # start_with_chunk: the first chunk with start
                 chunks.append((list(inp["elements"]), list(inp["active"]), bool(inp["last"])))
         elif inp["in_valid"] and inp.get("in_ready", True) and seed is not None:
             chunks.append((list(inp["elements"]), list(inp["active"]), bool(inp["last"])))
@@ -232,13 +259,23 @@ def counterexample(unit: SeqUnit, cycles: list, at: int, problem: str) -> RtlCou
     seed, chunks = in_progress(cycles, at)
     reduction = None
     if seed is not None:
-        reduction = Reduction(unit.sew, seed, [v for c in chunks for v in c[0]], [a for c in chunks for a in c[1]])
+        reduction = Reduction(
+            unit.sew, seed, [v for c in chunks for v in c[0]], [a for c in chunks for a in c[1]]
+        )
     final = cycles[at]
     unit_result = final[unit.names["result"]] if "result" in problem else None
-    shown = [{k: v for k, v in c.items() if not k.startswith("_")} for c in cycles[:at + 1]]
-    return RtlCounterexample(unit.sew, unit.lanes, reduction, unit_result,
-                             f"cycle {at}: {problem}", chunks=chunks, cycles=shown, at_cycle=at,
-                             column_names=dict(unit.names))
+    shown = [{k: v for k, v in c.items() if not k.startswith("_")} for c in cycles[: at + 1]]
+    return RtlCounterexample(
+        unit.sew,
+        unit.lanes,
+        reduction,
+        unit_result,
+        f"cycle {at}: {problem}",
+        chunks=chunks,
+        cycles=shown,
+        at_cycle=at,
+        column_names=dict(unit.names),
+    )
 
 
 def register_name(name: str) -> str:

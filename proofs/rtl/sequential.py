@@ -50,10 +50,28 @@ from vredmax.proofs.rtl.combinational import MethodResult, lemma_check
 from vredmax.proofs.rtl import pdr
 from vredmax.proofs.rtl.abstraction import abstract_chunk_trees
 from vredmax.proofs.rtl.ports import Interface
-from vredmax.proofs.rtl.protocol import (Protocol, fresh_ghost, ghost_step, ghost_values, ghost_variables, violation)
-from vredmax.proofs.rtl.seq_unit import (HORIZON, LONG_CYCLES, LONG_TRACES, SIM_CYCLES, SIM_TRACES, SeqUnit,
-                                         counterexample, in_progress, register_name, signal_widths, simulate,
-                                         state_name)
+from vredmax.proofs.rtl.protocol import (
+    Protocol,
+    fresh_ghost,
+    ghost_step,
+    ghost_values,
+    ghost_variables,
+    violation,
+)
+from vredmax.proofs.rtl.seq_unit import (
+    HORIZON,
+    LONG_CYCLES,
+    LONG_TRACES,
+    SIM_CYCLES,
+    SIM_TRACES,
+    SeqUnit,
+    counterexample,
+    in_progress,
+    register_name,
+    signal_widths,
+    simulate,
+    state_name,
+)
 from vredmax.proofs.rtl.seq_invariants import Symbolic, as_bool, houdini, mine, prove_property
 from vredmax.proofs.rtl.seq_search import bmc, bmc_trace, replay, search_chunk_counts, shrink
 from vredmax.proofs.rtl.trace import RtlCounterexample
@@ -66,6 +84,7 @@ BMC_TIMEOUT_MS = 20_000
 
 
 # The driver ----------------------------------------------------------------------------------------------
+
 
 @dataclass
 class SeqOutcome:
@@ -81,42 +100,69 @@ class SeqOutcome:
     bounded: str = ""
 
 
-def check_sequential(design: Design, iface: Interface, timeout_ms: int, latency: int | None = None,
-                     accumulator: str | None = None, depth: int | None = None,
-                     protocol: Protocol = Protocol()) -> SeqOutcome:
+def check_sequential(
+    design: Design,
+    iface: Interface,
+    timeout_ms: int,
+    latency: int | None = None,
+    accumulator: str | None = None,
+    depth: int | None = None,
+    protocol: Protocol = Protocol(),
+) -> SeqOutcome:
     protocol = dataclasses.replace(protocol, active=iface.active_mode)
     t0 = time.perf_counter()
     abstraction = abstract_chunk_trees(design, iface, timeout_ms)
     if abstraction is not None:
         design, protocol = abstraction.design, dataclasses.replace(protocol, tree=True)
     unit = SeqUnit(design, iface, protocol)
-    out = SeqOutcome(Verdict.UNKNOWN, assumptions=protocol.assumptions() + [
-        f"{role} is active low: high in these lines means port {iface.names[role]} = 0"
-        for role in sorted(iface.inverted)])
+    out = SeqOutcome(
+        Verdict.UNKNOWN,
+        assumptions=protocol.assumptions()
+        + [
+            f"{role} is active low: high in these lines means port {iface.names[role]} = 0"
+            for role in sorted(iface.inverted)
+        ],
+    )
     registers = sorted(register_name(r) for r in unit.registers)
     if accumulator is not None and accumulator not in registers:
         from vredmax.proofs.rtl.frontend import RtlInputError
+
         raise RtlInputError("accumulator", f"no register {accumulator!r} (registers: {', '.join(registers)})")
     if accumulator is not None and unit.registers[state_name(unit, accumulator)] < unit.sew:
         from vredmax.proofs.rtl.frontend import RtlInputError
-        raise RtlInputError("accumulator", f"{accumulator} is {unit.registers[state_name(unit, accumulator)]} "
-                                           f"bits wide, narrower than SEW={unit.sew}")
+
+        raise RtlInputError(
+            "accumulator",
+            f"{accumulator} is {unit.registers[state_name(unit, accumulator)]} "
+            f"bits wide, narrower than SEW={unit.sew}",
+        )
     start = time.perf_counter()
     sim = simulate(unit, latency)
-    out.methods.append(MethodResult("simulation", Verdict.COUNTEREXAMPLE if sim.failure else Verdict.PROVED,
-                                    time.perf_counter() - start,
-                                    f"{SIM_TRACES} traces of {SIM_CYCLES} cycles and {LONG_TRACES} of {LONG_CYCLES}, "
-                                    f"{sim.reductions} reductions"))
+    out.methods.append(
+        MethodResult(
+            "simulation",
+            Verdict.COUNTEREXAMPLE if sim.failure else Verdict.PROVED,
+            time.perf_counter() - start,
+            f"{SIM_TRACES} traces of {SIM_CYCLES} cycles and {LONG_TRACES} of {LONG_CYCLES}, "
+            f"{sim.reductions} reductions",
+        )
+    )
     if sim.failure:
         cycles, at, problem = sim.failure
-        return _refuted(out, unit, cycles, at, problem, "found by simulation", latency if latency is not None else HORIZON)
+        return _refuted(
+            out, unit, cycles, at, problem, "found by simulation", latency if latency is not None else HORIZON
+        )
     if abstraction is not None:
-        out.methods.append(MethodResult("cut points", Verdict.PROVED, abstraction.seconds, abstraction.detail))
+        out.methods.append(
+            MethodResult("cut points", Verdict.PROVED, abstraction.seconds, abstraction.detail)
+        )
     if latency is None:
         if not sim.latencies:
             out.verdict = Verdict.ERROR
-            out.detail = (f"no reduction finished in simulation: does {iface.names['done']} ever rise? "
-                          + _protocol_hint(protocol))
+            out.detail = (
+                f"no reduction finished in simulation: does {iface.names['done']} ever rise? "
+                + _protocol_hint(protocol)
+            )
             return out
         latency = max(sim.latencies)
     out.latency = latency
@@ -127,7 +173,7 @@ def check_sequential(design: Design, iface: Interface, timeout_ms: int, latency:
         return out
     # Bounded check of the first cycles (covers the latency after a first reduction).
     bound = depth if depth is not None else max(8, latency + 5)
-    data_bound = min(bound, latency + 2)    # reset, start, a last chunk, done
+    data_bound = min(bound, latency + 2)  # reset, start, a last chunk, done
     out.depth = bound
     # The bounded check finds bugs near reset; the induction alone proves the property (its
     # base case is the state after reset), so a bounded check that gives up is not fatal.
@@ -135,13 +181,21 @@ def check_sequential(design: Design, iface: Interface, timeout_ms: int, latency:
         t0 = time.perf_counter()
         answer, steps, _ = bmc(unit, bound, latency, min(timeout_ms, BMC_TIMEOUT_MS), data)
         checked = f"the result up to cycle {data}" if data else "not the result (that query gave up)"
-        out.methods.append(MethodResult("bounded", answer.verdict, time.perf_counter() - t0,
-                                        f"cycles 1..{bound} after reset, every input the protocol allows: done "
-                                        f"and its latency in each, {checked}"))
+        out.methods.append(
+            MethodResult(
+                "bounded",
+                answer.verdict,
+                time.perf_counter() - t0,
+                f"cycles 1..{bound} after reset, every input the protocol allows: done "
+                f"and its latency in each, {checked}",
+            )
+        )
         if answer.verdict == Verdict.COUNTEREXAMPLE:
             return _from_bmc(out, unit, steps, answer.model, latency)
         if answer.verdict == Verdict.PROVED:
-            out.bounded = f"a bounded check of cycles 1..{bound}" + ("" if data else " (done and its latency)")
+            out.bounded = f"a bounded check of cycles 1..{bound}" + (
+                "" if data else " (done and its latency)"
+            )
             break
     else:
         out.depth, out.bounded = 0, "no bounded check (its queries gave up)"
@@ -163,9 +217,15 @@ def check_sequential(design: Design, iface: Interface, timeout_ms: int, latency:
     if final is None:
         out.methods.append(MethodResult("induction", Verdict.UNKNOWN, time.perf_counter() - t0, context))
     else:
-        out.methods.append(MethodResult("induction", final.verdict, time.perf_counter() - t0,
-                                        f"{len(candidates)} candidates mined, {len(invariants)} inductive "
-                                        f"after {rounds} Houdini rounds"))
+        out.methods.append(
+            MethodResult(
+                "induction",
+                final.verdict,
+                time.perf_counter() - t0,
+                f"{len(candidates)} candidates mined, {len(invariants)} inductive "
+                f"after {rounds} Houdini rounds",
+            )
+        )
         out.invariants = [c.text for c in invariants]
         if final.verdict == Verdict.PROVED:
             out.verdict, out.method = Verdict.PROVED, "k-induction with mined invariants"
@@ -176,17 +236,32 @@ def check_sequential(design: Design, iface: Interface, timeout_ms: int, latency:
     # two, beyond the bounded check's reach; a deeper bounded check), then a second engine.
     t0 = time.perf_counter()
     found, reached, tried = search_chunk_counts(unit, latency)
-    counts = f"reductions of 2^k - 1, 2^k and 2^k + 1 chunks for k = 1..{reached}" if reached else \
-        f"{tried} long reductions"
+    counts = (
+        f"reductions of 2^k - 1, 2^k and 2^k + 1 chunks for k = 1..{reached}"
+        if reached
+        else f"{tried} long reductions"
+    )
     if found is not None:
-        out.methods.append(MethodResult("chunk counts", Verdict.COUNTEREXAMPLE, time.perf_counter() - t0,
-                                        f"a reduction of {len(reduction_chunks(found))} chunks"))
+        out.methods.append(
+            MethodResult(
+                "chunk counts",
+                Verdict.COUNTEREXAMPLE,
+                time.perf_counter() - t0,
+                f"a reduction of {len(reduction_chunks(found))} chunks",
+            )
+        )
         return _refuted(out, unit, *found, "found by simulating a long reduction", latency)
-    out.methods.append(MethodResult("chunk counts", Verdict.PROVED, time.perf_counter() - t0,
-                                    f"{counts} (the maximum in the first or the last chunk): no violation"))
+    out.methods.append(
+        MethodResult(
+            "chunk counts",
+            Verdict.PROVED,
+            time.perf_counter() - t0,
+            f"{counts} (the maximum in the first or the last chunk): no violation",
+        )
+    )
     t0 = time.perf_counter()
     engine = pdr.prove_safety(transition_system(unit, latency, invariants, kept_whole), timeout_ms)
-    if engine.verdict == Verdict.COUNTEREXAMPLE:     # real, but its trace is beyond the bounded checks
+    if engine.verdict == Verdict.COUNTEREXAMPLE:  # real, but its trace is beyond the bounded checks
         engine.verdict = Verdict.UNKNOWN
         engine.detail += " (its trace is longer than the bounded checks reach)"
     out.methods.append(MethodResult("PDR", engine.verdict, time.perf_counter() - t0, engine.detail))
@@ -195,13 +270,19 @@ def check_sequential(design: Design, iface: Interface, timeout_ms: int, latency:
         if abstraction is not None:
             out.method = "cut points in the chunk's tree, then " + out.method
         return out
-    deeper = min(MAX_BMC_DEPTH, max(bound * 2, 2 ** 4 + 4))
+    deeper = min(MAX_BMC_DEPTH, max(bound * 2, 2**4 + 4))
     out.depth = max(bound, deeper)
     if deeper > bound:
         t0 = time.perf_counter()
         answer, steps, _ = bmc(unit, deeper, latency, min(timeout_ms, DEEP_BMC_TIMEOUT_MS))
-        out.methods.append(MethodResult("bounded", answer.verdict, time.perf_counter() - t0,
-                                        f"looking for a counterexample: cycles 1..{deeper} after reset"))
+        out.methods.append(
+            MethodResult(
+                "bounded",
+                answer.verdict,
+                time.perf_counter() - t0,
+                f"looking for a counterexample: cycles 1..{deeper} after reset",
+            )
+        )
         if answer.verdict == Verdict.COUNTEREXAMPLE:
             return _from_bmc(out, unit, steps, answer.model, latency)
         if answer.verdict != Verdict.PROVED:
@@ -226,12 +307,19 @@ def transition_system(unit: SeqUnit, limit: int, invariants, whole: bool) -> pdr
     state = list(d.state.values()) + ghost_variables(g)
     after_ghost = ghost_values(g, g_next)
     # after a reset cycle the phase is idle and the wait count 0 (ghost_step gives that)
-    bad = z3.Or(*violation(cur.ops, g, cur.inp, outputs[unit.names["result"]], done, limit, unit.full,
-                           unit.protocol).values())
-    known = z3.And(*[as_bool(c.holds(dict(d.state), g), unit.sew) for c in invariants]) if invariants \
+    bad = z3.Or(
+        *violation(
+            cur.ops, g, cur.inp, outputs[unit.names["result"]], done, limit, unit.full, unit.protocol
+        ).values()
+    )
+    known = (
+        z3.And(*[as_bool(c.holds(dict(d.state), g), unit.sew) for c in invariants])
+        if invariants
         else z3.BoolVal(True)
-    return pdr.TransitionSystem(state, list(cur.inputs.values()), nxt + after_ghost, cur.inp["rst"],
-                                cur.env(g), bad, known)
+    )
+    return pdr.TransitionSystem(
+        state, list(cur.inputs.values()), nxt + after_ghost, cur.inp["rst"], cur.env(g), bad, known
+    )
 
 
 def reduction_chunks(found) -> list:
@@ -245,16 +333,22 @@ def unknown_detail(unit: SeqUnit, final, context, depth: int, reached: int, accu
         why = f"no inductive invariant set was found ({context})"
     else:
         why = f"the invariants found do not imply the property in every state ({final.verdict.value})"
-    searched = (f"no counterexample within {depth} cycles after reset, nor in reductions of 2^k - 1, 2^k, "
-                f"2^k + 1 chunks for k = 1..{reached}")
+    searched = (
+        f"no counterexample within {depth} cycles after reset, nor in reductions of 2^k - 1, 2^k, "
+        f"2^k + 1 chunks for k = 1..{reached}"
+    )
     wide = sorted(register_name(r) for r, w in unit.registers.items() if w >= unit.sew)
     hints = []
     if accumulator is None and wide:
-        hints.append(f"name the register that holds the running maximum with --accumulator NAME "
-                     f"(registers at least SEW bits wide: {', '.join(wide[:8])})")
+        hints.append(
+            f"name the register that holds the running maximum with --accumulator NAME "
+            f"(registers at least SEW bits wide: {', '.join(wide[:8])})"
+        )
     elif accumulator is not None:
-        hints.append(f"check that {accumulator} holds the running maximum (in its low SEW bits, or one "
-                     "SEW-bit slice per lane)")
+        hints.append(
+            f"check that {accumulator} holds the running maximum (in its low SEW bits, or one "
+            "SEW-bit slice per lane)"
+        )
     hints.append("a longer --timeout")
     if unit.protocol.done == "pulse":
         hints.append("--done level if done stays high until the next start")
@@ -272,8 +366,12 @@ def _from_bmc(out, unit, steps, model, latency):
         out.verdict, out.detail = Verdict.UNKNOWN, "the bounded check failed but gave no model"
         return out
     inputs = bmc_trace(unit, steps, model)
-    state0 = {n: model.eval(v_at0, model_completion=True).as_long()
-              for n, v_at0 in ((n, z3.BitVec(f"{v.decl().name()}@0", v.size())) for n, v in unit.design.state.items())}
+    state0 = {
+        n: model.eval(v_at0, model_completion=True).as_long()
+        for n, v_at0 in (
+            (n, z3.BitVec(f"{v.decl().name()}@0", v.size())) for n, v in unit.design.state.items()
+        )
+    }
     replayed = replay(unit, inputs, latency, state0)
     if replayed is None:
         out.verdict = Verdict.ERROR

@@ -24,7 +24,7 @@ def vcd_text(cycles: list[dict], widths: dict[str, int], module: str = "dut") ->
     width = {**widths, "clk": 1}
     lines = ["$timescale 1ns $end", f"$scope module {module} $end"]
     scopes: dict = {}
-    for name in names:   # `reg.acc` goes into a scope `reg` (a dot would read as hierarchy)
+    for name in names:  # `reg.acc` goes into a scope `reg` (a dot would read as hierarchy)
         scope, _, leaf = name.rpartition(".") if name.startswith(("reg.", "spec.")) else ("", "", name)
         scopes.setdefault(scope, []).append((name, leaf))
     for scope, members in scopes.items():

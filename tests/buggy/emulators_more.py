@@ -13,22 +13,24 @@ from vredmax.spec.config import VTYPE_VILL_BIT, VTYPE_VTA_BIT, Config
 from vredmax.spec.legality import trap_conditions
 from vredmax.spec.state import VS_DIRTY
 
-MONOLITHIC = Config(128, 64, 64, "m1")     # VLMAX 2: the monolithic query
-CUT = Config(128, 64, 8, "m1")             # VLMAX 16: cut points
-STEP16 = Config(128, 64, 16, "m2")         # VLMAX 16, SEW=16 (elements of two bytes), two registers
-STEP64 = Config(256, 64, 64, "m8")         # VLMAX 32, SEW=64 m8: the widest elements, 8 registers
-WIDE = Config(128, 64, 8, "m8")            # VLMAX 128, m8
-GROUP = Config(128, 64, 8, "m2")           # VLMAX 32, m2: vs2 + 1 read
+MONOLITHIC = Config(128, 64, 64, "m1")  # VLMAX 2: the monolithic query
+CUT = Config(128, 64, 8, "m1")  # VLMAX 16: cut points
+STEP16 = Config(128, 64, 16, "m2")  # VLMAX 16, SEW=16 (elements of two bytes), two registers
+STEP64 = Config(256, 64, 64, "m8")  # VLMAX 32, SEW=64 m8: the widest elements, 8 registers
+WIDE = Config(128, 64, 8, "m8")  # VLMAX 128, m8
+GROUP = Config(128, 64, 8, "m2")  # VLMAX 32, m2: vs2 + 1 read
 
 
 def case(expect: str, *where: Config):
     def mark(function):
         function.expect, function.where = expect, list(where) or [CUT]
         return function
+
     return mark
 
 
 # Units ----------------------------------------------------------------------------------------
+
 
 def _signed(x, w):
     return x - (1 << w) if x >> (w - 1) else x
@@ -117,7 +119,7 @@ def _on_flags(ops, seed, elements, active, wrong):
     w = ops.width
     best = _signed(seed, w)
     for x, a in zip(elements, active):
-        on = bool(a or (x | 1)) if wrong else bool(a and (x | 1))    # a bool or an int, then its truth
+        on = bool(a or (x | 1)) if wrong else bool(a and (x | 1))  # a bool or an int, then its truth
         if on and _signed(x, w) > best:
             best = _signed(x, w)
     return best & ((1 << w) - 1)
@@ -137,6 +139,7 @@ def flag_as_bool_of_or(ops, seed, elements, active):
 
 
 # Whole steps ----------------------------------------------------------------------------------
+
 
 def _traps(m, pre, insn, cfg):
     return trap_conditions(m, pre, insn, m.bit(pre.vtype, VTYPE_VILL_BIT), cfg.lmul)
@@ -178,6 +181,7 @@ def _bytes_step(m, pre, insn, cfg, tail, order="little"):
 
     def signed(x):
         return x - (1 << sew) if x >> (sew - 1) else x
+
     acc = signed(_element_from_bytes(regs, insn.vs1, 0, cfg))
     for i in range(cfg.vlmax):
         if i < pre.vl and (insn.vm == 1 or (regs[0] >> i) & 1 == 1):
@@ -209,6 +213,7 @@ def _or_step(m, pre, insn, cfg, tail, sign_bits=None, group_or=True, per=None, g
 
     def signed(x):
         return x - (1 << top) if x >> (top - 1) & 1 else x
+
     acc = signed(regs[insn.vs1] & ((1 << sew) - 1))
     for i in range(cfg.vlmax):
         if i >= pre.vl:
@@ -257,6 +262,7 @@ def _ite_step(m, pre, insn, cfg, tail, smallest_fn=None, last=None):
 
     def signed(x):
         return x - (1 << sew) if x >> (sew - 1) else x
+
     values = []
     for i in range(cfg.vlmax if last is None else min(last, cfg.vlmax)):
         x = signed((regs[insn.vs2 + i // per] >> (sew * (i % per))) & ((1 << sew) - 1))
@@ -305,7 +311,10 @@ def _object_step(m, pre, insn, cfg, tail, seed_register=None):
 
     def signed(x):
         return x - (1 << sew) if x >> (sew - 1) else x
-    active = [vu.element(insn.vs2, i) for i in range(cfg.vlmax) if i < pre.vl and (insn.vm == 1 or vu.mask_bit(i))]
+
+    active = [
+        vu.element(insn.vs2, i) for i in range(cfg.vlmax) if i < pre.vl and (insn.vm == 1 or vu.mask_bit(i))
+    ]
     seed = vu.element(insn.vs1 if seed_register is None else seed_register(insn), 0)
     acc = max([seed] + active, key=signed)
     return _finish(pre, vu.regs, insn.vd, acc, cfg, tail, traps)
@@ -339,6 +348,7 @@ def _dict_step(m, pre, insn, cfg, tail, group_of=lambda k: k, clear_vd=False):
 
     def signed(x):
         return x - (1 << sew) if x >> (sew - 1) else x
+
     acc = signed(element(insn.vs1, 0))
     for i in range(min(pre.vl, cfg.vlmax)):
         if insn.vm or vrf[0] >> i & 1:
@@ -366,9 +376,30 @@ def step_dict_vd_cleared_first(m, pre, insn, cfg, tail):
     return _dict_step(m, pre, insn, cfg, tail, clear_vd=True)
 
 
-UNITS = (max_with_default, offset_binary, stops_at_lane_100, sign_from_bit_31, lane_77_reads_78,
-         back_to_unsigned_by_hand, back_to_unsigned_from_minus_2, flag_as_bool_of_and, flag_as_bool_of_or)
-STEPS = (step_bytes_concat, step_bytes_big_endian, step_group_or, step_sign_at_bit_31, step_per_register_in_bytes,
-         step_group_index_in_2_bits, step_inactive_replaced, step_inactive_as_zero, step_last_lanes_dropped,
-         step_register_object, step_seed_from_vs2, step_dict_of_registers, step_dict_group_in_2_bits,
-         step_dict_vd_cleared_first)
+UNITS = (
+    max_with_default,
+    offset_binary,
+    stops_at_lane_100,
+    sign_from_bit_31,
+    lane_77_reads_78,
+    back_to_unsigned_by_hand,
+    back_to_unsigned_from_minus_2,
+    flag_as_bool_of_and,
+    flag_as_bool_of_or,
+)
+STEPS = (
+    step_bytes_concat,
+    step_bytes_big_endian,
+    step_group_or,
+    step_sign_at_bit_31,
+    step_per_register_in_bytes,
+    step_group_index_in_2_bits,
+    step_inactive_replaced,
+    step_inactive_as_zero,
+    step_last_lanes_dropped,
+    step_register_object,
+    step_seed_from_vs2,
+    step_dict_of_registers,
+    step_dict_group_in_2_bits,
+    step_dict_vd_cleared_first,
+)

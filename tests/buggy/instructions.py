@@ -14,6 +14,7 @@ from vredmax.spec.state import VS_DIRTY
 
 # The user's helpers ---------------------------------------------------------------------
 
+
 def traps_of(m, pre, insn, cfg):
     return trap_conditions(m, pre, insn, m.bit(pre.vtype, VTYPE_VILL_BIT), cfg.lmul)
 
@@ -29,8 +30,10 @@ def group_elements(m, regs, insn, cfg, registers=None):
 
 def active_flags(m, pre, insn, cfg, count=None):
     mask = m.bits(m.read(pre.regs, 0), cfg.vlmax)
-    return [m.all_(m.ult(m.const(i, XLEN), pre.vl), m.any_(m.eq(insn.vm, 1), mask[i]))
-            for i in range(count or cfg.vlmax)]
+    return [
+        m.all_(m.ult(m.const(i, XLEN), pre.vl), m.any_(m.eq(insn.vm, 1), mask[i]))
+        for i in range(count or cfg.vlmax)
+    ]
 
 
 def seed_of(m, regs, insn, cfg):
@@ -53,9 +56,11 @@ def finish(m, pre, insn, traps, new_vd, skip):
     trapped = m.any_(*(cond for _, cond in traps))
     keep = m.any_(trapped, skip)
     written = m.write(pre.regs, insn.vd, new_vd)
-    post = pre.with_(regs=m.ite(keep, pre.regs, written),
-                     vstart=m.ite(keep, pre.vstart, m.const(0, XLEN)),
-                     vs=m.ite(keep, pre.vs, m.const(VS_DIRTY, 2)))
+    post = pre.with_(
+        regs=m.ite(keep, pre.regs, written),
+        vstart=m.ite(keep, pre.vstart, m.const(0, XLEN)),
+        vs=m.ite(keep, pre.vs, m.const(VS_DIRTY, 2)),
+    )
     return traps, post
 
 
@@ -63,25 +68,31 @@ def reduce_with(m, pre, insn, cfg, tail, elements, active, traps=None):
     ops = m.elements(cfg.sew)
     result = reduce_sequential(ops, seed_of(m, pre.regs, insn, cfg), elements, active)
     new_vd = with_result(m, m.read(pre.regs, insn.vd), result, pre, cfg, tail)
-    return finish(m, pre, insn, traps if traps is not None else traps_of(m, pre, insn, cfg),
-                  new_vd, m.eq(pre.vl, 0))
+    return finish(
+        m, pre, insn, traps if traps is not None else traps_of(m, pre, insn, cfg), new_vd, m.eq(pre.vl, 0)
+    )
 
 
 # The buggy instructions -------------------------------------------------------------------
 
+
 def vl_inclusive(m, pre, insn, cfg, tail):
     """Loops `for i in range(VLMAX) if i <= vl`: one element too many."""
     mask = m.bits(m.read(pre.regs, 0), cfg.vlmax)
-    active = [m.all_(m.not_(m.ult(pre.vl, m.const(i, XLEN))), m.any_(m.eq(insn.vm, 1), mask[i]))
-              for i in range(cfg.vlmax)]
+    active = [
+        m.all_(m.not_(m.ult(pre.vl, m.const(i, XLEN))), m.any_(m.eq(insn.vm, 1), mask[i]))
+        for i in range(cfg.vlmax)
+    ]
     return reduce_with(m, pre, insn, cfg, tail, group_elements(m, pre.regs, insn, cfg), active)
 
 
 def mask_inverted(m, pre, insn, cfg, tail):
     """Takes the elements whose mask bit is clear."""
     mask = m.bits(m.read(pre.regs, 0), cfg.vlmax)
-    active = [m.all_(m.ult(m.const(i, XLEN), pre.vl), m.any_(m.eq(insn.vm, 1), m.not_(mask[i])))
-              for i in range(cfg.vlmax)]
+    active = [
+        m.all_(m.ult(m.const(i, XLEN), pre.vl), m.any_(m.eq(insn.vm, 1), m.not_(mask[i])))
+        for i in range(cfg.vlmax)
+    ]
     return reduce_with(m, pre, insn, cfg, tail, group_elements(m, pre.regs, insn, cfg), active)
 
 
@@ -99,8 +110,12 @@ def vd_written_before_vs2_read(m, pre, insn, cfg, tail):
 def result_broadcast(m, pre, insn, cfg, tail):
     """Writes the result to every element of vd, as an element-wise instruction would."""
     ops = m.elements(cfg.sew)
-    result = reduce_sequential(ops, seed_of(m, pre.regs, insn, cfg),
-                               group_elements(m, pre.regs, insn, cfg), active_flags(m, pre, insn, cfg))
+    result = reduce_sequential(
+        ops,
+        seed_of(m, pre.regs, insn, cfg),
+        group_elements(m, pre.regs, insn, cfg),
+        active_flags(m, pre, insn, cfg),
+    )
     new_vd = result
     for _ in range(cfg.elements_per_register - 1):
         new_vd = m.concat(new_vd, result, cfg.sew)
@@ -110,8 +125,12 @@ def result_broadcast(m, pre, insn, cfg, tail):
 def vl0_writes_seed(m, pre, insn, cfg, tail):
     """With vl = 0 the loop runs no iteration and the seed is written (QEMU 9.0's bug)."""
     ops = m.elements(cfg.sew)
-    result = reduce_sequential(ops, seed_of(m, pre.regs, insn, cfg),
-                               group_elements(m, pre.regs, insn, cfg), active_flags(m, pre, insn, cfg))
+    result = reduce_sequential(
+        ops,
+        seed_of(m, pre.regs, insn, cfg),
+        group_elements(m, pre.regs, insn, cfg),
+        active_flags(m, pre, insn, cfg),
+    )
     new_vd = with_result(m, m.read(pre.regs, insn.vd), result, pre, cfg, tail)
     return finish(m, pre, insn, traps_of(m, pre, insn, cfg), new_vd, m.false)
 
@@ -119,8 +138,16 @@ def vl0_writes_seed(m, pre, insn, cfg, tail):
 def vstart_ignored(m, pre, insn, cfg, tail):
     """Checks VS, vill and the reserved encodings, but not vstart."""
     traps = [(rule, cond) for rule, cond in traps_of(m, pre, insn, cfg) if rule.id != "vstart_nonzero"]
-    return reduce_with(m, pre, insn, cfg, tail, group_elements(m, pre.regs, insn, cfg),
-                       active_flags(m, pre, insn, cfg), traps)
+    return reduce_with(
+        m,
+        pre,
+        insn,
+        cfg,
+        tail,
+        group_elements(m, pre.regs, insn, cfg),
+        active_flags(m, pre, insn, cfg),
+        traps,
+    )
 
 
 def lmul_first_register_only(m, pre, insn, cfg, tail):
@@ -132,17 +159,29 @@ def lmul_first_register_only(m, pre, insn, cfg, tail):
 
 def agnostic_tail_at_vl0(m, pre, insn, cfg, tail):
     """Sets an agnostic tail to all ones even when vl = 0 (QEMU after its 2025 fix)."""
-    traps, post = reduce_with(m, pre, insn, cfg, tail, group_elements(m, pre.regs, insn, cfg),
-                              active_flags(m, pre, insn, cfg))
+    traps, post = reduce_with(
+        m, pre, insn, cfg, tail, group_elements(m, pre.regs, insn, cfg), active_flags(m, pre, insn, cfg)
+    )
     if tail != "ones" or cfg.vlen == cfg.sew:
         return traps, post
     old_vd = m.read(pre.regs, insn.vd)
-    ones = m.concat(m.const((1 << (cfg.vlen - cfg.sew)) - 1, cfg.vlen - cfg.sew),
-                    m.extract(old_vd, cfg.sew - 1, 0), cfg.sew)
+    ones = m.concat(
+        m.const((1 << (cfg.vlen - cfg.sew)) - 1, cfg.vlen - cfg.sew),
+        m.extract(old_vd, cfg.sew - 1, 0),
+        cfg.sew,
+    )
     trapped = m.any_(*(cond for _, cond in traps))
     at_vl0 = m.all_(m.not_(trapped), m.eq(pre.vl, 0), m.bit(pre.vtype, VTYPE_VTA_BIT))
     return traps, post.with_(regs=m.ite(at_vl0, m.write(pre.regs, insn.vd, ones), post.regs))
 
 
-BUGGY_INSTRUCTIONS = (vl_inclusive, mask_inverted, vd_written_before_vs2_read, result_broadcast,
-                      vl0_writes_seed, vstart_ignored, lmul_first_register_only, agnostic_tail_at_vl0)
+BUGGY_INSTRUCTIONS = (
+    vl_inclusive,
+    mask_inverted,
+    vd_written_before_vs2_read,
+    result_broadcast,
+    vl0_writes_seed,
+    vstart_ignored,
+    lmul_first_register_only,
+    agnostic_tail_at_vl0,
+)

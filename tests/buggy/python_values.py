@@ -14,18 +14,20 @@ from vredmax.spec.config import VTYPE_VILL_BIT, VTYPE_VTA_BIT, XLEN, Config
 from vredmax.spec.legality import trap_conditions
 from vredmax.spec.state import VS_DIRTY
 
-MONOLITHIC = Config(128, 64, 64, "m1")     # VLMAX 2: the monolithic query
-CUT = Config(128, 64, 8, "m1")             # VLMAX 16: cut points
+MONOLITHIC = Config(128, 64, 64, "m1")  # VLMAX 2: the monolithic query
+CUT = Config(128, 64, 8, "m1")  # VLMAX 16: cut points
 
 
 def case(expect: str, *where: Config):
     def mark(function):
         function.expect, function.where = expect, list(where) or [MONOLITHIC, CUT]
         return function
+
     return mark
 
 
 # Units ------------------------------------------------------------------------------------
+
 
 @case("counterexample")
 def python_greater_than(ops, seed, elements, active):
@@ -92,7 +94,7 @@ def caught_descriptor_fast_path(ops, seed, elements, active):
     value, and is caught all the same."""
     try:
         raw = b"".join(int.to_bytes(x, ops.width // 8, "little") for x in elements)
-        return max(raw[::ops.width // 8], default=seed)
+        return max(raw[:: ops.width // 8], default=seed)
     except TypeError:
         acc = seed
         for x, a in zip(elements, active):
@@ -118,6 +120,7 @@ def caught_numpy_fast_path(ops, seed, elements, active):
     numpy cannot take the values."""
     try:
         import numpy as np
+
         values = np.array(elements, dtype=np.uint64)
         return ops.smax(seed, int(values.max()))
     except Exception:
@@ -128,6 +131,7 @@ def caught_numpy_fast_path(ops, seed, elements, active):
 
 
 # A whole instruction ----------------------------------------------------------------------
+
 
 @case("counterexample", MONOLITHIC)
 def step_python_greater_than(m, pre, insn, cfg, tail):
@@ -140,11 +144,21 @@ def step_python_greater_than(m, pre, insn, cfg, tail):
     for x, a in zip(elements, active):
         acc = ops.ite(ops.and_(a, x > acc), x, acc)
     vd = written_vd(m, m.read(pre.regs, insn.vd), acc, m.bit(pre.vtype, VTYPE_VTA_BIT), cfg, tail)
-    return traps, pre.with_(regs=m.ite(nothing, pre.regs, m.write(pre.regs, insn.vd, vd)),
-                            vstart=m.ite(nothing, pre.vstart, m.const(0, XLEN)),
-                            vs=m.ite(nothing, pre.vs, m.const(VS_DIRTY, 2)))
+    return traps, pre.with_(
+        regs=m.ite(nothing, pre.regs, m.write(pre.regs, insn.vd, vd)),
+        vstart=m.ite(nothing, pre.vstart, m.const(0, XLEN)),
+        vs=m.ite(nothing, pre.vs, m.const(VS_DIRTY, 2)),
+    )
 
 
-UNITS = (python_greater_than, python_biased_compare, python_sign_by_shift, python_sum_past_the_width,
-         caught_int_fast_path, caught_descriptor_fast_path, all_equal_shortcut, caught_numpy_fast_path)
+UNITS = (
+    python_greater_than,
+    python_biased_compare,
+    python_sign_by_shift,
+    python_sum_past_the_width,
+    caught_int_fast_path,
+    caught_descriptor_fast_path,
+    all_equal_shortcut,
+    caught_numpy_fast_path,
+)
 INSTRUCTIONS = (step_python_greater_than,)

@@ -14,6 +14,7 @@ def lives_at(vlen: int, sew: int, lmul: str):
     def mark(function):
         function.where = Config(vlen, 64, sew, lmul)
         return function
+
     return mark
 
 
@@ -166,8 +167,21 @@ def subtract_compare_overflows(ops, seed, elements, active):
     return acc
 
 
-BUGGY_SCALE_UNITS = (ignores_past_4096, mask_index_wraps_at_64, seed_dropped_from_wide_tree,
-                     unsigned_at_sew16, zero_identity_at_sew32, last_dropped_below_16, or_instead_of_and,
-                     keeps_the_smaller, strict_compare_swapped, sign_flip_one_side, flip_with_wrong_constant,
-                     compares_low_half, last_lane_always_active, three_lanes_drop_the_rest,
-                     pairs_past_32_joined_unmasked, subtract_compare_overflows)
+BUGGY_SCALE_UNITS = (
+    ignores_past_4096,
+    mask_index_wraps_at_64,
+    seed_dropped_from_wide_tree,
+    unsigned_at_sew16,
+    zero_identity_at_sew32,
+    last_dropped_below_16,
+    or_instead_of_and,
+    keeps_the_smaller,
+    strict_compare_swapped,
+    sign_flip_one_side,
+    flip_with_wrong_constant,
+    compares_low_half,
+    last_lane_always_active,
+    three_lanes_drop_the_rest,
+    pairs_past_32_joined_unmasked,
+    subtract_compare_overflows,
+)

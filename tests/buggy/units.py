@@ -13,7 +13,7 @@ def tree_zero_identity(ops, seed, elements, active):
     level = [ops.ite(a, x, ops.const(0)) for x, a in zip(elements, active)]
     while len(level) > 1:
         pairs = [ops.smax(level[i], level[i + 1]) for i in range(0, len(level) - 1, 2)]
-        level = pairs + level[len(pairs) * 2:]
+        level = pairs + level[len(pairs) * 2 :]
     return ops.smax(seed, level[0])
 
 
@@ -64,5 +64,11 @@ def compare_flipped(ops, seed, elements, active):
     return acc
 
 
-BUGGY_UNITS = (tree_zero_identity, unsigned_compare, seed_dropped_when_active,
-               odd_level_drops_last, lanes_zero_identity, compare_flipped)
+BUGGY_UNITS = (
+    tree_zero_identity,
+    unsigned_compare,
+    seed_dropped_when_active,
+    odd_level_drops_last,
+    lanes_zero_identity,
+    compare_flipped,
+)

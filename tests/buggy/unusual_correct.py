@@ -62,7 +62,7 @@ def seed_as_tree_leaf(ops, seed, elements, active):
     level = [seed] + [ops.ite(a, x, ops.smin()) for x, a in zip(elements, active)]
     while len(level) > 1:
         paired = [ops.smax(level[i], level[i + 1]) for i in range(0, len(level) - 1, 2)]
-        level = paired + level[len(paired) * 2:]
+        level = paired + level[len(paired) * 2 :]
     return level[0]
 
 
@@ -145,16 +145,20 @@ def step_unmasked_when_v0_is_a_source(m, pre, insn, cfg, tail):
     seed, elements, _ = operands(m, pre, insn, cfg)
     v0_source = m.any_(m.eq(insn.vs1, 0), m.eq(insn.vs2, 0))
     mask = m.bits(m.read(pre.regs, 0), cfg.vlmax)
-    active = [m.all_(m.ult(m.const(i, XLEN), pre.vl), m.any_(m.eq(insn.vm, 1), v0_source, mask[i]))
-              for i in range(cfg.vlmax)]
+    active = [
+        m.all_(m.ult(m.const(i, XLEN), pre.vl), m.any_(m.eq(insn.vm, 1), v0_source, mask[i]))
+        for i in range(cfg.vlmax)
+    ]
     ops = m.elements(cfg.sew)
     result = seed
     for x, a in zip(elements, active):
         result = ops.ite(a, ops.smax(result, x), result)
     vd = written_vd(m, m.read(pre.regs, insn.vd), result, m.bit(pre.vtype, VTYPE_VTA_BIT), cfg, tail)
-    return traps, pre.with_(regs=m.ite(nothing, pre.regs, m.write(pre.regs, insn.vd, vd)),
-                            vstart=m.ite(nothing, pre.vstart, m.const(0, XLEN)),
-                            vs=m.ite(nothing, pre.vs, m.const(VS_DIRTY, 2)))
+    return traps, pre.with_(
+        regs=m.ite(nothing, pre.regs, m.write(pre.regs, insn.vd, vd)),
+        vstart=m.ite(nothing, pre.vstart, m.const(0, XLEN)),
+        vs=m.ite(nothing, pre.vs, m.const(VS_DIRTY, 2)),
+    )
 
 
 @lives_at(128, 8, "m4")
@@ -172,10 +176,16 @@ def step_two_loops_by_vm(m, pre, insn, cfg, tail):
         unmasked = ops.ite(in_vl, ops.smax(unmasked, x), unmasked)
         masked = ops.ite(m.all_(in_vl, mask[i]), ops.smax(masked, x), masked)
     old, vta = m.read(pre.regs, insn.vd), m.bit(pre.vtype, VTYPE_VTA_BIT)
-    vd = m.ite(m.eq(insn.vm, 1), written_vd(m, old, unmasked, vta, cfg, tail), written_vd(m, old, masked, vta, cfg, tail))
-    return traps, pre.with_(regs=m.ite(nothing, pre.regs, m.write(pre.regs, insn.vd, vd)),
-                            vstart=m.ite(nothing, pre.vstart, m.const(0, XLEN)),
-                            vs=m.ite(nothing, pre.vs, m.const(VS_DIRTY, 2)))
+    vd = m.ite(
+        m.eq(insn.vm, 1),
+        written_vd(m, old, unmasked, vta, cfg, tail),
+        written_vd(m, old, masked, vta, cfg, tail),
+    )
+    return traps, pre.with_(
+        regs=m.ite(nothing, pre.regs, m.write(pre.regs, insn.vd, vd)),
+        vstart=m.ite(nothing, pre.vstart, m.const(0, XLEN)),
+        vs=m.ite(nothing, pre.vs, m.const(VS_DIRTY, 2)),
+    )
 
 
 @lives_at(128, 64, "m2")
@@ -189,12 +199,25 @@ def step_rebuilding_vd(m, pre, insn, cfg, tail):
     for x, a in zip(elements, active):
         result = ops.ite(ops.and_(a, ops.sgt(x, result)), x, result)
     vd = written_vd(m, m.read(pre.regs, insn.vd), result, m.bit(pre.vtype, VTYPE_VTA_BIT), cfg, tail)
-    return traps, pre.with_(regs=m.ite(nothing, pre.regs, m.write(pre.regs, insn.vd, vd)),
-                            vstart=m.ite(nothing, pre.vstart, m.const(0, XLEN)),
-                            vs=m.ite(nothing, pre.vs, m.const(VS_DIRTY, 2)))
+    return traps, pre.with_(
+        regs=m.ite(nothing, pre.regs, m.write(pre.regs, insn.vd, vd)),
+        vstart=m.ite(nothing, pre.vstart, m.const(0, XLEN)),
+        vs=m.ite(nothing, pre.vs, m.const(VS_DIRTY, 2)),
+    )
 
 
-CORRECT_UNITS = (compare_select, guarded_compare_select, less_than_select, non_strict_select, reverse_order,
-                 seed_as_tree_leaf, three_lanes, sign_flip_unsigned, pairs_then_fold, seed_last_five_lanes,
-                 negated_accumulator, mask_as_value)
+CORRECT_UNITS = (
+    compare_select,
+    guarded_compare_select,
+    less_than_select,
+    non_strict_select,
+    reverse_order,
+    seed_as_tree_leaf,
+    three_lanes,
+    sign_flip_unsigned,
+    pairs_then_fold,
+    seed_last_five_lanes,
+    negated_accumulator,
+    mask_as_value,
+)
 CORRECT_INSTRUCTIONS = (step_rebuilding_vd, step_unmasked_when_v0_is_a_source, step_two_loops_by_vm)

@@ -21,8 +21,8 @@ from vredmax.spec.legality import ILLEGAL, trap_conditions
 from vredmax.spec.state import VS_DIRTY
 from tests.buggy.emulators_more import case
 
-WIDE_ELEMENTS = Config(128, 64, 64, "m8")     # VLMAX 16, two elements per register: one in vd's tail
-FRACTIONAL = Config(256, 64, 8, "mf2")        # VLMAX 16, half of vs2 read and dropped
+WIDE_ELEMENTS = Config(128, 64, 64, "m8")  # VLMAX 16, two elements per register: one in vd's tail
+FRACTIONAL = Config(256, 64, 8, "mf2")  # VLMAX 16, half of vs2 read and dropped
 
 
 def _group(m, pre, insn, cfg, whole=False):
@@ -32,13 +32,14 @@ def _group(m, pre, insn, cfg, whole=False):
     for k in range(max(1, cfg.group_registers)):
         register = m.read(pre.regs, m.add(insn.vs2, k, 5))
         elements += m.split(register, cfg.sew, per if whole else min(per, cfg.vlmax - len(elements)))
-    return elements[:cfg.vlmax]
+    return elements[: cfg.vlmax]
 
 
 def _active(m, pre, insn, cfg):
     mask = m.bits(m.read(pre.regs, 0), cfg.vlmax)
-    return [m.all_(m.ult(m.const(i, XLEN), pre.vl), m.any_(m.eq(insn.vm, 1), mask[i]))
-            for i in range(cfg.vlmax)]
+    return [
+        m.all_(m.ult(m.const(i, XLEN), pre.vl), m.any_(m.eq(insn.vm, 1), mask[i])) for i in range(cfg.vlmax)
+    ]
 
 
 def _reduce(ops, seed, elements, active, signed=True):
@@ -65,9 +66,11 @@ def _new_vd(m, ops, pre, insn, cfg, tail, result, ones_from=1):
 
 def _commit(m, pre, insn, traps, skip, vd):
     written = m.write(pre.regs, insn.vd, vd)
-    return traps, pre.with_(regs=m.ite(skip, pre.regs, written),
-                            vstart=m.ite(skip, pre.vstart, m.const(0, XLEN)),
-                            vs=m.ite(skip, pre.vs, m.const(VS_DIRTY, 2)))
+    return traps, pre.with_(
+        regs=m.ite(skip, pre.regs, written),
+        vstart=m.ite(skip, pre.vstart, m.const(0, XLEN)),
+        vs=m.ite(skip, pre.vs, m.const(VS_DIRTY, 2)),
+    )
 
 
 def _traps(m, pre, insn, cfg):
@@ -82,9 +85,12 @@ def _reserved_too(m, pre, insn, cfg, tail, signed):
     traps = _traps(m, pre, insn, cfg)
     illegal = m.any_(*(cond for rule, cond in traps if rule.outcome == ILLEGAL))
     ops = m.elements(cfg.sew)
-    result = _reduce(ops, _seed(m, pre, insn, cfg), _group(m, pre, insn, cfg), _active(m, pre, insn, cfg), signed)
-    return _commit(m, pre, insn, traps, m.any_(illegal, m.eq(pre.vl, 0)),
-                   _new_vd(m, ops, pre, insn, cfg, tail, result))
+    result = _reduce(
+        ops, _seed(m, pre, insn, cfg), _group(m, pre, insn, cfg), _active(m, pre, insn, cfg), signed
+    )
+    return _commit(
+        m, pre, insn, traps, m.any_(illegal, m.eq(pre.vl, 0)), _new_vd(m, ops, pre, insn, cfg, tail, result)
+    )
 
 
 @case("proved", WIDE_ELEMENTS)
@@ -131,8 +137,14 @@ def _half_ones(m, pre, insn, cfg, tail, from_start):
     ops = m.elements(cfg.sew)
     result = _reduce(ops, _seed(m, pre, insn, cfg), _group(m, pre, insn, cfg), _active(m, pre, insn, cfg))
     per = cfg.vlen // cfg.sew
-    return _commit(m, pre, insn, traps, skip,
-                   _new_vd(m, ops, pre, insn, cfg, tail, result, ones_from=0 if from_start else max(1, per // 2)))
+    return _commit(
+        m,
+        pre,
+        insn,
+        traps,
+        skip,
+        _new_vd(m, ops, pre, insn, cfg, tail, result, ones_from=0 if from_start else max(1, per // 2)),
+    )
 
 
 @case("proved", WIDE_ELEMENTS)
@@ -156,8 +168,14 @@ def _gated(m, pre, insn, cfg, tail, vl_bits):
     ops = m.elements(cfg.sew)
     result = _reduce(ops, _seed(m, pre, insn, cfg), _group(m, pre, insn, cfg), _active(m, pre, insn, cfg))
     # vill needs no test of its own: vill implies vl = 0
-    return _commit(m, pre, insn, traps, m.any_(m.eq(vl, 0), illegal, reserved),
-                   _new_vd(m, ops, pre, insn, cfg, tail, result))
+    return _commit(
+        m,
+        pre,
+        insn,
+        traps,
+        m.any_(m.eq(vl, 0), illegal, reserved),
+        _new_vd(m, ops, pre, insn, cfg, tail, result),
+    )
 
 
 @case("proved", WIDE_ELEMENTS)
@@ -174,6 +192,7 @@ def step_gated_on_vl_wrong(m, pre, insn, cfg, tail):
 
 # The same shapes in plain Python (an emulator's ints and ifs) ---------------------------------
 
+
 def _signed(x, w):
     return x - (1 << w) if x >> (w - 1) & 1 else x
 
@@ -182,7 +201,7 @@ def _emulated(m, pre, insn, cfg, tail, *, reserved_writes=False, half=False, gat
     traps = trap_conditions(m, pre, insn, m.bit(pre.vtype, VTYPE_VILL_BIT), cfg.lmul)
     if reserved_writes:
         stop = any(c for rule, c in traps if rule.outcome == ILLEGAL)
-    elif gate_vl:                       # vill implies vl = 0
+    elif gate_vl:  # vill implies vl = 0
         stop = any(c for rule, c in traps if rule.id != "vill")
     else:
         stop = any(c for _, c in traps)
@@ -192,7 +211,7 @@ def _emulated(m, pre, insn, cfg, tail, *, reserved_writes=False, half=False, gat
     mask = (1 << sew) - 1
     regs = list(pre.regs)
     elements = []
-    for k in range(max(1, cfg.group_registers)):        # whole registers, at fractional LMUL too
+    for k in range(max(1, cfg.group_registers)):  # whole registers, at fractional LMUL too
         register = regs[(insn.vs2 + k) % 32]
         elements += [(register >> (sew * j)) & mask for j in range(per)]
     value = (lambda x: _signed(x, sew)) if signed else (lambda x: x)
@@ -239,7 +258,17 @@ def emulated_gated_on_vl_unsigned(m, pre, insn, cfg, tail):
 
 
 UNITS = ()
-STEPS = (step_writes_vd_when_reserved, step_whole_registers, step_tail_half_ones, step_gated_on_vl,
-         step_writes_vd_when_reserved_wrong, step_whole_registers_wrong, step_tail_half_ones_wrong,
-         step_gated_on_vl_wrong, emulated_writes_vd_when_reserved, emulated_tail_half_ones, emulated_gated_on_vl,
-         emulated_gated_on_vl_unsigned)
+STEPS = (
+    step_writes_vd_when_reserved,
+    step_whole_registers,
+    step_tail_half_ones,
+    step_gated_on_vl,
+    step_writes_vd_when_reserved_wrong,
+    step_whole_registers_wrong,
+    step_tail_half_ones_wrong,
+    step_gated_on_vl_wrong,
+    emulated_writes_vd_when_reserved,
+    emulated_tail_half_ones,
+    emulated_gated_on_vl,
+    emulated_gated_on_vl_unsigned,
+)

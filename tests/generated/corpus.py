@@ -23,8 +23,15 @@ import random
 import shutil
 import tempfile
 
-from tests.generated.python_programs import (INSTRUCTION, UNIT, RandomChooser, check, checked_correct,
-                                             draw_program, kept_mutants)
+from tests.generated.python_programs import (
+    INSTRUCTION,
+    UNIT,
+    RandomChooser,
+    check,
+    checked_correct,
+    draw_program,
+    kept_mutants,
+)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 CORPUS_DIR = os.path.join(HERE, "corpus")
@@ -56,7 +63,9 @@ def record(tier: str, seed: int, count: int, vlmax: int, max_vlen: int, timeout_
     for index in range(count):
         kind = (UNIT, INSTRUCTION)[index % 2]
         rng = random.Random(f"{seed}/{index}")
-        program = draw_program(RandomChooser(rng), kind, vlmax, f"c{tier[0]}{seed}_{index}_{kind[0]}", max_vlen)
+        program = draw_program(
+            RandomChooser(rng), kind, vlmax, f"c{tier[0]}{seed}_{index}_{kind[0]}", max_vlen
+        )
         checked_correct(program, scratch)
         wrong = next(kept_mutants(program, scratch, rng), None)
         for p, correct in ((program, True), (wrong, False)):
@@ -66,13 +75,28 @@ def record(tier: str, seed: int, count: int, vlmax: int, max_vlen: int, timeout_
             shutil.copyfile(p.path, kept)
             p.path = kept
             result = check(p, timeout_s)
-            entry = {"file": os.path.basename(kept), "function": p.function, "kind": p.kind, "vlen": p.cfg.vlen,
-                     "elen": p.cfg.elen, "sew": p.cfg.sew, "lmul": p.cfg.lmul, "tier": tier, "correct": correct,
-                     "mutation": p.mutation, "recorded": result.verdict, "seconds": round(result.seconds, 1),
-                     "expect": expectation(correct, result.verdict), "idioms": p.idioms()}
+            entry = {
+                "file": os.path.basename(kept),
+                "function": p.function,
+                "kind": p.kind,
+                "vlen": p.cfg.vlen,
+                "elen": p.cfg.elen,
+                "sew": p.cfg.sew,
+                "lmul": p.cfg.lmul,
+                "tier": tier,
+                "correct": correct,
+                "mutation": p.mutation,
+                "recorded": result.verdict,
+                "seconds": round(result.seconds, 1),
+                "expect": expectation(correct, result.verdict),
+                "idioms": p.idioms(),
+            }
             if not correct and result.verdict == "PROVED":
                 raise AssertionError(f"a wrong program PROVED: {kept}")
-            print(f"{entry['file']:28} {entry['recorded']:15} {entry['seconds']:6.1f} s -> {entry['expect']}", flush=True)
+            print(
+                f"{entry['file']:28} {entry['recorded']:15} {entry['seconds']:6.1f} s -> {entry['expect']}",
+                flush=True,
+            )
             found.append(entry)
             added.append(entry)
             with open(CORPUS_FILE, "w") as f:
@@ -83,7 +107,9 @@ def record(tier: str, seed: int, count: int, vlmax: int, max_vlen: int, timeout_
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--tier", choices=("default", "scale"), required=True)
     parser.add_argument("--seed", type=int, required=True)
     parser.add_argument("--count", type=int, default=10)

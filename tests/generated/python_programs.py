@@ -30,7 +30,14 @@ import random
 from dataclasses import dataclass, field
 
 from vredmax.impl.execute import TAIL_POLICIES
-from vredmax.proofs.python.check_impl import INSTRUCTION, UNIT, ImplementationError, as_instruction, load, replay
+from vredmax.proofs.python.check_impl import (
+    INSTRUCTION,
+    UNIT,
+    ImplementationError,
+    as_instruction,
+    load,
+    replay,
+)
 from vredmax.proofs.python.concrete import concrete_states
 from vredmax.spec.config import Config, legal_configs
 
@@ -42,6 +49,7 @@ class GeneratorBug(AssertionError):
 
 
 # Choosing ------------------------------------------------------------------------------------
+
 
 class RandomChooser:
     """Choices from a seeded random.Random: the same seed, the same programs."""
@@ -61,15 +69,19 @@ class DrawChooser:
 
     def pick(self, options):
         from hypothesis import strategies as st
+
         return self.draw(st.sampled_from(list(options)))
 
 
 def configs_at(kind: str, vlmax: int, max_vlen: int = 65536) -> list[Config]:
     """The configurations with this VLMAX: a unit's depends on SEW and VLMAX only (the smallest
     VLEN per SEW); a whole instruction's on every legal one up to VLEN 4096 (and `max_vlen`)."""
-    vlens = [v for v in (2 ** k for k in range(7, 17)) if v <= max_vlen]
-    found = [c for c in legal_configs(64, vlens, [8, 16, 32, 64], ["mf8", "mf4", "mf2", "m1", "m2", "m4", "m8"])
-             if c.vlmax == vlmax]
+    vlens = [v for v in (2**k for k in range(7, 17)) if v <= max_vlen]
+    found = [
+        c
+        for c in legal_configs(64, vlens, [8, 16, 32, 64], ["mf8", "mf4", "mf2", "m1", "m2", "m4", "m8"])
+        if c.vlmax == vlmax
+    ]
     if kind == INSTRUCTION:
         return [c for c in found if c.vlen <= MAX_INSTRUCTION_VLEN]
     smallest = {}
@@ -88,14 +100,34 @@ def draw_recipe(choose, kind: str, cfg: Config) -> dict:
         r["back"] = choose.pick(["mask", "modulo", "add"])
     if r["domain"] == "raw":
         r["greater"] = choose.pick(["signbits", "hilo", "via_signed"])
-    r["shape"] = choose.pick(["loop", "loop", "while", "lanes", "chunks", "tree", "recursion", "max", "sorted",
-                              "heapq", "reduce", "network"])
+    r["shape"] = choose.pick(
+        [
+            "loop",
+            "loop",
+            "while",
+            "lanes",
+            "chunks",
+            "tree",
+            "recursion",
+            "max",
+            "sorted",
+            "heapq",
+            "reduce",
+            "network",
+        ]
+    )
     loops = r["shape"] in ("loop", "while", "lanes", "chunks")
     lists = r["shape"] in ("max", "sorted", "heapq", "reduce")
-    r["inactive"] = choose.pick(["skip", "neutral", "mask", "mul"] if loops
-                                else ["filter", "filter", "neutral", "mask", "mul"] if lists
-                                else ["neutral", "mask", "mul"])
-    r["pick"] = choose.pick(["max", "ternary", "if"] if r["domain"] == "raw" else ["max", "ternary", "if", "branchless"])
+    r["inactive"] = choose.pick(
+        ["skip", "neutral", "mask", "mul"]
+        if loops
+        else ["filter", "filter", "neutral", "mask", "mul"]
+        if lists
+        else ["neutral", "mask", "mul"]
+    )
+    r["pick"] = choose.pick(
+        ["max", "ternary", "if"] if r["domain"] == "raw" else ["max", "ternary", "if", "branchless"]
+    )
     if r["domain"] == "raw" and r["pick"] == "max":
         r["pick"] = "ternary"
     if r["shape"] == "loop":
@@ -125,23 +157,30 @@ def draw_recipe(choose, kind: str, cfg: Config) -> dict:
     else:
         r["regfile"] = choose.pick(["list", "dict", "class", "bytes", "bytearray", "struct", "memoryview"])
         r["maskreg"] = choose.pick(["shift", "bytes", "bools"])
-        r["bound"] = choose.pick(["cond", "break"] if r["shape"] in ("loop", "while") and r.get("order") in (
-            None, "forward") else ["cond"])
+        r["bound"] = choose.pick(
+            ["cond", "break"]
+            if r["shape"] in ("loop", "while") and r.get("order") in (None, "forward")
+            else ["cond"]
+        )
         r["traps"] = choose.pick(["any", "loop"])
         r["write"] = choose.pick(["int", "bytes"])
         if r["regfile"] in ("bytes", "bytearray", "struct", "memoryview"):
             r["store"] = choose.pick(["bytes", "bytearray"])
         if r["regfile"] in ("bytes", "bytearray") and cfg.sew >= 16:
-            r["read"] = choose.pick(["whole", "halves"])      # an element put together from its two halves
-        if r["regfile"] in ("bytes", "bytearray", "struct", "memoryview") and r["domain"] == "signed" and cfg.sew >= 8:
+            r["read"] = choose.pick(["whole", "halves"])  # an element put together from its two halves
+        if (
+            r["regfile"] in ("bytes", "bytearray", "struct", "memoryview")
+            and r["domain"] == "signed"
+            and cfg.sew >= 8
+        ):
             r["signed_read"] = choose.pick([True, False])
     return r
 
 
 @dataclass
 class Program:
-    kind: str                 # UNIT or INSTRUCTION
-    name: str                 # the file's stem, unique
+    kind: str  # UNIT or INSTRUCTION
+    name: str  # the file's stem, unique
     recipe: dict
     cfg: Config
     mutation: str | None = None
@@ -181,32 +220,63 @@ def programs(kind: str = UNIT, vlmax: int = 16, max_vlen: int = 65536):
     @st.composite
     def drawn(draw):
         return draw_program(DrawChooser(draw), kind, vlmax, f"h_{kind}", max_vlen)
+
     return drawn()
 
 
 # Mutations -------------------------------------------------------------------------------------
 
-CORE_MUTATIONS = ("unsigned", "seed_dropped", "mask_inverted", "drop_last", "neutral_zero", "min",
-                  "lane_width", "early_positive", "tree_drops_odd")
-STEP_MUTATIONS = ("vl_inclusive", "mask_from_v1", "vl0_writes", "tail_ignores_vta", "vs_clean",
-                  "first_register_only")
+CORE_MUTATIONS = (
+    "unsigned",
+    "seed_dropped",
+    "mask_inverted",
+    "drop_last",
+    "neutral_zero",
+    "min",
+    "lane_width",
+    "early_positive",
+    "tree_drops_odd",
+)
+STEP_MUTATIONS = (
+    "vl_inclusive",
+    "mask_from_v1",
+    "vl0_writes",
+    "tail_ignores_vta",
+    "vs_clean",
+    "first_register_only",
+)
 
 
 def applicable(program: Program) -> list[str]:
     r = program.recipe
-    found = [m for m in CORE_MUTATIONS
-             if not (m == "early_positive" and r.get("early", "none") == "none")
-             and not (m == "tree_drops_odd" and r.get("tree") != "carry_odd")
-             and not (m == "neutral_zero" and r["inactive"] in ("skip", "filter") and r["seed"] != "last"
-                      and r["shape"] not in ("lanes", "chunks", "tree", "network"))]
+    found = [
+        m
+        for m in CORE_MUTATIONS
+        if not (m == "early_positive" and r.get("early", "none") == "none")
+        and not (m == "tree_drops_odd" and r.get("tree") != "carry_odd")
+        and not (
+            m == "neutral_zero"
+            and r["inactive"] in ("skip", "filter")
+            and r["seed"] != "last"
+            and r["shape"] not in ("lanes", "chunks", "tree", "network")
+        )
+    ]
     if program.kind == INSTRUCTION:
-        found += [m for m in STEP_MUTATIONS if not (m == "first_register_only" and program.cfg.group_registers == 1)]
+        found += [
+            m for m in STEP_MUTATIONS if not (m == "first_register_only" and program.cfg.group_registers == 1)
+        ]
     return found
 
 
 def mutant(program: Program, mutation: str) -> Program:
-    return Program(program.kind, f"{program.name}_{mutation}", program.recipe, program.cfg, mutation,
-                   write_source(program.recipe, program.cfg, mutation))
+    return Program(
+        program.kind,
+        f"{program.name}_{mutation}",
+        program.recipe,
+        program.cfg,
+        mutation,
+        write_source(program.recipe, program.cfg, mutation),
+    )
 
 
 def concrete_difference(program: Program, count: int, seed: int = 0):
@@ -230,8 +300,9 @@ def checked_correct(program: Program, folder: str, count: int = 200) -> Program:
     except ImplementationError as error:
         raise GeneratorBug(f"{program.path} ({program.cfg}) fails on a concrete state: {error}") from None
     if cx is not None:
-        raise GeneratorBug(f"{program.path} ({program.cfg}) differs from the spec: {cx.differing} "
-                           f"{program.idioms()}")
+        raise GeneratorBug(
+            f"{program.path} ({program.cfg}) differs from the spec: {cx.differing} {program.idioms()}"
+        )
     return program
 
 
@@ -255,6 +326,7 @@ def kept_mutants(program: Program, folder: str, rng: random.Random, count: int =
 
 
 # Writing ---------------------------------------------------------------------------------------
+
 
 def write_source(recipe: dict, cfg: Config, mutation: str | None) -> str:
     return _Writer(recipe, cfg, mutation).source()
@@ -282,8 +354,12 @@ class _Writer:
             return "TOP"
         if self.domain in ("biased", "unsigned"):
             return "0"
-        return {"shift": "-(1 << (W - 1))", "power": "-2 ** (W - 1)", "invert": "~((1 << (W - 1)) - 1)",
-                "converted": "signed(TOP)"}[self.r["neutral"]]
+        return {
+            "shift": "-(1 << (W - 1))",
+            "power": "-2 ** (W - 1)",
+            "invert": "~((1 << (W - 1)) - 1)",
+            "converted": "signed(TOP)",
+        }[self.r["neutral"]]
 
     def largest(self) -> str:
         """The largest value in the domain (nothing beats it: an early exit stops there)."""
@@ -329,9 +405,12 @@ class _Writer:
         }[conv]
         if conv == "struct":
             self.imports.add("struct")
-        if self.mut == "lane_width":      # the sign taken at a wrong bit
-            body = "return x - (1 << W) if x >> (W - 2) & 1 else x" if conv != "struct" else \
-                'return struct.unpack("<" + FORMAT, struct.pack("<" + FORMAT.upper(), x & ((MASK >> 1))))[0]'
+        if self.mut == "lane_width":  # the sign taken at a wrong bit
+            body = (
+                "return x - (1 << W) if x >> (W - 2) & 1 else x"
+                if conv != "struct"
+                else 'return struct.unpack("<" + FORMAT, struct.pack("<" + FORMAT.upper(), x & ((MASK >> 1))))[0]'
+            )
         self.helpers.append(f"def signed(x):\n    {body}\n")
 
     def greater_helper(self) -> None:
@@ -341,19 +420,27 @@ class _Writer:
             return
         sign = "W - 2" if self.mut == "lane_width" else "W - 1"
         if how == "signbits":
-            text = (f"def greater(a, b):\n    sa, sb = a >> ({sign}) & 1, b >> ({sign}) & 1\n"
-                    "    if sa != sb:\n        return sb == 1\n    return a > b\n")
+            text = (
+                f"def greater(a, b):\n    sa, sb = a >> ({sign}) & 1, b >> ({sign}) & 1\n"
+                "    if sa != sb:\n        return sb == 1\n    return a > b\n"
+            )
         elif how == "hilo":
-            text = ("def greater(a, b):\n    \"\"\"High halves as signed, then low halves as unsigned.\"\"\"\n"
-                    "    ah, bh = a >> HALF, b >> HALF\n    if ah != bh:\n"
-                    "        return half_signed(ah) > half_signed(bh)\n"
-                    "    return a & LOW > b & LOW\n")
+            text = (
+                'def greater(a, b):\n    """High halves as signed, then low halves as unsigned."""\n'
+                "    ah, bh = a >> HALF, b >> HALF\n    if ah != bh:\n"
+                "        return half_signed(ah) > half_signed(bh)\n"
+                "    return a & LOW > b & LOW\n"
+            )
             top = "HALF - 2" if self.mut == "lane_width" else "HALF - 1"
-            self.helpers.append(f"def half_signed(h):\n    return h - (1 << HALF) if h >> ({top}) & 1 else h\n")
+            self.helpers.append(
+                f"def half_signed(h):\n    return h - (1 << HALF) if h >> ({top}) & 1 else h\n"
+            )
         else:
-            text = ("def greater(a, b):\n"
-                    f"    def s(x):\n        return x - (1 << W) if x >> ({sign}) & 1 else x\n"
-                    "    return s(a) > s(b)\n")
+            text = (
+                "def greater(a, b):\n"
+                f"    def s(x):\n        return x - (1 << W) if x >> ({sign}) & 1 else x\n"
+                "    return s(a) > s(b)\n"
+            )
         self.helpers.append(text)
 
     def key(self) -> str:
@@ -392,7 +479,9 @@ class _Writer:
     def act(self, i: str) -> str:
         """Lane i takes part (an expression)."""
         if self.unit:
-            form = {"bools": f"active[{i}]", "bits": f"bits >> {i} & 1", "ints": f"flags[{i}] == 1"}[self.r["mask"]]
+            form = {"bools": f"active[{i}]", "bits": f"bits >> {i} & 1", "ints": f"flags[{i}] == 1"}[
+                self.r["mask"]
+            ]
             return f"not {form}" if self.mut == "mask_inverted" else form
         bit = self.mask_bit(i)
         bit = f"not {bit}" if self.mut == "mask_inverted" else bit
@@ -458,9 +547,12 @@ class _Writer:
         return self.pick_into("best", self.seed()) if self.r["seed"] == "last" else []
 
     def shape_loop(self) -> list[str]:
-        order = {"forward": f"range({self.n()})", "backward": f"range({self.n()} - 1, -1, -1)",
-                 "reversed": f"reversed(range({self.n()}))",
-                 "stride": f"[*range(0, {self.n()}, 2), *range(1, {self.n()}, 2)]"}[self.r["order"]]
+        order = {
+            "forward": f"range({self.n()})",
+            "backward": f"range({self.n()} - 1, -1, -1)",
+            "reversed": f"reversed(range({self.n()}))",
+            "stride": f"[*range(0, {self.n()}, 2), *range(1, {self.n()}, 2)]",
+        }[self.r["order"]]
         early = self.r["early"]
         lines = [f"best = {self.start()}"]
         if early == "flag":
@@ -479,7 +571,7 @@ class _Writer:
     def shape_while(self) -> list[str]:
         body = self.break_at_vl("i")
         inner = self.lane_value("i") + self.pick_into("best", "v")
-        if self.r["inactive"] == "skip":       # `continue` must not skip the increment
+        if self.r["inactive"] == "skip":  # `continue` must not skip the increment
             inner = [line.replace("    continue", "    i += 1\n    continue") for line in inner]
         body += inner + ["i += 1"]
         body = "\n".join(body).split("\n")
@@ -495,8 +587,13 @@ class _Writer:
     def shape_chunks(self) -> list[str]:
         c = self.r["chunk"]
         inner = self.lane_value("i") + self.pick_into("part", "v")
-        lines = [f"CHUNK = {c}", f"best = {self.start()}", f"for base in range(0, {self.n()}, CHUNK):",
-                 "    part = NEUTRAL", f"    for i in range(base, min(base + CHUNK, {self.n()})):"]
+        lines = [
+            f"CHUNK = {c}",
+            f"best = {self.start()}",
+            f"for base in range(0, {self.n()}, CHUNK):",
+            "    part = NEUTRAL",
+            f"    for i in range(base, min(base + CHUNK, {self.n()})):",
+        ]
         lines += _indent(_indent(inner))
         lines += _indent(self.pick_into("best", "part"))
         return lines + self.finish()
@@ -504,9 +601,16 @@ class _Writer:
     def shape_tree(self) -> list[str]:
         lines = self.values_list()
         if self.r["tree"] == "pad":
-            lines += ["size = 1", "while size < len(vals):", "    size *= 2", "vals = vals + [NEUTRAL] * (size - len(vals))"]
-        lines += ["while len(vals) > 1:",
-                  f"    nxt = [{self.pick_expr('vals[j]', 'vals[j + 1]')} for j in range(0, len(vals) - 1, 2)]"]
+            lines += [
+                "size = 1",
+                "while size < len(vals):",
+                "    size *= 2",
+                "vals = vals + [NEUTRAL] * (size - len(vals))",
+            ]
+        lines += [
+            "while len(vals) > 1:",
+            f"    nxt = [{self.pick_expr('vals[j]', 'vals[j + 1]')} for j in range(0, len(vals) - 1, 2)]",
+        ]
         if self.r["tree"] == "carry_odd" and self.mut != "tree_drops_odd":
             lines += ["    if len(vals) % 2:", "        nxt.append(vals[-1])"]
         lines += ["    vals = nxt", "best = vals[0]"]
@@ -516,7 +620,8 @@ class _Writer:
         self.helpers.append(
             "def largest(vals, lo, hi):\n    if hi - lo == 1:\n        return vals[lo]\n    mid = (lo + hi) // 2\n"
             "    a, b = largest(vals, lo, mid), largest(vals, mid, hi)\n"
-            f"    return {self.pick_expr('a', 'b')}\n")
+            f"    return {self.pick_expr('a', 'b')}\n"
+        )
         return self.values_list() + ["best = largest(vals, 0, len(vals))"] + self.finish()
 
     def shape_max(self) -> list[str]:
@@ -524,7 +629,7 @@ class _Writer:
         return self.values_list() + [f"best = {f}(vals{self.key()})"] + self.finish()
 
     def shape_sorted(self) -> list[str]:
-        last = (self.mut == "min")
+        last = self.mut == "min"
         if self.r["sorted"] == "last":
             pick = f"sorted(vals{self.key()})[{0 if last else -1}]"
         else:
@@ -551,19 +656,41 @@ class _Writer:
         if self.r["exchange"] == "minmax":
             exchange = [f"vals[p], vals[q] = {lo_hi}(vals[p], vals[q]), {hi_lo}(vals[p], vals[q])"]
         else:
-            exchange = [f"if {self.greater('vals[p]', 'vals[q]')}:", "    vals[p], vals[q] = vals[q], vals[p]"]
-        self.helpers.append("def exchange(vals, p, q):\n    \"\"\"The smaller to p, the greater to q.\"\"\"\n"
-                            + "\n".join(_indent(exchange)) + "\n")
+            exchange = [
+                f"if {self.greater('vals[p]', 'vals[q]')}:",
+                "    vals[p], vals[q] = vals[q], vals[p]",
+            ]
+        self.helpers.append(
+            'def exchange(vals, p, q):\n    """The smaller to p, the greater to q."""\n'
+            + "\n".join(_indent(exchange))
+            + "\n"
+        )
         lines = self.values_list()
         if self.r["network"] == "tournament":
-            lines += ["size = 1", "while size < len(vals):", "    size *= 2",
-                      "vals = vals + [NEUTRAL] * (size - len(vals))", "n, gap = len(vals), 1", "while gap < n:", "    for p in range(gap - 1, n - gap, 2 * gap):",
-                      "        exchange(vals, p, p + gap)", "    gap *= 2", "best = vals[n - 1]"]
-        else:        # an odd-even transposition sort of each chunk of 4, then the chunks' tops
-            lines += ["tops = []", "for base in range(0, len(vals), 4):", "    chunk = vals[base:base + 4]",
-                      "    for rnd in range(len(chunk)):", "        for p in range(rnd % 2, len(chunk) - 1, 2):",
-                      "            exchange(chunk, p, p + 1)", "    tops.append(chunk[-1])",
-                      "best = tops[0]", "for t in tops[1:]:"] + _indent(self.pick_into("best", "t"))
+            lines += [
+                "size = 1",
+                "while size < len(vals):",
+                "    size *= 2",
+                "vals = vals + [NEUTRAL] * (size - len(vals))",
+                "n, gap = len(vals), 1",
+                "while gap < n:",
+                "    for p in range(gap - 1, n - gap, 2 * gap):",
+                "        exchange(vals, p, p + gap)",
+                "    gap *= 2",
+                "best = vals[n - 1]",
+            ]
+        else:  # an odd-even transposition sort of each chunk of 4, then the chunks' tops
+            lines += [
+                "tops = []",
+                "for base in range(0, len(vals), 4):",
+                "    chunk = vals[base:base + 4]",
+                "    for rnd in range(len(chunk)):",
+                "        for p in range(rnd % 2, len(chunk) - 1, 2):",
+                "            exchange(chunk, p, p + 1)",
+                "    tops.append(chunk[-1])",
+                "best = tops[0]",
+                "for t in tops[1:]:",
+            ] + _indent(self.pick_into("best", "t"))
         return lines + self.finish()
 
     # a whole step: the register file, the mask, the write
@@ -603,10 +730,12 @@ class _Writer:
             raw = f'struct.unpack_from("<" + {fmt}, {reg}, NB * {offset})[0]'
         elif how == "memoryview":
             raw = f'int.from_bytes(memoryview({reg})[NB * {offset}:NB * {offset} + NB], "little"{sign})'
-        elif self.r.get("read") == "halves":     # the high half carries the sign when read signed
+        elif self.r.get("read") == "halves":  # the high half carries the sign when read signed
             at = f"NB * {offset}"
-            raw = (f'(int.from_bytes({reg}[{at} + NB // 2:{at} + NB], "little"{sign}) << (SEW // 2) '
-                   f'| int.from_bytes({reg}[{at}:{at} + NB // 2], "little"))')
+            raw = (
+                f'(int.from_bytes({reg}[{at} + NB // 2:{at} + NB], "little"{sign}) << (SEW // 2) '
+                f'| int.from_bytes({reg}[{at}:{at} + NB // 2], "little"))'
+            )
         else:
             raw = f'int.from_bytes({reg}[NB * {offset}:NB * {offset} + NB], "little"{sign})'
         return raw if signed_read else self.conv(raw)
@@ -621,32 +750,57 @@ class _Writer:
         return [f"v0 = {reg}"]
 
     def mask_bit(self, i: str) -> str:
-        return {"bytes": f"mask_bytes[{i} // 8] >> ({i} % 8) & 1", "bools": f"mask_bits[{i}]",
-                "shift": f"(v0 >> {i}) & 1"}[self.r["maskreg"]]
+        return {
+            "bytes": f"mask_bytes[{i} // 8] >> ({i} % 8) & 1",
+            "bools": f"mask_bits[{i}]",
+            "shift": f"(v0 >> {i}) & 1",
+        }[self.r["maskreg"]]
 
     def write_back(self) -> list[str]:
-        vta = "tail == \"ones\"" if self.mut == "tail_ignores_vta" else "tail == \"ones\" and (pre.vtype >> 6) & 1"
+        vta = (
+            'tail == "ones"' if self.mut == "tail_ignores_vta" else 'tail == "ones" and (pre.vtype >> 6) & 1'
+        )
         how, regfile = self.r["write"], self.r["regfile"]
         if regfile in ("list", "dict", "class"):
             old = "regs.regs[insn.vd]" if regfile == "class" else "regs[insn.vd]"
-            lines = [f"old = {old}", "new = (old & ~MASK) | result", f"if {vta}:",
-                     "    new |= ((1 << VLEN) - 1) & ~MASK", f"{old} = new"]
-            final = "tuple(regs.regs)" if regfile == "class" else (
-                "tuple(regs[n] for n in range(32))" if regfile == "dict" else "tuple(regs)")
+            lines = [
+                f"old = {old}",
+                "new = (old & ~MASK) | result",
+                f"if {vta}:",
+                "    new |= ((1 << VLEN) - 1) & ~MASK",
+                f"{old} = new",
+            ]
+            final = (
+                "tuple(regs.regs)"
+                if regfile == "class"
+                else ("tuple(regs[n] for n in range(32))" if regfile == "dict" else "tuple(regs)")
+            )
             return lines + [f"post_regs = {final}"]
         lines = ["vd_bytes = bytearray(regs[insn.vd])"]
         if how == "bytes" or regfile != "struct":
             lines += ['vd_bytes[0:NB] = result.to_bytes(NB, "little")']
         else:
             lines += ['struct.pack_into("<" + FORMAT.upper(), vd_bytes, 0, result)']
-        lines += [f"if {vta}:", "    vd_bytes[NB:] = b\"\\xff\" * (VLENB - NB)",
-                  "regs[insn.vd] = bytes(vd_bytes)" if self.r.get("store") == "bytes" else "regs[insn.vd] = vd_bytes",
-                  'post_regs = tuple(int.from_bytes(r, "little") for r in regs)']
+        lines += [
+            f"if {vta}:",
+            '    vd_bytes[NB:] = b"\\xff" * (VLENB - NB)',
+            "regs[insn.vd] = bytes(vd_bytes)"
+            if self.r.get("store") == "bytes"
+            else "regs[insn.vd] = vd_bytes",
+            'post_regs = tuple(int.from_bytes(r, "little") for r in regs)',
+        ]
         return lines
 
     def constants(self) -> list[str]:
-        width = "cfg.sew" if not self.unit else (
-            "32 if ops.width != 32 else 16" if self.mut == "lane_width" and self.domain == "biased" else "ops.width")
+        width = (
+            "cfg.sew"
+            if not self.unit
+            else (
+                "32 if ops.width != 32 else 16"
+                if self.mut == "lane_width" and self.domain == "biased"
+                else "ops.width"
+            )
+        )
         lines = [f"W = {width}", "MASK, TOP = (1 << W) - 1, 1 << (W - 1)"]
         return lines
 
@@ -658,9 +812,15 @@ class _Writer:
             lines += ["for _rule, fired in traps:", "    if fired:", "        return traps, pre"]
         if self.mut != "vl0_writes":
             lines += ["if pre.vl == 0:", "    return traps, pre"]
-        lines += ["SEW, VLEN, VLMAX = cfg.sew, cfg.vlen, cfg.vlmax",
-                  "PER, NB, VLENB = VLEN // SEW, SEW // 8, VLEN // 8"]
-        lines += self.constants() + self.nested_helpers() + [f"NEUTRAL, LARGEST = {self.neutral()}, {self.largest()}"]
+        lines += [
+            "SEW, VLEN, VLMAX = cfg.sew, cfg.vlen, cfg.vlmax",
+            "PER, NB, VLENB = VLEN // SEW, SEW // 8, VLEN // 8",
+        ]
+        lines += (
+            self.constants()
+            + self.nested_helpers()
+            + [f"NEUTRAL, LARGEST = {self.neutral()}, {self.largest()}"]
+        )
         seed = "NEUTRAL" if self.mut == "seed_dropped" else self.read_element("insn.vs1", "0", seed=True)
         lines += self.regfile_setup() + self.mask_setup() + [f"seed = {seed}"] + shape
         lines += [f"result = ({self.back('best')}) & MASK"] + self.write_back()
@@ -669,7 +829,11 @@ class _Writer:
         return lines
 
     def unit_body(self, shape: list[str]) -> list[str]:
-        lines = self.constants() + self.nested_helpers() + [f"NEUTRAL, LARGEST = {self.neutral()}, {self.largest()}"]
+        lines = (
+            self.constants()
+            + self.nested_helpers()
+            + [f"NEUTRAL, LARGEST = {self.neutral()}, {self.largest()}"]
+        )
         mask = self.r["mask"]
         if mask == "bits":
             lines += ["bits = 0", "for k, a in enumerate(active):", "    if a:", "        bits |= 1 << k"]
@@ -732,15 +896,17 @@ def _indent(lines: list[str]) -> list[str]:
 
 # Checking, as a user's `vredmax check-impl FILE:FUNCTION` does ---------------------------------
 
+
 @dataclass
 class Checked:
-    verdict: str              # PROVED, COUNTEREXAMPLE, UNKNOWN, ERROR (proofs/engine/verdict.py)
+    verdict: str  # PROVED, COUNTEREXAMPLE, UNKNOWN, ERROR (proofs/engine/verdict.py)
     seconds: float
     detail: str
 
 
-def check(program: Program, timeout_s: float = 60.0, random_states: int = 0, seed: int = 0,
-          in_process: bool = False) -> Checked:
+def check(
+    program: Program, timeout_s: float = 60.0, random_states: int = 0, seed: int = 0, in_process: bool = False
+) -> Checked:
     """`vredmax check-impl PATH:FUNCTION` at the program's configuration through the CLI's own
     driver (proofs/python/session.py, isolation.py: the file loaded in a child process, the
     per-call limit). With `random_states` 0 the proof alone decides (no concrete state runs
@@ -751,13 +917,23 @@ def check(program: Program, timeout_s: float = 60.0, random_states: int = 0, see
 
     from vredmax.proofs.python import isolation, session
     from vredmax.proofs.python.check_impl import InProcess, check_implementation
+
     options = session.Options.parsed(timeout_s, None, random_states, seed)
     pairs = options.pairs() + ((("directed", False),) if random_states == 0 else ())
     if in_process:
         pool = InProcess(load(program.target), program.kind, **dict(pairs))
     else:
-        pool = isolation.Jobs(session.SerialWorkers(), lambda cfg: isolation.Job(
-            isolation.portable_target(program.target), os.getcwd(), program.kind, cfg, options.timeout_s, pairs))
+        pool = isolation.Jobs(
+            session.SerialWorkers(),
+            lambda cfg: isolation.Job(
+                isolation.portable_target(program.target),
+                os.getcwd(),
+                program.kind,
+                cfg,
+                options.timeout_s,
+                pairs,
+            ),
+        )
     start = time.perf_counter()
     report = check_implementation(pool, program.kind, [program.cfg])
     return Checked(report.verdict.value.upper(), time.perf_counter() - start, report.detail)

@@ -18,7 +18,7 @@ if failed and witness:
         lines = [line.split("#")[0].strip() for line in f.read().splitlines()]
     while lines and not lines[-1]:
         lines.pop()
-    body = lines if lines[:1] != ["1"] else lines[2:]       # the latches' line, then a line per frame
+    body = lines if lines[:1] != ["1"] else lines[2:]  # the latches' line, then a line per frame
     with open(witness.group(1).rstrip("'"), "w") as f:
         f.write("\n".join(["1", f"b{failed.group(1)}", *body, "."]) + "\n")
 sys.exit(done.returncode)

@@ -44,12 +44,15 @@ class WorkerLost(RuntimeError):
 
 def add_arguments(parser, jobs_help: str = "worker processes (default 1)") -> None:
     parser.add_argument("--jobs", default="1", metavar="N", help=jobs_help)
-    parser.add_argument("--scheduler", metavar="ADDRESS",
-                        help="run on a Dask cluster: the scheduler's address, e.g. tcp://10.0.0.5:8786 "
-                             "(needs the dask extra; default: local processes)")
+    parser.add_argument(
+        "--scheduler",
+        metavar="ADDRESS",
+        help="run on a Dask cluster: the scheduler's address, e.g. tcp://10.0.0.5:8786 "
+        "(needs the dask extra; default: local processes)",
+    )
 
 
-MAX_JOBS = 512   # local processes are started at once: --jobs 100000 would take the machine down
+MAX_JOBS = 512  # local processes are started at once: --jobs 100000 would take the machine down
 
 
 def parse_jobs(text) -> int:
@@ -66,11 +69,13 @@ def workers_from_args(args) -> "Workers":
 class Workers:
     """See the module docstring. A context manager; `map_unordered` may be called once or more."""
 
-    def __init__(self, jobs: int = 1, scheduler: str | None = None, connect_timeout_s: float = CONNECT_TIMEOUT_S):
+    def __init__(
+        self, jobs: int = 1, scheduler: str | None = None, connect_timeout_s: float = CONNECT_TIMEOUT_S
+    ):
         self.jobs, self.scheduler, self.connect_timeout_s = jobs, scheduler, connect_timeout_s
         self._executor = None
         self._client = None
-        self._abandoned = False     # calls still running that nobody will read
+        self._abandoned = False  # calls still running that nobody will read
 
     @property
     def in_process(self) -> bool:
@@ -90,9 +95,11 @@ class Workers:
             # no named semaphores (the tool ends with os._exit: forkserver's resource tracker
             # then warned of leaked ones). All are started here, before any other thread
             # (a progress bar) exists: fork copies only the calling thread.
-            self._executor = ProcessPoolExecutor(max_workers=self.jobs,
-                                                 mp_context=multiprocessing.get_context("fork"),
-                                                 initializer=ignore_interrupts_in_worker)
+            self._executor = ProcessPoolExecutor(
+                max_workers=self.jobs,
+                mp_context=multiprocessing.get_context("fork"),
+                initializer=ignore_interrupts_in_worker,
+            )
             self._executor.submit(int).result()
         return self
 
@@ -106,7 +113,7 @@ class Workers:
         if self._client is not None:
             try:
                 self._client.close(timeout=CONNECT_TIMEOUT_S)
-            except Exception:   # closing a client whose scheduler went away
+            except Exception:  # closing a client whose scheduler went away
                 pass
             self._client = None
 
@@ -148,6 +155,7 @@ class Workers:
 
     def _dask(self, function, items, in_flight: int):
         from dask.distributed import as_completed
+
         index_of, running = {}, as_completed([], loop=self._client.loop)
         submitted = []
 
@@ -200,11 +208,10 @@ def _terminate(executor: ProcessPoolExecutor) -> None:
     for process in processes:
         if process.is_alive():
             process.terminate()
-    executor.shutdown(wait=False)   # no cancel_futures: see the end of Workers._local
+    executor.shutdown(wait=False)  # no cancel_futures: see the end of Workers._local
     for process in processes:
         process.join(timeout=2)
         if process.is_alive():
             process.kill()
             process.join(timeout=2)
     executor.shutdown(wait=True)
-

@@ -20,22 +20,35 @@ KIND = "certify-manifest"
 
 def add_parser(subparsers) -> None:
     parser = subparsers.add_parser(
-        "certify-check", help="check the certificates of `prove --certify DIR` again (no SMT solver)",
+        "certify-check",
+        help="check the certificates of `prove --certify DIR` again (no SMT solver)",
         description="Check every certificate in DIR again: the files' hashes, each model against its CNF, "
-                    "each DRAT proof against its CNF (dratify). Uses no SMT solver and no SAT solver.")
-    parser.add_argument("directory", metavar="DIR", help="a directory written by `vredmax prove --certify DIR`")
-    parser.add_argument("--engine", default="auto", choices=("auto", "native", "python"),
-                        help="dratify's engine: auto (Rust when installed), native (Rust) or python")
-    parser.add_argument("-v", "--verbose", action="store_true", help="a line per query, not only the failures")
+        "each DRAT proof against its CNF (dratify). Uses no SMT solver and no SAT solver.",
+    )
+    parser.add_argument(
+        "directory", metavar="DIR", help="a directory written by `vredmax prove --certify DIR`"
+    )
+    parser.add_argument(
+        "--engine",
+        default="auto",
+        choices=("auto", "native", "python"),
+        help="dratify's engine: auto (Rust when installed), native (Rust) or python",
+    )
+    parser.add_argument(
+        "-v", "--verbose", action="store_true", help="a line per query, not only the failures"
+    )
     parser.set_defaults(run=run)
 
 
 def run(args) -> int:
     from vredmax.proofs.certify import check, store
+
     try:
         manifest = store.read_manifest(args.directory)
     except FileNotFoundError:
-        raise UsageError(f"DIR: no {store.MANIFEST} in {args.directory} (written by `vredmax prove --certify DIR`)") from None
+        raise UsageError(
+            f"DIR: no {store.MANIFEST} in {args.directory} (written by `vredmax prove --certify DIR`)"
+        ) from None
     except (OSError, ValueError) as error:
         raise UsageError(f"DIR: cannot read {store.MANIFEST}: {error}") from None
     if not isinstance(manifest, dict) or manifest.get("schema") != f"vredmax/{KIND}/1":
@@ -53,9 +66,13 @@ def run(args) -> int:
             about = query.get("about", {})
             where = " ".join(str(about[k]) for k in ("obligation", "subject", "config") if k in about)
             print(f"{result.status:<12} {result.id}  {where}: {result.message}  {result.seconds:.2f}s")
-    print(f"{len(manifest.get('queries', []))} queries, checked by {engine} in {time.perf_counter() - start:.1f} s")
-    print(f"Summary: {counts['ACCEPTED']} accepted, {counts['REJECTED']} rejected, "
-          f"{counts['UNCERTIFIED']} not certified, {counts['ERROR']} disagreements")
+    print(
+        f"{len(manifest.get('queries', []))} queries, checked by {engine} in {time.perf_counter() - start:.1f} s"
+    )
+    print(
+        f"Summary: {counts['ACCEPTED']} accepted, {counts['REJECTED']} rejected, "
+        f"{counts['UNCERTIFIED']} not certified, {counts['ERROR']} disagreements"
+    )
     if counts["REJECTED"]:
         return EXIT_FAILED
     return EXIT_ERROR if counts["ERROR"] else EXIT_OK

@@ -20,22 +20,38 @@ from vredmax.presentation.execution import allowed_view, human_view
 
 def add_parser(subparsers) -> None:
     parser = subparsers.add_parser(
-        "exec", help="execute one vredmax.vs case given as JSON",
-        description="Execute vredmax.vs on a JSON case (the format: docs/reference/cases.md; examples/cases/ has one of each outcome).")
+        "exec",
+        help="execute one vredmax.vs case given as JSON",
+        description="Execute vredmax.vs on a JSON case (the format: docs/reference/cases.md; examples/cases/ has one of each outcome).",
+    )
     parser.add_argument("case", nargs="?", help="case file, or - for standard input")
     parser.add_argument("--json", action="store_true", help="print the post-state as JSON")
-    parser.add_argument("--jsonl", metavar="FILE",
-                        help="read one case per line (- for stdin), write one JSON result per line")
-    parser.add_argument("--impl", choices=sorted(ALGORITHMS), default="sequential",
-                        help="which implementation executes (default: sequential)")
-    parser.add_argument("--max-rows", type=options.rows, default=64, metavar="N",
-                        help="lanes shown in the human view (default: 64)")
-    parser.add_argument("--profile", choices=list(PROFILES),
-                        help="answer as this implementation profile does (sail, spike, qemu: one outcome; "
-                             "any: every outcome the architecture allows); a case's \"tail\" field "
-                             "overrides the profile's tail policy")
-    parser.add_argument("--elen", type=int, choices=(32, 64),
-                        help="ELEN for cases without an \"elen\" field (default 64)")
+    parser.add_argument(
+        "--jsonl", metavar="FILE", help="read one case per line (- for stdin), write one JSON result per line"
+    )
+    parser.add_argument(
+        "--impl",
+        choices=sorted(ALGORITHMS),
+        default="sequential",
+        help="which implementation executes (default: sequential)",
+    )
+    parser.add_argument(
+        "--max-rows",
+        type=options.rows,
+        default=64,
+        metavar="N",
+        help="lanes shown in the human view (default: 64)",
+    )
+    parser.add_argument(
+        "--profile",
+        choices=list(PROFILES),
+        help="answer as this implementation profile does (sail, spike, qemu: one outcome; "
+        'any: every outcome the architecture allows); a case\'s "tail" field '
+        "overrides the profile's tail policy",
+    )
+    parser.add_argument(
+        "--elen", type=int, choices=(32, 64), help='ELEN for cases without an "elen" field (default 64)'
+    )
     parser.set_defaults(run=run)
 
 
@@ -101,11 +117,16 @@ def run_batch(path: str, impl: str, profile: str | None = None, elen: int | None
                 print(json.dumps(tagged("exec-result", result_json(execute(pre, insn, impl, tail)))))
             except (CaseError, ValueError) as error:
                 failed = True
-                print(json.dumps(tagged("exec-error", {"line": number, "error": f"line {number}: {one_line(error)}"})))
+                print(
+                    json.dumps(
+                        tagged("exec-error", {"line": number, "error": f"line {number}: {one_line(error)}"})
+                    )
+                )
     return EXIT_USAGE if failed else EXIT_OK
 
 
 # --profile and --elen -------------------------------------------------------------------------
+
 
 def with_elen(obj, elen: int | None):
     """The case with --elen filled in where it gives no "elen" (a conflicting one is an error)."""
@@ -129,20 +150,40 @@ def profile_answer(obj, profile_name: str, elen: int | None = None):
 def option_json(option, vlen: int) -> dict:
     """One allowed outcome in the exec result format, plus what is left free."""
     if option.kind == ANYTHING:
-        return {"outcome": ANYTHING, "reason": option.reason, "rule": option.rule,
-                "dont_care": "everything: a reserved encoding"}
-    return {"outcome": option.kind, "reason": option.reason, **state_json(option.post),
-            "vs_allowed": [VS_NAMES[v] for v in sorted(option.vs)],
-            "dont_care": {f"v{r}": register_hex(bits, vlen) for r, bits in sorted(option.free.items()) if bits},
-            "tail_elements": "each old or all ones" if option.tail else "as shown"}
+        return {
+            "outcome": ANYTHING,
+            "reason": option.reason,
+            "rule": option.rule,
+            "dont_care": "everything: a reserved encoding",
+        }
+    return {
+        "outcome": option.kind,
+        "reason": option.reason,
+        **state_json(option.post),
+        "vs_allowed": [VS_NAMES[v] for v in sorted(option.vs)],
+        "dont_care": {f"v{r}": register_hex(bits, vlen) for r, bits in sorted(option.free.items()) if bits},
+        "tail_elements": "each old or all ones" if option.tail else "as shown",
+    }
 
 
 def allowed_json(answer) -> dict:
     """A deterministic profile (sail, spike, qemu): the exec result format. `any` (or any
     profile that leaves a choice free): {"profile", "allowed": [one object per outcome]}."""
     if not answer.profile.deterministic:
-        return tagged("exec-allowed", {"profile": answer.profile.name,
-                                       "allowed": [option_json(o, answer.pre.vlen) for o in answer.outcomes]})
+        return tagged(
+            "exec-allowed",
+            {
+                "profile": answer.profile.name,
+                "allowed": [option_json(o, answer.pre.vlen) for o in answer.outcomes],
+            },
+        )
     option = answer.unique()
-    return tagged("exec-result", {"outcome": option.kind, "reason": option.reason, **state_json(option.post),
-                                  "profile": answer.profile.name})
+    return tagged(
+        "exec-result",
+        {
+            "outcome": option.kind,
+            "reason": option.reason,
+            **state_json(option.post),
+            "profile": answer.profile.name,
+        },
+    )

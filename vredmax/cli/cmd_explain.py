@@ -21,18 +21,30 @@ from vredmax.presentation.documents.manual.animation import text_lines
 
 def add_parser(subparsers) -> None:
     parser = subparsers.add_parser(
-        "explain", help="show step by step how vredmax.vs executes one case",
+        "explain",
+        help="show step by step how vredmax.vs executes one case",
         description="Trace one case (the `vredmax exec` format) through the executable model: the "
-                    "encoding fields, the legality checks, the seed, each lane's value, mask bit, active "
-                    "flag and running maximum, the write of vd[0] and the tail.")
+        "encoding fields, the legality checks, the seed, each lane's value, mask bit, active "
+        "flag and running maximum, the write of vd[0] and the tail.",
+    )
     parser.add_argument("case", help="case file, or - for standard input")
-    parser.add_argument("--html-out", dest="html", metavar="FILE",
-                        help="also write the animated page to FILE (self-contained HTML)")
+    parser.add_argument(
+        "--html-out",
+        dest="html",
+        metavar="FILE",
+        help="also write the animated page to FILE (self-contained HTML)",
+    )
     hidden_alias(parser, "--html", dest="html")
-    parser.add_argument("--max-rows", type=options.rows, default=64, metavar="N",
-                        help="lanes shown in the terminal's lane table (default: 64)")
-    parser.add_argument("--elen", type=int, choices=(32, 64),
-                        help="ELEN for cases without an \"elen\" field (default 64)")
+    parser.add_argument(
+        "--max-rows",
+        type=options.rows,
+        default=64,
+        metavar="N",
+        help="lanes shown in the terminal's lane table (default: 64)",
+    )
+    parser.add_argument(
+        "--elen", type=int, choices=(32, 64), help='ELEN for cases without an "elen" field (default 64)'
+    )
     parser.set_defaults(run=run)
 
 

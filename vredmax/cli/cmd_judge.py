@@ -13,7 +13,15 @@ import json
 from vredmax.spec.legality import ILLEGAL, RETIRED
 from vredmax.spec.profiles import POLICIES, PROFILES, Observed, allowed, get_profile, readings
 from vredmax.spec.state import VS_NAMES
-from vredmax.impl.case import REGISTER_NUMBERS, CaseError, _integer, field_name, parse_case, parse_vregs, register_hex
+from vredmax.impl.case import (
+    REGISTER_NUMBERS,
+    CaseError,
+    _integer,
+    field_name,
+    parse_case,
+    parse_vregs,
+    register_hex,
+)
 from vredmax.cli.cmd_exec import _load, _open
 from vredmax.runtime.errors import EXIT_FAILED, EXIT_OK, EXIT_USAGE, one_line
 from vredmax.schema import schema_id, tagged
@@ -27,38 +35,54 @@ EXEC_RESULT = schema_id("exec-result")
 
 def add_parser(subparsers) -> None:
     parser = subparsers.add_parser(
-        "judge", help="judge observed outcomes against what the architecture allows",
-        description="Read JSON lines, each a case in the exec format plus \"observed\" (an outcome in "
-                    "the exec --json format; a trap may give only \"outcome\"), and print one verdict "
-                    "line each: allowed, or violation with the property ids broken and the differences, "
-                    "plus dont_care: per register the bits left free. Exit 0 when every line is "
-                    "allowed, 1 on a violation, 2 on a bad line (the batch goes on).")
+        "judge",
+        help="judge observed outcomes against what the architecture allows",
+        description='Read JSON lines, each a case in the exec format plus "observed" (an outcome in '
+        'the exec --json format; a trap may give only "outcome"), and print one verdict '
+        "line each: allowed, or violation with the property ids broken and the differences, "
+        "plus dont_care: per register the bits left free. Exit 0 when every line is "
+        "allowed, 1 on a violation, 2 on a bad line (the batch goes on).",
+    )
     parser.add_argument("input", nargs="?", default="-", help="JSON-lines file, or - for stdin (default)")
-    parser.add_argument("--profile", choices=list(PROFILES), default="any",
-                        help="what is allowed: any (the architecture, default), sail, spike or qemu")
-    parser.add_argument("--tail", choices=POLICIES["tail"],
-                        help="override the profile's agnostic-tail policy (e.g. qemu with ones = "
-                             "rvv_ta_all_1s=true); a case's own \"tail\" field is not used")
-    parser.add_argument("--elen", type=int, choices=(32, 64),
-                        help="ELEN for cases without an \"elen\" field (default 64)")
+    parser.add_argument(
+        "--profile",
+        choices=list(PROFILES),
+        default="any",
+        help="what is allowed: any (the architecture, default), sail, spike or qemu",
+    )
+    parser.add_argument(
+        "--tail",
+        choices=POLICIES["tail"],
+        help="override the profile's agnostic-tail policy (e.g. qemu with ones = "
+        'rvv_ta_all_1s=true); a case\'s own "tail" field is not used',
+    )
+    parser.add_argument(
+        "--elen", type=int, choices=(32, 64), help='ELEN for cases without an "elen" field (default 64)'
+    )
     parser.set_defaults(run=run)
 
 
 def parse_observed(value, vlen: int) -> Observed:
     """The `observed` object: `outcome` required, every other field optional (not observed)."""
     if not isinstance(value, dict):
-        raise CaseError("observed: expected a JSON object such as {\"outcome\": \"retired\", ...}")
-    if "schema" in value and value["schema"] != EXEC_RESULT:   # first: exec-allowed is not an outcome
-        raise CaseError(f"observed.schema: must be {EXEC_RESULT} (exec --json output), got {json.dumps(value['schema'])}")
+        raise CaseError('observed: expected a JSON object such as {"outcome": "retired", ...}')
+    if "schema" in value and value["schema"] != EXEC_RESULT:  # first: exec-allowed is not an outcome
+        raise CaseError(
+            f"observed.schema: must be {EXEC_RESULT} (exec --json output), got {json.dumps(value['schema'])}"
+        )
     for key in value:
         if key not in OBSERVED_FIELDS:
-            raise CaseError(f"{field_name(key, 'observed')}: unknown field (expected {', '.join(OBSERVED_FIELDS)})")
+            raise CaseError(
+                f"{field_name(key, 'observed')}: unknown field (expected {', '.join(OBSERVED_FIELDS)})"
+            )
     if "outcome" not in value:
         raise CaseError("observed.outcome: missing")
     outcome = value["outcome"]
     if outcome not in (RETIRED, ILLEGAL):
-        raise CaseError(f"observed.outcome: must be {RETIRED} or {ILLEGAL} (what an implementation did), "
-                        f"got {json.dumps(outcome)}")
+        raise CaseError(
+            f"observed.outcome: must be {RETIRED} or {ILLEGAL} (what an implementation did), "
+            f"got {json.dumps(outcome)}"
+        )
     for name in ("reason", "profile"):
         if name in value and not isinstance(value[name], str):
             raise CaseError(f"observed.{name}: expected a string, got {json.dumps(value[name])}")
@@ -71,7 +95,9 @@ def parse_observed(value, vlen: int) -> Observed:
             fields[name] = number
     if "vs" in value:
         if value["vs"] not in VS_NAMES:
-            raise CaseError(f"observed.vs: must be one of {', '.join(VS_NAMES)}, got {json.dumps(value['vs'])}")
+            raise CaseError(
+                f"observed.vs: must be one of {', '.join(VS_NAMES)}, got {json.dumps(value['vs'])}"
+            )
         fields["vs"] = VS_NAMES.index(value["vs"])
     if "vregs" in value:
         fields["regs"] = _registers(value["vregs"], vlen)
@@ -106,8 +132,15 @@ def judge_object(obj, profile, elen: int | None = None) -> dict:
     dont_care = {f"v{r}": register_hex(bits, pre.vlen) for r, bits in judgement.dont_care.items()}
     if judgement.allowed:
         return tagged(KIND, {"verdict": "allowed", "dont_care": dont_care})
-    return tagged(KIND, {"verdict": "violation", "rules": list(judgement.rules),
-                         "differences": list(judgement.differences), "dont_care": dont_care})
+    return tagged(
+        KIND,
+        {
+            "verdict": "violation",
+            "rules": list(judgement.rules),
+            "differences": list(judgement.differences),
+            "dont_care": dont_care,
+        },
+    )
 
 
 def run(args) -> int:
@@ -123,9 +156,12 @@ def run(args) -> int:
                 verdict = judge_object(_load(line), profile, args.elen)
             except (CaseError, ValueError) as error:
                 failed = True
-                print(json.dumps(tagged(KIND, {"verdict": "error", "error": f"line {number}: {one_line(error)}"})))
+                print(
+                    json.dumps(
+                        tagged(KIND, {"verdict": "error", "error": f"line {number}: {one_line(error)}"})
+                    )
+                )
                 continue
             violated |= verdict["verdict"] == "violation"
             print(json.dumps(verdict))
     return EXIT_USAGE if failed else EXIT_FAILED if violated else EXIT_OK
-

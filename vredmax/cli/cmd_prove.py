@@ -31,12 +31,11 @@ from vredmax.spec.config import Config, every_config, legal_configs
 from vredmax.runtime.errors import EXIT_ERROR, EXIT_FAILED, EXIT_OK, EXIT_UNKNOWN, UsageError
 
 DEFAULT_ELEN = 64
-SEED_CONFIG = Config(4096, DEFAULT_ELEN, 16, "m1")   # the seed document's configuration
+SEED_CONFIG = Config(4096, DEFAULT_ELEN, 16, "m1")  # the seed document's configuration
 # The default run: every SEW x LMUL at VLEN=128, the seed's configuration, and the smallest
 # machines of the embedded profiles (Zve32x: VLEN=ELEN=32; Zve64x: VLEN=ELEN=64).
-DEFAULT_CONFIGS = (legal_configs(64, [128]) + [SEED_CONFIG] + legal_configs(32, [32])
-                   + legal_configs(64, [64]))
-VERDICT_ORDER = ("COUNTEREXAMPLE", "ERROR", "UNKNOWN", "PROVED")   # worst first
+DEFAULT_CONFIGS = legal_configs(64, [128]) + [SEED_CONFIG] + legal_configs(32, [32]) + legal_configs(64, [64])
+VERDICT_ORDER = ("COUNTEREXAMPLE", "ERROR", "UNKNOWN", "PROVED")  # worst first
 # A configuration's line fits 80 columns: PROVED, CERTIFIED, UNKNOWN, ERROR fill the verdict
 # column, COUNTEREXAMPLE overflows it (and the line wraps if it must: terminal.fit)
 CONFIG_VERDICT_WIDTH = 9
@@ -44,35 +43,63 @@ CONFIG_VERDICT_WIDTH = 9
 
 def add_parser(subparsers) -> None:
     parser = subparsers.add_parser(
-        "prove", help="prove the obligations (default: 60 representative configurations; about a minute of "
-                 "CPU, seconds when the answers are kept)",
+        "prove",
+        help="prove the obligations (default: 60 representative configurations; about a minute of "
+        "CPU, seconds when the answers are kept)",
         description="Prove every obligation of the catalogue of the spec and of each algorithm, per "
-                    "configuration. Default: every SEW x LMUL at VLEN=128 and ELEN=64, VLEN=4096 SEW=16 "
-                    "LMUL=m1, and every SEW x LMUL of the smallest machines VLEN=ELEN=32 and VLEN=ELEN=64.")
-    parser.add_argument("--all", action="store_true",
-                        help="every legal configuration: ELEN=32 with VLEN 32..65536 and ELEN=64 with "
-                             "VLEN 64..65536 (422; narrow with --elen)")
+        "configuration. Default: every SEW x LMUL at VLEN=128 and ELEN=64, VLEN=4096 SEW=16 "
+        "LMUL=m1, and every SEW x LMUL of the smallest machines VLEN=ELEN=32 and VLEN=ELEN=64.",
+    )
+    parser.add_argument(
+        "--all",
+        action="store_true",
+        help="every legal configuration: ELEN=32 with VLEN 32..65536 and ELEN=64 with "
+        "VLEN 64..65536 (422; narrow with --elen)",
+    )
     configurations.add_options(parser, one_elen=False)
-    parser.add_argument("-k", dest="pattern", metavar="PATTERN",
-                        help="only obligations whose name or ID contains PATTERN (or matches it as a glob)")
+    parser.add_argument(
+        "-k",
+        dest="pattern",
+        metavar="PATTERN",
+        help="only obligations whose name or ID contains PATTERN (or matches it as a glob)",
+    )
     add_worker_arguments(parser, "worker processes (default 1); with --scheduler, ignored")
     parser.add_argument("--timeout", default="60", metavar="SECONDS", help="per solver query (default 60)")
-    parser.add_argument("--method", default="compositional", choices=("compositional", "monolithic", "both"),
-                        help="compositional (default, any VLMAX), monolithic (one query per obligation; "
-                             "small VLMAX only) or both (monolithic as a cross-check where VLMAX <= "
-                             "--monolithic-max)")
-    parser.add_argument("--monolithic-max", default="8", metavar="N",
-                        help="with --method both: the largest VLMAX cross-checked monolithically (default 8)")
+    parser.add_argument(
+        "--method",
+        default="compositional",
+        choices=("compositional", "monolithic", "both"),
+        help="compositional (default, any VLMAX), monolithic (one query per obligation; "
+        "small VLMAX only) or both (monolithic as a cross-check where VLMAX <= "
+        "--monolithic-max)",
+    )
+    parser.add_argument(
+        "--monolithic-max",
+        default="8",
+        metavar="N",
+        help="with --method both: the largest VLMAX cross-checked monolithically (default 8)",
+    )
     parser.add_argument("--json", action="store_true", help="print the results as JSON (schema prove-result)")
     output = parser.add_mutually_exclusive_group()
-    output.add_argument("-q", "--quiet", action="store_true",
-                        help="print only what is not proved, and the Summary (no progress bar)")
-    output.add_argument("-v", "--verbose", action="store_true",
-                        help="a line per obligation and configuration (default: a line per configuration)")
+    output.add_argument(
+        "-q",
+        "--quiet",
+        action="store_true",
+        help="print only what is not proved, and the Summary (no progress bar)",
+    )
+    output.add_argument(
+        "-v",
+        "--verbose",
+        action="store_true",
+        help="a line per obligation and configuration (default: a line per configuration)",
+    )
     parser.add_argument("--smt2-out", metavar="DIR", help="write every query as an SMT-LIB2 script into DIR")
-    parser.add_argument("--certify", metavar="DIR",
-                        help="also decide every solver question by bit-blasting, a SAT solver's DRAT proof and an "
-                             "independent proof checker (CERTIFIED); write the certificates into DIR")
+    parser.add_argument(
+        "--certify",
+        metavar="DIR",
+        help="also decide every solver question by bit-blasting, a SAT solver's DRAT proof and an "
+        "independent proof checker (CERTIFIED); write the certificates into DIR",
+    )
     parser.add_argument("--list", action="store_true", help="list the obligations and exit")
     parser.set_defaults(run=run)
 
@@ -83,13 +110,16 @@ def select_configs(args) -> list[Config]:
         configs = every_config()
     else:
         configs = list(DEFAULT_CONFIGS)
-        if wanted.elens and not wanted.sews and not wanted.lmuls:   # --elen alone: that ELEN's default machines
+        if (
+            wanted.elens and not wanted.sews and not wanted.lmuls
+        ):  # --elen alone: that ELEN's default machines
             configs = [c for c in every_config() if c.vlen in (128, c.elen)] + [SEED_CONFIG]
     return configurations.chosen(configs, wanted)
 
 
 def run(args) -> int:
     from vredmax.proofs.obligations import catalogue
+
     if args.list:
         for obligation in catalogue.OBLIGATIONS:
             print(f"{obligation.name:<40} {obligation.kind:<12} {obligation.sentence}")
@@ -114,8 +144,18 @@ def run(args) -> int:
     lemma_hosts = {}
     for twins, method in tasks:
         lemma_hosts.setdefault((twins[0].sew, method), twins[0])
-    work = [(twins, method, args.pattern, timeout, args.smt2_out, lemma_hosts[(twins[0].sew, method)] == twins[0],
-             args.certify) for twins, method in tasks]
+    work = [
+        (
+            twins,
+            method,
+            args.pattern,
+            timeout,
+            args.smt2_out,
+            lemma_hosts[(twins[0].sew, method)] == twins[0],
+            args.certify,
+        )
+        for twins, method in tasks
+    ]
     # the bar counts configurations, as the summary does: one is done when its every unit is
     units_left: dict = {}
     for twins, _ in tasks:
@@ -124,12 +164,18 @@ def run(args) -> int:
     start = time.perf_counter()
     records, queries = [], {}
     try:
-        with cut_short(), workers as pool, progress(len(units_left), "prove", quiet=args.quiet or args.json) as bar:
+        with (
+            cut_short(),
+            workers as pool,
+            progress(len(units_left), "prove", quiet=args.quiet or args.json) as bar,
+        ):
             function = prove_unit
-            if pool.in_process:   # this process proves: the bar can name each obligation
-                function = functools.partial(prove_unit, on_obligation=lambda cfg, name: bar.describe(f"{name} at {cfg}"))
+            if pool.in_process:  # this process proves: the bar can name each obligation
+                function = functools.partial(
+                    prove_unit, on_obligation=lambda cfg, name: bar.describe(f"{name} at {cfg}")
+                )
             for index, batch in pool.map_unordered(function, work):
-                for record in batch:     # the certificates' records travel with the obligations'
+                for record in batch:  # the certificates' records travel with the obligations'
                     for query in record.pop("_queries", ()):
                         queries.setdefault(query["id"], query)
                 records += batch
@@ -141,7 +187,9 @@ def run(args) -> int:
                     units_left[cfg] -= 1
                 bar.advance(n=sum(1 for cfg in twins if units_left[cfg] == 0))
     except KeyboardInterrupt:
-        _print_totals(args, configs, records, time.perf_counter() - start, interrupted=(len(records), len(work)))
+        _print_totals(
+            args, configs, records, time.perf_counter() - start, interrupted=(len(records), len(work))
+        )
         raise
     if args.certify:
         write_certificates(args.certify, queries, records, "--certify")
@@ -175,25 +223,49 @@ def _tasks(configs, method, monolithic_max):
 def _print_totals(args, configs, records, elapsed: float, interrupted=None) -> dict:
     """The Summary (or, after Ctrl-C, a line marked INTERRUPTED: the counts so far, no Summary)."""
     from vredmax.proofs.engine.solvers import versions
+
     counts = {v: sum(1 for r in records if r["verdict"] == v) for v in VERDICT_ORDER}
-    tally = (f"{counts['PROVED']} proved, {counts['COUNTEREXAMPLE']} counterexamples, "
-             f"{counts['UNKNOWN']} unknown, {counts['ERROR']} errors")
+    tally = (
+        f"{counts['PROVED']} proved, {counts['COUNTEREXAMPLE']} counterexamples, "
+        f"{counts['UNKNOWN']} unknown, {counts['ERROR']} errors"
+    )
     if args.certify:
         counts["CERTIFIED"] = sum(1 for r in records if r.get("certified"))
-        tally = (f"{counts['CERTIFIED']} CERTIFIED, {counts['PROVED'] - counts['CERTIFIED']} proved without "
-                 f"certificate, " + tally.split(", ", 1)[1])
+        tally = (
+            f"{counts['CERTIFIED']} CERTIFIED, {counts['PROVED'] - counts['CERTIFIED']} proved without "
+            f"certificate, " + tally.split(", ", 1)[1]
+        )
     if args.json:
-        say(json.dumps(tagged("prove-result", {
-            "interrupted": interrupted is not None, "summary": counts, "seconds": round(elapsed, 2),
-            "solvers": versions(), "configurations": len(configs), "results": records}), indent=2), fitted=False)
+        say(
+            json.dumps(
+                tagged(
+                    "prove-result",
+                    {
+                        "interrupted": interrupted is not None,
+                        "summary": counts,
+                        "seconds": round(elapsed, 2),
+                        "solvers": versions(),
+                        "configurations": len(configs),
+                        "results": records,
+                    },
+                ),
+                indent=2,
+            ),
+            fitted=False,
+        )
     elif interrupted is not None:
-        print_verdict("INTERRUPTED", f"after {interrupted[0]} obligation lines: {tally} so far; the run is "
-                                     f"not complete", width=0)
+        print_verdict(
+            "INTERRUPTED",
+            f"after {interrupted[0]} obligation lines: {tally} so far; the run is not complete",
+            width=0,
+        )
     else:
         if not args.quiet:
             proofs = sum(len(r["subjects"]) for r in records)
-            say(f"{len(configs)} configurations, {len(records)} obligation lines ({proofs} proofs, one per "
-                f"subject), {elapsed:.1f} s")
+            say(
+                f"{len(configs)} configurations, {len(records)} obligation lines ({proofs} proofs, one per "
+                f"subject), {elapsed:.1f} s"
+            )
             say(f"solvers: {', '.join(f'{k} {v}' for k, v in versions().items())}")
             if any(origin_of(r) != "asked" for r in records):
                 say(REUSE_LEGEND)
@@ -222,18 +294,31 @@ def report_lines(batch: list[dict], quiet: bool, verbose: bool):
             shown = f"{proved}/{len(group)} proved"
             if certifying:
                 certified = sum(1 for r in group if r.get("certified"))
-                shown = f"{certified}/{len(group)} certified" if certified == proved else f"{shown}, {certified} certified"
+                shown = (
+                    f"{certified}/{len(group)} certified"
+                    if certified == proved
+                    else f"{shown}, {certified} certified"
+                )
             where = f"VLEN={c['vlen']} ELEN={c['elen']} SEW={c['sew']} LMUL={c['lmul']} VLMAX={c['vlmax']}"
             marks = [m for m in (reuse_mark(group), "monolithic" if method == "monolithic" else "") if m]
-            lines.append(("", worst, f"{where:<39} {shown} {seconds:.2f}s"
-                                     + "".join(f", {m}" for m in marks), CONFIG_VERDICT_WIDTH))
-        lines += [("  ", shown_verdict(r), line(r)[15:].replace("\n", "\n  "), 14) for r in group
-                  if r["verdict"] != "PROVED" or r.get("certified") is False]
+            lines.append(
+                (
+                    "",
+                    worst,
+                    f"{where:<39} {shown} {seconds:.2f}s" + "".join(f", {m}" for m in marks),
+                    CONFIG_VERDICT_WIDTH,
+                )
+            )
+        lines += [
+            ("  ", shown_verdict(r), line(r)[15:].replace("\n", "\n  "), 14)
+            for r in group
+            if r["verdict"] != "PROVED" or r.get("certified") is False
+        ]
     return lines
 
 
 def origin_of(record: dict) -> str:
-    """"asked" when a solver was asked any part of the line's proof for its configuration in
+    """ "asked" when a solver was asked any part of the line's proof for its configuration in
     this run; else "kept" (every answer from the answer store) or "reused" (answers asked for
     another configuration of the run: the ELEN twin's, the same queries)."""
     origins = [p.get("origin") for s in record["subjects"] for p in s["parts"]]
@@ -252,9 +337,11 @@ def reuse_mark(group: list[dict]) -> str:
     return ", ".join(f"{n} {o}" for n, o in counts)
 
 
-REUSE_LEGEND = ("reused: every answer was asked for another configuration of this run (the same query: "
-                "an ELEN=32 configuration asks what its ELEN=64 twin asked); kept: every answer was kept "
-                "from an earlier run (--no-cache asks again)")
+REUSE_LEGEND = (
+    "reused: every answer was asked for another configuration of this run (the same query: "
+    "an ELEN=32 configuration asks what its ELEN=64 twin asked); kept: every answer was kept "
+    "from an earlier run (--no-cache asks again)"
+)
 
 
 def shown_verdict(record: dict) -> str:
@@ -267,21 +354,33 @@ def prove_unit(item, on_obligation=None) -> list[dict]:
     return prove_twins(*item, on_obligation=on_obligation)
 
 
-def prove_twins(twins, method: str, pattern, timeout: float, smt2_out, with_lemmas: bool, certify=None,
-                on_obligation=None) -> list[dict]:
+def prove_twins(
+    twins, method: str, pattern, timeout: float, smt2_out, with_lemmas: bool, certify=None, on_obligation=None
+) -> list[dict]:
     """`prove_config` for each ELEN twin of one (VLEN, SEW, LMUL); the lemmas with the first.
     `on_obligation(cfg, name)`, if given, is told each obligation as it starts."""
     from vredmax.proofs.obligations import runner
+
     records = []
-    with runner.collector_paused():   # (the twins share their terms: nothing to collect between them)
+    with runner.collector_paused():  # (the twins share their terms: nothing to collect between them)
         for k, cfg in enumerate(twins):
             told = None if on_obligation is None else (lambda name, cfg=cfg: on_obligation(cfg, name))
-            records += prove_config(cfg, method, pattern, timeout, smt2_out, with_lemmas and k == 0, told, certify)
+            records += prove_config(
+                cfg, method, pattern, timeout, smt2_out, with_lemmas and k == 0, told, certify
+            )
     return records
 
 
-def prove_config(cfg: Config, method: str, pattern, timeout: float, smt2_out, with_lemmas: bool,
-                 on_obligation=None, certify=None) -> list[dict]:
+def prove_config(
+    cfg: Config,
+    method: str,
+    pattern,
+    timeout: float,
+    smt2_out,
+    with_lemmas: bool,
+    on_obligation=None,
+    certify=None,
+) -> list[dict]:
     """Every matching obligation for one configuration: one record per obligation. The
     lemmas depend on SEW only: they come with one configuration per SEW. `on_obligation`,
     if given, is told the name of each obligation as it starts (for the progress line).
@@ -290,11 +389,13 @@ def prove_config(cfg: Config, method: str, pattern, timeout: float, smt2_out, wi
     from vredmax.proofs.obligations import runner
     from vredmax.proofs.engine import verdict
     from vredmax.proofs.engine.export import Exporter
+
     exporter = Exporter(smt2_out) if smt2_out else None
     records = []
     with runner.collector_paused(), ExitStack() as stack:
         if certify:
             from vredmax.proofs.certify.route import judge_for
+
             stack.enter_context(verdict.second_opinion(judge_for(certify, timeout)))
         for obligation in catalogue.obligations(pattern, cfg):
             if obligation.kind == "lemma" and not with_lemmas:
@@ -303,13 +404,22 @@ def prove_config(cfg: Config, method: str, pattern, timeout: float, smt2_out, wi
                 on_obligation(obligation.name)
             results = []
             for subject in obligation.subjects:
-                with verdict.about(obligation=obligation.id(cfg.sew), subject=subject, config=str(cfg), sew=cfg.sew):
+                with verdict.about(
+                    obligation=obligation.id(cfg.sew), subject=subject, config=str(cfg), sew=cfg.sew
+                ):
                     results.append(runner.run(obligation, cfg, subject, method, timeout, exporter=exporter))
             records.append(record_of(obligation, cfg, method, results, certifying=bool(certify)))
             if exporter is not None:
                 for result in results:
-                    exporter.manifest({"id": result.id, "config": str(cfg), "subject": result.subject,
-                                       "method": method, "files": result.files})
+                    exporter.manifest(
+                        {
+                            "id": result.id,
+                            "config": str(cfg),
+                            "subject": result.subject,
+                            "method": method,
+                            "files": result.files,
+                        }
+                    )
     return records
 
 
@@ -317,17 +427,35 @@ def record_of(obligation, cfg: Config, method: str, results, certifying: bool = 
     worst = min((r.answer.verdict.value for r in results), key=VERDICT_ORDER.index)
     first = results[0]
     record = {
-        "id": first.id, "name": obligation.name, "kind": obligation.kind, "sentence": obligation.sentence,
-        "verdict": worst, "method": method,
+        "id": first.id,
+        "name": obligation.name,
+        "kind": obligation.kind,
+        "sentence": obligation.sentence,
+        "verdict": worst,
+        "method": method,
         "config": {"vlen": cfg.vlen, "elen": cfg.elen, "sew": cfg.sew, "lmul": cfg.lmul, "vlmax": cfg.vlmax},
         "bounds": first.bounds,
         "seconds": round(sum(r.answer.seconds for r in results), 3),
-        "subjects": [{"subject": r.subject, "verdict": r.answer.verdict.value, "seconds": round(r.answer.seconds, 3),
-                      "solver": r.answer.solver, "detail": r.answer.detail,
-                      "parts": [{"part": text, "verdict": a.verdict.value, "solver": a.solver, "detail": a.detail,
-                                 **({"origin": origin} if origin else {})}
-                                for (text, a), origin in zip(r.parts, list(r.origins) + [None] * len(r.parts))]}
-                     for r in results],
+        "subjects": [
+            {
+                "subject": r.subject,
+                "verdict": r.answer.verdict.value,
+                "seconds": round(r.answer.seconds, 3),
+                "solver": r.answer.solver,
+                "detail": r.answer.detail,
+                "parts": [
+                    {
+                        "part": text,
+                        "verdict": a.verdict.value,
+                        "solver": a.solver,
+                        "detail": a.detail,
+                        **({"origin": origin} if origin else {}),
+                    }
+                    for (text, a), origin in zip(r.parts, list(r.origins) + [None] * len(r.parts))
+                ],
+            }
+            for r in results
+        ],
     }
     if certifying:
         add_certification(record, results)
@@ -354,7 +482,9 @@ def add_certification(record: dict, results) -> None:
                 queries.setdefault(opinion.record.get("id", ""), opinion.record)
         subject["certified"] = certified
         if not certified and subject["verdict"] == "PROVED":
-            subject["detail"] = next((p["detail"] for p in subject["parts"] if not p["certified"]), subject["detail"])
+            subject["detail"] = next(
+                (p["detail"] for p in subject["parts"] if not p["certified"]), subject["detail"]
+            )
     record["certified"] = all(subject["certified"] for subject in record["subjects"])
     record["_queries"] = list(queries.values())
 
@@ -363,6 +493,7 @@ def check_certify(directory: str, field: str) -> None:
     """Before any proving: the certificate route's tools are installed, DIR can be written."""
     from vredmax.proofs.certify.check import CheckerMissing, engine_name
     from vredmax.proofs.certify.sat import SolverMissing, solver_name
+
     try:
         solver_name()
         engine_name()
@@ -374,10 +505,24 @@ def check_certify(directory: str, field: str) -> None:
 def write_certificates(directory: str, queries: dict, records: list, field: str) -> None:
     """DIR/manifest.json: every query's certificate and every obligation line's verdict."""
     from vredmax.proofs.certify.route import write_manifest
-    lines = [{"id": r["id"], "config": r["config"], "verdict": shown_verdict(r),
-              "subjects": [{"subject": s["subject"], "verdict": s["verdict"], "certified": s["certified"],
-                            "queries": sorted({q for p in s["parts"] for q in p["certificates"]})}
-                           for s in r["subjects"]]} for r in records]
+
+    lines = [
+        {
+            "id": r["id"],
+            "config": r["config"],
+            "verdict": shown_verdict(r),
+            "subjects": [
+                {
+                    "subject": s["subject"],
+                    "verdict": s["verdict"],
+                    "certified": s["certified"],
+                    "queries": sorted({q for p in s["parts"] for q in p["certificates"]}),
+                }
+                for s in r["subjects"]
+            ],
+        }
+        for r in records
+    ]
     write_manifest(directory, queries, lines, sum(1 for r in records if r.get("certified")), field)
 
 
@@ -388,9 +533,11 @@ def line(record: dict) -> str:
         where = f"SEW={c['sew']} (all values)"
     subjects = record["subjects"]
     columns = width()
-    pad = 48 if columns is None or columns >= 150 else 0   # aligned columns where they fit, else fitted text
-    text = (f"{shown_verdict(record):<14} {record['id']:<{pad}} {where:<{pad}} "
-            f"{len(subjects)} subject{'s' if len(subjects) > 1 else ''}  {record['seconds']:.2f}s")
+    pad = 48 if columns is None or columns >= 150 else 0  # aligned columns where they fit, else fitted text
+    text = (
+        f"{shown_verdict(record):<14} {record['id']:<{pad}} {where:<{pad}} "
+        f"{len(subjects)} subject{'s' if len(subjects) > 1 else ''}  {record['seconds']:.2f}s"
+    )
     if record["method"] == "monolithic":
         text += "  (monolithic)"
     for subject in subjects:
@@ -399,4 +546,3 @@ def line(record: dict) -> str:
         elif subject.get("certified") is False:
             text += f"\n    PROVED, not certified, of {subject['subject']}: {subject['detail']}"
     return text
-

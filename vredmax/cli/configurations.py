@@ -19,9 +19,13 @@ from vredmax.spec.config import ELENS, LMUL_NAMES, MAX_VLEN, MIN_VLEN, SEWS, Con
 
 def add_options(parser, one_elen: bool = True) -> None:
     """`--vlen`, `--sew`, `--lmul` and `--elen` (the command adds its own `--all`)."""
-    parser.add_argument("--vlen", action="append", metavar="N", help="only this VLEN (repeatable, or comma list)")
+    parser.add_argument(
+        "--vlen", action="append", metavar="N", help="only this VLEN (repeatable, or comma list)"
+    )
     parser.add_argument("--sew", action="append", metavar="N", help="only this SEW: 8 16 32 64")
-    parser.add_argument("--lmul", action="append", metavar="L", help="only this LMUL: mf8 mf4 mf2 m1 m2 m4 m8")
+    parser.add_argument(
+        "--lmul", action="append", metavar="L", help="only this LMUL: mf8 mf4 mf2 m1 m2 m4 m8"
+    )
     if one_elen:
         parser.add_argument("--elen", default="64", metavar="N", help="ELEN: 32 or 64 (default 64)")
     else:
@@ -55,9 +59,14 @@ class Filters:
     lmuls: tuple[str, ...]
 
     def keep(self, configs) -> list[Config]:
-        return [c for c in configs if (not self.vlens or c.vlen in self.vlens)
-                and (not self.elens or c.elen in self.elens)
-                and (not self.sews or c.sew in self.sews) and (not self.lmuls or c.lmul in self.lmuls)]
+        return [
+            c
+            for c in configs
+            if (not self.vlens or c.vlen in self.vlens)
+            and (not self.elens or c.elen in self.elens)
+            and (not self.sews or c.sew in self.sews)
+            and (not self.lmuls or c.lmul in self.lmuls)
+        ]
 
     @property
     def elen(self) -> int:
@@ -74,8 +83,12 @@ def filters(args, one_elen: bool = False) -> Filters:
     for lmul in lmuls:
         if lmul not in LMUL_NAMES:
             raise UsageError(f"--lmul: must be one of {', '.join(LMUL_NAMES)}, got {lmul!r}")
-    return Filters(tuple(_vlen(v) for v in comma_values(args.vlen)), elens,
-                   tuple(_choice(v, "--sew", SEWS) for v in comma_values(args.sew)), lmuls)
+    return Filters(
+        tuple(_vlen(v) for v in comma_values(args.vlen)),
+        elens,
+        tuple(_choice(v, "--sew", SEWS) for v in comma_values(args.sew)),
+        lmuls,
+    )
 
 
 def _listed(value):
@@ -86,6 +99,8 @@ def chosen(configs, wanted: Filters) -> list[Config]:
     """The base configurations the filters keep; none is bad input."""
     kept = wanted.keep(configs)
     if not kept:
-        raise UsageError("--lmul: no legal configuration matches the filters "
-                         "(VLEN >= ELEN, SEW <= ELEN and SEW <= LMUL*ELEN)")
+        raise UsageError(
+            "--lmul: no legal configuration matches the filters "
+            "(VLEN >= ELEN, SEW <= ELEN and SEW <= LMUL*ELEN)"
+        )
     return kept

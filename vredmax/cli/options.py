@@ -42,18 +42,22 @@ def hidden_alias(parser, *names: str, dest: str, **kwargs) -> None:
 
 # check-impl and check-c: the options of a check of the user's code ---------------------------
 
-MAX_TIMEOUT_S = 1_000_000     # solvers take milliseconds as a 32-bit number
+MAX_TIMEOUT_S = 1_000_000  # solvers take milliseconds as a 32-bit number
 
 
-def add_check_options(parser, *, timeout_default: str, timeout_help: str, random_default: str,
-                      random_help: str) -> None:
+def add_check_options(
+    parser, *, timeout_default: str, timeout_help: str, random_default: str, random_help: str
+) -> None:
     """--timeout, --random, --seed, --case-out and --json, as check-impl and check-c take them
     (read back with `check_timeout` and `natural`)."""
     parser.add_argument("--timeout", default=timeout_default, metavar="SECONDS", help=timeout_help)
     parser.add_argument("--random", default=random_default, metavar="N", help=random_help)
     parser.add_argument("--seed", default="0", metavar="N", help="seed of the random states (default 0)")
-    parser.add_argument("--case-out", metavar="FILE",
-                        help="write the counterexample's case (the `vredmax exec` format) to FILE")
+    parser.add_argument(
+        "--case-out",
+        metavar="FILE",
+        help="write the counterexample's case (the `vredmax exec` format) to FILE",
+    )
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
 
 

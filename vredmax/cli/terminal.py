@@ -40,15 +40,31 @@ import textwrap
 from contextlib import contextmanager
 
 from rich.console import Console
-from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn,
-                           TimeRemainingColumn)
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
 from rich.table import Column
 from rich.text import Text
 
 VERDICT_STYLES = {
-    "PROVED": "green", "CERTIFIED": "bold green", "OK": "green", "PASS": "green", "AGREE": "green", "REFUTED": "green",
-    "COUNTEREXAMPLE": "bold red", "FAIL": "bold red", "MISMATCH": "bold red", "VIOLATION": "bold red",
-    "UNKNOWN": "yellow", "ERROR": "bold magenta", "INTERRUPTED": "bold yellow",
+    "PROVED": "green",
+    "CERTIFIED": "bold green",
+    "OK": "green",
+    "PASS": "green",
+    "AGREE": "green",
+    "REFUTED": "green",
+    "COUNTEREXAMPLE": "bold red",
+    "FAIL": "bold red",
+    "MISMATCH": "bold red",
+    "VIOLATION": "bold red",
+    "UNKNOWN": "yellow",
+    "ERROR": "bold magenta",
+    "INTERRUPTED": "bold yellow",
 }
 
 _CONSOLES: dict = {}
@@ -68,8 +84,7 @@ def _console_for(stream) -> Console:
     key = id(stream)
     cached = _CONSOLES.get(key)
     if cached is None or cached[0] is not stream:
-        cached = (stream, _Console(file=stream, markup=False, highlight=False, emoji=False,
-                                  soft_wrap=True))
+        cached = (stream, _Console(file=stream, markup=False, highlight=False, emoji=False, soft_wrap=True))
         _CONSOLES[key] = cached
     return cached[1]
 
@@ -111,8 +126,9 @@ def fit(text: str, hang: int = 4, columns: int | None = None, first_hang: int | 
             continue
         extra = first_hang if number == 0 and first_hang is not None else hang
         indent = " " * min(len(line) - len(line.lstrip(" ")) + extra, columns // 2)
-        out += textwrap.wrap(line, columns, subsequent_indent=indent, break_long_words=False,
-                             break_on_hyphens=False) or [line]
+        out += textwrap.wrap(
+            line, columns, subsequent_indent=indent, break_long_words=False, break_on_hyphens=False
+        ) or [line]
     return "\n".join(out)
 
 
@@ -130,11 +146,13 @@ def say(text: str, style: str | None = None, fitted: bool = True) -> None:
 
 def _verdict_line(verdict: str, text: str, width: int, indent: str) -> Text:
     """The verdict word coloured, the text after it; fitted, continuation lines under the text."""
-    plain = fit(f"{indent}{verdict:<{width}}" + (f" {text}" if text else ""),
-                first_hang=len(f"{verdict:<{width}} ") if width else 4)
+    plain = fit(
+        f"{indent}{verdict:<{width}}" + (f" {text}" if text else ""),
+        first_hang=len(f"{verdict:<{width}} ") if width else 4,
+    )
     head = len(indent) + len(verdict)
-    line = Text(plain[:len(indent)])
-    line.append(plain[len(indent):head], style=verdict_style(verdict) or "")
+    line = Text(plain[: len(indent)])
+    line.append(plain[len(indent) : head], style=verdict_style(verdict) or "")
     line.append(plain[head:])
     return line
 
@@ -163,7 +181,7 @@ class Bar:
         self.done += n
         if self._live is not None and text:
             self._live.update(self._task, advance=n, description=self._describe(text))
-        elif self._live is not None:   # the description stays: what was proved last, until the next
+        elif self._live is not None:  # the description stays: what was proved last, until the next
             self._live.update(self._task, advance=n)
 
     def describe(self, text: str) -> None:
@@ -206,9 +224,18 @@ def progress(total: int, label: str, quiet: bool = False):
     # the counts and times keep their room; the description gives way (cut with an ellipsis)
     fixed = len(f"{total}/{total}") + len("0:00:00 ETA 0:00:00") + 12 + 5
     text = Column(no_wrap=True, overflow="ellipsis", max_width=max(columns - fixed, 8))
-    live = Progress(TextColumn("{task.description}", markup=False, table_column=text), BarColumn(bar_width=12),
-                    MofNCompleteColumn(), TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(),
-                    console=bar_console, transient=True, redirect_stdout=False, redirect_stderr=False)
+    live = Progress(
+        TextColumn("{task.description}", markup=False, table_column=text),
+        BarColumn(bar_width=12),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TextColumn("ETA"),
+        TimeRemainingColumn(),
+        console=bar_console,
+        transient=True,
+        redirect_stdout=False,
+        redirect_stderr=False,
+    )
     live.start()
     try:
         yield Bar(total, label, live)

@@ -20,14 +20,14 @@ from pathlib import Path
 
 from vredmax.runtime.cachedir import cache_root
 
-MAX_MESSAGE = 200   # characters of the exception's message on the line (the file has it all)
+MAX_MESSAGE = 200  # characters of the exception's message on the line (the file has it all)
 
 
 def summary(error: BaseException) -> str:
     """`TYPE: message`, the message's first line shortened to MAX_MESSAGE characters."""
     try:
         message = str(error)
-    except Exception:   # a message that cannot even be formatted (e.g. a huge integer)
+    except Exception:  # a message that cannot even be formatted (e.g. a huge integer)
         message = "(its message cannot be shown)"
     lines = message.strip().splitlines()
     message = lines[0] if lines else ""
@@ -45,7 +45,10 @@ def keep(text: str) -> Path | None:
     """Write `text` to a new file in crashes/ of the cache folder (else of the temporary
     folder); its path, or None if neither can be written."""
     stamp = time.strftime("%Y%m%d-%H%M%S")
-    for folder in (cache_root() / "crashes", Path(tempfile.gettempdir()) / f"vredmax-{os.getuid()}" / "crashes"):
+    for folder in (
+        cache_root() / "crashes",
+        Path(tempfile.gettempdir()) / f"vredmax-{os.getuid()}" / "crashes",
+    ):
         try:
             folder.mkdir(parents=True, exist_ok=True)
             path = folder / f"crash-{stamp}-{os.getpid()}.txt"
@@ -60,7 +63,7 @@ def report(error: BaseException, debug: bool = False) -> str:
     """Keep the traceback (and print it with `debug`); the line to show."""
     text = _traceback_text(error)
     kept = keep(f"vredmax {' '.join(sys.argv[1:])[:2000]}\n\n{text}")
-    if debug or kept is None:   # with no file to keep it in, the traceback is shown
+    if debug or kept is None:  # with no file to keep it in, the traceback is shown
         try:
             print(text, file=sys.stderr, end="", flush=True)
         except (OSError, ValueError):

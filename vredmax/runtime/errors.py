@@ -4,10 +4,10 @@ import re
 import sys
 
 EXIT_OK = 0
-EXIT_FAILED = 1      # a counterexample or a disagreement was found
-EXIT_USAGE = 2       # bad input: one line on stderr, no traceback
-EXIT_UNKNOWN = 3     # some obligation is UNKNOWN (timeout, solver gave up), none failed
-EXIT_ERROR = 4       # some obligation is ERROR (e.g. vacuous assumptions)
+EXIT_FAILED = 1  # a counterexample or a disagreement was found
+EXIT_USAGE = 2  # bad input: one line on stderr, no traceback
+EXIT_UNKNOWN = 3  # some obligation is UNKNOWN (timeout, solver gave up), none failed
+EXIT_ERROR = 4  # some obligation is ERROR (e.g. vacuous assumptions)
 
 
 # The widest value any input holds (a VLEN=65536 register): 19729 decimal digits. Python refuses
@@ -30,7 +30,7 @@ def shown_number(value) -> str:
     if denominator != 1:
         return f"{shown_number(numerator)}/{shown_number(denominator)}"
     value = int(numerator)
-    if value.bit_length() <= 80:   # at most 25 decimal digits
+    if value.bit_length() <= 80:  # at most 25 decimal digits
         return str(value)
     digits = format(abs(value), "x")
     return f"{'-' if value < 0 else ''}0x{digits[:6]}...{digits[-4:]} ({value.bit_length()} bits)"
@@ -44,5 +44,7 @@ def one_line(message: str) -> str:
     """An error message as one readable line: line breaks joined, a long number shortened
     (`123456...7890 (19729 digits)`), the whole cut at MAX_LINE characters."""
     text = " ".join(str(message).split("\n"))
-    text = _LONG_RUN.sub(lambda m: f"{m.group(0)[:8]}...{m.group(0)[-4:]} ({len(m.group(0))} characters)", text)
+    text = _LONG_RUN.sub(
+        lambda m: f"{m.group(0)[:8]}...{m.group(0)[-4:]} ({len(m.group(0))} characters)", text
+    )
     return text if len(text) <= MAX_LINE else text[:MAX_LINE] + " ..."

@@ -48,7 +48,7 @@ from contextlib import contextmanager
 from typing import TypeVar
 
 _STATE = {"interrupted": False, "raised": False, "deferred": False, "watcher": None, "unraisable_hook": None}
-REARM_S = 0.05   # how often the watcher re-raises a SIGINT that Python code has not yet acted on
+REARM_S = 0.05  # how often the watcher re-raises a SIGINT that Python code has not yet acted on
 
 
 def interrupted() -> bool:
@@ -85,7 +85,7 @@ def _inside_callback(frame) -> bool:
 def _on_sigint(signum, frame):
     note_interrupt()
     if _STATE["deferred"] or _inside_callback(frame):
-        return   # the watcher raises it again shortly (or leaving `deferred` does)
+        return  # the watcher raises it again shortly (or leaving `deferred` does)
     _STATE["raised"] = True
     raise KeyboardInterrupt
 
@@ -94,7 +94,7 @@ def _on_unraisable(unraisable) -> None:
     """A KeyboardInterrupt dropped by a finalizer or a callback: raise it again, unprinted."""
     if isinstance(unraisable.exc_value, KeyboardInterrupt) and _STATE["interrupted"]:
         _STATE["raised"] = False
-        signal.raise_signal(signal.SIGINT)   # wakes the watcher, which raises it in the main thread
+        signal.raise_signal(signal.SIGINT)  # wakes the watcher, which raises it in the main thread
         return
     _STATE["unraisable_hook"](unraisable)
 
@@ -134,7 +134,7 @@ def install() -> None:
     _STATE["interrupted"] = _STATE["raised"] = False
     try:
         signal.signal(signal.SIGINT, _on_sigint)
-    except ValueError:   # not the main thread
+    except ValueError:  # not the main thread
         return
     if _STATE["watcher"] is None:
         _STATE["unraisable_hook"] = sys.unraisablehook
@@ -174,10 +174,10 @@ def _watch(read_end: int) -> None:
                 _thread.interrupt_main()
 
 
-_Z3_CONTEXTS: list = []   # contexts that live as long as the process (never freed by the watcher)
+_Z3_CONTEXTS: list = []  # contexts that live as long as the process (never freed by the watcher)
 
 
-_Context = TypeVar("_Context")   # a z3.Context (z3 is not imported here)
+_Context = TypeVar("_Context")  # a z3.Context (z3 is not imported here)
 
 
 def z3_context(context: _Context) -> _Context:
@@ -193,11 +193,11 @@ def _interrupt_z3() -> None:
     z3 = sys.modules.get("z3")
     if z3 is None:
         return
-    main = getattr(z3.z3, "_main_ctx", None)     # (not z3.main_ctx(): that would make one here)
+    main = getattr(z3.z3, "_main_ctx", None)  # (not z3.main_ctx(): that would make one here)
     for context in ([main] if main is not None else []) + _Z3_CONTEXTS:
         try:
             context.interrupt()
-        except Exception:   # a context being torn down
+        except Exception:  # a context being torn down
             pass
 
 
@@ -205,13 +205,14 @@ def ignore_in_worker() -> None:
     """Initializer of worker processes (see the module docstring)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
-        signal.set_wakeup_fd(-1)   # a forked worker shares the parent's wake-up pipe
+        signal.set_wakeup_fd(-1)  # a forked worker shares the parent's wake-up pipe
     except ValueError:
         pass
     try:
         import z3
-        z3.set_param("ctrl_c", False)   # Z3 would install its own SIGINT handler per call
-    except Exception:   # z3 missing or refusing the parameter: the worker still ignores SIGINT
+
+        z3.set_param("ctrl_c", False)  # Z3 would install its own SIGINT handler per call
+    except Exception:  # z3 missing or refusing the parameter: the worker still ignores SIGINT
         pass
     _die_with_parent()
 
@@ -223,6 +224,7 @@ def _die_with_parent() -> None:
         return
     try:
         import ctypes
+
         libc = ctypes.CDLL(None, use_errno=True)
         pr_set_pdeathsig = 1
         libc.prctl(pr_set_pdeathsig, signal.SIGTERM)

@@ -24,29 +24,36 @@ import resource
 import struct
 import sys
 
-DEFAULT_MEMORY_MB = 8192   # generous for the checker's own solver work in the same process
-MEMORY_HELP = (f"the memory (address space) each child process running your code may use, in MB "
-               f"(default {DEFAULT_MEMORY_MB}); past it an allocation fails and the run is an ERROR. "
-               "Your code may not start processes either")
+DEFAULT_MEMORY_MB = 8192  # generous for the checker's own solver work in the same process
+MEMORY_HELP = (
+    f"the memory (address space) each child process running your code may use, in MB "
+    f"(default {DEFAULT_MEMORY_MB}); past it an allocation fails and the run is an ERROR. "
+    "Your code may not start processes either"
+)
 
 _PR_SET_NO_NEW_PRIVS, _PR_SET_SECCOMP, _SECCOMP_MODE_FILTER = 38, 22, 2
 _ALLOW, _ERRNO = 0x7FFF0000, 0x00050000
 _LD_ABS_W, _JEQ, _JGE, _JSET, _RET = 0x20, 0x15, 0x35, 0x45, 0x06
 _CLONE_THREAD = 0x00010000
 # (audit architecture, clone, clone3, the other syscalls that make a process)
-_ARCHES = {"x86_64": (0xC000003E, 56, 435, (57, 58)),      # fork, vfork
-           "aarch64": (0xC00000B7, 220, 435, ())}
+_ARCHES = {
+    "x86_64": (0xC000003E, 56, 435, (57, 58)),  # fork, vfork
+    "aarch64": (0xC00000B7, 220, 435, ()),
+}
 
 
 def memory_mb_value(text, field: str = "--memory-limit") -> int:
     """The --memory-limit option: whole MB, at least 64 (a Python child needs that to start)."""
     from vredmax.runtime.errors import UsageError
+
     try:
         value = int(str(text).strip())
     except ValueError:
         raise UsageError(f"{field}: expected a whole number of MB, got {str(text)[:40]!r}") from None
     if not 64 <= value <= 1 << 30:
-        raise UsageError(f"{field}: must be from 64 to {1 << 30} MB, got {value if value.bit_length() < 64 else 'more'}")
+        raise UsageError(
+            f"{field}: must be from 64 to {1 << 30} MB, got {value if value.bit_length() < 64 else 'more'}"
+        )
     return value
 
 
@@ -74,22 +81,26 @@ def _no_new_processes() -> bool:
         return False
     audit, clone, clone3, others = arch
     blocked = _ERRNO | errno.EAGAIN
-    program = [(_LD_ABS_W, 0, 0, 4),                       # seccomp_data.arch
-               (_JEQ, 1, 0, audit),
-               (_RET, 0, 0, _ALLOW),                       # another ABI: not fenced
-               (_LD_ABS_W, 0, 0, 0),                       # seccomp_data.nr
-               (_JGE, 0, 1, 0x40000000),                   # x32 numbers: none needed here
-               (_RET, 0, 0, _ERRNO | errno.ENOSYS),
-               (_JEQ, 0, 1, clone3),
-               (_RET, 0, 0, _ERRNO | errno.ENOSYS)]
+    program = [
+        (_LD_ABS_W, 0, 0, 4),  # seccomp_data.arch
+        (_JEQ, 1, 0, audit),
+        (_RET, 0, 0, _ALLOW),  # another ABI: not fenced
+        (_LD_ABS_W, 0, 0, 0),  # seccomp_data.nr
+        (_JGE, 0, 1, 0x40000000),  # x32 numbers: none needed here
+        (_RET, 0, 0, _ERRNO | errno.ENOSYS),
+        (_JEQ, 0, 1, clone3),
+        (_RET, 0, 0, _ERRNO | errno.ENOSYS),
+    ]
     for number in others:
         program += [(_JEQ, 0, 1, number), (_RET, 0, 0, blocked)]
-    program += [(_JEQ, 1, 0, clone),
-                (_RET, 0, 0, _ALLOW),
-                (_LD_ABS_W, 0, 0, 16),                     # args[0] (low half): the flags
-                (_JSET, 0, 1, _CLONE_THREAD),
-                (_RET, 0, 0, _ALLOW),                      # a thread
-                (_RET, 0, 0, blocked)]                     # a process
+    program += [
+        (_JEQ, 1, 0, clone),
+        (_RET, 0, 0, _ALLOW),
+        (_LD_ABS_W, 0, 0, 16),  # args[0] (low half): the flags
+        (_JSET, 0, 1, _CLONE_THREAD),
+        (_RET, 0, 0, _ALLOW),  # a thread
+        (_RET, 0, 0, blocked),
+    ]  # a process
     code = b"".join(struct.pack("HBBI", *instruction) for instruction in program)
     buffer = ctypes.create_string_buffer(code, len(code))
 

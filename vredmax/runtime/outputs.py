@@ -65,12 +65,16 @@ class OutputError(UsageError):
 
 install_interrupt_handler = interrupts.install
 ignore_interrupts_in_worker = interrupts.ignore_in_worker
-interrupted, note_interrupt, check_interrupt = (interrupts.interrupted, interrupts.note_interrupt,
-                                                interrupts.check_interrupt)
+interrupted, note_interrupt, check_interrupt = (
+    interrupts.interrupted,
+    interrupts.note_interrupt,
+    interrupts.check_interrupt,
+)
 cut_short = interrupts.cut_short
 
 
 # The wrapper -----------------------------------------------------------------------------------
+
 
 def _stderr_line(text: str) -> None:
     try:
@@ -106,7 +110,7 @@ def guarded(function, debug: bool = False) -> int:
     finally:
         try:
             signal.signal(signal.SIGINT, previous)
-        except (ValueError, TypeError):   # not the main thread, or a handler set outside Python
+        except (ValueError, TypeError):  # not the main thread, or a handler set outside Python
             pass
 
 
@@ -131,7 +135,7 @@ def _guarded(function, debug: bool = False) -> int:
         _stderr_line(f"vredmax: error: {where}: {_reason(error)}")
         return EXIT_USAGE
     except Exception as error:
-        if interrupted():   # a call cut short by Ctrl-C (e.g. Z3's "canceled") is the interrupt
+        if interrupted():  # a call cut short by Ctrl-C (e.g. Z3's "canceled") is the interrupt
             _stderr_line("vredmax: interrupted")
             return EXIT_INTERRUPTED
         # A crash is never a verdict: exit 1 would read as "a counterexample was found".
@@ -140,6 +144,7 @@ def _guarded(function, debug: bool = False) -> int:
 
 
 # Files -----------------------------------------------------------------------------------------
+
 
 def check_writable(directory, field: str, create: bool = True) -> str:
     """Create `directory` if needed (unless `create` is false) and prove that a file can be
@@ -179,10 +184,13 @@ def atomic_open(path, field: str, mode: str = "w"):
     directory = os.path.dirname(os.path.abspath(path))
     temporary = None
     try:
-        descriptor, temporary = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", suffix=".tmp",
-                                                 dir=directory)
+        descriptor, temporary = tempfile.mkstemp(
+            prefix=f".{os.path.basename(path)}.", suffix=".tmp", dir=directory
+        )
         binary = "b" in mode
-        with os.fdopen(descriptor, "wb" if binary else "w", **({} if binary else {"encoding": "utf-8"})) as stream:
+        with os.fdopen(
+            descriptor, "wb" if binary else "w", **({} if binary else {"encoding": "utf-8"})
+        ) as stream:
             yield stream
             stream.flush()
             os.fsync(stream.fileno())

@@ -23,7 +23,7 @@ class Heading:
 @dataclass
 class Para:
     text: str
-    css: str = ""          # an HTML class, e.g. "lead" or "note"
+    css: str = ""  # an HTML class, e.g. "lead" or "note"
 
 
 @dataclass
@@ -37,7 +37,7 @@ class Table:
     header: list
     rows: list
     css: str = ""
-    anchors: list = field(default_factory=list)   # an id per row (HTML), or ""
+    anchors: list = field(default_factory=list)  # an id per row (HTML), or ""
 
 
 @dataclass
@@ -48,6 +48,7 @@ class Code:
 @dataclass
 class Details:
     """Folded in HTML (open when `open`), a bold line and the blocks in Markdown."""
+
     summary: str
     blocks: list
     open: bool = False
@@ -56,6 +57,7 @@ class Details:
 @dataclass
 class Raw:
     """Format-specific content: `html` for the page, `markdown` for the .md file."""
+
     html: str
     markdown: str
 
@@ -71,7 +73,7 @@ def inline_html(text: str) -> str:
     which are taken literally, then bold and emphasis."""
     out, pos = [], 0
     for match in _LINK.finditer(text):
-        out.append(_spans(text[pos:match.start()]))
+        out.append(_spans(text[pos : match.start()]))
         out.append(f'<a href="{html.escape(match.group(2))}">{_spans(match.group(1))}</a>')
         pos = match.end()
     out.append(_spans(text[pos:]))

@@ -21,12 +21,22 @@ import z3
 from vredmax.proofs.engine import statement
 from vredmax.spec.state import VS_NAMES
 
-INDEXED = ("vs2", "active", "mask")            # names whose [k] is an element index
+INDEXED = ("vs2", "active", "mask")  # names whose [k] is an element index
 VTYPE_BITS = {63: "vill", 7: "vma", 6: "vta"}
 SIGNED = {z3.Z3_OP_SLEQ: "≤ₛ", z3.Z3_OP_SGEQ: "≥ₛ", z3.Z3_OP_SLT: "<ₛ", z3.Z3_OP_SGT: ">ₛ"}
 UNSIGNED = {z3.Z3_OP_ULEQ: "≤ᵤ", z3.Z3_OP_UGEQ: "≥ᵤ", z3.Z3_OP_ULT: "<ᵤ", z3.Z3_OP_UGT: ">ᵤ"}
-NEGATED = {"<ᵤ": "≥ᵤ", "≥ᵤ": "<ᵤ", "≤ᵤ": ">ᵤ", ">ᵤ": "≤ᵤ", "<ₛ": "≥ₛ", "≥ₛ": "<ₛ", "≤ₛ": ">ₛ",
-           ">ₛ": "≤ₛ", "=": "≠", "<": "≥"}
+NEGATED = {
+    "<ᵤ": "≥ᵤ",
+    "≥ᵤ": "<ᵤ",
+    "≤ᵤ": ">ᵤ",
+    ">ᵤ": "≤ᵤ",
+    "<ₛ": "≥ₛ",
+    "≥ₛ": "<ₛ",
+    "≤ₛ": ">ₛ",
+    ">ₛ": "≤ₛ",
+    "=": "≠",
+    "<": "≥",
+}
 SPEC_ALLOWS_TEXT = "the spec allows the post-state (primed names)"
 _INDEX = re.compile(r"#(\d+)#")
 _SEW_SUFFIX = re.compile(r"_(8|16|32|64)$")
@@ -46,8 +56,11 @@ def human(obligation) -> dict:
     assume = [text for text, _ in printer.fold([printer.show(t) for t in terms], "and")]
     if any(a is statement.SPEC_ALLOWS for a in assumptions):
         assume.append(SPEC_ALLOWS_TEXT)
-    return {"config": str(cfg), "assume": [_finish(t) for t in assume],
-            "prove": _finish(printer.show(goal)[0])}
+    return {
+        "config": str(cfg),
+        "assume": [_finish(t) for t in assume],
+        "prove": _finish(printer.show(goal)[0]),
+    }
 
 
 def _finish(text: str) -> str:
@@ -96,8 +109,9 @@ class _Printer:
         if kind == z3.Z3_OP_SELECT:
             return f"{self.child(args[0], ATOM)}[{self.show(args[1])[0]}]", ATOM
         if kind == z3.Z3_OP_STORE:
-            return (f"{self.child(args[0], ATOM)} with [{self.show(args[1])[0]}] := "
-                    f"{self.show(args[2])[0]}"), COMPARE
+            return (
+                f"{self.child(args[0], ATOM)} with [{self.show(args[1])[0]}] := {self.show(args[2])[0]}"
+            ), COMPARE
         if kind == z3.Z3_OP_CONCAT:
             return " ++ ".join(self.child(arg, ATOM) for arg in args), COMPARE
         # anything else by its operator's name, the arguments printed the same way
@@ -130,7 +144,7 @@ class _Printer:
 
     def equality(self, a, b) -> str:
         if z3.is_bv_value(a) and not z3.is_bv_value(b):
-            a, b = b, a   # the named side first: `VS = Off`, not `0 = VS`
+            a, b = b, a  # the named side first: `VS = Off`, not `0 = VS`
         if z3.is_bv_value(b) and z3.is_const(a) and a.decl().name().startswith("VS"):
             return f"{self.show(a)[0]} = {VS_NAMES[b.as_long()].capitalize()}"
         if z3.is_bv(a) and a.size() == 1 and z3.is_bv_value(b) and a.decl().kind() == z3.Z3_OP_EXTRACT:
@@ -140,7 +154,7 @@ class _Printer:
     def compare(self, kind, args) -> str:
         a, b = args
         if kind == z3.Z3_OP_ULT and z3.is_bv_value(a) and z3.is_const(b) and b.decl().name() == "vl":
-            return f"#{a.as_long()}# < vl"   # an element index: vl counts elements
+            return f"#{a.as_long()}# < vl"  # an element index: vl counts elements
         op = SIGNED.get(kind) or UNSIGNED[kind]
         return f"{self.child(a, ATOM)} {op} {self.child(b, ATOM)}"
 
@@ -151,7 +165,10 @@ class _Printer:
             return self.show(b)
         kind = c.decl().kind() if z3.is_app(c) else None
         x, y = (c.children() + [None, None])[:2]
-        for max_name, ge, le in (("max", z3.Z3_OP_SGEQ, z3.Z3_OP_SLEQ), ("maxᵤ", z3.Z3_OP_UGEQ, z3.Z3_OP_ULEQ)):
+        for max_name, ge, le in (
+            ("max", z3.Z3_OP_SGEQ, z3.Z3_OP_SLEQ),
+            ("maxᵤ", z3.Z3_OP_UGEQ, z3.Z3_OP_ULEQ),
+        ):
             # If(x >= y, x, y) and If(y <= x, x, y) are max(x, y)
             if (kind == ge and a.eq(x) and b.eq(y)) or (kind == le and a.eq(y) and b.eq(x)):
                 return f"{max_name}({self.show(a)[0]}, {self.show(b)[0]})", ATOM
@@ -186,8 +203,7 @@ class _Printer:
         parts = self.fold(shown, word)
         if len(parts) == 1:
             return parts[0]
-        return f" {word} ".join(f"({text})" if own >= AND else text
-                                for text, own in parts), strength
+        return f" {word} ".join(f"({text})" if own >= AND else text for text, own in parts), strength
 
     def fold(self, shown: list[tuple[str, int]], word: str) -> list[tuple[str, int]]:
         """Print terms equal up to their element index once, quantified over i."""
@@ -209,10 +225,10 @@ class _Printer:
         every = indices == list(range(self.cfg.vlmax))
         if word == "and":
             if body.startswith("active[i] ⟹ ") and every:
-                return f"for every active i: {body[len('active[i] ⟹ '):]}"
+                return f"for every active i: {body[len('active[i] ⟹ ') :]}"
             head = "for every i" if every else f"for i ∈ {{{', '.join(map(str, indices))}}}"
         else:
             if body.startswith("active[i] and ") and every:
-                return f"for some active i: {body[len('active[i] and '):]}"
+                return f"for some active i: {body[len('active[i] and ') :]}"
             head = "for some i" if every else f"for some i ∈ {{{', '.join(map(str, indices))}}}"
         return f"{head}: {body}"

@@ -9,7 +9,16 @@ from __future__ import annotations
 import html
 from importlib import resources
 
-from vredmax.presentation.documents.manual.blocks import Code, Details, Heading, Items, Para, Raw, Table, inline_html
+from vredmax.presentation.documents.manual.blocks import (
+    Code,
+    Details,
+    Heading,
+    Items,
+    Para,
+    Raw,
+    Table,
+    inline_html,
+)
 
 
 def _asset(name: str) -> str:
@@ -28,7 +37,8 @@ def render(blocks: list, title: str) -> str:
         '<meta name="generator" content="vredmax report">\n'
         f"<title>{html.escape(title)}</title>\n<style>\n{_asset('page.css')}</style>\n</head>\n<body>\n"
         f'<div class="layout">{nav_html}<main id="main">\n{body}\n</main></div>\n'
-        f"<script>\n{_asset('page.js')}</script>\n</body>\n</html>\n")
+        f"<script>\n{_asset('page.js')}</script>\n</body>\n</html>\n"
+    )
 
 
 def _cell(content) -> str:
@@ -41,8 +51,11 @@ def _cell(content) -> str:
 def _block(block) -> str:
     if isinstance(block, Heading):
         ident = f' id="{html.escape(block.anchor)}"' if block.anchor else ""
-        link = f' <a class="hl" href="#{html.escape(block.anchor)}" aria-label="Link to this section">#</a>' \
-            if block.anchor and block.level > 1 else ""
+        link = (
+            f' <a class="hl" href="#{html.escape(block.anchor)}" aria-label="Link to this section">#</a>'
+            if block.anchor and block.level > 1
+            else ""
+        )
         return f"<h{block.level}{ident}>{inline_html(block.text)}{link}</h{block.level}>"
     if isinstance(block, Para):
         css = f' class="{block.css}"' if block.css else ""
@@ -57,13 +70,15 @@ def _block(block) -> str:
             ident = f' id="{block.anchors[k]}"' if block.anchors and block.anchors[k] else ""
             rows.append(f"<tr{ident}>" + "".join(f"<td>{_cell(c)}</td>" for c in row) + "</tr>")
         css = f' class="{block.css}"' if block.css else ""
-        return (f'<div class="tablewrap" tabindex="0" role="region" aria-label="table"><table{css}>'
-                f'<thead><tr>{head}</tr></thead><tbody>{"".join(rows)}</tbody></table></div>')
+        return (
+            f'<div class="tablewrap" tabindex="0" role="region" aria-label="table"><table{css}>'
+            f"<thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table></div>"
+        )
     if isinstance(block, Code):
         return f"<pre><code>{html.escape(block.text, quote=False)}</code></pre>"
     if isinstance(block, Details):
         inner = "\n".join(_block(b) for b in block.blocks)
-        return f'<details{" open" if block.open else ""}><summary>{inline_html(block.summary)}</summary>{inner}</details>'
+        return f"<details{' open' if block.open else ''}><summary>{inline_html(block.summary)}</summary>{inner}</details>"
     if isinstance(block, Raw):
         return block.html
     raise TypeError(f"unknown block {block!r}")

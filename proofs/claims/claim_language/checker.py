@@ -8,22 +8,37 @@ import ast
 from dataclasses import dataclass
 
 
-
-from vredmax.proofs.claims.claim_language.grammar import (BOOL, CONDITIONS, CONFIG_CONSTANTS, ELEM,
-                                                          GENERATORS, INSN, INSN_FIELDS, INT,
-                                                          NAMES_HELP, REG, SEQUENCES, STATE,
-                                                          STATE_FIELDS, STATE_SEQUENCES, UNSIGNED,
-                                                          VS, VS_CONSTANTS, MAX_LITERAL_BITS, ClaimError,
-                                                          parse)
+from vredmax.proofs.claims.claim_language.grammar import (
+    BOOL,
+    CONDITIONS,
+    CONFIG_CONSTANTS,
+    ELEM,
+    GENERATORS,
+    INSN,
+    INSN_FIELDS,
+    INT,
+    NAMES_HELP,
+    REG,
+    SEQUENCES,
+    STATE,
+    STATE_FIELDS,
+    STATE_SEQUENCES,
+    UNSIGNED,
+    VS,
+    VS_CONSTANTS,
+    MAX_LITERAL_BITS,
+    ClaimError,
+    parse,
+)
 
 
 @dataclass(frozen=True)
 class Typed:
     type: str
-    const: bool = False      # no state involved (literals, configuration constants, bound variables)
-    literal: bool = False    # an integer literal (or a constant expression of them): takes its partner's type
-    sequence: tuple | None = None   # indexable: (element type, domain)
-    only_indexed: bool = False      # a sequence (vs2, active, ...) rather than a value (pre.vd)
+    const: bool = False  # no state involved (literals, configuration constants, bound variables)
+    literal: bool = False  # an integer literal (or a constant expression of them): takes its partner's type
+    sequence: tuple | None = None  # indexable: (element type, domain)
+    only_indexed: bool = False  # a sequence (vs2, active, ...) rather than a value (pre.vd)
 
 
 def check(text: str) -> ast.Expression:
@@ -31,7 +46,7 @@ def check(text: str) -> ast.Expression:
     condition (type bool)."""
     tree = parse(text)
     typed = _Checker(text).visit(tree.body, {})
-    if typed.type != BOOL or typed.only_indexed:   # `active` alone is a sequence of conditions
+    if typed.type != BOOL or typed.only_indexed:  # `active` alone is a sequence of conditions
         raise ClaimError(tree.body, f"a claim must be a condition, this is {_kind(typed)}")
     return tree
 
@@ -39,24 +54,35 @@ def check(text: str) -> ast.Expression:
 def _kind(t: Typed) -> str:
     if t.only_indexed:
         return f"a sequence of {t.sequence[0]}s (index it)"
-    return {BOOL: "a condition", INT: "an integer", ELEM: "an element", REG: "a register",
-            VS: "an mstatus.VS value", STATE: "a state (use a field: pre.vl, post.vd, ...)",
-            INSN: "the instruction (use a field: insn.vd, insn.vs2, insn.vs1, insn.vm)"}[t.type]
+    return {
+        BOOL: "a condition",
+        INT: "an integer",
+        ELEM: "an element",
+        REG: "a register",
+        VS: "an mstatus.VS value",
+        STATE: "a state (use a field: pre.vl, post.vd, ...)",
+        INSN: "the instruction (use a field: insn.vd, insn.vs2, insn.vs1, insn.vm)",
+    }[t.type]
 
 
 class _Checker:
     def __init__(self, text: str):
         self.text = text
         self.bound_anywhere = {
-            target.id for node in ast.walk(ast.parse(text.strip(), mode="eval"))
+            target.id
+            for node in ast.walk(ast.parse(text.strip(), mode="eval"))
             if isinstance(node, ast.comprehension) and isinstance(node.target, ast.Name)
-            for target in [node.target]}
+            for target in [node.target]
+        }
 
     def visit(self, node, env) -> Typed:
         method = getattr(self, f"_{type(node).__name__}", None)
         if method is None:
-            raise ClaimError(node, f"unsupported construct: {type(node).__name__} "
-                             f"({ast.get_source_segment(self.text.strip(), node) or ''})")
+            raise ClaimError(
+                node,
+                f"unsupported construct: {type(node).__name__} "
+                f"({ast.get_source_segment(self.text.strip(), node) or ''})",
+            )
         return method(node, env)
 
     def value(self, node, env) -> Typed:
@@ -69,15 +95,17 @@ class _Checker:
     def condition(self, node, env, what: str = "an operand of a condition") -> Typed:
         typed = self.value(node, env)
         if typed.type != BOOL:
-            raise ClaimError(node, f"type error: {what} must be a condition, "
-                             f"{_segment(self.text, node)} is {_kind(typed)}")
+            raise ClaimError(
+                node, f"type error: {what} must be a condition, {_segment(self.text, node)} is {_kind(typed)}"
+            )
         return typed
 
     def integer(self, node, env, what: str) -> Typed:
         typed = self.value(node, env)
         if typed.type != INT:
-            raise ClaimError(node, f"type error: {what} must be an integer, "
-                             f"{_segment(self.text, node)} is {_kind(typed)}")
+            raise ClaimError(
+                node, f"type error: {what} must be an integer, {_segment(self.text, node)} is {_kind(typed)}"
+            )
         return typed
 
     # leaves
@@ -87,8 +115,11 @@ class _Checker:
         if isinstance(node.value, int):
             if node.value.bit_length() > MAX_LITERAL_BITS:
                 # bits, not digits: str() of such a value exceeds Python's digit limit
-                raise ClaimError(node, f"an integer literal of {node.value.bit_length()} bits: no value in a "
-                                       f"claim is wider than VLEN={MAX_LITERAL_BITS} bits")
+                raise ClaimError(
+                    node,
+                    f"an integer literal of {node.value.bit_length()} bits: no value in a "
+                    f"claim is wider than VLEN={MAX_LITERAL_BITS} bits",
+                )
             return Typed(INT, const=True, literal=True)
         raise ClaimError(node, f"unsupported literal {node.value!r}: only integers, True and False")
 
@@ -113,19 +144,26 @@ class _Checker:
         if name in self.bound_anywhere:
             raise ClaimError(node, f"free variable {name!r}: it is bound only inside its generator")
         if len(name) <= 2 and name.islower():
-            raise ClaimError(node, f"free variable {name!r}: bind it in a generator, "
-                             f"e.g. all(... for {name} in range(VLMAX))")
+            raise ClaimError(
+                node,
+                f"free variable {name!r}: bind it in a generator, e.g. all(... for {name} in range(VLMAX))",
+            )
         raise ClaimError(node, f"unknown name {name!r} (known: {NAMES_HELP})")
 
     def _Attribute(self, node, env):
         owner = self.visit(node.value, env)
         if owner.type == STATE:
             if node.attr in STATE_FIELDS:
-                return Typed(STATE_FIELDS[node.attr], sequence=(ELEM, "VLEN/SEW") if node.attr == "vd" else None)
+                return Typed(
+                    STATE_FIELDS[node.attr], sequence=(ELEM, "VLEN/SEW") if node.attr == "vd" else None
+                )
             if node.attr in STATE_SEQUENCES:
                 return Typed(REG, sequence=STATE_SEQUENCES[node.attr], only_indexed=True)
-            raise ClaimError(node, f"unknown field {_segment(self.text, node)} "
-                             f"(a state has {', '.join(list(STATE_FIELDS) + ['v[r]'])})")
+            raise ClaimError(
+                node,
+                f"unknown field {_segment(self.text, node)} "
+                f"(a state has {', '.join(list(STATE_FIELDS) + ['v[r]'])})",
+            )
         if owner.type == INSN:
             if node.attr in INSN_FIELDS:
                 return Typed(INSN_FIELDS[node.attr])
@@ -135,7 +173,9 @@ class _Checker:
     def _Subscript(self, node, env):
         base = self.visit(node.value, env)
         if base.sequence is None:
-            raise ClaimError(node, f"{_segment(self.text, node.value)} is {_kind(base)}: it cannot be indexed")
+            raise ClaimError(
+                node, f"{_segment(self.text, node.value)} is {_kind(base)}: it cannot be indexed"
+            )
         if isinstance(node.slice, ast.Slice):
             raise ClaimError(node.slice, "slices are not supported: index one element")
         self.integer(node.slice, env, "an index")
@@ -154,8 +194,11 @@ class _Checker:
         if isinstance(node.op, (ast.USub, ast.UAdd)):
             typed = self.value(node.operand, env)
             if typed.type not in (INT, ELEM):
-                raise ClaimError(node, f"type error: unary minus needs an integer or an element, "
-                                 f"{_segment(self.text, node.operand)} is {_kind(typed)}")
+                raise ClaimError(
+                    node,
+                    f"type error: unary minus needs an integer or an element, "
+                    f"{_segment(self.text, node.operand)} is {_kind(typed)}",
+                )
             return typed
         raise ClaimError(node, f"unsupported operator {type(node.op).__name__}")
 
@@ -170,13 +213,23 @@ class _Checker:
                 return Typed(INT, const, left.literal and right.literal)
             if op in ("Div", "FloorDiv", "Mod", "Pow") and const:
                 return Typed(INT, True, left.literal and right.literal)
-            raise ClaimError(node, f"unsupported: {_OPS.get(op, op)} on integers that depend on the state "
-                             "(+ and - are; * needs a constant operand; / // % ** constants only)")
-        if op in ("Add", "Sub") and ELEM in (left.type, right.type) and {left.type, right.type} <= {ELEM, INT}:
+            raise ClaimError(
+                node,
+                f"unsupported: {_OPS.get(op, op)} on integers that depend on the state "
+                "(+ and - are; * needs a constant operand; / // % ** constants only)",
+            )
+        if (
+            op in ("Add", "Sub")
+            and ELEM in (left.type, right.type)
+            and {left.type, right.type} <= {ELEM, INT}
+        ):
             other = right if left.type == ELEM else left
             if other.type == INT and not other.const:
-                raise ClaimError(node, "type error: an element plus an integer needs a constant integer "
-                                 "(a literal, or of VLMAX SEW VLEN LMUL ELEN and bound variables)")
+                raise ClaimError(
+                    node,
+                    "type error: an element plus an integer needs a constant integer "
+                    "(a literal, or of VLMAX SEW VLEN LMUL ELEN and bound variables)",
+                )
             return Typed(ELEM)
         raise ClaimError(node, f"type error: {_OPS.get(op, op)} of {_kind(left)} and {_kind(right)}")
 
@@ -213,8 +266,10 @@ class _Checker:
                 raise ClaimError(node, f"{name}() takes 2 arguments, got {len(args)}")
             a, b = self.value(args[0], env), self.value(args[1], env)
             if _unify(a, b) is None or _unify(a, b).type not in (ELEM, INT):
-                raise ClaimError(node, f"type error: {name}() compares elements (or integers), "
-                                 f"got {_kind(a)} and {_kind(b)}")
+                raise ClaimError(
+                    node,
+                    f"type error: {name}() compares elements (or integers), got {_kind(a)} and {_kind(b)}",
+                )
             return Typed(BOOL)
         if name in GENERATORS or name in ("min", "max"):
             element_type = BOOL if name in ("all", "any") else INT if name in ("min", "max") else ELEM
@@ -224,15 +279,23 @@ class _Checker:
                     continue
                 if typed.type != element_type:
                     hint = " (for elements use smax, smin, umax or umin)" if typed.type == ELEM else ""
-                    raise ClaimError(item, f"type error: {name}() needs {element_type}s, "
-                                     f"{_segment(self.text, item)} is {_kind(typed)}{hint}")
+                    raise ClaimError(
+                        item,
+                        f"type error: {name}() needs {element_type}s, "
+                        f"{_segment(self.text, item)} is {_kind(typed)}{hint}",
+                    )
             if name in ("min", "max"):
                 return Typed(INT, all(t.const for _, t in items))
             return Typed(element_type)
         if name == "range":
-            raise ClaimError(node, "range() is only for `for i in range(...)` inside all/any/smax/smin/umax/umin")
-        raise ClaimError(node.func, f"unknown function {name!r} (known: implies, all, any, smax, smin, umax, "
-                         "umin, ult, ule, ugt, uge, min, max)")
+            raise ClaimError(
+                node, "range() is only for `for i in range(...)` inside all/any/smax/smin/umax/umin"
+            )
+        raise ClaimError(
+            node.func,
+            f"unknown function {name!r} (known: implies, all, any, smax, smin, umax, "
+            "umin, ult, ule, ugt, uge, min, max)",
+        )
 
     def _items(self, node, env, name):
         """The typed items of a fold: one generator, a list/tuple, or several arguments."""
@@ -268,7 +331,11 @@ class _Checker:
                     raise ClaimError(arg, "the step of range() must be a constant")
             name = generator.target.id
             if name in CONFIG_CONSTANTS + CONDITIONS + tuple(SEQUENCES) + tuple(VS_CONSTANTS) + (
-                    "pre", "post", "insn", "seed"):
+                "pre",
+                "post",
+                "insn",
+                "seed",
+            ):
                 raise ClaimError(generator.target, f"{name!r} is a reserved name: bind another")
             inner[name] = True
             for condition in generator.ifs:
@@ -284,8 +351,21 @@ class _Checker:
     _Tuple = _List
 
 
-_OPS = {"Add": "+", "Sub": "-", "Mult": "*", "Div": "/", "FloorDiv": "//", "Mod": "%", "Pow": "**",
-        "Eq": "==", "NotEq": "!=", "Lt": "<", "LtE": "<=", "Gt": ">", "GtE": ">="}
+_OPS = {
+    "Add": "+",
+    "Sub": "-",
+    "Mult": "*",
+    "Div": "/",
+    "FloorDiv": "//",
+    "Mod": "%",
+    "Pow": "**",
+    "Eq": "==",
+    "NotEq": "!=",
+    "Lt": "<",
+    "LtE": "<=",
+    "Gt": ">",
+    "GtE": ">=",
+}
 
 
 def _segment(text: str, node) -> str:
@@ -310,7 +390,8 @@ def _comparable(op, a: Typed, b: Typed, node, text, na, nb) -> None:
         raise ClaimError(node, f"unsupported comparison {type(op).__name__} (use == != < <= > >=)")
     unified = _unify(a, b)
     if unified is None:
-        raise ClaimError(node, f"type error: {_segment(text, na)} ({_kind(a)}) {name} "
-                         f"{_segment(text, nb)} ({_kind(b)})")
+        raise ClaimError(
+            node, f"type error: {_segment(text, na)} ({_kind(a)}) {name} {_segment(text, nb)} ({_kind(b)})"
+        )
     if name not in ("==", "!=") and unified.type not in (INT, ELEM):
         raise ClaimError(node, f"type error: {name} orders integers and elements, not {_kind(unified)}s")

@@ -15,10 +15,19 @@ from vredmax.spec import relation as spec
 from vredmax.spec.config import LMUL_VALUE, VTYPE_VILL_BIT, VTYPE_VMA_BIT, VTYPE_VTA_BIT
 from vredmax.runtime.errors import shown_number
 
-from vredmax.proofs.claims.claim_language.grammar import (BOOL, ELEM, INT, INT_WIDTH, MAX_UNROLL,
-                                                          REG, UNSIGNED, VS, VS_CONSTANTS,
-                                                          ClaimError)
-from vredmax.proofs.claims.claim_language.checker import (_segment, check)
+from vredmax.proofs.claims.claim_language.grammar import (
+    BOOL,
+    ELEM,
+    INT,
+    INT_WIDTH,
+    MAX_UNROLL,
+    REG,
+    UNSIGNED,
+    VS,
+    VS_CONSTANTS,
+    ClaimError,
+)
+from vredmax.proofs.claims.claim_language.checker import _segment, check
 
 
 @dataclass
@@ -37,12 +46,12 @@ class World:
     illegal: object
     reserved: object
     # what a translation found
-    wd: list = field(default_factory=list)                # (column, text, condition in range)
+    wd: list = field(default_factory=list)  # (column, text, condition in range)
     mentioned_elements: set = field(default_factory=set)  # vs2/active indices read
-    mentioned_vd: set = field(default_factory=set)        # post.vd elements read
+    mentioned_vd: set = field(default_factory=set)  # post.vd elements read
     whole_post_vd: bool = False
-    fold_definitions: list | None = None                  # if a list: folds as defined constants (_defined_fold)
-    shown: dict = field(default_factory=dict)             # display name -> (type, term)
+    fold_definitions: list | None = None  # if a list: folds as defined constants (_defined_fold)
+    shown: dict = field(default_factory=dict)  # display name -> (type, term)
     # the spec's result as one constant (the caller defines it): a fold that is the spec's
     # reduction, smax of the seed and every active vs2 element, is translated to it
     reduction: object = None
@@ -74,10 +83,15 @@ class Translator:
         self.tree = check(text)
         self.guards: list = []
         self.budget = MAX_UNROLL
-        self._smax_folds: dict = {}    # id of an smax fold's constant -> (its definition, its flattened items)
+        self._smax_folds: dict = {}  # id of an smax fold's constant -> (its definition, its flattened items)
         cfg = world.cfg
-        self.constants = {"VLMAX": cfg.vlmax, "SEW": cfg.sew, "VLEN": cfg.vlen,
-                          "LMUL": LMUL_VALUE[cfg.lmul], "ELEN": cfg.elen}
+        self.constants = {
+            "VLMAX": cfg.vlmax,
+            "SEW": cfg.sew,
+            "VLEN": cfg.vlen,
+            "LMUL": LMUL_VALUE[cfg.lmul],
+            "ELEN": cfg.elen,
+        }
 
     def claim(self):
         return self.visit(self.tree.body, {})
@@ -116,11 +130,14 @@ class Translator:
         if name == "seed":
             self._show("seed", ELEM, w.seed)
             return w.seed
-        value = {"trapped": lambda: w.outcome.trapped, "retired": lambda: z3.Not(w.outcome.trapped),
-                 "trapped_illegal": lambda: z3.And(w.outcome.trapped, w.outcome.illegal),
-                 "illegal": lambda: w.illegal,
-                 "reserved": lambda: z3.And(z3.Not(w.illegal), w.reserved),
-                 "legal": lambda: z3.And(z3.Not(w.illegal), z3.Not(w.reserved))}[name]()
+        value = {
+            "trapped": lambda: w.outcome.trapped,
+            "retired": lambda: z3.Not(w.outcome.trapped),
+            "trapped_illegal": lambda: z3.And(w.outcome.trapped, w.outcome.illegal),
+            "illegal": lambda: w.illegal,
+            "reserved": lambda: z3.And(z3.Not(w.illegal), w.reserved),
+            "legal": lambda: z3.And(z3.Not(w.illegal), z3.Not(w.reserved)),
+        }[name]()
         self._show(name, BOOL, value)
         return value
 
@@ -165,8 +182,12 @@ class Translator:
         cfg, w = self.w.cfg, self.w
         if isinstance(base, ast.Name):
             name = base.id
-            size = {"vs2": cfg.vlmax, "active": cfg.vlmax, "mask": cfg.vlen,
-                    "vs1": cfg.elements_per_register}[name]
+            size = {
+                "vs2": cfg.vlmax,
+                "active": cfg.vlmax,
+                "mask": cfg.vlen,
+                "vs1": cfg.elements_per_register,
+            }[name]
 
             def at(i: int):
                 if name in ("vs2", "active"):
@@ -178,6 +199,7 @@ class Translator:
                 if name == "mask":
                     return spec.mask_bit(w.pre, i)
                 return z3.Extract(i * cfg.sew + cfg.sew - 1, i * cfg.sew, z3.Select(w.pre.regs, w.insn.vs1))
+
             kind = BOOL if name in ("active", "mask") else ELEM
             return self._indexed(node, name, index, size, at, kind)
         owner, field_name = base.value.id, base.attr
@@ -190,13 +212,15 @@ class Translator:
             if owner == "post":
                 w.mentioned_vd.add(k)
             return z3.Extract(k * cfg.sew + cfg.sew - 1, k * cfg.sew, register)
+
         return self._indexed(node, f"{owner}.vd", index, cfg.elements_per_register, element, ELEM)
 
     def _register(self, node, owner, state, index):
         if isinstance(index, Fraction):
             if index.denominator != 1 or not 0 <= index < 32:
-                return self._out_of_range(node, f"{owner}.v[{index}]", "32 registers",
-                                          z3.Select(state.regs, z3.BitVecVal(0, 5)))
+                return self._out_of_range(
+                    node, f"{owner}.v[{index}]", "32 registers", z3.Select(state.regs, z3.BitVecVal(0, 5))
+                )
             if owner == "post":
                 self.w.whole_post_vd = True
             value = z3.Select(state.regs, z3.BitVecVal(int(index), 5))
@@ -249,7 +273,7 @@ class Translator:
             terms.append(term)
             self.guards.append(term if is_and else z3.Not(term))
             pushed += 1
-        del self.guards[len(self.guards) - pushed:]
+        del self.guards[len(self.guards) - pushed :]
         return z3.And(*terms) if is_and else z3.Or(*terms)
 
     def _UnaryOp(self, node, env):
@@ -301,7 +325,9 @@ class Translator:
 
     def _Compare(self, node, env):
         operands = [self.visit(node.left, env)] + [self.visit(c, env) for c in node.comparators]
-        terms = [_compare(node, type(op).__name__, a, b) for op, a, b in zip(node.ops, operands, operands[1:])]
+        terms = [
+            _compare(node, type(op).__name__, a, b) for op, a, b in zip(node.ops, operands, operands[1:])
+        ]
         return terms[0] if len(terms) == 1 else z3.And(*terms)
 
     def _Call(self, node, env):
@@ -316,10 +342,14 @@ class Translator:
             a, b = _coerce_pair(node, self.visit(node.args[0], env), self.visit(node.args[1], env), False)
             if isinstance(a, (Fraction, _Int)):
                 a, b = _as_int(node, a), _as_int(node, b)
-                return {"ult": a.term < b.term, "ule": a.term <= b.term, "ugt": a.term > b.term,
-                        "uge": a.term >= b.term}[name]
+                return {
+                    "ult": a.term < b.term,
+                    "ule": a.term <= b.term,
+                    "ugt": a.term > b.term,
+                    "uge": a.term >= b.term,
+                }[name]
             return UNSIGNED[name](a, b)
-        items = self._fold_items(node, env)   # (guard or None, value)
+        items = self._fold_items(node, env)  # (guard or None, value)
         if name in ("all", "any"):
             if not items:
                 return z3.BoolVal(name == "all")
@@ -336,7 +366,9 @@ class Translator:
             if flat is not None and self.w.reduction is not None and _is_reduction(flat, self.w):
                 # the nested folds' own definitions are left out: each has exactly one solution
                 # and nothing else mentions them any more
-                self.w.fold_definitions[:] = [d for d in self.w.fold_definitions if not any(d is i for i in inner)]
+                self.w.fold_definitions[:] = [
+                    d for d in self.w.fold_definitions if not any(d is i for i in inner)
+                ]
                 self.w.reduction_used = True
                 return self.w.reduction
         fold = self._defined_fold(node, env, name, items)
@@ -368,15 +400,23 @@ class Translator:
         minutes at VLMAX=16). The definition has exactly one solution, so a claim is valid
         under it iff it is valid with the fold. Named by the fold's place and the bound
         variables, so every translation of one claim in one Setting defines the same constant."""
-        chain = _element_fold(node, name, items)    # checks the items, gives the width
+        chain = _element_fold(node, name, items)  # checks the items, gives the width
         width = chain.size()
         place = "_".join(f"{k}{v}" for k, v in sorted(env.items()))
         fold = z3.BitVec(f"ask_{name}_{node.lineno}_{node.col_offset}_{place}", width)
-        at_least = {"smax": lambda x: fold >= x, "smin": lambda x: fold <= x,
-                    "umax": lambda x: z3.UGE(fold, x), "umin": lambda x: z3.ULE(fold, x)}[name]
+        at_least = {
+            "smax": lambda x: fold >= x,
+            "smin": lambda x: fold <= x,
+            "umax": lambda x: z3.UGE(fold, x),
+            "umin": lambda x: z3.ULE(fold, x),
+        }[name]
         values = [(g, _as_bits(node, v, width, name in ("smax", "smin"))) for g, v in items]
-        identity = {"smax": 1 << (width - 1), "smin": (1 << (width - 1)) - 1, "umax": 0,
-                    "umin": (1 << width) - 1}[name]
+        identity = {
+            "smax": 1 << (width - 1),
+            "smin": (1 << (width - 1)) - 1,
+            "umax": 0,
+            "umin": (1 << width) - 1,
+        }[name]
         bounds = [at_least(v) if g is None else z3.Implies(g, at_least(v)) for g, v in values]
         choices = [fold == identity] + [fold == v if g is None else z3.And(g, fold == v) for g, v in values]
         self.w.fold_definitions.append(z3.And(*bounds, z3.Or(*choices)))
@@ -401,7 +441,7 @@ class Translator:
             self._spend(elt, 1)
             self.guards.extend(conditions)
             found.append((guard, self.visit(elt, env)))
-            del self.guards[len(self.guards) - len(conditions):]
+            del self.guards[len(self.guards) - len(conditions) :]
             return
         generator = generators[k]
         bounds = [self.visit(arg, env) for arg in generator.iter.args]
@@ -411,24 +451,31 @@ class Translator:
         step = bounds[2] if len(bounds) == 3 else Fraction(1)
         symbolic = not isinstance(start, Fraction) or not isinstance(stop, Fraction)
         if step.denominator != 1 or step <= 0 or (symbolic and step != 1):
-            raise ClaimError(generator.iter, "the step of range() must be a positive whole number "
-                             "(and 1 when a bound depends on the state)")
+            raise ClaimError(
+                generator.iter,
+                "the step of range() must be a positive whole number "
+                "(and 1 when a bound depends on the state)",
+            )
         low, high = _low(generator.iter, start), _high(generator.iter, stop)
-        self._spend(generator.iter, max(0, -(-(high - low) // int(step))))   # before range(): len() may overflow
+        self._spend(
+            generator.iter, max(0, -(-(high - low) // int(step)))
+        )  # before range(): len() may overflow
         values = range(low, high, int(step))
         name = generator.target.id
         for i in values:
             inner = dict(env, **{name: i})
             extra = []
-            if symbolic:   # the static bounds over-approximate: keep the real ones as guards
-                extra = [_compare(generator.iter, "LtE", start, Fraction(i)),
-                         _compare(generator.iter, "Lt", Fraction(i), stop)]
+            if symbolic:  # the static bounds over-approximate: keep the real ones as guards
+                extra = [
+                    _compare(generator.iter, "LtE", start, Fraction(i)),
+                    _compare(generator.iter, "Lt", Fraction(i), stop),
+                ]
             self.guards.extend(extra)
             filters = []
             for condition in generator.ifs:
                 filters.append(self.visit(condition, inner))
                 self.guards.append(filters[-1])
-            del self.guards[len(self.guards) - len(extra) - len(filters):]
+            del self.guards[len(self.guards) - len(extra) - len(filters) :]
             conds = conditions + extra + filters
             if any(z3.is_false(z3.simplify(c)) for c in conds):
                 continue
@@ -453,19 +500,28 @@ def _high(node, value) -> int:
     if isinstance(value, Fraction):
         return -(-value.numerator // value.denominator)
     if value.hi > MAX_UNROLL:
-        raise ClaimError(node, "a range bound that depends on the state must have a known bound "
-                         "(pre.vl, pre.vstart, insn fields do; post fields and vtype do not)")
+        raise ClaimError(
+            node,
+            "a range bound that depends on the state must have a known bound "
+            "(pre.vl, pre.vstart, insn fields do; post fields and vtype do not)",
+        )
     return value.hi
 
 
 def _fold(node, op, a: Fraction, b: Fraction) -> Fraction:
     try:
-        if op == "Add": return a + b
-        if op == "Sub": return a - b
-        if op == "Mult": return a * b
-        if op == "Div": return a / b
-        if op == "FloorDiv": return Fraction(a // b)
-        if op == "Mod": return a % b
+        if op == "Add":
+            return a + b
+        if op == "Sub":
+            return a - b
+        if op == "Mult":
+            return a * b
+        if op == "Div":
+            return a / b
+        if op == "FloorDiv":
+            return Fraction(a // b)
+        if op == "Mod":
+            return a % b
         if op == "Pow":
             if b.denominator != 1 or abs(b) > 64:
                 raise ClaimError(node, "an exponent must be a whole number up to 64")
@@ -500,10 +556,12 @@ def _as_bits(node, value, width: int, signed: bool | None = None):
         low = 0 if signed is False else -(1 << (width - 1))
         high = 1 << (width - 1) if signed else 1 << width
         if value.denominator != 1 or not low <= value < high:
-            which = {True: " as a signed value (an order compares signed: use ult ule ugt uge or "
-                           "umax umin for unsigned)",
-                     False: " as an unsigned value (ult ule ugt uge umax umin compare unsigned; write "
-                            "2**SEW - 1 for all ones)"}.get(signed, "")
+            which = {
+                True: " as a signed value (an order compares signed: use ult ule ugt uge or "
+                "umax umin for unsigned)",
+                False: " as an unsigned value (ult ule ugt uge umax umin compare unsigned; write "
+                "2**SEW - 1 for all ones)",
+            }.get(signed, "")
             raise ClaimError(node, f"the literal {shown_number(value)} does not fit in {width} bits{which}")
         return z3.BitVecVal(int(value) % (1 << width), width)
     return value
@@ -532,24 +590,37 @@ def _compare(node, op: str, a, b):
     if isinstance(a, (Fraction, _Int)) and isinstance(b, (Fraction, _Int)):
         return _compare_ints(node, op, a, b)
     a, b = _coerce_pair(node, a, b, None if op in ("Eq", "NotEq") else True)
-    return {"Eq": lambda: a == b, "NotEq": lambda: a != b, "Lt": lambda: a < b, "LtE": lambda: a <= b,
-            "Gt": lambda: a > b, "GtE": lambda: a >= b}[op]()
+    return {
+        "Eq": lambda: a == b,
+        "NotEq": lambda: a != b,
+        "Lt": lambda: a < b,
+        "LtE": lambda: a <= b,
+        "Gt": lambda: a > b,
+        "GtE": lambda: a >= b,
+    }[op]()
 
 
 def _compare_ints(node, op, a, b):
     """Exact comparison; a fractional constant (LMUL=1/2) against a state integer is
     rounded the way that keeps the comparison exact."""
     if isinstance(a, Fraction) and isinstance(b, Fraction):
-        return z3.BoolVal({"Eq": a == b, "NotEq": a != b, "Lt": a < b, "LtE": a <= b,
-                           "Gt": a > b, "GtE": a >= b}[op])
-    if isinstance(a, Fraction):   # put the constant on the right
+        return z3.BoolVal(
+            {"Eq": a == b, "NotEq": a != b, "Lt": a < b, "LtE": a <= b, "Gt": a > b, "GtE": a >= b}[op]
+        )
+    if isinstance(a, Fraction):  # put the constant on the right
         flipped = {"Lt": "Gt", "LtE": "GtE", "Gt": "Lt", "GtE": "LtE"}.get(op, op)
         return _compare_ints(node, flipped, b, a)
     x = a.term
     if isinstance(b, Fraction) and b.denominator != 1:
         floor, ceil = b.numerator // b.denominator, -(-b.numerator // b.denominator)
-        return {"Eq": z3.BoolVal(False), "NotEq": z3.BoolVal(True), "Lt": x < _int(ceil),
-                "LtE": x <= _int(floor), "Gt": x > _int(floor), "GtE": x >= _int(ceil)}[op]
+        return {
+            "Eq": z3.BoolVal(False),
+            "NotEq": z3.BoolVal(True),
+            "Lt": x < _int(ceil),
+            "LtE": x <= _int(floor),
+            "Gt": x > _int(floor),
+            "GtE": x >= _int(ceil),
+        }[op]
     y = _as_int(node, b).term
     return {"Eq": x == y, "NotEq": x != y, "Lt": x < y, "LtE": x <= y, "Gt": x > y, "GtE": x >= y}[op]
 
@@ -561,9 +632,11 @@ def _int_fold(node, name, values):
     result = ints[0]
     for other in ints[1:]:
         pick = other.term < result.term if name == "min" else other.term > result.term
-        result = _Int(z3.If(pick, other.term, result.term),
-                      min(result.lo, other.lo) if name == "min" else max(result.lo, other.lo),
-                      min(result.hi, other.hi) if name == "min" else max(result.hi, other.hi))
+        result = _Int(
+            z3.If(pick, other.term, result.term),
+            min(result.lo, other.lo) if name == "min" else max(result.lo, other.lo),
+            min(result.hi, other.hi) if name == "min" else max(result.hi, other.hi),
+        )
     return result
 
 
@@ -595,10 +668,18 @@ def _element_fold(node, name, items):
     width = next((v.size() for _, v in items if _is_element(v)), None)
     if width is None:
         raise ClaimError(node, f"{name}() needs at least one element (literals alone have no width)")
-    identity = {"smax": 1 << (width - 1), "smin": (1 << (width - 1)) - 1, "umax": 0,
-                "umin": (1 << width) - 1}[name]
-    better = {"smax": lambda x, acc: x > acc, "smin": lambda x, acc: x < acc,
-              "umax": lambda x, acc: z3.UGT(x, acc), "umin": lambda x, acc: z3.ULT(x, acc)}[name]
+    identity = {
+        "smax": 1 << (width - 1),
+        "smin": (1 << (width - 1)) - 1,
+        "umax": 0,
+        "umin": (1 << width) - 1,
+    }[name]
+    better = {
+        "smax": lambda x, acc: x > acc,
+        "smin": lambda x, acc: x < acc,
+        "umax": lambda x, acc: z3.UGT(x, acc),
+        "umin": lambda x, acc: z3.ULT(x, acc),
+    }[name]
     acc = z3.BitVecVal(identity, width)
     for guard, value in items:
         value = _as_bits(node, value, width, name in ("smax", "smin"))
@@ -627,12 +708,21 @@ def _collect(translator, node, env, found) -> bool:
     if isinstance(node, ast.Name) and node.id == "trapped":
         found["traps"] = z3.BoolVal(True)
         return True
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not) and \
-            isinstance(node.operand, ast.Name) and node.operand.id == "trapped":
+    if (
+        isinstance(node, ast.UnaryOp)
+        and isinstance(node.op, ast.Not)
+        and isinstance(node.operand, ast.Name)
+        and node.operand.id == "trapped"
+    ):
         found["traps"] = z3.BoolVal(False)
         return True
-    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "all" \
-            and len(node.args) == 1 and isinstance(node.args[0], ast.GeneratorExp):
+    if (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id == "all"
+        and len(node.args) == 1
+        and isinstance(node.args[0], ast.GeneratorExp)
+    ):
         generator = node.args[0]
         if len(generator.generators) != 1 or generator.generators[0].ifs:
             return False
@@ -640,21 +730,34 @@ def _collect(translator, node, env, found) -> bool:
         if not all(isinstance(b, Fraction) and b.denominator == 1 for b in bounds):
             return False
         name = generator.generators[0].target.id
-        return all(_collect(translator, generator.elt, dict(env, **{name: i}), found)
-                   for i in range(*map(int, bounds)))
+        return all(
+            _collect(translator, generator.elt, dict(env, **{name: i}), found)
+            for i in range(*map(int, bounds))
+        )
     if isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], ast.Eq):
         for side, other in ((node.left, node.comparators[0]), (node.comparators[0], node.left)):
-            if isinstance(side, ast.Attribute) and isinstance(side.value, ast.Name) and side.value.id == "post" \
-                    and side.attr == "vs":
+            if (
+                isinstance(side, ast.Attribute)
+                and isinstance(side.value, ast.Name)
+                and side.value.id == "post"
+                and side.attr == "vs"
+            ):
                 found["vs"] = translator.visit(other, env)
                 return True
-            if isinstance(side, ast.Subscript) and isinstance(side.value, ast.Attribute) \
-                    and isinstance(side.value.value, ast.Name) and side.value.value.id == "post" \
-                    and side.value.attr == "vd":
+            if (
+                isinstance(side, ast.Subscript)
+                and isinstance(side.value, ast.Attribute)
+                and isinstance(side.value.value, ast.Name)
+                and side.value.value.id == "post"
+                and side.value.attr == "vd"
+            ):
                 index = translator.visit(side.slice, env)
                 # an index past vd's elements is a partial operation (World.wd), not a value
-                if not isinstance(index, Fraction) or index.denominator != 1 or \
-                        not 0 <= index < translator.w.cfg.elements_per_register:
+                if (
+                    not isinstance(index, Fraction)
+                    or index.denominator != 1
+                    or not 0 <= index < translator.w.cfg.elements_per_register
+                ):
                     return False
                 value = translator.visit(other, env)
                 found[f"vd[{int(index)}]"] = _as_bits(node, value, translator.w.cfg.sew)
