@@ -416,3 +416,23 @@ def test_an_exception_after_ctrl_c_is_the_interrupt():
                 raise RuntimeError("canceled")
     finally:
         interrupts._STATE["interrupted"] = interrupts._STATE["raised"] = False
+
+
+Z3_AFTER_THE_GUARD = """
+import sys
+from vredmax.runtime import interrupts
+assert "z3" not in sys.modules
+interrupts.install()
+import z3  # as a command that loads it lazily, after the guard
+print(z3.get_param("ctrl_c"))
+"""
+
+
+def test_z3_loaded_after_the_guard_does_not_catch_ctrl_c_itself():
+    """With Z3's own SIGINT handler on, Ctrl-C cancelled the query in flight as `unknown` and the
+    report went on to write its files (exit 3 or 0, not 130): the guard is installed before the
+    parser, and so before z3 is loaded."""
+    done = subprocess.run(
+        [sys.executable, "-c", Z3_AFTER_THE_GUARD], capture_output=True, text=True, timeout=60
+    )
+    assert done.stdout.strip() == "false", done.stdout + done.stderr

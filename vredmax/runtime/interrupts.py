@@ -39,6 +39,8 @@ API:
 from __future__ import annotations
 
 import _thread
+import importlib.abc
+import importlib.util
 import os
 import signal
 import sys
@@ -142,11 +144,38 @@ def install() -> None:
         _start_z3_watcher()
 
 
-def _start_z3_watcher() -> None:
-    # Z3 is loaded with the parser for every command but `certify-check`, which must not load it
+def _quiet_z3() -> None:
     z3 = sys.modules.get("z3")
     if z3 is not None:
         z3.set_param("ctrl_c", False)
+
+
+class _QuietZ3WhenLoaded(importlib.abc.MetaPathFinder):
+    """Z3 loaded after install() (a command imports it lazily; `certify-check` must not load it
+    at all) would catch SIGINT itself, and Ctrl-C would read as an `unknown` answer: this finder
+    lets the others find z3 and turns its handler off once the module has run."""
+
+    def find_spec(self, name, path, target=None):
+        if name != "z3":
+            return None
+        sys.meta_path.remove(self)
+        spec = importlib.util.find_spec(name)
+        if spec is not None and spec.loader is not None:
+            run = spec.loader.exec_module
+
+            def run_then_quiet(module):
+                run(module)
+                _quiet_z3()
+
+            spec.loader.exec_module = run_then_quiet  # type: ignore[method-assign]
+        return spec
+
+
+def _start_z3_watcher() -> None:
+    if "z3" in sys.modules:
+        _quiet_z3()
+    else:
+        sys.meta_path.insert(0, _QuietZ3WhenLoaded())
     read_end, write_end = os.pipe()
     os.set_blocking(write_end, False)
     signal.set_wakeup_fd(write_end, warn_on_full_buffer=False)
