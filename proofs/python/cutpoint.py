@@ -312,7 +312,21 @@ class Denoter:
                 )
             index[id(n)] = ("n", len(steps))
             steps.append((n.op, n.param, n.width, args))
-        return Cone((sew, tuple(steps), len(xs), len(bs)), xs, bs)
+        order = self.order_facts(xs)
+        return Cone((sew, tuple(steps), len(xs), len(bs)) + ((order,) if order else ()), xs, bs)
+
+    def order_facts(self, xs: list) -> tuple:
+        """Pairs (i, j): cut point x_i is at least x_j (signed), because x_j's guarded join is
+        part of x_i's whatever the flags (`below`). A cone is proved under these facts, which
+        hold of the cut nodes' real values: a running maximum that is the type's largest
+        value stays it, so a test `acc == MAX` (a loop that stops there) decides nothing."""
+        terms = [self.den[id(x)][0] for x in xs]
+        return tuple(
+            (i, j)
+            for i, big in enumerate(terms)
+            for j, small in enumerate(terms)
+            if i != j and below(small, big)
+        )
 
     def denote_cone(self, node: Term, is_root: bool, wide: bool = False):
         cone = self.cone(node)
@@ -390,6 +404,43 @@ class Denoter:
                 value = L.ite(_instantiate(guard, conds), value, EMPTY)
             result = L.smax(result, value)
         return result, shape.encoding
+
+
+BELOW_BUDGET = 64  # semilattice nodes visited by one `below` question
+
+
+def below(small, big, budget: int = BELOW_BUDGET) -> bool:
+    """`small`'s guarded join is no more than `big`'s for every value of the flags and of the
+    atoms (a sufficient test: `small` is one of `big`'s unconditional parts, or each part of
+    `small` is). False when undecided within the budget of nodes visited."""
+    parts = _parts(big, budget)
+    left = [budget]
+
+    def walk(s) -> bool:
+        if s is EMPTY or id(s) in parts:
+            return True
+        left[0] -= 1
+        return left[0] >= 0 and s.kind in ("join", "ite") and all(walk(c) for c in s.children)
+
+    return walk(small)
+
+
+def _parts(term, budget: int) -> set:
+    """ids of the terms joined into `term` whatever the flags: itself, its joins' parts, the
+    parts both arms of a choice share; breadth first, at most `budget` nodes."""
+    found: set = set()
+    queue = [term]
+    while queue and len(found) < budget:
+        t = queue.pop(0)
+        if id(t) in found:
+            continue
+        found.add(id(t))
+        if t.kind == "join":
+            queue.extend(t.children)
+        elif t.kind == "ite":
+            a, b = (_parts(c, budget // 4) for c in t.children)
+            found |= a & b
+    return found
 
 
 def _instantiate(formula, conds):
