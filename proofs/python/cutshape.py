@@ -208,6 +208,46 @@ def _prove_shape(key, shape: Shape, sew: int, timeout_ms: int) -> Shape:
     return Shape(None, answer.verdict, f"the local proof: {answer.verdict.value} {answer.detail}".strip())
 
 
+_SELECTIONS: dict = {}  # (key) -> the encoding of a selection, or None
+
+
+def selection_of(key, sew: int, rng: random.Random, timeout_ms: int):
+    """The encoding e when the shape's value is always one of its cut points (encoded by e:
+    every cut point is used with that one encoding), under the order facts: a minimum, a
+    compare-and-swap's low output; None when it is not, or not shown. Once per shape."""
+    if key in _SELECTIONS:
+        return _SELECTIONS[key]
+    encodings = {r[2] for r in _refs(key) if r[0] == "x"}
+    k, m = key[2], key[3]
+    found = None
+    if len(encodings) == 1 and k >= 1:
+        (encoding,) = encodings
+        ops = ConcreteElements(sew)
+        edges = [0, 1, 2, ops.mask >> 1, ops.smin(), ops.smin() + 1, ops.mask, (ops.mask >> 1) - 1]
+        probes_hold = True
+        for _ in range(PROBES):
+            bits = tuple(rng.random() < 0.5 for _ in range(m))
+            xvals = [rng.choice(edges) if rng.random() < 0.5 else rng.randrange(1 << sew) for _ in range(k)]
+            xvals = _raised(ops, key, xvals)
+            if shape_value(ops, key, xvals, bits) not in {encoded(ops, x, encoding) for x in xvals}:
+                probes_hold = False
+                break
+        if probes_hold:
+            z = Z3Elements(sew)
+            xs = [z3.BitVec(f"cut_{j}", sew) for j in range(k)]
+            bs = [z3.Bool(f"cond_{j}") for j in range(m)]
+            facts = [xs[i] >= xs[j] for i, j in ordered(key)]
+            value = shape_value(z, key, xs, bs)
+            claim = z3.Or(*[value == encoded(z, x, encoding) for x in xs])
+            answer = prove(facts, claim, timeout_ms)
+            if answer.verdict == Verdict.PROVED:
+                found = encoding
+            elif answer.verdict != Verdict.COUNTEREXAMPLE:
+                return None  # a timeout may go through another time
+    _SELECTIONS[key] = found
+    return found
+
+
 _SHAPES: dict = {}  # (key) -> Shape, for the process: a shape is proved once per SEW
 
 
