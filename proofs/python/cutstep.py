@@ -226,6 +226,12 @@ def prove_step_at_scale(step_fn, cfg: Config, tail: str, timeout_ms: int) -> cp.
         return result(
             Verdict.ERROR, f"the step's post-state does not fit the spec: {type(error).__name__}: {error}"
         )
+    try:
+        cases = split_writes(cfg, pre, insn, outcome, post, r, cases)
+    except Exception as error:
+        return result(
+            Verdict.ERROR, f"the step's post-state does not fit the spec: {type(error).__name__}: {error}"
+        )
     answer = check(Cases(wf, [(n, w, z3.simplify(g)) for n, w, g in cases], solver), timeout_ms)
     solvers.add(answer.solver)
     if answer.verdict == Verdict.COUNTEREXAMPLE:
@@ -497,6 +503,35 @@ def _equal_text(matcher: Matcher) -> str:
         f"; {matcher.by_value} leaves equal to the spec's operands by {matcher.asked} "
         f"solver quer{'y' if matcher.asked == 1 else 'ies'}"
     )
+
+
+def split_writes(cfg: Config, pre, insn, outcome, post, r, cases):
+    """The spec's cases with the one where vd is written split into its requirements: the
+    result, the tail (per value of vta), the CSRs, and the frame per register (`vd != k`
+    implies register k kept; together they are the whole file, as the index has 5 bits). A
+    solver that gives up on the whole (a register file in a dict rebuilt at VLEN 1024) decides
+    the pieces; each is a query of its own, the conjunction the same claim."""
+    out = []
+    for name, when, required in cases:
+        if name != "writes":
+            out.append((name, when, required))
+            continue
+        stays = z3.Not(outcome.trapped)
+        parts = spec.write_requirements(cfg, pre, insn, post, lambda value: value == r)
+        out.append(("writes: result", when, z3.And(stays, parts["result"])))
+        for agnostic in (spec.vta(pre), z3.Not(spec.vta(pre))):
+            out.append((f"writes: tail, {agnostic}", z3.And(when, agnostic), parts["tail"]))
+        out.append(("writes: CSRs", when, parts["csrs"]))
+        for k in range(32):
+            index = z3.BitVecVal(k, insn.vd.size())
+            out.append(
+                (
+                    f"writes: v{k} kept",
+                    z3.And(when, insn.vd != index),
+                    z3.Select(post.regs, index) == z3.Select(pre.regs, index),
+                )
+            )
+    return out
 
 
 class StepDenoter(cp.Denoter):
