@@ -220,8 +220,13 @@ def selection_of(key, sew: int, rng: random.Random, timeout_ms: int):
     encodings = {r[2] for r in _refs(key) if r[0] == "x"}
     k, m = key[2], key[3]
     found = None
+    width = key[1][-1][2] if key[1] else sew
     if len(encodings) == 1 and k >= 1:
         (encoding,) = encodings
+        # the value is one of the cut points as encoded: as wide as they are
+        if width != (encoding[1] if isinstance(encoding, tuple) else sew):
+            encodings = set()
+    if len(encodings) == 1 and k >= 1:
         ops = ConcreteElements(sew)
         edges = [0, 1, 2, ops.mask >> 1, ops.smin(), ops.smin() + 1, ops.mask, (ops.mask >> 1) - 1]
         probes_hold = True
