@@ -334,6 +334,42 @@ def step_class_dict_writes_vs1(m, pre, insn, cfg, tail):
     return _class_dict_step(m, pre, insn, cfg, tail, target=lambda insn: insn.vs1)
 
 
+def _with_min_of_two(m, pre, insn, cfg, tail, guarded):
+    traps = _traps(m, pre, insn, cfg)
+    if pre.vl == 0 or any(c for _, c in traps):
+        return traps, pre
+    sew, per, regs = cfg.sew, cfg.vlen // cfg.sew, list(pre.regs)
+
+    def element(i):
+        return _signed((regs[insn.vs2 + i // per] >> (sew * (i % per))) & ((1 << sew) - 1), sew)
+
+    def active(i):
+        return i < pre.vl and (insn.vm or (regs[0] >> i) & 1)
+
+    acc = _signed(regs[insn.vs1] & ((1 << sew) - 1), sew)
+    for i in range(cfg.vlmax):
+        if active(i) and element(i) > acc:
+            acc = element(i)
+    low = min(element(0), element(1))  # the smaller of the first two lanes
+    if not guarded or (active(0) and active(1)):
+        acc = max(acc, low)  # nothing new when both are active: it is below them
+    return _finish(pre, regs, insn.vd, acc, cfg, tail, traps)
+
+
+@case("proved", STEP16)
+def step_joins_a_minimum_of_active_lanes(m, pre, insn, cfg, tail):
+    """Joins min(vs2[0], vs2[1]) again when both lanes are active: it changes nothing."""
+    return _with_min_of_two(m, pre, insn, cfg, tail, guarded=True)
+
+
+@case("counterexample", STEP16)
+def step_joins_a_minimum_of_any_lanes(m, pre, insn, cfg, tail):
+    """Joins min(vs2[0], vs2[1]) whether or not they are active: wrong when both are inactive
+    and larger than the result (the result is then between two guarded maxima, the lower one
+    the spec's: it must not be taken for the result)."""
+    return _with_min_of_two(m, pre, insn, cfg, tail, guarded=False)
+
+
 # Whole steps around the reduction: reserved encodings, whole registers, tails, vill -------------
 
 
@@ -468,6 +504,8 @@ STEPS = (
     step_bytes_as_halves_low_signed,
     step_class_dict,
     step_class_dict_writes_vs1,
+    step_joins_a_minimum_of_active_lanes,
+    step_joins_a_minimum_of_any_lanes,
     emulator_writes_when_reserved,
     emulator_writes_when_reserved_unsigned,
     emulator_whole_registers,
