@@ -33,11 +33,12 @@ SLOW_VLMAX = 128  # units from this VLMAX on, steps past VLMAX 32: -m check_impl
 NOT_YET = {
     ("stops_one_below_type_max", 128),
     ("step_bytes_as_halves_low_signed", 32),
+    ("step_neutral_by_and_mask", 1024),
 }
 
 
-# PROVED by the monolithic query only (80 s): its wrong twin is the guard of a soundness point
-SLOW = {("step_joins_a_minimum_of_active_lanes", 16)}
+# PROVED by the monolithic query only (50 to 80 s)
+SLOW = {("step_joins_a_minimum_of_active_lanes", 16), ("step_neutral_by_and_mask", 16)}
 
 
 def _marks(level, function, cfg):

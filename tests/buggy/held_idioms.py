@@ -162,6 +162,63 @@ def bubble_pass_top_first(ops, seed, elements, active):
     return values[-2] & ((1 << w) - 1)
 
 
+def _insertion_sorted(values):
+    """A hand-written insertion sort (each new value swapped down while smaller)."""
+    out = []
+    for v in values:
+        out.append(v)
+        j = len(out) - 1
+        while j > 0:
+            if out[j] < out[j - 1]:
+                out[j], out[j - 1] = out[j - 1], out[j]
+            j -= 1
+    return out
+
+
+def _values(ops, seed, elements, active):
+    w = ops.width
+    lowest = -(1 << (w - 1))
+    return [_signed(seed, w)] + [_signed(x, w) if a else lowest for x, a in zip(elements, active)]
+
+
+@case("proved", UNIT16)
+def insertion_sort_last(ops, seed, elements, active):
+    """A hand-written insertion sort of the seed and the elements (inactive: the minimum); the last."""
+    return _insertion_sorted(_values(ops, seed, elements, active))[-1] & ((1 << ops.width) - 1)
+
+
+@case("counterexample", UNIT16)
+def insertion_sort_second_last(ops, seed, elements, active):
+    """The same taking the second largest."""
+    return _insertion_sorted(_values(ops, seed, elements, active))[-2] & ((1 << ops.width) - 1)
+
+
+def _pairs_then_max(ops, seed, elements, active, keep_lows=True):
+    values = _values(ops, seed, elements, active)
+    if len(values) % 2:
+        values.append(values[0])
+    lows, highs = [], []
+    for a, b in zip(values[::2], values[1::2]):
+        lows.append(min(a, b))
+        highs.append(max(a, b))
+    return max(highs + (lows if keep_lows else [])) & ((1 << ops.width) - 1)
+
+
+@case("proved", UNIT16, UNIT1024)
+def pairs_min_max_then_max(ops, seed, elements, active):
+    """Each pair split into its min and max, then the max of all mins and maxes."""
+    return _pairs_then_max(ops, seed, elements, active)
+
+
+@case("counterexample", UNIT16)
+def pairs_mins_only(ops, seed, elements, active):
+    """The max of the pairs' mins only."""
+    values = _values(ops, seed, elements, active)
+    if len(values) % 2:
+        values.append(values[0])
+    return max(min(a, b) for a, b in zip(values[::2], values[1::2])) & ((1 << ops.width) - 1)
+
+
 # Whole steps ---------------------------------------------------------------------------------------
 
 
@@ -239,6 +296,36 @@ def step_neutral_max_builtin(m, pre, insn, cfg, tail):
 def step_neutral_max_builtin_off_by_one(m, pre, insn, cfg, tail):
     """The same with -2 ** (sew - 1) + 1: wrong when the seed and every active element are the minimum."""
     return _max_of_all_step(m, pre, insn, cfg, tail, lambda sew: -(2 ** (sew - 1)) + 1)
+
+
+def _and_mask_step(m, pre, insn, cfg, tail, neutral_bits):
+    """Each lane's raw bits kept by an and-mask of all ones (active) or zero, the mask's
+    complement filled with `neutral_bits` (the minimum's sign bit: 1 << (sew - 1))."""
+    traps = _traps(m, pre, insn, cfg)
+    if pre.vl == 0 or any(c for _, c in traps):
+        return traps, pre
+    sew, per, regs = cfg.sew, cfg.vlen // cfg.sew, list(pre.regs)
+    mask = (1 << sew) - 1
+    best = _signed(regs[insn.vs1] & mask, sew)
+    for i in range(cfg.vlmax):
+        on = (i < pre.vl) & (insn.vm | ((regs[0] >> i) & 1))
+        keep = -on & mask
+        raw = ((regs[insn.vs2 + i // per] >> (sew * (i % per))) & keep) | (neutral_bits(sew) & ~keep & mask)
+        if _signed(raw, sew) > best:
+            best = _signed(raw, sew)
+    return _finish(pre, regs, insn.vd, best, cfg, tail, traps)
+
+
+@case("proved", STEP16, STEP1024)
+def step_neutral_by_and_mask(m, pre, insn, cfg, tail):
+    """Inactive lanes made the minimum's bit pattern through an and-mask, then a running maximum."""
+    return _and_mask_step(m, pre, insn, cfg, tail, lambda sew: 1 << (sew - 1))
+
+
+@case("counterexample", STEP16)
+def step_zero_by_and_mask(m, pre, insn, cfg, tail):
+    """The same with inactive lanes made 0."""
+    return _and_mask_step(m, pre, insn, cfg, tail, lambda sew: 0)
 
 
 def _halves_step(m, pre, insn, cfg, tail, low_signed=False):
@@ -493,6 +580,10 @@ UNITS = (
     transposition_sort_missing_comparator,
     bubble_pass_top,
     bubble_pass_top_first,
+    insertion_sort_last,
+    insertion_sort_second_last,
+    pairs_min_max_then_max,
+    pairs_mins_only,
 )
 STEPS = (
     step_neutral_shift,
@@ -500,6 +591,8 @@ STEPS = (
     step_neutral_zero,
     step_neutral_max_builtin,
     step_neutral_max_builtin_off_by_one,
+    step_neutral_by_and_mask,
+    step_zero_by_and_mask,
     step_bytes_as_halves,
     step_bytes_as_halves_low_signed,
     step_class_dict,
