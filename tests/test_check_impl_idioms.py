@@ -31,13 +31,13 @@ FILE = "tests/buggy/held_idioms.py"
 SLOW_VLMAX = 128  # units from this VLMAX on, steps past VLMAX 32: -m check_impl_scale
 # still UNKNOWN (see the case's docstring): the verdict is not yet the expected one
 NOT_YET = {
-    ("stops_one_below_type_max", 128),
     ("step_bytes_as_halves_low_signed", 32),
     ("step_neutral_by_and_mask", 1024),
 }
 
 
-# PROVED by the monolithic query only (50 to 80 s)
+# PROVED by the monolithic fallback only (50 to 80 s), the cut leaving them UNKNOWN: slow, and
+# expected to fail the check that the cut decided
 SLOW = {("step_joins_a_minimum_of_active_lanes", 16), ("step_neutral_by_and_mask", 16)}
 
 
@@ -46,7 +46,7 @@ def _marks(level, function, cfg):
     limit = SLOW_VLMAX if level == UNIT else 33
     if cfg.vlmax >= limit or (function.__name__, cfg.vlmax) in SLOW:
         marks.append(pytest.mark.check_impl_scale)
-    if (function.__name__, cfg.vlmax) in NOT_YET:
+    if (function.__name__, cfg.vlmax) in NOT_YET | SLOW:
         marks.append(pytest.mark.xfail(reason="UNKNOWN on the current method", strict=True))
     return marks
 
