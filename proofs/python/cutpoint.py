@@ -50,7 +50,7 @@ import z3
 from vredmax.impl.execute import TAIL_POLICIES
 from vredmax.proofs.engine.semilattice import EMPTY, SemilatticeElements, atom, inclusion
 from vredmax.proofs.python.cutcases import confirmed, differs, make_case, search_case
-from vredmax.proofs.python.cutshape import Cone, ConeTooLarge, Shape, shape_of, shape_value
+from vredmax.proofs.python.cutshape import Cone, ConeTooLarge, Shape, selection_of, shape_of, shape_value
 from vredmax.proofs.python.trace import SymbolicUse, Term, TraceElements, Tracer
 from vredmax.proofs.engine.verdict import Verdict, prove
 from vredmax.spec import z3fast as fast
@@ -106,6 +106,8 @@ class Analysis:
     shapes: dict = field(default_factory=dict)
     cone_nodes: int = 0
     refuted: tuple | None = None  # the first node shown no guarded max: (node, cone, witness)
+    # when the root is known only between two guarded maxima: `root` below it, this above
+    upper: object = None
 
 
 def post_order(root: Term, done=None) -> list[Term]:
@@ -172,6 +174,17 @@ class Denoter:
         self.conds: dict = {}
         self.rng = random.Random(0)
         self.analysis = Analysis()
+        # id(node) -> a guarded join at least the node's value, for a node whose own (in `den`)
+        # is only at most its value: a selection (a minimum, a compare-and-swap's low output)
+        self.up: dict = {}
+
+    # a unit's root known between two guarded maxima is compared both ways (prove_unit_at_scale);
+    # a step's analysis wants the root's exact guarded max
+    BOUNDS_AT_ROOT = True
+
+    def upper(self, node: Term):
+        """A guarded join at least the node's value (its denotation when exact)."""
+        return self.up.get(id(node), self.den[id(node)][0])
 
     # structural conditions as Z3 Booleans over the flags
     def condition(self, node: Term):
@@ -232,7 +245,14 @@ class Denoter:
             if a.failure is not None:
                 return a
         denoted = self.den.get(id(root))
-        if denoted is not None and denoted[1] == 0:
+        if denoted is not None and denoted[1] == 0 and id(root) in self.up:
+            if self.BOUNDS_AT_ROOT:
+                a.root, a.upper = denoted[0], self.up[id(root)]
+            else:
+                a.failure = Failure(
+                    root, "the result is between two guarded maxima, not shown one", Verdict.UNKNOWN
+                )
+        elif denoted is not None and denoted[1] == 0:
             a.root = denoted[0]
         elif a.failure is None:
             a.failure = Failure(
@@ -251,6 +271,7 @@ class Denoter:
             return self.leaf(node), 0
         args = [den.get(id(x)) for x in node.args]
         if node.op == "smax" and None not in args and args[0][1] == 0 and args[1][1] == 0:
+            self._bound(node, L.smax, node.args)
             return L.smax(args[0][0], args[1][0]), 0
         if (
             node.op == "ite"
@@ -259,8 +280,16 @@ class Denoter:
             and args[2] is not None
             and args[1][1] == args[2][1]
         ):
-            return L.ite(self.condition(node.args[0]), args[1][0], args[2][0]), args[1][1]
+            condition = self.condition(node.args[0])
+            self._bound(node, lambda a, b: L.ite(condition, a, b), node.args[1:])
+            return L.ite(condition, args[1][0], args[2][0]), args[1][1]
         return self.denote_cone(node, is_root)
+
+    def _bound(self, node: Term, make, args) -> None:
+        """The node's upper guarded join, made of its arguments' (when one of them is inexact):
+        join and choice are monotone."""
+        if any(id(a) in self.up for a in args):
+            self.up[id(node)] = make(*(self.upper(a) for a in args))
 
     def cone(self, node: Term, inline=frozenset()) -> Cone:
         """The node's cone, cut at its nearest denoted descendants except those in `inline`
@@ -275,10 +304,12 @@ class Denoter:
                 return ("c", n.op, n.param, n.width)
             if n is not node and den.get(id(n)) is not None and id(n) not in inline:
                 term, encoding = den[id(n)]
-                if id(term) not in variables:
-                    variables[id(term)] = len(xs)
+                # an inexact node is a variable of its own: its bounds do not fix its value
+                name = ("node", id(n)) if id(n) in self.up else id(term)
+                if name not in variables:
+                    variables[name] = len(xs)
                     xs.append(n)
-                return ("x", variables[id(term)], encoding)
+                return ("x", variables[name], encoding)
             if n.structural:
                 bs.append(n)
                 return ("b", len(bs) - 1)
@@ -312,7 +343,22 @@ class Denoter:
                 )
             index[id(n)] = ("n", len(steps))
             steps.append((n.op, n.param, n.width, args))
-        return Cone((sew, tuple(steps), len(xs), len(bs)), xs, bs)
+        order = self.order_facts(xs)
+        return Cone((sew, tuple(steps), len(xs), len(bs)) + ((order,) if order else ()), xs, bs)
+
+    def order_facts(self, xs: list) -> tuple:
+        """Pairs (i, j): cut point x_i is at least x_j (signed), because x_j's guarded join is
+        part of x_i's whatever the flags (`below`). A cone is proved under these facts, which
+        hold of the cut nodes' real values: a running maximum that is the type's largest
+        value stays it, so a test `acc == MAX` (a loop that stops there) decides nothing."""
+        lows = [self.den[id(x)][0] for x in xs]
+        highs = [self.upper(x) for x in xs]
+        return tuple(
+            (i, j)
+            for i, big in enumerate(lows)
+            for j, small in enumerate(highs)
+            if i != j and below(small, big)
+        )
 
     def denote_cone(self, node: Term, is_root: bool, wide: bool = False):
         cone = self.cone(node)
@@ -322,6 +368,10 @@ class Denoter:
         cone, shape = self.deeper_if_needed(node, cone)
         self.analysis.shapes[cone.key] = shape
         if shape.table is None:
+            chosen = self.selection(node, cone)
+            if chosen is not None:
+                return chosen
+        if shape.table is None:
             # name the first node that selects (a compare-and-select, a max), not an xor feeding one
             selects = any(op in ("ite", "umax", "smax") for op, _, _, _ in cone.key[1])
             if shape.witness is not None and selects and self.analysis.refuted is None and not wide:
@@ -329,7 +379,21 @@ class Denoter:
             if shape.verdict == Verdict.UNKNOWN:
                 self.analysis.failure = Failure(node, shape.detail, Verdict.UNKNOWN)
             return None
-        return self.guarded_join(shape, cone)
+        return self.guarded_join(shape, cone, node)
+
+    def selection(self, node: Term, cone: Cone):
+        """A cone that is always one of its cut points (a minimum, the low output of a
+        compare-and-swap): its value lies between the empty join and the join of the cut
+        points' upper joins. (EMPTY, encoding) with that upper join kept, or None."""
+        encoding = selection_of(cone.key, self.sew, self.rng, self.timeout_ms)
+        if encoding is None:
+            return None
+        L = self.lattice
+        high = EMPTY
+        for x in cone.xs:
+            high = L.smax(high, self.upper(x))
+        self.up[id(node)] = high
+        return EMPTY, encoding
 
     def deeper_if_needed(self, node: Term, cone: Cone):
         """(cone, shape). When the cone is no guarded max, the same cone cut deeper (up to
@@ -360,7 +424,7 @@ class Denoter:
         """The cone's shape: probed, then proved by the solver; once per shape and SEW."""
         return shape_of(cone.key, self.sew, self.rng, self.timeout_ms)
 
-    def guarded_join(self, shape: Shape, cone: Cone):
+    def guarded_join(self, shape: Shape, cone: Cone, node: Term | None = None):
         """The semilattice term of a cone node from its shape's table: the join of each cut
         point (and constant) under the condition, over the Boolean cut points, where the
         table has it joined. The table's reading is worked out once per shape (`recipe`)."""
@@ -379,17 +443,61 @@ class Denoter:
                 for which, member in members
             ]
         conds = None
-        result = EMPTY
+        inexact = node is not None and any(id(x) in self.up for x in cone.xs)
+        result = high = EMPTY
         for (kind, which), guard in shape.recipe:
             if guard is False:
                 continue
             value = self.den[id(cone.xs[which])][0] if kind == "x" else L.const(which)
+            top = self.upper(cone.xs[which]) if kind == "x" else value
             if guard is not True:
                 if conds is None:
                     conds = [self.condition(b) for b in cone.bs]
-                value = L.ite(_instantiate(guard, conds), value, EMPTY)
+                condition = _instantiate(guard, conds)
+                value = L.ite(condition, value, EMPTY)
+                top = L.ite(condition, top, EMPTY)
             result = L.smax(result, value)
+            high = L.smax(high, top)
+        if inexact:  # a guarded join is monotone in each cut point: bounds give bounds
+            self.up[id(node)] = high
         return result, shape.encoding
+
+
+BELOW_BUDGET = 64  # semilattice nodes visited by one `below` question
+
+
+def below(small, big, budget: int = BELOW_BUDGET) -> bool:
+    """`small`'s guarded join is no more than `big`'s for every value of the flags and of the
+    atoms (a sufficient test: `small` is one of `big`'s unconditional parts, or each part of
+    `small` is). False when undecided within the budget of nodes visited."""
+    parts = _parts(big, budget)
+    left = [budget]
+
+    def walk(s) -> bool:
+        if s is EMPTY or id(s) in parts:
+            return True
+        left[0] -= 1
+        return left[0] >= 0 and s.kind in ("join", "ite") and all(walk(c) for c in s.children)
+
+    return walk(small)
+
+
+def _parts(term, budget: int) -> set:
+    """ids of the terms joined into `term` whatever the flags: itself, its joins' parts, the
+    parts both arms of a choice share; breadth first, at most `budget` nodes."""
+    found: set = set()
+    queue = [term]
+    while queue and len(found) < budget:
+        t = queue.pop(0)
+        if id(t) in found:
+            continue
+        found.add(id(t))
+        if t.kind == "join":
+            queue.extend(t.children)
+        elif t.kind == "ite":
+            a, b = (_parts(c, budget // 4) for c in t.children)
+            found |= a & b
+    return found
 
 
 def _instantiate(formula, conds):
@@ -473,6 +581,36 @@ def compare_root(rows, timeout_ms: int):
         Verdict.PROVED,
         f"{len(rows)} inclusion conditions, {len(rows) - len(residue)} identical to the spec's as terms",
         None,
+    )
+
+
+def compare_bounds(lows, highs, timeout_ms: int):
+    """(verdict, detail, the leaves where a bound differs: Mismatches) for a result known only between two guarded joins: PROVED when the
+    lower one joins every leaf the spec's does (where the spec's holds, so does its) and the
+    upper one none other (a constant never); UNKNOWN otherwise (the bounds may be loose)."""
+    goals = [(row, z3.Implies(row[2], row[1])) for row in lows if not fast.same(row[1], row[2])]
+    goals += [(row, z3.Implies(row[1], row[2])) for row in highs if not fast.same(row[1], row[2])]
+    for k in range(0, len(goals), CHUNK):
+        chunk = goals[k : k + CHUNK]
+        answer = prove([], z3.And(*[goal for _, goal in chunk]), timeout_ms)
+        if answer.verdict != Verdict.PROVED:
+            suspects = []
+            if answer.verdict == Verdict.COUNTEREXAMPLE:
+                suspects = [
+                    Mismatch(label, got, want, answer.model)
+                    for (label, got, want), goal in chunk
+                    if not z3.is_true(answer.model.eval(goal, model_completion=True))
+                ]
+            return (
+                Verdict.UNKNOWN,
+                "the result lies between two guarded maxima that are not shown to be the spec's "
+                f"({answer.verdict.value} {answer.detail})".strip(),
+                suspects,
+            )
+    return (
+        Verdict.PROVED,
+        f"the result between two guarded maxima, each shown the spec's ({len(lows) + len(highs)} inclusion conditions)",
+        [],
     )
 
 
@@ -689,7 +827,25 @@ def prove_unit_at_scale(unit, cfg: Config, timeout_ms: int) -> ScaleResult:
             witness=witness,
         )
     rows = root_conditions(analysis.root, cfg.vlmax, flags)
-    verdict, detail, mismatch = compare_root(rows, timeout_ms)
+    if analysis.upper is not None:
+        verdict, detail, suspects = compare_bounds(
+            rows, root_conditions(analysis.upper, cfg.vlmax, flags), timeout_ms
+        )
+        if verdict == Verdict.UNKNOWN:
+            # the leaves where a bound differs from the spec's, each made the largest value
+            case = None
+            for suspect in suspects[:4]:
+                case = case or case_for_mismatch(unit, cfg, suspect, flags)
+            case = case or search_case(unit, cfg, set(), deadline)
+            if case is not None:
+                return result(
+                    Verdict.COUNTEREXAMPLE, f"{detail}; a concrete case confirms the unit is wrong", case
+                )
+        if verdict != Verdict.PROVED:
+            return result(verdict, detail)
+        mismatch = None
+    else:
+        verdict, detail, mismatch = compare_root(rows, timeout_ms)
     if verdict == Verdict.COUNTEREXAMPLE:
         case = case_for_mismatch(unit, cfg, mismatch, flags) or search_case(unit, cfg, set(), deadline)
         what = _label_text(mismatch.label)

@@ -41,7 +41,7 @@ class Cone:
 
 def shape_value(ops, key, xvals, bvals):
     """A cone shape's value on a backend, given its cut points' values."""
-    _, steps, _, _ = key
+    steps = key[1]
     values = []
 
     def ref(r):
@@ -121,12 +121,34 @@ def _refs(key):
     return [r for step in key[1] for r in step[3]]
 
 
+def ordered(key) -> tuple:
+    """The order facts of a cone's cut points: pairs (i, j) with x_i >= x_j (signed), known of
+    their denotations (x_j's guarded join is part of x_i's: proofs/python/cutpoint.py, `below`)."""
+    return key[4] if len(key) > 4 else ()
+
+
+def _raised(ops, key, xvals):
+    """Values made to meet the cone's order facts, each raised to the largest it must be at
+    least (signed); the values it already meets are kept."""
+    order = ordered(key)
+    if not order:
+        return xvals
+    values = list(xvals)
+    changed = True
+    while changed:
+        changed = False
+        for i, j in order:
+            if ops.to_signed(values[i]) < ops.to_signed(values[j]):
+                values[i], changed = values[j], True
+    return values
+
+
 def _probe_encoded(key, sew, rng, ops, encoding) -> Shape:
-    _, _, k, m = key
+    k, m = key[2], key[3]
     smin, top = 1 << (sew - 1), (1 << (sew - 1)) - 1
 
     def value(xvals, bits):
-        return decoded(ops, shape_value(ops, key, xvals, bits), encoding)
+        return decoded(ops, shape_value(ops, key, _raised(ops, key, xvals), bits), encoding)
 
     table = {}
     for bits in itertools.product((False, True), repeat=m):
@@ -138,11 +160,15 @@ def _probe_encoded(key, sew, rng, ops, encoding) -> Shape:
             lows[j] = top
             if value(lows, bits) == top:
                 joined.add(j)
+        # x_j is no more than x_i: joined with it, it adds nothing
+        # x_j under x_i (an order fact) is joined with it: kept, so that the node's join keeps
+        # x_j's as a part (the order facts of the cones above it are found from the parts)
         table[bits] = (frozenset(joined), constant)
     edges = [0, 1, 2, top, smin, smin + 1, ops.mask, top - 1]
     for _ in range(PROBES):
         bits = tuple(rng.random() < 0.5 for _ in range(m))
         xvals = [rng.choice(edges) if rng.random() < 0.5 else rng.randrange(1 << sew) for _ in range(k)]
+        xvals = _raised(ops, key, xvals)
         if value(xvals, bits) != _join_value(ops, table[bits], xvals):
             return Shape(None, Verdict.COUNTEREXAMPLE, "not a guarded signed max", (xvals, bits))
     return Shape(table, Verdict.UNKNOWN, encoding=encoding)
@@ -158,7 +184,7 @@ def _join_value(ops, entry, xvals):
 
 def _prove_shape(key, shape: Shape, sew: int, timeout_ms: int) -> Shape:
     """The solver's proof that the shape equals its table's guarded join, for all values."""
-    _, _, k, m = key
+    k, m = key[2], key[3]
     ops = Z3Elements(sew)
     xs = [z3.BitVec(f"cut_{j}", sew) for j in range(k)]
     bs = [z3.Bool(f"cond_{j}") for j in range(m)]
@@ -173,12 +199,58 @@ def _prove_shape(key, shape: Shape, sew: int, timeout_ms: int) -> Shape:
         claim = z3.SignExt(shape.encoding[1] - sew, claim)
     elif shape.encoding:
         claim = ops.xor(claim, ops.const(shape.encoding))
-    answer = prove([], shape_value(ops, key, xs, bs) == claim, timeout_ms)
+    facts = [xs[i] >= xs[j] for i, j in ordered(key)]  # signed, as the joins
+    answer = prove(facts, shape_value(ops, key, xs, bs) == claim, timeout_ms)
     if answer.verdict == Verdict.PROVED:
         return Shape(shape.table, Verdict.PROVED, encoding=shape.encoding)
     if answer.verdict == Verdict.COUNTEREXAMPLE:
         return Shape(None, Verdict.COUNTEREXAMPLE, "not a guarded signed max (the solver's case)")
     return Shape(None, answer.verdict, f"the local proof: {answer.verdict.value} {answer.detail}".strip())
+
+
+_SELECTIONS: dict = {}  # (key) -> the encoding of a selection, or None
+
+
+def selection_of(key, sew: int, rng: random.Random, timeout_ms: int):
+    """The encoding e when the shape's value is always one of its cut points (encoded by e:
+    every cut point is used with that one encoding), under the order facts: a minimum, a
+    compare-and-swap's low output; None when it is not, or not shown. Once per shape."""
+    if key in _SELECTIONS:
+        return _SELECTIONS[key]
+    encodings = {r[2] for r in _refs(key) if r[0] == "x"}
+    k, m = key[2], key[3]
+    found = None
+    width = key[1][-1][2] if key[1] else sew
+    if len(encodings) == 1 and k >= 1:
+        (encoding,) = encodings
+        # the value is one of the cut points as encoded: as wide as they are
+        if width != (encoding[1] if isinstance(encoding, tuple) else sew):
+            encodings = set()
+    if len(encodings) == 1 and k >= 1:
+        ops = ConcreteElements(sew)
+        edges = [0, 1, 2, ops.mask >> 1, ops.smin(), ops.smin() + 1, ops.mask, (ops.mask >> 1) - 1]
+        probes_hold = True
+        for _ in range(PROBES):
+            bits = tuple(rng.random() < 0.5 for _ in range(m))
+            xvals = [rng.choice(edges) if rng.random() < 0.5 else rng.randrange(1 << sew) for _ in range(k)]
+            xvals = _raised(ops, key, xvals)
+            if shape_value(ops, key, xvals, bits) not in {encoded(ops, x, encoding) for x in xvals}:
+                probes_hold = False
+                break
+        if probes_hold:
+            z = Z3Elements(sew)
+            xs = [z3.BitVec(f"cut_{j}", sew) for j in range(k)]
+            bs = [z3.Bool(f"cond_{j}") for j in range(m)]
+            facts = [xs[i] >= xs[j] for i, j in ordered(key)]
+            value = shape_value(z, key, xs, bs)
+            claim = z3.Or(*[value == encoded(z, x, encoding) for x in xs])
+            answer = prove(facts, claim, timeout_ms)
+            if answer.verdict == Verdict.PROVED:
+                found = encoding
+            elif answer.verdict != Verdict.COUNTEREXAMPLE:
+                return None  # a timeout may go through another time
+    _SELECTIONS[key] = found
+    return found
 
 
 _SHAPES: dict = {}  # (key) -> Shape, for the process: a shape is proved once per SEW

@@ -26,6 +26,7 @@ is UNKNOWN with the reason: the monolithic proof is the one to use then.
 from __future__ import annotations
 
 import itertools
+import sys
 import time
 from dataclasses import dataclass
 
@@ -222,6 +223,12 @@ def prove_step_at_scale(step_fn, cfg: Config, tail: str, timeout_ms: int) -> cp.
     try:
         outcome = impl_outcome(traps)
         cases = spec.relation_cases(cfg, pre, insn, outcome, post, lambda value: value == r)
+    except Exception as error:
+        return result(
+            Verdict.ERROR, f"the step's post-state does not fit the spec: {type(error).__name__}: {error}"
+        )
+    try:
+        cases = split_writes(cfg, pre, insn, outcome, post, r, cases)
     except Exception as error:
         return result(
             Verdict.ERROR, f"the step's post-state does not fit the spec: {type(error).__name__}: {error}"
@@ -499,16 +506,174 @@ def _equal_text(matcher: Matcher) -> str:
     )
 
 
+def split_writes(cfg: Config, pre, insn, outcome, post, r, cases):
+    """The spec's cases with the one where vd is written split into its requirements: the
+    result, the tail (per value of vta), the CSRs, and the frame per register (`vd != k`
+    implies register k kept; together they are the whole file, as the index has 5 bits). A
+    solver that gives up on the whole (a register file in a dict rebuilt at VLEN 1024) decides
+    the pieces; each is a query of its own, the conjunction the same claim."""
+    out = []
+    for name, when, required in cases:
+        if name != "writes":
+            out.append((name, when, required))
+            continue
+        stays = z3.Not(outcome.trapped)
+        parts = spec.write_requirements(cfg, pre, insn, post, lambda value: value == r)
+        out.append(("writes: result", when, z3.And(stays, parts["result"])))
+        for agnostic in (spec.vta(pre), z3.Not(spec.vta(pre))):
+            out.append((f"writes: tail, {agnostic}", z3.And(when, agnostic), parts["tail"]))
+        out.append(("writes: CSRs", when, parts["csrs"]))
+        for k in range(32):
+            index = z3.BitVecVal(k, insn.vd.size())
+            out.append(
+                (
+                    f"writes: v{k} kept",
+                    z3.And(when, insn.vd != index),
+                    z3.Select(post.regs, index) == z3.Select(pre.regs, index),
+                )
+            )
+    return out
+
+
+FUSION_DEPTH = 60_000  # Python frames for putting a running pair back together (_Fusion)
+
+
+def _halves(node: Term):
+    """(high, low) when the node puts two narrower values side by side,
+    `zext(high) << k | zext(low)` with low k bits wide (or `+`: no carry can occur); else None."""
+    if node.op not in ("bor", "add") or len(node.args) != 2:
+        return None
+    for shifted, low in (node.args, node.args[::-1]):
+        if shifted.op != "shl" or low.op != "zext" or shifted.args[0].op != "zext":
+            continue
+        amount, high = shifted.args[1], shifted.args[0].args[0]
+        k = low.args[0].width
+        if amount.op == "const" and amount.param == k and high.width + k == node.width:
+            return high, low.args[0]
+    return None
+
+
+class _Fusion:
+    """A value kept as two halves, each chosen by the same conditions (a SEW=64 element
+    compared as its high and low 32 bits, its running maximum a pair), put back together:
+    `concat(ite(c, a1, a2), ite(c, b1, b2))` is `ite(c, concat(a1, b1), concat(a2, b2))`, down
+    to the halves of one value (an element, the seed: a leaf the step built from them), and
+    each half, where a condition reads it, the high or low bits of its pair's whole. Every
+    node made has the value of the one it stands for (ite distributes over concat), so the
+    reduction keeps its value and becomes one over whole elements."""
+
+    def __init__(self, tracer: StepTracer):
+        self.tracer = tracer
+        self.pairs: dict = {}  # id(half) -> (is it the high half, high, low)
+        self.built: dict = {}
+        self.fused: dict = {}
+
+    def run(self, root: Term) -> Term:
+        parts = _halves(root)
+        if parts is None:
+            return root
+        self._pair(*parts)
+        # a running pair is a chain a few calls deep per element (Python calls of its own
+        # since 3.11, no C stack): rebuilt within a limit, as it was past it
+        limit = sys.getrecursionlimit()
+        sys.setrecursionlimit(max(limit, FUSION_DEPTH))
+        try:
+            return self.fuse(*parts)
+        except RecursionError:
+            return root
+        finally:
+            sys.setrecursionlimit(limit)
+
+    def _pair(self, high: Term, low: Term) -> None:
+        stack, seen = [(high, low)], set()
+        while stack:
+            a, b = stack.pop()
+            if (id(a), id(b)) in seen:
+                continue
+            seen.add((id(a), id(b)))
+            self.pairs.setdefault(id(a), (True, a, b))
+            self.pairs.setdefault(id(b), (False, a, b))
+            stack.extend(self._split(a, b)[1])
+
+    @staticmethod
+    def _split(a: Term, b: Term):
+        """(the condition both are chosen by, the pairs it chooses between), or (None, [])."""
+        ite_a, ite_b = a.op == "ite" and a.width != BOOL, b.op == "ite" and b.width != BOOL
+        if ite_a and ite_b and a.args[0] is b.args[0]:
+            return a.args[0], [(a.args[1], b.args[1]), (a.args[2], b.args[2])]
+        if ite_a:
+            return a.args[0], [(a.args[1], b), (a.args[2], b)]
+        if ite_b:
+            return b.args[0], [(a, b.args[1]), (a, b.args[2])]
+        return None, []
+
+    def fuse(self, a: Term, b: Term) -> Term:
+        key = (id(a), id(b))
+        found = self.fused.get(key)
+        if found is None:
+            make, width = self.tracer.make, a.width + b.width
+            condition, choices = self._split(a, b)
+            if condition is None:  # one value's halves, side by side as the step put them
+                high = make(
+                    "shl",
+                    (make("zext", (a,), b.width, width), self.tracer.const(b.width, width)),
+                    None,
+                    width,
+                )
+                found = self._leaf(make("bor", (high, make("zext", (b,), a.width, width)), None, width))
+            else:
+                found = make(
+                    "ite", (self.build(condition), *[self.fuse(x, y) for x, y in choices]), None, width
+                )
+            self.fused[key] = found
+        return found
+
+    def _leaf(self, node: Term) -> Term:
+        """A whole put together from machine values alone: the leaf of its Z3 term (an element,
+        the seed, read as its two halves), so that what compares its halves compares it."""
+        if not all(n.op in ("input", "const") for n in cp.post_order(node) if not n.args):
+            return node
+        inputs = self.tracer.inputs
+        term = evaluate(Z3Elements(node.width), node, lambda n: inputs[n.param] if n.op == "input" else None)
+        return self.tracer.leaf_for(z3.simplify(term))
+
+    def build(self, node: Term) -> Term:
+        """The node with each half it reads taken from its pair's whole."""
+        found = self.built.get(id(node))
+        if found is None:
+            pair = self.pairs.get(id(node))
+            if pair is not None:
+                is_high, a, b = pair
+                whole = self.fuse(a, b)
+                bits = (whole.width - 1, b.width) if is_high else (b.width - 1, 0)
+                found = self.tracer.make("extract", (whole,), bits, bits[0] - bits[1] + 1)
+            elif not node.args:
+                found = node
+            else:
+                found = self.tracer.make(
+                    node.op, tuple([self.build(x) for x in node.args]), node.param, node.width
+                )
+            self.built[id(node)] = found
+        return found
+
+
 class StepDenoter(cp.Denoter):
     """Leaves are the step's z3 terms: values become atoms, conditions are the step's own. An
     element-wide value computed from machine values alone, some of them no whole elements
     (bytes, a register), is a leaf too: its Z3 term (an element put together from its bytes
     is one value of the pre-state, whatever the operations that assembled it)."""
 
+    # the step's checks below read the root's guarded max as exact: a root known only between
+    # two of them (a selection on its way) is a failure of the analysis, never its lower bound
+    BOUNDS_AT_ROOT = False
+
     def __init__(self, sew: int, flags: list, timeout_ms: int, tracer: StepTracer):
         super().__init__(sew, flags, timeout_ms)
         self.tracer = tracer
         self._machine: dict = {}  # id(node) -> (only machine values, some not element-wide)
+
+    def run(self, root: Term) -> cp.Analysis:
+        return super().run(_Fusion(self.tracer).run(root))
 
     def leaf(self, node):
         if node.op == "input":
