@@ -355,9 +355,26 @@ def symbolic_bool(x=False):
 
 
 def symbolic_type(*args):
-    if len(args) == 1 and type(args[0]) in (V.SymInt, V.SymBool, SymRegs, symbytes.SymBytes):
+    if len(args) == 1 and type(args[0]) is symbytes.SymBytes:
+        return args[0]._class()
+    if len(args) == 1 and type(args[0]) in (V.SymInt, V.SymBool, SymRegs):
         return args[0].__class__
     return type(*args)
+
+
+def symbolic_id(obj):
+    if type(obj) is symbytes.SymBytes and obj.choice is not None:
+        _cx().refuse(
+            "id() of a bytearray chosen by a symbolic index (which object it is depends on the inputs)",
+            "compare the bytes with ==",
+        )
+    return id(obj)
+
+
+def symbolic_isinstance(obj, classes):
+    if type(obj) is symbytes.SymBytes:
+        obj._class()  # refused where bytes and bytearrays are chosen between
+    return isinstance(obj, classes)
 
 
 def symbolic_index(x):
@@ -522,6 +539,8 @@ SUBSTITUTES = {
     builtins.len: symbolic_len,
     builtins.bool: symbolic_bool,
     builtins.type: symbolic_type,
+    builtins.isinstance: symbolic_isinstance,
+    builtins.id: symbolic_id,
     builtins.range: symbolic_range,
     functools.reduce: symbolic_reduce,
     heapq.heappush: symbolic_heappush,
