@@ -231,8 +231,21 @@ def test_the_round_trip_is_the_value_itself():
         ("def f(x):\n    return {x.to_bytes(2, 'little'): 1}\n", "hash() of bytes holding a symbolic byte"),
         ("def f(x):\n    return x.to_bytes(x & 3, 'little')\n", "int.to_bytes of a symbolic length"),
         (
-            "def f(x):\n    regs = [bytearray(2) for _ in range(32)]\n    return regs[x & 31][0]\n",
-            "a symbolic index into a list of bytearrays",
+            "def f(x):\n    regs = [bytearray(2) for _ in range(32)]\n    return regs[x & 31] is regs[0]\n",
+            "`is` of a bytearray chosen by a symbolic index",
+        ),
+        (
+            "def f(x):\n    regs = [bytes(2) for _ in range(32)]\n    regs[x & 31] = bytearray(2)\n"
+            "    return isinstance(regs[0], bytearray)\n",
+            "the type of bytes or a bytearray chosen by a symbolic index",
+        ),
+        (
+            "def f(x):\n    regs = [bytearray(2) for _ in range(32)]\n    return id(regs[x & 31])\n",
+            "id() of a bytearray chosen by a symbolic index",
+        ),
+        (
+            "def f(x):\n    regs = [bytearray(2) for _ in range(32)]\n    regs[x & 31].append(1)\n",
+            "a change of a bytearray chosen by a symbolic index",
         ),
     ],
 )

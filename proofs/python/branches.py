@@ -31,7 +31,12 @@ import os
 import vredmax
 from vredmax.proofs.python import runcontext, values as V
 from vredmax.proofs.python.facade import CannotMerge, merge as merge_values
-from vredmax.proofs.python.symbytes import method as symbytes_method, register_file as symbytes_register_file
+from vredmax.proofs.python.symbytes import (
+    Choice,
+    SymBytes,
+    method as symbytes_method,
+    register_file as symbytes_register_file,
+)
 from vredmax.spec.state import NUM_VREGS
 
 V.internal(__file__)
@@ -391,11 +396,23 @@ _COMPARE = {
     "GtE": operator.ge,
     "Eq": operator.eq,
     "NotEq": operator.ne,
-    "Is": operator.is_,
-    "IsNot": operator.is_not,
+    "Is": lambda a, b: _identity(a, b),
+    "IsNot": lambda a, b: not _identity(a, b),
     "In": lambda a, b: call(operator.contains, b, a),
     "NotIn": lambda a, b: not_(call(operator.contains, b, a)),
 }
+
+
+def _identity(a, b) -> bool:
+    """`a is b`; refused for an object chosen by a symbolic index (symbytes.Choice) and another
+    bytes object: which object it is depends on the inputs."""
+    chosen = [x for x in (a, b) if type(x) is SymBytes and x.choice is not None]
+    if chosen and all(type(x) is SymBytes or isinstance(x, (bytes, bytearray)) for x in (a, b)):
+        _cx().refuse(
+            "`is` of a bytearray chosen by a symbolic index (which object it is depends on the inputs)",
+            "compare the bytes with ==",
+        )
+    return a is b
 
 
 def chain(left, pairs, site):
@@ -475,6 +492,9 @@ def chosen(cx, index, pairs, container: str):
         try:
             value = merge_values(cx, index == key, item, value)
         except CannotMerge:
+            found = Choice.of([(index == k, x) for k, x in pairs])
+            if found is not None:  # bytearrays: the object chosen (symbytes.Choice)
+                return found
             cx.refuse(
                 f"a symbolic index into a {container} of {type(item).__name__} values",
                 f"index it with a concrete int, or keep ints in the {container}",
@@ -547,7 +567,7 @@ def setitem(container, index, value):
         index = in_range(cx, index, len(container))
         if type(index) is not int:
             for j in range(max(index.lo, 0), min(index.hi, len(container) - 1) + 1):
-                setitem(container, j, _guarded_value(cx, index == j, value, container[j]))
+                setitem(container, j, _stored_at(cx, index == j, value, container[j]))
             return
     if _symbolic(index) and _keyed_by_ints(container):
         try:
@@ -567,6 +587,18 @@ def setitem(container, index, value):
             raise Escalate(cx.guard_site(), "a store that creates an entry inside a branch") from None
         value = _guarded_value(cx, cx.guard(), value, old)
     container[index] = value
+
+
+def _stored_at(cx, cond, new, old):
+    """What a list slot holds after a store at a symbolic index: `new` where the index is
+    this slot's; for bytearrays, the object chosen (symbytes.Choice)."""
+    try:
+        return merge_values(cx, cond, new, old)
+    except CannotMerge:
+        found = Choice.of([(cond, new), (V.bool_not(cond), old)])
+        if found is None:
+            raise Escalate(cx.guard_site(), "a store of a value that cannot be merged") from None
+        return found
 
 
 def _guarded_value(cx, cond, new, old):

@@ -51,6 +51,7 @@ from vredmax.impl.execute import TAIL_POLICIES
 from vredmax.proofs.engine.semilattice import EMPTY, SemilatticeElements, atom, inclusion
 from vredmax.proofs.python.cutcases import confirmed, differs, make_case, search_case
 from vredmax.proofs.python.cutshape import Cone, ConeTooLarge, Shape, selection_of, shape_of, shape_value
+from vredmax.proofs.python.flagbits import FlagBits
 from vredmax.proofs.python.trace import SymbolicUse, Term, TraceElements, Tracer
 from vredmax.proofs.engine.verdict import Verdict, prove
 from vredmax.spec import z3fast as fast
@@ -126,6 +127,27 @@ def post_order(root: Term, done=None) -> list[Term]:
     return order
 
 
+CONNECTIVES = ("and_", "or_", "not_", "ite")  # of conditions
+
+
+def _connective_order(root: Term, done: dict) -> list[Term]:
+    """The conditions under a structural root, children first, entering only the Boolean
+    connectives (a comparison's operands are values: proofs/python/flagbits.py)."""
+    order, seen, stack = [], set(), [(root, False)]
+    while stack:
+        node, expanded = stack.pop()
+        if expanded:
+            order.append(node)
+            continue
+        if id(node) in seen or id(node) in done:
+            continue
+        seen.add(id(node))
+        stack.append((node, True))
+        if node.op in CONNECTIVES:
+            stack.extend((a, False) for a in reversed(node.args) if id(a) not in seen)
+    return order
+
+
 def element_span(node: Term) -> tuple[int, int]:
     """The lowest and highest element index a node depends on ((0, 0) for none)."""
     indices = [n.param for n in post_order(node) if n.op == "elem"]
@@ -172,6 +194,7 @@ class Denoter:
         self.lattice = SharedLattice(sew)
         self.den: dict = {}
         self.conds: dict = {}
+        self.flag_bits: FlagBits | None = None
         self.rng = random.Random(0)
         self.analysis = Analysis()
         # id(node) -> a guarded join at least the node's value, for a node whose own (in `den`)
@@ -194,9 +217,15 @@ class Denoter:
         if node.op == "flag":
             found = self.conds[id(node)] = self.flags[node.param]
             return found
-        for n in post_order(node, self.conds):
-            c = [self.conds[id(a)] for a in n.args]
-            if n.op == "flag":
+        for n in _connective_order(node, self.conds):
+            c = [self.conds[id(a)] for a in n.args] if n.op in CONNECTIVES else []
+            if n.op not in CONNECTIVES and n.op not in ("flag", "bool"):
+                # a comparison of values computed from the flags (a mask packed into an
+                # int, ...): its bits as Booleans over the flags
+                if self.flag_bits is None:
+                    self.flag_bits = FlagBits(self.flags)
+                term = self.flag_bits.condition(n)
+            elif n.op == "flag":
                 term = self.flags[n.param]
             elif n.op == "bool":
                 term = z3.BoolVal(n.param)

@@ -10,7 +10,7 @@ compared by the values themselves and chosen between as the negated choice: min(
 negations is the negated max() (the same value, a term the cut-point method reads as a
 maximum). Refused, with what to write instead: heapq's functions that move items by
 comparisons (heappop, heapify, ...: the heap's layout would depend on the values), `sorted`
-of more than SORT_LIMIT symbolic values.
+of more than SORT_LIMIT symbolic values read other than at its ends.
 """
 
 from __future__ import annotations
@@ -166,15 +166,103 @@ def symbolic_sorted(iterable, key=None, reverse=False):
         order = sorted(range(len(items)), key=lambda i: keys[i], reverse=reverse)
         return [items[i] for i in order]
     if len(items) > SORT_LIMIT:
-        _cx().refuse(
-            f"sorted() of {len(items)} symbolic values", f"sort at most {SORT_LIMIT}, or take max()/min()"
-        )
+        return SortedEnds(items, keys if key is not None else items, reverse)
     for end in range(len(items) - 1, 0, -1):
         for j in range(end):
             swap = less(keys[j], keys[j + 1]) if reverse else less(keys[j + 1], keys[j])
             items[j], items[j + 1] = _pick(swap, items[j + 1], items[j]), _pick(swap, items[j], items[j + 1])
             keys[j], keys[j + 1] = _pick(swap, keys[j + 1], keys[j]), _pick(swap, keys[j], keys[j + 1])
     return items
+
+
+class SortedEnds:
+    """sorted() of more than SORT_LIMIT symbolic values: a whole sort's terms grow with the
+    square of the length, so only its ends are built, when read: the first and the last ENDS
+    items (`[0]`, `[-1]`, `[n - 1]`, `[:k]`, `[-k:]`). The first (last) item is the fold
+    max()/min() make; the first (last) k are k passes of merged compare-and-swap steps, each
+    carrying the next item of the stable order to its end (as heapq.nlargest). Its length is
+    known; anything that needs a middle item is refused."""
+
+    ENDS = 8
+
+    def __init__(self, items, keys, reverse):
+        self.items, self.keys, self.reverse = items, keys, reverse
+        self.ends: dict = {}  # (at_front, count) -> the items, the outermost first
+
+    def _before(self, a, b):
+        """Whether key a sorts strictly before key b (ties keep their order: the sort is stable)."""
+        return less(b, a) if self.reverse else less(a, b)
+
+    def _end(self, count, at_front):
+        """The first (at_front) or last `count` items of the stable order, the outermost first."""
+        if (at_front, count) in self.ends:
+            return self.ends[at_front, count]
+        if count == 1:  # the first: an item replaces the best when strictly before it; the
+            # last: when the best is not strictly before it (a later tie comes later)
+            best, best_key = self.items[0], self.keys[0]
+            for item, k in zip(self.items[1:], self.keys[1:]):
+                take = self._before(k, best_key) if at_front else V.bool_not(self._before(k, best_key))
+                best = _pick(take, item, best)
+                best_key = best if self.keys is self.items else _pick(take, k, best_key)
+            found = [best]
+        else:
+            items = list(self.items)
+            keys = list(self.keys) if self.keys is not self.items else items
+            found = []
+            for p in range(count):
+                if at_front:  # from the back, carrying the first in order to position p
+                    for j in range(len(items) - 2, p - 1, -1):
+                        self._exchange(items, keys, j, self._before(keys[j + 1], keys[j]))
+                    found.append(items[p])
+                else:  # from the front, carrying the last in order to position n - 1 - p
+                    for j in range(len(items) - 2 - p + 1):
+                        self._exchange(items, keys, j, self._before(keys[j + 1], keys[j]))
+                    found.append(items[len(items) - 1 - p])
+        self.ends[at_front, count] = found
+        return found
+
+    @staticmethod
+    def _exchange(items, keys, j, swap):
+        items[j], items[j + 1] = _pick(swap, items[j + 1], items[j]), _pick(swap, items[j], items[j + 1])
+        if keys is not items:
+            keys[j], keys[j + 1] = _pick(swap, keys[j + 1], keys[j]), _pick(swap, keys[j], keys[j + 1])
+
+    def __len__(self):
+        return len(self.items)
+
+    def __getitem__(self, index):
+        n = len(self.items)
+        if type(index) is builtins.slice:
+            if any(_symbolic(p) for p in (index.start, index.stop, index.step)):
+                return self._refuse()
+            return [self._at(i) for i in range(n)[index]]
+        if type(index) is not int:
+            return self._refuse()
+        if index < 0:
+            index += n
+        if not 0 <= index < n:
+            raise IndexError("list index out of range")
+        return self._at(index)
+
+    def _at(self, index):
+        n = len(self.items)
+        if index < self.ENDS:
+            return self._end(index + 1, True)[index]
+        if n - 1 - index < self.ENDS:
+            return self._end(n - index, False)[n - 1 - index]
+        return self._refuse()
+
+    def _refuse(self, *args):
+        _cx().refuse(
+            f"sorted() of {len(self.items)} symbolic values read other than at its first or last "
+            f"{self.ENDS} items (a whole sort's terms grow with the square of the length)",
+            f"sort at most {SORT_LIMIT}, or take sorted(...)[0], sorted(...)[-1], max() or min()",
+        )
+
+    def __bool__(self):
+        return True  # more than SORT_LIMIT items
+
+    __iter__ = __contains__ = __reversed__ = _refuse
 
 
 class SortedFiltered:
@@ -267,9 +355,26 @@ def symbolic_bool(x=False):
 
 
 def symbolic_type(*args):
-    if len(args) == 1 and type(args[0]) in (V.SymInt, V.SymBool, SymRegs, symbytes.SymBytes):
+    if len(args) == 1 and type(args[0]) is symbytes.SymBytes:
+        return args[0]._class()
+    if len(args) == 1 and type(args[0]) in (V.SymInt, V.SymBool, SymRegs):
         return args[0].__class__
     return type(*args)
+
+
+def symbolic_id(obj):
+    if type(obj) is symbytes.SymBytes and obj.choice is not None:
+        _cx().refuse(
+            "id() of a bytearray chosen by a symbolic index (which object it is depends on the inputs)",
+            "compare the bytes with ==",
+        )
+    return id(obj)
+
+
+def symbolic_isinstance(obj, classes):
+    if type(obj) is symbytes.SymBytes:
+        obj._class()  # refused where bytes and bytearrays are chosen between
+    return isinstance(obj, classes)
 
 
 def symbolic_index(x):
@@ -434,6 +539,8 @@ SUBSTITUTES = {
     builtins.len: symbolic_len,
     builtins.bool: symbolic_bool,
     builtins.type: symbolic_type,
+    builtins.isinstance: symbolic_isinstance,
+    builtins.id: symbolic_id,
     builtins.range: symbolic_range,
     functools.reduce: symbolic_reduce,
     heapq.heappush: symbolic_heappush,

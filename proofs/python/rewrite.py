@@ -236,9 +236,10 @@ class Expressions(ast.NodeTransformer):
 
     def visit_Compare(self, node):
         self.generic_visit(node)
-        if len(node.ops) == 1:
+        if len(node.ops) == 1 and not isinstance(node.ops[0], (ast.Is, ast.IsNot)):
             return node
-        # a < b < c: each operand evaluated once, left to right, stopping at the first false
+        # a < b < c: each operand evaluated once, left to right, stopping at the first false;
+        # `a is b` too (an object chosen by a symbolic index is no one object: branches._identity)
         operands = [node.left] + list(node.comparators)
         pairs = [
             ast.Tuple([ast.Constant(type(op).__name__), _lambda(value)], ast.Load())

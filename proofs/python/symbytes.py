@@ -19,9 +19,12 @@ the same shape).
 `int.from_bytes` of bytes cut from one value gives that value's term back (bits hi..lo of the
 same term, or an if-then-else of two such when the bytes were merged by a branch), so
 `int.from_bytes(x.to_bytes(n, "little"), "little", signed=True)` is x read as signed: no new
-node for the cut-point method. Refused, with what to write instead: a symbolic index into
+node for the cut-point method. A bytearray read from a list at a symbolic index, or stored
+into one, is the object chosen (`Choice`): reads see what the objects hold, an item or slice
+store changes each where its condition holds. Refused, with what to write instead: a symbolic index into
 bytes at a slice, a symbolic length, struct formats other than the integer ones, hash() of
-bytes holding a symbolic byte.
+bytes holding a symbolic byte; of a chosen bytearray, changes other than item or slice
+stores, `is`, id(), and the type where bytes and bytearrays are chosen between.
 """
 
 from __future__ import annotations
@@ -135,10 +138,31 @@ def _concrete(x) -> bool:
 class SymBytes:
     """bytes (a tuple of bytes) or, `mutable`, a bytearray (a list of them): module docstring."""
 
-    __slots__ = ("items", "mutable", "__weakref__")
+    # choice: None, or the Choice of objects this one is (a bytearray read from a list at a
+    # symbolic index); version: counts a bytearray's changes (a Choice's reads are kept per
+    # version of the objects it chooses between)
+    __slots__ = ("_items", "mutable", "choice", "version", "__weakref__")
 
-    def __init__(self, items, mutable: bool):
-        self.items, self.mutable = items, mutable
+    def __init__(self, items, mutable: bool, choice=None):
+        self._items, self.mutable, self.choice, self.version = items, mutable, choice, 0
+
+    @property
+    def items(self):
+        return self._items if self.choice is None else self.choice.read()
+
+    @items.setter
+    def items(self, value):
+        self._items = value
+
+    def _class(self):
+        """The type, for type() and isinstance() in the user's code."""
+        if self.choice is not None and self.choice.mixed:
+            _refuse(
+                "the type of bytes or a bytearray chosen by a symbolic index (bytes on one path, "
+                "a bytearray on another)",
+                "store bytes(new) into a list of bytes (or keep bytearrays throughout)",
+            )
+        return bytearray if self.mutable else bytes
 
     __class__ = property(lambda self: bytearray if self.mutable else bytes)
 
@@ -159,7 +183,7 @@ class SymBytes:
         )
 
     def __len__(self):
-        return len(self.items)
+        return len(self._items) if self.choice is None else len(self.choice.options[0][1])
 
     def __iter__(self):
         return iter(list(self.items))
@@ -204,10 +228,18 @@ class SymBytes:
 
     # a bytearray's stores
     def _mutable(self):
+        if self.choice is not None:
+            _refuse(
+                "a change of a bytearray chosen by a symbolic index other than by item or slice assignment",
+                "change a bytearray at a concrete register number, or store regs[vd] = new",
+            )
         if not self.mutable:
             raise TypeError("'bytes' object does not support item assignment")
+        self.version += 1
 
     def __setitem__(self, index, value):
+        if self.choice is not None and not self.choice.mixed and self.mutable:
+            return self.choice.store(index, value)
         self._mutable()
         if type(index) is slice:
             if any(_symbolic(p) for p in (index.start, index.stop, index.step)):
@@ -256,6 +288,7 @@ class SymBytes:
             return self + other
         if not _bytes_like(other):
             return NotImplemented
+        self._mutable()
         self.items.extend(_of(other))
         return self
 
@@ -357,6 +390,8 @@ class SymBytes:
         return symbolic_any(b == value for b in self.items)
 
     def __hash__(self):
+        if self.choice is not None and self.choice.mixed:
+            self._class()
         if self.mutable:
             raise TypeError("unhashable type: 'bytearray'")
         if _concrete(self):
@@ -393,6 +428,7 @@ class SymBytes:
 
             def mutating(*args, **kwargs):
                 _outside_branches(f"bytearray.{name}")
+                self._mutable()
                 real = self._real()
                 result = getattr(real, name)(*args, **kwargs)
                 self.items[:] = list(real)
@@ -416,11 +452,11 @@ def _mixed(x) -> bool:
 
 
 def merge(cx, cond, a, b):
-    """`a if cond else b` of two bytes of one length (bytearrays are objects with an identity:
-    not merged, the branch is explored)."""
+    """`a if cond else b` of two bytes of one length (bytearrays are objects with an identity,
+    and so is a Choice of them: not merged, the branch is explored)."""
     from vredmax.proofs.python.facade import CannotMerge
 
-    if isinstance(a, bytearray) or isinstance(b, bytearray) or len(a) != len(b):
+    if _object(a) or _object(b) or len(a) != len(b):
         raise CannotMerge(a, b)
     limit = cx.trace_limit
     if _mixed(a) or _mixed(b) or (limit is not None and 8 * len(a) > limit):
@@ -435,6 +471,95 @@ def merge(cx, cond, a, b):
             else _bytes_of(value, len(a), False, OverflowError)
         )
     return make([_byte(V.merge_ints(cx, cond, x, y), _range_error(False)) for x, y in zip(_of(a), _of(b))])
+
+
+def _object(x) -> bool:
+    return type(x) is SymBytes and (x.mutable or x.choice is not None) or type(x) is bytearray
+
+
+def _content(x):
+    """The bytes an object holds now, as bytes (an immutable copy)."""
+    return make(tuple(x.items)) if type(x) is SymBytes else x
+
+
+class Choice:
+    """One of several bytes or bytearray objects of one length, by conditions of which exactly
+    one holds (a list of bytearrays read at a symbolic index, or two merged by a branch): the
+    SymBytes whose `choice` it is stands for the object chosen. Reads see what the objects hold
+    now; an item or slice store changes each bytearray where its condition holds (what Python
+    does to the one chosen); any other change, the identity (`is`, `id`) and, when bytes and
+    bytearrays are mixed, the type are refused. `fast`: where the objects are still the
+    pre-state's registers (their versions as when read), their bytes as the spec's array read."""
+
+    def __init__(self, options, fast=None):
+        self.options = options  # [(condition, object)], the last one's condition implied
+        self.mixed = len({type(x) is bytes or not x.mutable for _, x in options}) > 1
+        self.fast = fast  # (versions, a function giving the bytes) or None
+        self._read = None  # (versions, bytes)
+
+    @staticmethod
+    def of(options):
+        """The SymBytes standing for a choice between objects (bytes or bytearrays of one
+        length, as the objects stored in a list at a symbolic index), nested choices
+        flattened; None when they are not such objects."""
+        if not all(type(x) is SymBytes or type(x) is bytes for _, x in options):
+            return None  # a bytearray made before the proof ran (not tracked), or no bytes
+        if len({len(x) for _, x in options}) != 1:
+            return None
+        flat = []
+        for cond, x in options:
+            if type(x) is SymBytes and x.choice is not None:
+                flat += [(V.bool_and(cond, c), y) for c, y in x.choice.options]
+            else:
+                flat.append((cond, x))
+        flat = [(c, x) for c, x in flat if c is not False]
+        if len(flat) == 1:
+            return flat[0][1]
+        choice = Choice(flat)
+        mutable = all(type(x) is SymBytes and x.mutable for _, x in flat)
+        return SymBytes(None, mutable, choice)
+
+    def versions(self):
+        return tuple(x.version if type(x) is SymBytes else 0 for _, x in self.options)
+
+    def read(self):
+        versions = self.versions()
+        if self.fast is not None and self.fast[0] == versions:
+            if type(self.fast[1]) is not tuple:
+                self.fast = (versions, tuple(_of(self.fast[1]())))
+            return self.fast[1]
+        if self._read is None or self._read[0] != versions:
+            value = _content(self.options[-1][1])
+            for cond, x in reversed(self.options[:-1]):
+                value = merge(_cx(), cond, _content(x), value) if cond is not True else _content(x)
+            self._read = (versions, tuple(_of(value)))
+        return self._read[1]
+
+    def store(self, index, value):
+        """`chosen[index] = value`: each bytearray changed where its condition holds."""
+        if type(index) is slice:
+            if any(_symbolic(p) for p in (index.start, index.stop, index.step)):
+                _refuse("a store into a bytearray slice at a symbolic bound", INDEX_ADVICE)
+            n = len(self.options[0][1])
+            positions = list(range(n))[index]
+            if isinstance(value, int) or _symbolic(value):
+                bytearray(1)[index] = 0 if not isinstance(value, int) else value  # Python's TypeError
+            new = _items(value, True)
+            if len(new) != len(positions):
+                _refuse(
+                    "a slice store that changes the length of a bytearray chosen by a symbolic index",
+                    "store as many bytes as the slice has",
+                )
+            for cond, x in self.options:
+                for p, byte in zip(positions, new):
+                    x[p] = _byte(V.merge_ints(_cx(), cond, byte, x.items[p]), _range_error(True))
+            return
+        if type(index) is V.SymBool:
+            index = index.as_int()
+        value = _byte(value, _range_error(True))
+        for cond, x in self.options:
+            old = x[index]
+            x[index] = _byte(V.merge_ints(_cx(), cond, value, old), _range_error(True))
 
 
 def join(separator, parts):
@@ -826,22 +951,16 @@ _STRUCT_METHODS = {
 
 def register_file(items):
     """For a list of 32 bytes that are the registers of the pre-state (`[r.to_bytes(vlenb, order)
-    for r in pre.regs]`): a function reading it at a symbolic register number as the array read
-    (the spec's own term), turned into the same bytes; else None. Kept per list state."""
+    for r in pre.regs]`, or bytearrays of them): a function reading it at a symbolic register
+    number as the array read (the spec's own term), turned into the same bytes (for bytearrays:
+    the Choice of them, read so while none has changed); else None. Kept per list state."""
     from vredmax.proofs.python.branches import NUM_VREGS, _whole_register_file
 
-    if len(items) != NUM_VREGS or not all(type(x) is SymBytes for x in items):
+    if len(items) != NUM_VREGS or not all(type(x) is SymBytes and x.choice is None for x in items):
         return None
-    if any(x.mutable for x in items):
-        _refuse(
-            "a symbolic index into a list of bytearrays (each is an object: which one is read or "
-            "changed would depend on the inputs)",
-            "keep each register as bytes, read regs[vs2 + k] and store regs[vd] = bytes(new) (or index "
-            "the bytearrays with concrete register numbers)",
-        )
     cx = _cx()
     cache = cx.__dict__.setdefault("_bytes_register_files", {})
-    key = tuple(id(x) for x in items)
+    key = tuple((id(x), x.version) for x in items)
     if key not in cache:
         found = None
         for order in ("little", "big"):
@@ -854,7 +973,17 @@ def register_file(items):
                 found = functools.partial(_read_as_bytes, whole, length, order)
                 break
         cache[key] = (list(items), found)  # the items kept alive: their ids stay theirs
-    return cache[key][1]
+    found = cache[key][1]
+    if found is None or not any(x.mutable for x in items):
+        return found
+    # bytearrays: the object read stands for the one chosen (a Choice), its bytes the array
+    # read while none of them has changed
+    versions = tuple(x.version for x in items)
+    return lambda index: SymBytes(
+        None,
+        True,
+        Choice([(index == j, x) for j, x in enumerate(items)], (versions, functools.partial(found, index))),
+    )
 
 
 def _read_as_bytes(whole, length, order, index):

@@ -63,11 +63,14 @@ _BRANCH = "use ops.ite(condition, then, else) to choose between values"
 class Term:
     """One node of the traced DAG. `width` is the bit width, BOOL (0) for a Boolean."""
 
-    __slots__ = ("op", "args", "param", "width", "serial", "structural", "origin", "__weakref__")
+    # flag_only: computed from the flags and constants alone; structural: a flag-only
+    # Boolean, a condition over the flags (proofs/python/flagbits.py writes it as one)
+    __slots__ = ("op", "args", "param", "width", "serial", "flag_only", "structural", "origin", "__weakref__")
 
-    def __init__(self, op, args, param, width, serial, structural, origin=None):
+    def __init__(self, op, args, param, width, serial, flag_only, origin=None):
         self.op, self.args, self.param, self.width = op, args, param, width
-        self.serial, self.structural, self.origin = serial, structural, origin
+        self.serial, self.flag_only, self.origin = serial, flag_only, origin
+        self.structural = flag_only and width == BOOL
 
     def where(self) -> str:
         """file:line of the user's code that made this node (first made there)."""
@@ -128,15 +131,12 @@ class Tracer:
         key = (op, param, width) + tuple(id(a) for a in args)
         found = self._table.get(key)
         if found is None:
-            structural = width == BOOL and (
-                op in ("flag", "bool")
-                or (op in ("and_", "or_", "not_", "ite") and all(a.structural for a in args))
-            )
+            flag_only = op in ("flag", "bool", "const") or (bool(args) and all(a.flag_only for a in args))
             frame = sys._getframe(1)
             while frame is not None and is_internal(frame.f_code.co_filename):
                 frame = frame.f_back
             origin = (frame.f_code.co_filename, frame.f_lineno) if frame is not None else None
-            found = Term(op, tuple(args), param, width, next(self._serials), structural, origin)
+            found = Term(op, tuple(args), param, width, next(self._serials), flag_only, origin)
             self._table[key] = found
         return found
 
