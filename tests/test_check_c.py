@@ -165,7 +165,7 @@ def test_the_induction_proves_no_wrong_unit(function, sew, verdict, tmp_path):
     in a loop of their own, run only for the active ones, are proved too: the paths that ran
     the inner loop and those that skipped it meet at the outer head (each loop's trips counted
     apart); the guess of the invariant no longer asks the solver after each mined trip (over
-    two minutes at SEW=64 before: a time limit)."""
+    two minutes at SEW=64 before: a time limit). An UNKNOWN names the loop by its source line."""
     from vredmax.proofs.c.check import unit_vlmaxes
     from vredmax.proofs.c.unit_loop import prove_unit_loop
 
@@ -174,6 +174,8 @@ def test_the_induction_proves_no_wrong_unit(function, sew, verdict, tmp_path):
         symbolic.engine_python(), built.plain, sew, unit_vlmaxes(sew, 1 << 20), 120, "auto"
     )
     assert result.verdict == verdict, result.detail
+    if verdict == Verdict.UNKNOWN:  # what stopped the induction, at a line of the source
+        assert "units.c:" in result.detail, result.detail
 
 
 @needs_angr

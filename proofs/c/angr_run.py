@@ -108,7 +108,11 @@ def explore(project, start, deadline: float, limit_states: int, loop: dict | Non
         if time.monotonic() > deadline:
             raise Incomplete("time limit")
         if len(active) > limit_states:
-            raise Incomplete(f"more than {limit_states} paths at once: the code's paths do not meet again")
+            where = sorted({s.addr for s in active})
+            raise Incomplete(
+                f"more than {limit_states} paths at once: the code's paths do not meet again (they are "
+                f"at {', '.join(f'{a:#x}' for a in where[:3])}{' ...' if len(where) > 3 else ''})"
+            )
         active.sort(key=order)
         first = order(active[0])
         same = [s for s in active if order(s) == first]
@@ -155,7 +159,9 @@ def explore(project, start, deadline: float, limit_states: int, loop: dict | Non
                 if succ.globals["iterations"] > loop.get("max_back", 1 << 30):
                     raise loop["too_long"](
                         f"the path from {start.addr:#x} jumps back more than "
-                        f"{loop['max_back']} times before it is there again"
+                        f"{loop['max_back']} times before it is at the loop head again (the loop at "
+                        f"{succ.addr:#x} runs on: a second loop whose trips depend on n, which the "
+                        "invariant of one loop does not describe)"
                     )
                 if succ.addr == loop.get("stop_at"):
                     loop["stopped"].append(succ)
@@ -186,7 +192,9 @@ def _source_line(project, address: int) -> str:
                     if state is None:
                         continue
                     if previous is not None and previous.address <= offset < state.address:
-                        best = (program["file_entry"][previous.file - 1].name.decode(), previous.line)
+                        # DWARF 5 numbers the files from 0, earlier versions from 1
+                        index = previous.file - (program.header["version"] < 5)
+                        best = (program["file_entry"][index].name.decode(), previous.line)
                     previous = None if state.end_sequence else state
             if best:
                 return f"{best[0]}:{best[1]} ({address:#x})"
@@ -387,7 +395,31 @@ def run(job: dict) -> dict:
 
 def run_unit_loop(job: dict) -> dict:
     """A unit's loop for every n (angr_loop.py): the mined plan, and the terms of the entry run
-    and of one trip, for unit_loop.prove_unit_loop to prove."""
+    and of one trip, for unit_loop.prove_unit_loop to prove. What stopped it names the code's
+    addresses by their source lines."""
+    import angr
+
+    try:
+        return _run_unit_loop(job)
+    except Incomplete as why:
+        project = _project(angr, job["library"])
+        raise Incomplete(_with_lines(project, str(why))) from None
+
+
+def _with_lines(project, text: str) -> str:
+    """Each code address (0x4...) in text as `file.c:LINE (0x...)`, when debug information has it."""
+    import re
+
+    low, high = project.loader.main_object.min_addr, project.loader.main_object.max_addr
+
+    def line(match):
+        address = int(match.group(0), 16)
+        return _source_line(project, address) if low <= address <= high else match.group(0)
+
+    return re.sub(r"(?<![:(])\b0x[0-9a-f]+\b(?!\))", line, text)
+
+
+def _run_unit_loop(job: dict) -> dict:
     import angr
     import claripy
 
@@ -540,7 +572,11 @@ def _unit_loop_proof(job, project, entry, add, remove, plan, seed, start_time, d
         out(f"path_r{i}", condition(final))
     for name, _region, address in loads:
         out(f"addr_{name}", address)
-    plan = dict(plan, locations={r: list(v) for r, v in plan["locations"].items()})
+    plan = dict(
+        plan,
+        locations={r: list(v) for r, v in plan["locations"].items()},
+        where=_source_line(project, head),
+    )
     return {
         "smt2": solver.to_smt2(),
         "outputs": names,
