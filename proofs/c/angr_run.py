@@ -60,6 +60,40 @@ def _key(state):
     return (state.globals.get("iterations", 0), state.addr)
 
 
+def _inside(sources: dict, inner: int, outer: int) -> bool:
+    """Whether the loop with head `inner` lies inside the one with head `outer` (`sources`: each
+    head's farthest back-edge source seen): its code is within the outer loop's range. Two back
+    edges of one loop (a `continue`) have ranges that overlap without nesting: one loop."""
+    return outer < inner and sources[inner] <= sources[outer]
+
+
+def _nested_key(sources: dict):
+    """The order of a loop job (angr_loop.py): the trips of the outermost loops first, then
+    those of the loops inside them, then the address. A trip of an outer loop resets the counts
+    of the loops inside it (`_after_back_edge`), so the paths that ran an inner loop (an
+    element's bytes read one at a time) and those that skipped it (an inactive element) meet
+    at the outer loop's head after the same trip; one count of every back edge would keep them
+    apart. The back edges of one loop count together (one level)."""
+
+    def key(state):
+        levels: dict = {}
+        for head, count in state.globals.get("trips", ()):
+            depth = sum(_inside(sources, head, other) for other in sources)
+            levels[depth] = levels.get(depth, 0) + count
+        return (tuple(levels.get(d, 0) for d in range(max(levels, default=-1) + 1)), state.addr)
+
+    return key
+
+
+def _after_back_edge(sources: dict, trips: tuple, head: int, source: int) -> tuple:
+    """The loops' trip counts after a back edge from the block at `source` to `head`: that
+    loop's count up, the counts of the loops inside it reset."""
+    sources[head] = max(sources.get(head, source), source)
+    counts = {h: c for h, c in trips if not _inside(sources, h, head)}
+    counts[head] = counts.get(head, 0) + 1
+    return tuple(sorted(counts.items()))
+
+
 def explore(project, start, deadline: float, limit_states: int, loop: dict | None = None):
     """Step every path to the function's return, merging states at common (iterations,
     address) points; the finished states, and the number of steps taken. With `loop`
@@ -68,15 +102,21 @@ def explore(project, start, deadline: float, limit_states: int, loop: dict | Non
     (in loop["stopped"])."""
     end = project.simos.return_deadend
     active, finished, steps = [start], [], 0
+    sources: dict = {}  # each loop head seen: its farthest back-edge source
+    order = _key if loop is None else _nested_key(sources)
     while active:
         if time.monotonic() > deadline:
             raise Incomplete("time limit")
         if len(active) > limit_states:
-            raise Incomplete(f"more than {limit_states} paths at once: the code's paths do not meet again")
-        active.sort(key=_key)
-        first = _key(active[0])
-        same = [s for s in active if _key(s) == first]
-        active = [s for s in active if _key(s) != first]
+            where = sorted({s.addr for s in active})
+            raise Incomplete(
+                f"more than {limit_states} paths at once: the code's paths do not meet again (they are "
+                f"at {', '.join(f'{a:#x}' for a in where[:3])}{' ...' if len(where) > 3 else ''})"
+            )
+        active.sort(key=order)
+        first = order(active[0])
+        same = [s for s in active if order(s) == first]
+        active = [s for s in active if order(s) != first]
         state = same[0]
         if len(same) > 1:
             try:
@@ -84,7 +124,8 @@ def explore(project, start, deadline: float, limit_states: int, loop: dict | Non
             except Exception:  # angr cannot merge these (different call stacks...): one at a time
                 active += same[1:]
         if loop is not None and "seen" in loop:
-            loop["seen"].setdefault(state.addr, {}).setdefault(_key(state)[0], []).append(state)
+            # by the trips taken (those of the loops inside this one reset at its head)
+            loop["seen"].setdefault(state.addr, {}).setdefault(sum(order(state)[0]), []).append(state)
         try:
             successors = state.step(extra_stop_points=loop.get("heads")) if loop else state.step()
         except Exception as error:
@@ -112,10 +153,15 @@ def explore(project, start, deadline: float, limit_states: int, loop: dict | Non
             if loop is not None:
                 if back:
                     loop.setdefault("backs", set()).add(succ.addr)
+                    succ.globals["trips"] = _after_back_edge(
+                        sources, state.globals.get("trips", ()), succ.addr, state.addr
+                    )
                 if succ.globals["iterations"] > loop.get("max_back", 1 << 30):
                     raise loop["too_long"](
                         f"the path from {start.addr:#x} jumps back more than "
-                        f"{loop['max_back']} times before it is there again"
+                        f"{loop['max_back']} times before it is at the loop head again (the loop at "
+                        f"{succ.addr:#x} runs on: a second loop whose trips depend on n, which the "
+                        "invariant of one loop does not describe)"
                     )
                 if succ.addr == loop.get("stop_at"):
                     loop["stopped"].append(succ)
@@ -146,7 +192,9 @@ def _source_line(project, address: int) -> str:
                     if state is None:
                         continue
                     if previous is not None and previous.address <= offset < state.address:
-                        best = (program["file_entry"][previous.file - 1].name.decode(), previous.line)
+                        # DWARF 5 numbers the files from 0, earlier versions from 1
+                        index = previous.file - (program.header["version"] < 5)
+                        best = (program["file_entry"][index].name.decode(), previous.line)
                     previous = None if state.end_sequence else state
             if best:
                 return f"{best[0]}:{best[1]} ({address:#x})"
@@ -347,7 +395,31 @@ def run(job: dict) -> dict:
 
 def run_unit_loop(job: dict) -> dict:
     """A unit's loop for every n (angr_loop.py): the mined plan, and the terms of the entry run
-    and of one trip, for unit_loop.prove_unit_loop to prove."""
+    and of one trip, for unit_loop.prove_unit_loop to prove. What stopped it names the code's
+    addresses by their source lines."""
+    import angr
+
+    try:
+        return _run_unit_loop(job)
+    except Incomplete as why:
+        project = _project(angr, job["library"])
+        raise Incomplete(_with_lines(project, str(why))) from None
+
+
+def _with_lines(project, text: str) -> str:
+    """Each code address (0x4...) in text as `file.c:LINE (0x...)`, when debug information has it."""
+    import re
+
+    low, high = project.loader.main_object.min_addr, project.loader.main_object.max_addr
+
+    def line(match):
+        address = int(match.group(0), 16)
+        return _source_line(project, address) if low <= address <= high else match.group(0)
+
+    return re.sub(r"(?<![:(])\b0x[0-9a-f]+\b(?!\))", line, text)
+
+
+def _run_unit_loop(job: dict) -> dict:
     import angr
     import claripy
 
@@ -381,17 +453,20 @@ def run_unit_loop(job: dict) -> dict:
         explore(project, state.copy(), deadline, job.get("limit_states", 64), found)
         seen = {"seen": {}, "heads": set(found.get("backs", ()))}
         explore(project, state, deadline, job.get("limit_states", 64), seen)
-        heads = {}
+        heads, unmerged = {}, []
         for head in seen.get("backs", ()):
             by_trip = {}
             for trips, states in seen["seen"].get(head, {}).items():
-                if len(states) != 1:
-                    raise angr_loop.LoopIncomplete(
-                        f"{len(states)} unmerged states at the loop head {head:#x}"
-                    )
+                if len(states) != 1:  # a loop inside another (its count starts again each trip)
+                    unmerged.append(f"{len(states)} unmerged states at the loop head {head:#x}")
+                    break
                 by_trip[trips] = states[0]
-            heads[head] = by_trip
-        plans = angr_loop.mine(claripy, heads, sew, elements, flags)
+            else:
+                heads[head] = by_trip
+        try:
+            plans = angr_loop.mine(claripy, heads, sew, elements, flags)
+        except angr_loop.LoopIncomplete as why:
+            raise angr_loop.LoopIncomplete("; ".join([str(why), *unmerged])) from None
     except angr_loop.LoopIncomplete as why:
         raise Incomplete(str(why)) from None
     failures = []
@@ -427,7 +502,7 @@ def _unit_loop_proof(job, project, entry, add, remove, plan, seed, start_time, d
         "stop_at": head,
         "stopped": [],
         "heads": {head},
-        "max_back": 4,
+        "max_back": angr_loop.MAX_BACK,
         "too_long": angr_loop.LoopIncomplete,
     }
     entry_returns, steps = explore(project, state, deadline, job.get("limit_states", 64), loop)
@@ -444,10 +519,11 @@ def _unit_loop_proof(job, project, entry, add, remove, plan, seed, start_time, d
             "stop_at": head,
             "stopped": [],
             "heads": {head},
-            "max_back": 4,
+            "max_back": angr_loop.MAX_BACK,
             "too_long": angr_loop.LoopIncomplete,
         }
         trip.globals["iterations"] = 0
+        trip.globals["trips"] = ()
         trip_returns, more = explore(project, trip, deadline, job.get("limit_states", 64), loop)
         steps += more
         stack = trip.solver.eval(trip.regs.rsp)
@@ -496,7 +572,11 @@ def _unit_loop_proof(job, project, entry, add, remove, plan, seed, start_time, d
         out(f"path_r{i}", condition(final))
     for name, _region, address in loads:
         out(f"addr_{name}", address)
-    plan = dict(plan, locations={r: list(v) for r, v in plan["locations"].items()})
+    plan = dict(
+        plan,
+        locations={r: list(v) for r, v in plan["locations"].items()},
+        where=_source_line(project, head),
+    )
     return {
         "smt2": solver.to_smt2(),
         "outputs": names,

@@ -216,7 +216,7 @@ def prove_unit_loop(
     plan = result["plan"]
     kept = sum(kind != "havoc" for kind, _ in plan["locations"].values())
     where = (
-        f"the loop at {plan['head']:#x} ({plan['direction']}, {plan['stride']} element(s) a trip; "
+        f"the loop at {plan.get('where', hex(plan['head']))} ({plan['direction']}, {plan['stride']} element(s) a trip; "
         f"{kept} registers and stack slots in the invariant)"
     )
     for what, assumptions, goal in obligations(result, sew, vlmaxes):

@@ -204,3 +204,46 @@ uint64_t bug_compact_short(unsigned sew, uint64_t seed, const void *elements, co
     free(buf);
     return (uint64_t)acc;
 }
+
+/* correct: each element assembled byte by byte in a loop of its own (a loop inside the loop
+ * over the elements, run only for the active ones), the maximum kept by a branch-free mask */
+static int64_t bytes_element(const uint8_t *p, unsigned sew)
+{
+    uint64_t raw = 0;
+    for (unsigned b = sew / 8; b-- > 0;)
+        raw = raw << 8 | p[b];
+    return (int64_t)(raw << (64 - sew)) >> (64 - sew);
+}
+uint64_t u_bytes_inner(unsigned sew, uint64_t seed, const void *elements, const uint8_t *active, size_t n)
+{
+    int64_t acc = bytes_element((const uint8_t *)&seed, sew);
+    for (size_t i = 0; i < n; i++) {
+        if (!active[i])
+            continue;
+        int64_t x = bytes_element((const uint8_t *)elements + i * (sew / 8), sew);
+        uint64_t take = -(uint64_t)(x > acc);
+        acc = (int64_t)(((uint64_t)x & take) | ((uint64_t)acc & ~take));
+    }
+    return (uint64_t)acc;
+}
+
+/* bug: the byte loop one byte short (the top byte of each element is never read) */
+static int64_t bytes_element_short(const uint8_t *p, unsigned sew)
+{
+    uint64_t raw = 0;
+    for (unsigned b = sew / 8 - 1; b-- > 0;)
+        raw = raw << 8 | p[b];
+    return (int64_t)(raw << (64 - sew)) >> (64 - sew);
+}
+uint64_t bug_bytes_short(unsigned sew, uint64_t seed, const void *elements, const uint8_t *active, size_t n)
+{
+    int64_t acc = bytes_element((const uint8_t *)&seed, sew);
+    for (size_t i = 0; i < n; i++) {
+        if (!active[i])
+            continue;
+        int64_t x = bytes_element_short((const uint8_t *)elements + i * (sew / 8), sew);
+        uint64_t take = -(uint64_t)(x > acc);
+        acc = (int64_t)(((uint64_t)x & take) | ((uint64_t)acc & ~take));
+    }
+    return (uint64_t)acc;
+}
