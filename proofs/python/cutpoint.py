@@ -107,6 +107,9 @@ class Analysis:
     shapes: dict = field(default_factory=dict)
     cone_nodes: int = 0
     refuted: tuple | None = None  # the first node shown no guarded max: (node, cone, witness)
+    # the first node shown no guarded max but kept as a selection between two (its witness
+    # explains a root the bounds do not pin down)
+    selected: tuple | None = None
     # when the root is known only between two guarded maxima: `root` below it, this above
     upper: object = None
 
@@ -399,6 +402,8 @@ class Denoter:
         if shape.table is None:
             chosen = self.selection(node, cone)
             if chosen is not None:
+                if shape.witness is not None and self.analysis.selected is None and not wide:
+                    self.analysis.selected = (node, cone, shape.witness)
                 return chosen
         if shape.table is None:
             # name the first node that selects (a compare-and-select, a max), not an xor feeding one
@@ -630,10 +635,10 @@ def compare_bounds(lows, highs, timeout_ms: int):
                     for (label, got, want), goal in chunk
                     if not z3.is_true(answer.model.eval(goal, model_completion=True))
                 ]
+            why = "a leaf's condition differs" if suspects else f"{answer.verdict.value}: {answer.detail}"
             return (
                 Verdict.UNKNOWN,
-                "the result lies between two guarded maxima that are not shown to be the spec's "
-                f"({answer.verdict.value} {answer.detail})".strip(),
+                f"the result lies between two guarded maxima that are not shown to be the spec's ({why})",
                 suspects,
             )
     return (
@@ -871,7 +876,14 @@ def prove_unit_at_scale(unit, cfg: Config, timeout_ms: int) -> ScaleResult:
                     Verdict.COUNTEREXAMPLE, f"{detail}; a concrete case confirms the unit is wrong", case
                 )
         if verdict != Verdict.PROVED:
-            return result(verdict, detail)
+            witness = ""
+            if analysis.selected is not None:  # the node that made the root a selection, and why
+                node, cone, values = analysis.selected
+                witness = _witness_text(cfg.sew, cone, values)
+                detail += (
+                    f"; ops.{node.op} at {node.where()} is not a signed max of its inputs (it selects one)"
+                )
+            return result(verdict, detail, witness=witness)
         mismatch = None
     else:
         verdict, detail, mismatch = compare_root(rows, timeout_ms)

@@ -204,7 +204,13 @@ def _prove_shape(key, shape: Shape, sew: int, timeout_ms: int) -> Shape:
     if answer.verdict == Verdict.PROVED:
         return Shape(shape.table, Verdict.PROVED, encoding=shape.encoding)
     if answer.verdict == Verdict.COUNTEREXAMPLE:
-        return Shape(None, Verdict.COUNTEREXAMPLE, "not a guarded signed max (the solver's case)")
+        model = answer.model
+        witness = None
+        if model is not None:  # the solver's case, as the probes' (cut values, conditions)
+            xvals = [model.eval(x, model_completion=True).as_long() for x in xs]
+            bits = tuple(z3.is_true(model.eval(b, model_completion=True)) for b in bs)
+            witness = (xvals, bits)
+        return Shape(None, Verdict.COUNTEREXAMPLE, "not a guarded signed max (the solver's case)", witness)
     return Shape(None, answer.verdict, f"the local proof: {answer.verdict.value} {answer.detail}".strip())
 
 
