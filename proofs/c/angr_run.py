@@ -296,6 +296,13 @@ def _one_byte_order(claripy) -> None:
     original = cls.__init__
 
     def __init__(self, obj, base, endness, length=None, byte_width=8):
+        if endness is None:
+            # the page merge stores a merged value as its bytes in memory order with no byte order
+            # given (UltraPage.merge, "do not convert endianness again"), and bytes_at then read
+            # such an object back reversed (it reverses whenever the order asked is not the
+            # object's): a heap slot written at a symbolic index (`buf[m++] = x`) came out
+            # byte-reversed after the paths met, and the solver's counterexample did not replay
+            endness = "Iend_BE"
         if (
             endness == "Iend_LE"
             and isinstance(obj, claripy.ast.BV)

@@ -205,6 +205,61 @@ uint64_t bug_compact_short(unsigned sew, uint64_t seed, const void *elements, co
     return (uint64_t)acc;
 }
 
+/* an element read through a union after a memcpy of sew / 8 bytes (sign-extended by its type) */
+typedef union { uint64_t u; int8_t b; int16_t h; int32_t w; int64_t d; } lane;
+static int64_t lane_element(const uint8_t *p, unsigned sew)
+{
+    lane v;
+    v.u = 0;
+    memcpy(&v.u, p, sew / 8);
+    switch (sew) {
+    case 8: return v.b;
+    case 16: return v.h;
+    case 32: return v.w;
+    default: return v.d;
+    }
+}
+
+/* correct: the active elements gathered into a malloc'ed buffer through a pointer walk, the seed
+ * folded in last (generated unit g6101_22_u: the paths that stored at buf[m] for different m
+ * met, and angr read the merged slot back byte-reversed; its counterexample did not replay) */
+uint64_t u_compact_walk(unsigned sew, uint64_t seed, const void *elements, const uint8_t *active, size_t n)
+{
+    int64_t acc = (int64_t)(~0ull << (sew - 1));
+    int64_t *buf = malloc((n ? n : 1) * sizeof *buf);
+    if (!buf)
+        return 0;
+    size_t m = 0;
+    const uint8_t *p = elements;
+    for (size_t i = 0; i < n; i++, p += sew / 8)
+        if (active[i])
+            buf[m++] = lane_element(p, sew);
+    for (size_t j = 0; j < m; j++)
+        acc = buf[j] > acc ? buf[j] : acc;
+    free(buf);
+    int64_t x = lane_element((const uint8_t *)&seed, sew);
+    return (uint64_t)(x > acc ? x : acc);
+}
+
+/* bug: u_compact_walk comparing the gathered elements unsigned */
+uint64_t bug_compact_walk_unsigned(unsigned sew, uint64_t seed, const void *elements, const uint8_t *active, size_t n)
+{
+    int64_t acc = (int64_t)(~0ull << (sew - 1));
+    int64_t *buf = malloc((n ? n : 1) * sizeof *buf);
+    if (!buf)
+        return 0;
+    size_t m = 0;
+    const uint8_t *p = elements;
+    for (size_t i = 0; i < n; i++, p += sew / 8)
+        if (active[i])
+            buf[m++] = lane_element(p, sew);
+    for (size_t j = 0; j < m; j++)
+        acc = (uint64_t)buf[j] > (uint64_t)acc ? buf[j] : acc;
+    free(buf);
+    int64_t x = lane_element((const uint8_t *)&seed, sew);
+    return (uint64_t)(x > acc ? x : acc);
+}
+
 /* correct: each element assembled byte by byte in a loop of its own (a loop inside the loop
  * over the elements, run only for the active ones), the maximum kept by a branch-free mask */
 static int64_t bytes_element(const uint8_t *p, unsigned sew)
