@@ -10,6 +10,10 @@ tests/test_generated_families.py checks each with the proof alone (`--random 0`)
 - a register file of bytearrays read at `regs[vs2 + i // per]` and written back as
   `regs[vd] = new` (a bytearray into a list of bytes or of bytearrays): the object read or
   stored is a choice of objects (symbytes.Choice).
+- a signed result brought back to an element value by a condition (`best + 2**W if best < 0
+  else best`) after a running maximum of neutral-element values written as arithmetic
+  (`x * on + MIN * (1 - on)`): the result's range is asked of the solver with the maximum one
+  of its leaf shapes (proofs/python/selections.py), not a free value.
 """
 
 from vredmax.spec.config import VTYPE_VILL_BIT, VTYPE_VTA_BIT, Config
@@ -214,7 +218,61 @@ def step_bytearray_changed_in_place(m, pre, insn, cfg, tail):
     return _in_place_step(m, pre, insn, cfg, tail)
 
 
+# A signed result brought back by a condition ---------------------------------------------------
+
+
+def _brought_back(ops, seed, elements, active, tree, neutral):
+    W = ops.width
+
+    def signed(x):
+        return x - ((x >> (W - 1)) << W)
+
+    def largest(vals, lo, hi):
+        if hi - lo == 1:
+            return vals[lo]
+        mid = (lo + hi) // 2
+        a, b = largest(vals, lo, mid), largest(vals, mid, hi)
+        return b if b > a else a
+
+    NEUTRAL = neutral(W)
+    vals = [signed(e) * (1 if a else 0) + NEUTRAL * (0 if a else 1) for e, a in zip(elements, active)]
+    if tree:
+        best = largest(vals, 0, len(vals))
+    else:
+        best = NEUTRAL
+        for v in vals:
+            best = v if v > best else best
+    best = signed(seed) if signed(seed) > best else best
+    return best + (1 << W) if best < 0 else best
+
+
+@case("proved", WIDE)
+def brought_back_after_a_tree_of_neutral_values(ops, seed, elements, active):
+    return _brought_back(ops, seed, elements, active, True, lambda w: -(1 << (w - 1)))
+
+
+@case("counterexample", WIDE)
+def brought_back_after_a_tree_neutral_zero(ops, seed, elements, active):
+    # 0 for an inactive element: wrong when the seed and every active element are negative
+    return _brought_back(ops, seed, elements, active, True, lambda w: 0)
+
+
+@case("proved", WIDE)
+def brought_back_after_a_loop_of_neutral_values(ops, seed, elements, active):
+    return _brought_back(ops, seed, elements, active, False, lambda w: -(1 << (w - 1)))
+
+
+@case("counterexample", WIDE)
+def brought_back_after_a_loop_neutral_one_above(ops, seed, elements, active):
+    # MIN + 1 for an inactive element: wrong when the seed and every active element are MIN
+    return _brought_back(ops, seed, elements, active, False, lambda w: 1 - (1 << (w - 1)))
+
+
 UNITS = [
+    brought_back_after_a_tree_of_neutral_values,
+    brought_back_after_a_tree_neutral_zero,
+    brought_back_after_a_loop_of_neutral_values,
+    brought_back_after_a_loop_neutral_one_above,
     mask_packed_in_an_int,
     mask_packed_read_one_lane_off,
     mask_counted_then_compared,
