@@ -9,7 +9,8 @@ tests/test_generated_families.py checks each with the proof alone (`--random 0`)
   `sorted(vals, reverse=True)[0]`): only the ends are built (pybuiltins.SortedEnds).
 - a register file of bytearrays read at `regs[vs2 + i // per]` and written back as
   `regs[vd] = new` (a bytearray into a list of bytes or of bytearrays): the object read or
-  stored is a choice of objects (symbytes.Choice).
+  stored is a choice of objects (symbytes.Choice); read through a memoryview of bytes, as
+  the bytes.
 - a signed result brought back to an element value by a condition (`best + 2**W if best < 0
   else best`) after a running maximum of neutral-element values written as arithmetic
   (`x * on + MIN * (1 - on)`): the result's range is asked of the solver with the maximum one
@@ -137,7 +138,7 @@ def sorted_long_first(ops, seed, elements, active):
 # A register file of bytearrays ---------------------------------------------------------------
 
 
-def _bytearray_step(m, pre, insn, cfg, tail, keep="bytearrays", order="little", write_at=0):
+def _bytearray_step(m, pre, insn, cfg, tail, keep="bytearrays", order="little", write_at=0, view=False):
     traps = trap_conditions(m, pre, insn, m.bit(pre.vtype, VTYPE_VILL_BIT), cfg.lmul)
     if any(fired for _, fired in traps) or pre.vl == 0:
         return traps, pre
@@ -150,11 +151,14 @@ def _bytearray_step(m, pre, insn, cfg, tail, keep="bytearrays", order="little", 
     def signed(x):
         return x - (1 << sew) if x >> (sew - 1) else x
 
-    best = signed(int.from_bytes(regs[insn.vs1][0:nb], "little"))
+    def read(reg):
+        return memoryview(reg) if view else reg
+
+    best = signed(int.from_bytes(read(regs[insn.vs1])[0:nb], "little"))
     for i in range(cfg.vlmax):
         if i < pre.vl and (insn.vm or (pre.regs[0] >> i) & 1):
             at = nb * (i % per)
-            best = max(best, signed(int.from_bytes(regs[insn.vs2 + i // per][at : at + nb], order)))
+            best = max(best, signed(int.from_bytes(read(regs[insn.vs2 + i // per])[at : at + nb], order)))
     new = bytearray(regs[insn.vd])
     new[write_at : write_at + nb] = (best & ((1 << sew) - 1)).to_bytes(nb, "little")
     if tail == "ones" and pre.vtype >> VTYPE_VTA_BIT & 1:
@@ -183,6 +187,17 @@ def step_bytearray_registers_big_endian(m, pre, insn, cfg, tail):
 @case("counterexample", SMALL)
 def step_bytearray_registers_written_at_element_1(m, pre, insn, cfg, tail):
     return _bytearray_step(m, pre, insn, cfg, tail, write_at=2)
+
+
+@case("proved", SMALL)
+def step_bytes_registers_read_through_memoryview(m, pre, insn, cfg, tail):
+    """`int.from_bytes(memoryview(regs[vs2 + i // per])[at:at + nb], ...)` of a list of bytes."""
+    return _bytearray_step(m, pre, insn, cfg, tail, keep="bytes", view=True)
+
+
+@case("counterexample", SMALL)
+def step_bytes_registers_read_through_memoryview_big_endian(m, pre, insn, cfg, tail):
+    return _bytearray_step(m, pre, insn, cfg, tail, keep="bytes", order="big", view=True)
 
 
 def _in_place_step(m, pre, insn, cfg, tail, write_at=0):
@@ -284,6 +299,8 @@ UNITS = [
     sorted_long_first,
 ]
 STEPS = [
+    step_bytes_registers_read_through_memoryview,
+    step_bytes_registers_read_through_memoryview_big_endian,
     step_bytearray_registers,
     step_bytes_registers_bytearray_stored,
     step_bytearray_registers_big_endian,
