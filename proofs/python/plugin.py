@@ -118,39 +118,20 @@ def _shown_in_range(result: V.SymInt, width: int, ops) -> bool:
     """The result is in 0..2**width-1 for every input, though its interval says it may not be
     (`x + 2**W if x < 0 else x`: the interval of each branch ignores the branch's condition).
     Asked of the solver about the result's top RANGE_DEPTH operations with every value below
-    them a free bit-vector of its width (any value: more than the code can give, so a proof
-    holds for the code; a counterexample may be spurious and is only a refusal)."""
+    them free (proofs/python/selections.py: a free bit-vector of its width, or one of the leaf
+    shapes of a selection: more values than the code can give, so a proof holds for the code;
+    a counterexample may be spurious and is only a refusal)."""
     from vredmax.proofs.engine.verdict import Verdict, prove
     from vredmax.proofs.python.paths import is_z3
-    from vredmax.proofs.python.trace import BOOL, evaluate
-    from vredmax.spec.bv import Z3Elements
+    from vredmax.proofs.python.selections import Framing
 
-    term = result.t
+    term, facts = result.t, []
     if not is_z3(result.bk):
-        inside, level = set(), [term]
-        for _ in range(RANGE_DEPTH):
-            level = [n for n in level if id(n) not in inside]
-            inside.update(id(n) for n in level)
-            level = [a for n in level for a in n.args]
-        free: dict = {}
-
-        def leaf(node):
-            if (
-                id(node) in inside
-                and node.op != "input"
-                and node.op != "flag"
-                and (node.args or node.op in ("const", "bool"))
-            ):
-                return None
-            if id(node) not in free:
-                name = f"range_free_{len(free)}"
-                free[id(node)] = z3.Bool(name) if node.width == BOOL else z3.BitVec(name, node.width)
-            return free[id(node)]
-
-        term = evaluate(Z3Elements(ops.width), term, leaf)
+        framing = Framing(ops.width, RANGE_DEPTH)
+        term, facts = framing.term(term), framing.facts
     at = max(result.w, width) + 2
     value = z3.SignExt(at - result.w, term) if result.s else z3.ZeroExt(at - result.w, term)
-    answer = prove([], z3.And(value >= 0, value < (1 << width)), RANGE_TIMEOUT_MS)
+    answer = prove(facts, z3.And(value >= 0, value < (1 << width)), RANGE_TIMEOUT_MS)
     return answer.verdict == Verdict.PROVED
 
 

@@ -1,4 +1,5 @@
-"""Symbolic bytes: `int.to_bytes`, `int.from_bytes`, `bytes`, `bytearray` and `struct` while proving.
+"""Symbolic bytes: `int.to_bytes`, `int.from_bytes`, `bytes`, `bytearray`, `memoryview`, `struct`
+while proving.
 
 Emulators keep registers as bytes (`x.to_bytes(nb, "little")`, a bytearray register file,
 `struct.unpack("<b", ...)` for a sign). While proving, such a value is a `SymBytes`: a sequence
@@ -22,7 +23,8 @@ same term, or an if-then-else of two such when the bytes were merged by a branch
 node for the cut-point method. A bytearray read from a list at a symbolic index, or stored
 into one, is the object chosen (`Choice`): reads see what the objects hold, an item or slice
 store changes each where its condition holds. Refused, with what to write instead: a symbolic index into
-bytes at a slice, a symbolic length, struct formats other than the integer ones, hash() of
+bytes at a slice, a symbolic length, struct formats other than the integer ones, a memoryview of a bytearray (a memoryview of bytes
+reads as the bytes), hash() of
 bytes holding a symbolic byte; of a chosen bytearray, changes other than item or slice
 stores, `is`, id(), and the type where bytes and bytearrays are chosen between.
 """
@@ -798,6 +800,20 @@ def symbolic_bytearray(source=_NOTHING, *args, **kwargs):
     return SymBytes(_items(source, True), True)
 
 
+def symbolic_memoryview(source):
+    """A memoryview of bytes holding a symbolic byte reads as those bytes (the bytes cannot
+    change, so a view and a copy read alike: `int.from_bytes(memoryview(reg)[a:b], ...)`).
+    A view of such a bytearray shares its changes both ways: refused."""
+    if type(source) is not SymBytes:
+        return memoryview(source)
+    if source.mutable:
+        _refuse(
+            "a memoryview of a bytearray holding a symbolic byte (the view shares its changes)",
+            "read the bytearray itself, or a memoryview of bytes(...)",
+        )
+    return source
+
+
 # struct --------------------------------------------------------------------------------------------
 
 _INTEGER_CODES = "bBhHiIlLqQ"
@@ -1009,6 +1025,7 @@ SUBSTITUTES = {
     int.to_bytes: int_to_bytes,
     builtins.bytes: symbolic_bytes,
     builtins.bytearray: symbolic_bytearray,
+    builtins.memoryview: symbolic_memoryview,
     struct.pack: symbolic_pack,
     struct.unpack: symbolic_unpack,
     struct.unpack_from: symbolic_unpack_from,

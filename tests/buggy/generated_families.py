@@ -9,7 +9,12 @@ tests/test_generated_families.py checks each with the proof alone (`--random 0`)
   `sorted(vals, reverse=True)[0]`): only the ends are built (pybuiltins.SortedEnds).
 - a register file of bytearrays read at `regs[vs2 + i // per]` and written back as
   `regs[vd] = new` (a bytearray into a list of bytes or of bytearrays): the object read or
-  stored is a choice of objects (symbytes.Choice).
+  stored is a choice of objects (symbytes.Choice); read through a memoryview of bytes, as
+  the bytes.
+- a signed result brought back to an element value by a condition (`best + 2**W if best < 0
+  else best`) after a running maximum of neutral-element values written as arithmetic
+  (`x * on + MIN * (1 - on)`): the result's range is asked of the solver with the maximum one
+  of its leaf shapes (proofs/python/selections.py), not a free value.
 """
 
 from vredmax.spec.config import VTYPE_VILL_BIT, VTYPE_VTA_BIT, Config
@@ -133,7 +138,7 @@ def sorted_long_first(ops, seed, elements, active):
 # A register file of bytearrays ---------------------------------------------------------------
 
 
-def _bytearray_step(m, pre, insn, cfg, tail, keep="bytearrays", order="little", write_at=0):
+def _bytearray_step(m, pre, insn, cfg, tail, keep="bytearrays", order="little", write_at=0, view=False):
     traps = trap_conditions(m, pre, insn, m.bit(pre.vtype, VTYPE_VILL_BIT), cfg.lmul)
     if any(fired for _, fired in traps) or pre.vl == 0:
         return traps, pre
@@ -146,11 +151,14 @@ def _bytearray_step(m, pre, insn, cfg, tail, keep="bytearrays", order="little", 
     def signed(x):
         return x - (1 << sew) if x >> (sew - 1) else x
 
-    best = signed(int.from_bytes(regs[insn.vs1][0:nb], "little"))
+    def read(reg):
+        return memoryview(reg) if view else reg
+
+    best = signed(int.from_bytes(read(regs[insn.vs1])[0:nb], "little"))
     for i in range(cfg.vlmax):
         if i < pre.vl and (insn.vm or (pre.regs[0] >> i) & 1):
             at = nb * (i % per)
-            best = max(best, signed(int.from_bytes(regs[insn.vs2 + i // per][at : at + nb], order)))
+            best = max(best, signed(int.from_bytes(read(regs[insn.vs2 + i // per])[at : at + nb], order)))
     new = bytearray(regs[insn.vd])
     new[write_at : write_at + nb] = (best & ((1 << sew) - 1)).to_bytes(nb, "little")
     if tail == "ones" and pre.vtype >> VTYPE_VTA_BIT & 1:
@@ -179,6 +187,17 @@ def step_bytearray_registers_big_endian(m, pre, insn, cfg, tail):
 @case("counterexample", SMALL)
 def step_bytearray_registers_written_at_element_1(m, pre, insn, cfg, tail):
     return _bytearray_step(m, pre, insn, cfg, tail, write_at=2)
+
+
+@case("proved", SMALL)
+def step_bytes_registers_read_through_memoryview(m, pre, insn, cfg, tail):
+    """`int.from_bytes(memoryview(regs[vs2 + i // per])[at:at + nb], ...)` of a list of bytes."""
+    return _bytearray_step(m, pre, insn, cfg, tail, keep="bytes", view=True)
+
+
+@case("counterexample", SMALL)
+def step_bytes_registers_read_through_memoryview_big_endian(m, pre, insn, cfg, tail):
+    return _bytearray_step(m, pre, insn, cfg, tail, keep="bytes", order="big", view=True)
 
 
 def _in_place_step(m, pre, insn, cfg, tail, write_at=0):
@@ -214,7 +233,61 @@ def step_bytearray_changed_in_place(m, pre, insn, cfg, tail):
     return _in_place_step(m, pre, insn, cfg, tail)
 
 
+# A signed result brought back by a condition ---------------------------------------------------
+
+
+def _brought_back(ops, seed, elements, active, tree, neutral):
+    W = ops.width
+
+    def signed(x):
+        return x - ((x >> (W - 1)) << W)
+
+    def largest(vals, lo, hi):
+        if hi - lo == 1:
+            return vals[lo]
+        mid = (lo + hi) // 2
+        a, b = largest(vals, lo, mid), largest(vals, mid, hi)
+        return b if b > a else a
+
+    NEUTRAL = neutral(W)
+    vals = [signed(e) * (1 if a else 0) + NEUTRAL * (0 if a else 1) for e, a in zip(elements, active)]
+    if tree:
+        best = largest(vals, 0, len(vals))
+    else:
+        best = NEUTRAL
+        for v in vals:
+            best = v if v > best else best
+    best = signed(seed) if signed(seed) > best else best
+    return best + (1 << W) if best < 0 else best
+
+
+@case("proved", WIDE)
+def brought_back_after_a_tree_of_neutral_values(ops, seed, elements, active):
+    return _brought_back(ops, seed, elements, active, True, lambda w: -(1 << (w - 1)))
+
+
+@case("counterexample", WIDE)
+def brought_back_after_a_tree_neutral_zero(ops, seed, elements, active):
+    # 0 for an inactive element: wrong when the seed and every active element are negative
+    return _brought_back(ops, seed, elements, active, True, lambda w: 0)
+
+
+@case("proved", WIDE)
+def brought_back_after_a_loop_of_neutral_values(ops, seed, elements, active):
+    return _brought_back(ops, seed, elements, active, False, lambda w: -(1 << (w - 1)))
+
+
+@case("counterexample", WIDE)
+def brought_back_after_a_loop_neutral_one_above(ops, seed, elements, active):
+    # MIN + 1 for an inactive element: wrong when the seed and every active element are MIN
+    return _brought_back(ops, seed, elements, active, False, lambda w: 1 - (1 << (w - 1)))
+
+
 UNITS = [
+    brought_back_after_a_tree_of_neutral_values,
+    brought_back_after_a_tree_neutral_zero,
+    brought_back_after_a_loop_of_neutral_values,
+    brought_back_after_a_loop_neutral_one_above,
     mask_packed_in_an_int,
     mask_packed_read_one_lane_off,
     mask_counted_then_compared,
@@ -226,6 +299,8 @@ UNITS = [
     sorted_long_first,
 ]
 STEPS = [
+    step_bytes_registers_read_through_memoryview,
+    step_bytes_registers_read_through_memoryview_big_endian,
     step_bytearray_registers,
     step_bytes_registers_bytearray_stored,
     step_bytearray_registers_big_endian,
