@@ -431,14 +431,15 @@ def numpy_signed(ops, seed, elements, active):
 
 @case("error", MONOLITHIC, CUT)
 def caught_symbolic_exception(ops, seed, elements, active):
-    """A fast path through a memoryview of bytes (right on ints) inside the user's own
+    """A fast path through a memoryview of a bytearray (right on ints) inside the user's own
     try/except, a correct fallback: the TypeError memoryview raised on the symbolic bytes is
     recorded, so the verdict is ERROR, never PROVED (the proof covered the fallback, the
     concrete run takes the fast path)."""
     w, nb = ops.width, ops.width // 8
     try:
         signed = [
-            int.from_bytes(memoryview(x.to_bytes(nb, "little")), "little", signed=True) for x in elements
+            int.from_bytes(memoryview(bytearray(x.to_bytes(nb, "little"))), "little", signed=True)
+            for x in elements
         ]
         values = [v for v, a in zip(signed, active) if a]
     except Exception:
