@@ -52,7 +52,15 @@ BUGGY_UNITS = (
     "bug_compact_walk_unsigned",
     "bug_bytes_short",
 )
-CORRECT_STEPS = ("s_plain", "s_tail_ones", "s_temp_copy", "s_macro", "s_dirty_always", "s_runtime_size")
+CORRECT_STEPS = (
+    "s_plain",
+    "s_tail_ones",
+    "s_temp_copy",
+    "s_macro",
+    "s_dirty_always",
+    "s_runtime_size",
+    "s_vta_byte_loop",
+)
 BUGGY_STEPS = (
     "bug_vl0",
     "bug_vstart",
@@ -227,6 +235,20 @@ def test_a_correct_step_is_proved():
         f"SEW=32: VLMAX up to 2 (VLEN=128 ELEN=64 SEW=32 LMUL=mf2; {len(STEP_WORDS)} checks "
         f"over {len(STEP_WORDS)} instruction words)"
     ]
+
+
+@needs_angr
+def test_a_merge_of_a_merged_state_keeps_its_merged_values():
+    """A step whose paths with and without the vta memset meet, and meet again later: angr finds
+    the bytes to merge from each page's history of writes, which does not record a merge's
+    replaced objects, so the second merge kept one path's accumulator under the other's
+    condition (vd[0] = 0xffffffff where the code computes 0x0000ffff) and the counterexample
+    did not replay (ERROR). With the merged bytes recorded, PROVED."""
+    code, report, _ = check_c(
+        f"{STEPS}:s_vta_byte_loop", "--vlen", "128", "--sew", "32", "--symbolic-vlmax", "2", "--random", "5"
+    )
+    assert code == 0 and report["verdict"] == "PROVED", report["detail"]
+    assert {c["verdict"] for c in report["symbolic"]} == {"PROVED"}
 
 
 RARE_BUG = (

@@ -317,6 +317,55 @@ def _one_byte_order(claripy) -> None:
     cls._vredmax_one_order = True
 
 
+def _merges_recorded() -> None:
+    """A page merge's replaced objects recorded as written. angr finds the bytes two states may
+    differ in from each page's history of writes since their common ancestor
+    (HistoryTrackingMixin.changed_bytes), but a merge that replaces an object by its
+    if-then-else (UltraPage._replace_memory_object) records nothing: a later merge of the
+    merged state with a state of the same ancestry skipped those bytes and kept the first
+    state's value (g6101_52_s: the accumulator of one path written to vd under the other's
+    condition, a vd[0] no path computes, which did not replay)."""
+    from angr.storage.memory_mixins.paged_memory.pages import ultra_page
+
+    cls = ultra_page.UltraPage
+    if getattr(cls, "_vredmax_merges_recorded", False):
+        return
+    original = cls.merge
+
+    def merge(
+        self,
+        others,
+        merge_conditions,
+        common_ancestor=None,
+        page_addr=None,
+        memory=None,
+        changed_offsets=None,
+    ):
+        offsets = original(
+            self,
+            others,
+            merge_conditions,
+            common_ancestor=common_ancestor,
+            page_addr=page_addr,
+            memory=memory,
+            changed_offsets=changed_offsets,
+        )
+        changed = getattr(self, "_changed_offsets", None)
+        if changed is not None and page_addr is not None:
+            size = memory.page_size
+            for b in offsets:
+                mo = self._get_object(b, page_addr) if self.symbolic_bitmap[b] else None
+                start, end = (
+                    (b, b + 1) if mo is None else (mo.base - page_addr, mo.base + mo.length - page_addr)
+                )
+                start, end = max(start, 0), min(end, size)
+                changed.occupy(start, end - start, "")
+        return offsets
+
+    cls.merge = merge
+    cls._vredmax_merges_recorded = True
+
+
 def run(job: dict) -> dict:
     logging.disable(logging.CRITICAL)
     if job["level"] == "unit_loop":
@@ -326,6 +375,7 @@ def run(job: dict) -> dict:
     import z3
 
     _one_byte_order(claripy)
+    _merges_recorded()
 
     start_time = time.monotonic()
     deadline = start_time + job["timeout_s"]
@@ -433,6 +483,7 @@ def _run_unit_loop(job: dict) -> dict:
     import angr_loop
 
     _one_byte_order(claripy)
+    _merges_recorded()
     start_time = time.monotonic()
     deadline = start_time + job["timeout_s"]
     project = _project(angr, job["library"])

@@ -298,3 +298,54 @@ int bug_runtime_stride(vredmax_state *s, uint32_t insn)
     s->vs = 3;
     return VREDMAX_RETIRED;
 }
+
+/* correct (bench/generated_c.py, seed 6101, program 52): legality checks inline, one loop per
+ * SEW, vd set to ones under vta, then vd[0] written a byte at a time. angr's merge of the
+ * paths with and without the memset lost the merged accumulator at a later merge: vd[0] came
+ * out as one path's value under the other's condition (a counterexample that did not replay) */
+int s_vta_byte_loop(vredmax_state *s, uint32_t insn)
+{
+    unsigned vd = (insn >> 7) & 0x1f, vs1 = (insn >> 15) & 0x1f, vs2 = (insn >> 20) & 0x1f;
+    unsigned vm = (insn >> 25) & 1;
+    unsigned vsew = (unsigned)(s->vtype >> 3) & 7, vlmul = (unsigned)s->vtype & 7;
+    size_t vlenb = s->vlen / 8;
+    if (vsew > 3) return VREDMAX_ILLEGAL;
+    if (vlmul > 4 && (8u << (vsew & 3)) > (s->elen >> (8 - vlmul))) return VREDMAX_ILLEGAL;
+    if (vlmul == 4) return VREDMAX_ILLEGAL;
+    if ((s->vtype >> 8) != 0) return VREDMAX_ILLEGAL;
+    if (s->vs == 0) return VREDMAX_ILLEGAL;
+    if ((8u << (vsew & 3)) > s->elen) return VREDMAX_ILLEGAL;
+    if (s->vstart != 0) return VREDMAX_ILLEGAL;
+    int l;
+    switch (vlmul) {
+    case 0: l = 0; break;
+    case 1: l = 1; break;
+    case 2: l = 2; break;
+    case 3: l = 3; break;
+    case 5: l = -3; break;
+    case 6: l = -2; break;
+    default: l = -1; break;
+    }
+    unsigned group = l > 0 ? 1u << l : 1u;
+    unsigned sew = 8u << vsew;
+    if (!vm && (vs2 == 0 || vs1 == 0)) return VREDMAX_RESERVED;
+    if (group > 1 && vs2 % group != 0) return VREDMAX_RESERVED;
+    s->vs = 3;
+    if (s->vl == 0)
+        return VREDMAX_RETIRED;
+    int64_t acc = 0;
+#define BYTE_LOOP(T) do { T a, x; memcpy(&a, s->vregs + vs1 * vlenb, sizeof(T));   \
+        for (uint64_t i = 0; i < s->vl; i++) {                                   \
+            if (!(vm || ((s->vregs[i / 8] & (1u << (i % 8))) != 0))) continue;                                               \
+            memcpy(&x, s->vregs + vs2 * vlenb + i * sizeof(T), sizeof(T));            \
+            if (x > a) a = x; }                                                   \
+        acc = (int64_t)a; } while (0)
+    switch (sew) { case 8: BYTE_LOOP(int8_t); break; case 16: BYTE_LOOP(int16_t); break;
+                   case 32: BYTE_LOOP(int32_t); break; default: BYTE_LOOP(int64_t); break; }
+#undef BYTE_LOOP
+    if (VREDMAX_VTA(s->vtype))
+        memset(s->vregs + vd * vlenb, 0xff, vlenb);
+    for (unsigned b = 0; b < sew / 8; b++)
+        s->vregs[vd * vlenb + b] = (uint8_t)((uint64_t)acc >> (8 * b));
+    return VREDMAX_RETIRED;
+}
