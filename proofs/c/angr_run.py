@@ -53,7 +53,11 @@ def merged(states):
     conditions = [[_Condition(c) for h, c in t.items() if h not in common] for t in tables]
     if any(not c for c in conditions):
         raise ValueError("a state without a condition of its own")
-    return states[0].merge(*states[1:], merge_conditions=conditions)[0]
+    state = states[0].merge(*states[1:], merge_conditions=conditions)[0]
+    stored = [s.globals["stored"] for s in states if "stored" in s.globals]
+    if stored:  # the stores of every path merged (angr_step_loop.py; angr keeps the first's)
+        state.globals["stored"] = frozenset().union(*stored)
+    return state
 
 
 def _key(state):
@@ -370,6 +374,10 @@ def run(job: dict) -> dict:
     logging.disable(logging.CRITICAL)
     if job["level"] == "unit_loop":
         return run_unit_loop(job)
+    if job["level"] == "step_loop":
+        import angr_step_loop
+
+        return angr_step_loop.run_step_loop(job, sys.modules[__name__])
     import angr
     import claripy
     import z3
@@ -397,31 +405,7 @@ def run(job: dict) -> dict:
             state.solver.add(claripy.ULE(flag, 1))
             domain.append(claripy.ULE(flag, 1))
     else:
-        vlen = job["vlen"]
-        vlenb = vlen // 8
-        insn = (
-            claripy.BVV(job["insn"], 32)
-            if job.get("insn") is not None
-            else claripy.BVS("insn", 32, explicit_name=True)
-        )
-        state = project.factory.call_state(entry, STATE, insn, add_options=add, remove_options=remove)
-        for r in range(NUM_VREGS):
-            state.memory.store(
-                VREGS + r * vlenb, claripy.BVS(f"v{r}", vlen, explicit_name=True), endness="Iend_LE"
-            )
-        fields = {"vtype": 64, "vl": 64, "vstart": 64}
-        state.memory.store(STATE, claripy.BVV(VREGS, 64), endness="Iend_LE")
-        offset = 8
-        for name, width in fields.items():
-            state.memory.store(
-                STATE + offset, claripy.BVS(name, width, explicit_name=True), endness="Iend_LE"
-            )
-            offset += 8
-        vs = claripy.BVS("vs", 2, explicit_name=True)
-        state.memory.store(STATE + 32, claripy.ZeroExt(30, vs), endness="Iend_LE")
-        state.memory.store(STATE + 36, claripy.BVV(vlen, 32), endness="Iend_LE")
-        state.memory.store(STATE + 40, claripy.BVV(job["elen"], 32), endness="Iend_LE")
-        # the domain of the configuration (the checker proves under the same assumptions)
+        state = _step_state(project, job, add, remove)
         for condition in _claripy_of(job["domain"], claripy, z3):
             state.solver.add(condition)
             domain.append(condition)
@@ -448,6 +432,43 @@ def run(job: dict) -> dict:
         "steps": steps,
         "seconds": time.monotonic() - start_time,
     }
+
+
+def _step_state(project, job: dict, add, remove, fixed: dict | None = None):
+    """The state at the step's entry: the register file v0..v31 and the CSRs symbolic (or the
+    values `fixed` gives: vtype, vl, vstart, vs), VLEN and ELEN the job's."""
+    import claripy
+
+    fixed = fixed or {}
+    vlen = job["vlen"]
+    vlenb = vlen // 8
+    entry = project.loader.find_symbol("vredmax_entry").rebased_addr
+    insn = (
+        claripy.BVV(job["insn"], 32)
+        if job.get("insn") is not None
+        else claripy.BVS("insn", 32, explicit_name=True)
+    )
+    state = project.factory.call_state(entry, STATE, insn, add_options=add, remove_options=remove)
+    for r in range(NUM_VREGS):
+        state.memory.store(
+            VREGS + r * vlenb, claripy.BVS(f"v{r}", vlen, explicit_name=True), endness="Iend_LE"
+        )
+    state.memory.store(STATE, claripy.BVV(VREGS, 64), endness="Iend_LE")
+    offset = 8
+    for name in ("vtype", "vl", "vstart"):
+        value = claripy.BVV(fixed[name], 64) if name in fixed else claripy.BVS(name, 64, explicit_name=True)
+        state.memory.store(STATE + offset, value, endness="Iend_LE")
+        offset += 8
+    vs = claripy.BVV(fixed["vs"], 2) if "vs" in fixed else claripy.BVS("vs", 2, explicit_name=True)
+    state.memory.store(STATE + 32, claripy.ZeroExt(30, vs), endness="Iend_LE")
+    state.memory.store(STATE + 36, claripy.BVV(vlen, 32), endness="Iend_LE")
+    # ELEN: the job's, or symbolic (the domain says which) when the job has none
+    if "elen" in fixed or job["elen"] is not None:
+        elen = claripy.BVV(fixed.get("elen", job["elen"]), 32)
+    else:
+        elen = claripy.BVS("elen", 32, explicit_name=True)
+    state.memory.store(STATE + 40, elen, endness="Iend_LE")
+    return state
 
 
 def run_unit_loop(job: dict) -> dict:

@@ -9,7 +9,9 @@
    - a unit: every SEW, every n = 2, 4, 8, ... up to the bound (n is VLMAX: the unit's whole
      input); the first n that is not proved ends that SEW's climb;
    - a step: each configuration at VLEN=128 whose VLMAX is within the bound, for each of a set
-     of instruction words that covers every register relation the spec tells apart.
+     of instruction words that covers every register relation the spec tells apart; then the
+     configurations at VLEN=128 above the bound, every vl, by induction over the step's loop
+     over the elements (proofs/c/step_loop.py; when that is not proved, a note).
    A counterexample of the solver is replayed on the compiled code (and judged by the spec).
 
 PROVED: every concrete case agreed, nothing undefined, and every symbolic check within the
@@ -23,7 +25,7 @@ import time
 from dataclasses import dataclass, field
 
 from vredmax.proofs.c import cases as case_source
-from vredmax.proofs.c import concrete, symbolic, unit_loop
+from vredmax.proofs.c import concrete, step_loop, symbolic, unit_loop
 from vredmax.proofs.c.build import Built
 from vredmax.proofs.engine.counterexample import Counterexample, read_registers
 from vredmax.proofs.engine.verdict import Verdict
@@ -92,6 +94,7 @@ class CReport:
     unknowns: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     seconds: float = 0.0
+    every_sews: set = field(default_factory=set)  # a step's SEWs proved at every vl (VLEN=128)
 
     @property
     def verdict(self) -> Verdict:
@@ -122,6 +125,8 @@ class CReport:
     def every_vlmax(self) -> bool:
         """The proof covers every VLMAX at each SEW checked (no bound)."""
         sews = {c.sew for c in self.symbolic}
+        if self.level != "unit":
+            return bool(sews) and sews <= self.every_sews and self.verdict == Verdict.PROVED
         return bool(sews) and all(
             any(c.every and c.verdict == Verdict.PROVED for c in self.symbolic if c.sew == sew)
             for sew in sews
@@ -137,7 +142,7 @@ class CReport:
                 continue
             vlmaxes = sorted({c.vlmax for c in proved})
             every = [c for c in proved if c.every]
-            if every:
+            if every and self.level == "unit":
                 lines.append(
                     f"SEW={sew}: every input at every VLMAX (up to {vlmaxes[-1]}): {every[0].detail}"
                 )
@@ -146,8 +151,17 @@ class CReport:
                     f"SEW={sew}: every input at VLMAX {', '.join(map(str, vlmaxes))} "
                     f"(up to {vlmaxes[-1]} elements; {sum(c.seconds for c in proved):.0f} s)"
                 )
+            elif sew in self.every_sews:
+                bounded = [c for c in proved if not c.every]
+                induction = [c for c in every if "induction" in c.detail]
+                lines.append(
+                    f"SEW={sew}: every vl at VLEN={STEP_VLEN}, every LMUL and ELEN (VLMAX up to "
+                    f"{vlmaxes[-1]}; {len(bounded)} checks to VLMAX {max(c.vlmax for c in bounded) if bounded else 0} "
+                    f"by exploration, {len(every)} above by induction over the loop over the elements, "
+                    f"{len(STEP_WORDS)} instruction words: {induction[0].detail if induction else ''})"
+                )
             else:
-                configs = sorted({c.what.split(": ")[0] for c in proved})
+                configs = sorted({c.what.split(": ")[0] for c in proved if not c.every})
                 lines.append(
                     f"SEW={sew}: VLMAX up to {vlmaxes[-1]} ({'; '.join(configs)}; "
                     f"{len(proved)} checks over {len(STEP_WORDS)} instruction words)"
@@ -325,6 +339,72 @@ def _symbolic_step(built, python, options, report, say) -> None:
                 return
             if result.verdict != Verdict.PROVED:
                 return
+    sews = {c.sew for elen in options.elens for c in legal_configs(elen, [STEP_VLEN], options.sews or SEWS)}
+    for sew in sorted(sews) if bound > 0 else ():
+        if not _every_vl_step(built, python, options, report, say, solver, sew, bound):
+            return
+
+
+def _every_vl_step(built, python, options, report, say, solver: str, sew: int, bound: int) -> bool:
+    """The configurations at VLEN=128 of SEW above the bound, every vl, for each instruction
+    word: by induction over the loop over the elements (step_loop.py) where the word is legal
+    and VLMAX allows mining, else by exploration (a reserved word, a small VLMAX). False when
+    a check was not PROVED: a counterexample or an error is the report's; an induction not
+    proved is a note (those configurations then rest on the concrete runs, as before)."""
+    above = [c for elen in options.elens for c in legal_configs(elen, [STEP_VLEN], [sew]) if c.vlmax > bound]
+    if not above:
+        report.every_sews.add(sew)  # the bounded checks reached every VLMAX at VLEN=128
+        return True
+    for fields in STEP_WORDS:
+        word = f"vd=v{fields.vd} vs2=v{fields.vs2} vs1=v{fields.vs1} vm={fields.vm}"
+        legal = [c for c in above if not step_loop.reserved(c, fields)]
+        explored = [c for c in above if c not in legal]
+        if legal and max(c.vlmax for c in legal) < step_loop.MINE_VLMAX:
+            explored, legal = above, []
+        if legal:
+            result = step_loop.prove_step_loop(python, built.plain, legal, fields, options.timeout_s, solver)
+            what = f"VLEN={STEP_VLEN} SEW={sew}, {len(legal)} configurations with VLMAX above {bound}: {word}"
+            say(f"symbolic {what}: every vl: {result.verdict.value} ({result.seconds:.1f} s)")
+            if result.verdict != Verdict.PROVED:
+                report.notes.append(f"{what}: not proved for every vl ({result.detail})")
+                return False
+            report.symbolic.append(
+                SymbolicCheck(
+                    what,
+                    sew,
+                    max(c.vlmax for c in legal),
+                    result.verdict,
+                    result.detail,
+                    result.seconds,
+                    result.paths,
+                    result.solver,
+                    every=True,
+                )
+            )
+        for cfg in explored:
+            result, case = symbolic.prove_step(python, built.plain, cfg, options.timeout_s, solver, fields)
+            check = SymbolicCheck(
+                f"{cfg}: {word}",
+                cfg.sew,
+                cfg.vlmax,
+                result.verdict,
+                f"every vl by exploration: {result.detail}",
+                result.seconds,
+                result.paths,
+                result.solver,
+                every=True,
+            )
+            say(f"symbolic {check.what}: {check.verdict.value} ({check.seconds:.1f} s)")
+            if result.verdict == Verdict.COUNTEREXAMPLE:
+                report.symbolic.append(check)
+                _replayed(built, report, cfg, case[0], case[1], check, result.model_from)
+                return False
+            if result.verdict != Verdict.PROVED:
+                report.notes.append(f"{check.what}: not proved for every vl ({result.detail})")
+                return False
+            report.symbolic.append(check)
+    report.every_sews.add(sew)
+    return True
 
 
 def with_plain_values(built: Built, cx: Counterexample) -> Counterexample:

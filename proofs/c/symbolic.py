@@ -402,8 +402,9 @@ def register_wise(term):
     return z3.simplify(walk(term))
 
 
-def _step_goal(cfg: Config, pre, insn, outputs: dict):
-    """One path's outcome and post-state are what the spec relation allows."""
+def _step_goal(cfg: Config, pre, insn, outputs: dict, result_pred=None):
+    """One path's outcome and post-state are what the spec relation allows (`result_pred`: the
+    condition on vd[0], by default the spec's characterisation over the pre-state)."""
     post_regs = pre.regs
     for r in range(32):
         post_regs = z3.Store(post_regs, r, outputs[f"post_v{r}"])
@@ -423,5 +424,5 @@ def _step_goal(cfg: Config, pre, insn, outputs: dict):
         z3.ULE(ret, 2),
         z3.ULT(vs32, 4),
         outputs["post_vregs_pointer"] == VREGS_ADDRESS,
-        spec.relation(cfg, pre, insn, outcome, post),
+        spec.relation(cfg, pre, insn, outcome, post, result_pred),
     )

@@ -160,7 +160,7 @@ def report_lines(report, configs, case_out: str | None = None) -> list[str]:
     verdict = report.verdict
     if verdict == Verdict.PROVED:
         lines.append(
-            "PROVED for every VLMAX:"
+            ("PROVED for every VLMAX:" if report.level == "unit" else "PROVED for every vl at VLEN=128:")
             if report.every_vlmax
             else "PROVED within these bounds (larger VLMAX: the concrete runs only):"
         )
