@@ -24,6 +24,7 @@ proves entry, trip and exit. Nothing here decides a verdict.
 from __future__ import annotations
 
 import itertools
+import math
 
 ELEMENTS, ACTIVE, END = 0x10000000, 0x20000000, 0x30000000
 MINE_N = 6  # three trips of a loop taking two elements a trip
@@ -186,6 +187,9 @@ def mine(claripy, heads: dict, sew: int, elements, flags) -> list[dict]:
 
 def _mine_head(claripy, head, seen, sew, elements, flags) -> dict:
     by_trip = {t - min(seen): state for t, state in seen.items()}  # back edges before the loop count too
+    step = math.gcd(*by_trip)
+    if step > 1:  # each trip jumps back more than once (a block of the body laid out before the head)
+        by_trip = {t // step: state for t, state in by_trip.items()}
     trips = sorted(by_trip)
     if trips != list(range(len(trips))) or len(trips) < 3:
         raise LoopIncomplete(f"the loop at {head:#x} was seen after trips {trips}")

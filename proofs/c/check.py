@@ -136,7 +136,13 @@ class CReport:
         """What the symbolic method proved, per SEW: the largest VLMAX reached."""
         lines = []
         for sew in sorted({c.sew for c in self.symbolic}):
-            proved = [c for c in self.symbolic if c.sew == sew and c.verdict == Verdict.PROVED]
+            proved = [
+                c
+                for c in self.symbolic
+                if c.sew == sew
+                and c.verdict == Verdict.PROVED
+                and (self.level == "unit" or not c.every or sew in self.every_sews)
+            ]
             if not proved:
                 lines.append(f"SEW={sew}: nothing proved symbolically")
                 continue
