@@ -18,7 +18,7 @@ import sys
 
 import pytest
 
-from vredmax.proofs.c import concrete, symbolic
+from vredmax.proofs.c import concrete, step_loop, symbolic
 from vredmax.proofs.c.build import build
 from vredmax.proofs.c.check import STEP_WORDS, Options, step_solver, judged_values
 from vredmax.proofs.c.check import check_c as check_c_in_process
@@ -27,6 +27,7 @@ from vredmax.proofs.engine.counterexample import Counterexample
 from vredmax.proofs.engine.verdict import Verdict
 from vredmax.impl.case import parse_case
 from vredmax.spec.config import Config, legal_configs
+from vredmax.spec.encoding import Insn
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 UNITS, STEPS = os.path.join(ROOT, "tests", "c", "units.c"), os.path.join(ROOT, "tests", "c", "steps.c")
@@ -249,6 +250,24 @@ def test_a_merge_of_a_merged_state_keeps_its_merged_values():
     )
     assert code == 0 and report["verdict"] == "PROVED", report["detail"]
     assert {c["verdict"] for c in report["symbolic"]} == {"PROVED"}
+
+
+@needs_angr
+@pytest.mark.parametrize("function,proved", [("s_macro", True), ("bug_past_16", False), ("bug_vl0", False)])
+def test_a_step_is_proved_for_every_vl_by_induction_over_its_loop(function, proved, tmp_path):
+    """Every configuration at VLEN=128 and SEW=32 with VLMAX above 2 (LMUL 1 to 8, both ELENs:
+    VLMAX up to 32), every vl, in one induction over the step's loop over the elements. A step
+    wrong only past element 16, or writing vd when vl = 0, is not proved (the induction is no
+    counterexample: check-c notes it and keeps the bounded proof)."""
+    built = build(STEPS, function, (), str(tmp_path))
+    configs = [c for e in (32, 64) for c in legal_configs(e, [128], [32]) if c.vlmax > 2]
+    assert max(c.vlmax for c in configs) == 32
+    result = step_loop.prove_step_loop(
+        symbolic.engine_python(), built.plain, configs, Insn(2, 8, 1, 1), 300, step_solver("auto")
+    )
+    assert (result.verdict == Verdict.PROVED) == proved, result.detail
+    if proved:
+        assert "every vl by induction over the loop" in result.detail
 
 
 RARE_BUG = (

@@ -349,3 +349,26 @@ int s_vta_byte_loop(vredmax_state *s, uint32_t insn)
         s->vregs[vd * vlenb + b] = (uint8_t)((uint64_t)acc >> (8 * b));
     return VREDMAX_RETIRED;
 }
+
+/* bug: elements past 16 are skipped; right at every VLMAX up to 16 (the bounded method's
+ * reach), so only a proof for every vl can refute it (tests/test_check_c.py, not a buggy step
+ * of the concrete tests' list) */
+#define PAST16_LOOP(T) do { T acc, x; memcpy(&acc, REG(s, vs1), sizeof(T));                    \
+        for (uint64_t i = 0; i < s->vl; i++) {                                                  \
+            if ((!vm && !mask_on(s, i)) || i >= 16) continue;                                   \
+            memcpy(&x, REG(s, vs2) + i * sizeof(T), sizeof(T));                                 \
+            if (x > acc) acc = x; }                                                             \
+        memcpy(REG(s, vd), &acc, sizeof(T)); } while (0)
+int bug_past_16(vredmax_state *s, uint32_t insn)
+{
+    unsigned sew, vd = VREDMAX_VD(insn), vs1 = VREDMAX_VS1(insn), vs2 = VREDMAX_VS2(insn), vm = VREDMAX_VM(insn);
+    int outcome = legality(s, insn, &sew, 1);
+    if (outcome >= 0)
+        return outcome;
+    if (s->vl == 0)
+        return VREDMAX_RETIRED;
+    switch (sew) { case 8: PAST16_LOOP(int8_t); break; case 16: PAST16_LOOP(int16_t); break;
+                   case 32: PAST16_LOOP(int32_t); break; default: PAST16_LOOP(int64_t); break; }
+    s->vs = 3;
+    return VREDMAX_RETIRED;
+}
