@@ -361,6 +361,7 @@ def _every_vl_step(built, python, options, report, say, solver: str, sew: int, b
     if not above:
         report.every_sews.add(sew)  # the bounded checks reached every VLMAX at VLEN=128
         return True
+    done = []  # kept for the report only when the whole SEW is proved (a partial one is no bound)
     for fields in STEP_WORDS:
         word = f"vd=v{fields.vd} vs2=v{fields.vs2} vs1=v{fields.vs1} vm={fields.vm}"
         legal = [c for c in above if not step_loop.reserved(c, fields)]
@@ -374,7 +375,7 @@ def _every_vl_step(built, python, options, report, say, solver: str, sew: int, b
             if result.verdict != Verdict.PROVED:
                 report.notes.append(f"{what}: not proved for every vl ({result.detail})")
                 return False
-            report.symbolic.append(
+            done.append(
                 SymbolicCheck(
                     what,
                     sew,
@@ -408,7 +409,8 @@ def _every_vl_step(built, python, options, report, say, solver: str, sew: int, b
             if result.verdict != Verdict.PROVED:
                 report.notes.append(f"{check.what}: not proved for every vl ({result.detail})")
                 return False
-            report.symbolic.append(check)
+            done.append(check)
+    report.symbolic += done
     report.every_sews.add(sew)
     return True
 
