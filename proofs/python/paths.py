@@ -26,6 +26,7 @@ from __future__ import annotations
 import z3
 
 from vredmax.proofs.python import values as V
+from vredmax.proofs.python.conditionvalues import as_choice
 from vredmax.proofs.python.facade import Z3
 from vredmax.proofs.python.terms import TraceTerms, Z3Terms, is_numeral, kind
 from vredmax.proofs.python.trace import evaluate
@@ -457,9 +458,15 @@ class CutContext(ProofContext):
         bk = bk or self._trace()
         if not is_z3(x.bk):
             return x
+        tracer = self.machine.tracer
         if isinstance(x, V.SymBool):
-            return V.make_bool(self, bk, self.machine.tracer.leaf_for(x.t))
-        return V.SymInt(self, bk, self.machine.tracer.leaf_for(x.t), x.w, x.s, x.lo, x.hi)
+            return V.make_bool(self, bk, tracer.leaf_for(x.t))
+        # an int made of conditions alone (an active flag as 0/1 or 0/-1, a blend's neutral
+        # part) is their choice between constants: the conditions stay structural
+        node = as_choice(tracer, x.t)
+        if node is None:
+            node = tracer.leaf_for(x.t)
+        return V.SymInt(self, bk, node, x.w, x.s, x.lo, x.hi)
 
     def to_z3_int(self, value: V.SymInt):
         """A traced value reaching a machine value: the cut variable standing for it (an
