@@ -62,6 +62,7 @@ class ProofContext(V.Context):
         self.split_reasons: dict = {}  # site: why its branch could not be merged
         self.plans: list = [[]]
         self._z3_cache: dict = {}
+        self._z3_memo: dict = {}  # id(backend) -> (backend, evaluate's memo of its nodes' Z3 values)
         self._answers: dict = {}
         self._implications: dict = {}
         self.paths_run = 0
@@ -332,7 +333,8 @@ class ProofContext(V.Context):
     def _traced(self, term, bk: TraceTerms):
         found = self._z3_cache.get(id(term))
         if found is None:
-            found = evaluate(Z3Elements(bk.sew), term, lambda node: self._leaf(node, bk))
+            memo = self._z3_memo.setdefault(id(bk), (bk, {}))[1]
+            found = evaluate(Z3Elements(bk.sew), term, lambda node: self._leaf(node, bk), memo)
             self._z3_cache[id(term)] = found
         return found
 

@@ -40,7 +40,7 @@ import sys
 import z3
 
 from vredmax.proofs.python import values as V
-from vredmax.proofs.python.terms import kind, size
+from vredmax.proofs.python.terms import bv_arg, int_params, kind, size
 from vredmax.spec import z3fast as fast
 
 V.internal(__file__)
@@ -656,7 +656,12 @@ def _value_of(items, signed: bool):
     cx = V._cx(*symbolic)
     bits = 8 * len(items)
     bk = symbolic[0].bk
-    if any(b.bk is not bk for b in symbolic):
+    limit = getattr(cx, "trace_limit", None)
+    if any(b.bk is not bk for b in symbolic) or (
+        # a traced value's bytes with constant ones around them, wider than an element (the
+        # result's bytes in a register whose tail is all ones): the traced run alone is traced
+        bk.name != "z3" and limit is not None and bits > limit and len(symbolic) < len(items)
+    ):
         return _value_of_backends(items, signed)
     placed = symbolic
     placed = iter(placed)
@@ -679,7 +684,16 @@ def _value_of_backends(items, signed: bool):
     groups, backend = [], None
     for b in items:
         bk = b.bk if type(b) is V.SymInt else None
-        if not groups or (bk is not None and backend is not None and bk is not backend):
+        # constant bytes do not join the traced run before them (nor one after them): an
+        # agnostic tail of ones written after the result would make the result a
+        # register-wide traced value (cut as a whole, the reduction lost in it)
+        traced = lambda k: k is not None and k.name != "z3"
+        if (
+            not groups
+            or (bk is not None and backend is not None and bk is not backend)
+            or (bk is None and traced(backend))
+            or (traced(bk) and backend is None)
+        ):
             groups.append([])
             backend = None
         groups[-1].append(b)
@@ -758,8 +772,8 @@ def _piece(t, z3_terms):
     """(base, hi, lo): t is bits hi..lo of base (a term that is no extraction: all its bits)."""
     if z3_terms:
         if kind(t) == z3.Z3_OP_EXTRACT:
-            hi, lo = t.params()
-            return t.arg(0), hi, lo
+            hi, lo = int_params(t)
+            return bv_arg(t, 0), hi, lo
         return t, size(t) - 1, 0
     if t.op == "extract":
         return t.args[0], t.param[0], t.param[1]
@@ -1003,7 +1017,20 @@ def register_file(items):
 
 
 def _read_as_bytes(whole, length, order, index):
-    return to_bytes(whole[index], length, order)
+    """The bytes of the register at `index`. Kept per register term for the run: a loop over
+    the elements reads the same register once per element, and taking it apart into its
+    VLENB bytes each time made a step's run quadratic (VLMAX reads of VLENB bytes). Only a
+    value that fits its bytes is kept (its conversion asks the path nothing)."""
+    value = whole[index]
+    if type(value) is not V.SymInt or value.lo < 0 or value.hi >= 1 << 8 * length:
+        return to_bytes(value, length, order)
+    cache = _cx().__dict__.setdefault("_register_bytes", {})
+    term = value.t.get_id() if isinstance(value.t, z3.ExprRef) else id(value.t)
+    key = (id(value.bk), term, value.w, value.s, value.lo, value.hi, length, order)
+    found = cache.get(key)
+    if found is None:
+        found = cache[key] = (value, to_bytes(value, length, order))  # the value kept: its id stays its own
+    return found[1]
 
 
 def calcsize(fmt):

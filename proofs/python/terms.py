@@ -44,6 +44,21 @@ def kind(t) -> int:
     return C.Z3_get_decl_kind(ctx, C.Z3_get_app_decl(ctx, ast))
 
 
+def int_params(t) -> tuple:
+    """The int parameters of an application's operation (an Extract's hi and lo, an
+    extension's width): its Python API's `t.params()` costs 200 us."""
+    ctx, ast = _ctx(t), _ast(t)
+    decl = C.Z3_get_app_decl(ctx, ast)
+    return tuple(
+        C.Z3_get_decl_int_parameter(ctx, decl, i) for i in range(C.Z3_get_decl_num_parameters(ctx, decl))
+    )
+
+
+def bv_arg(t, i: int):
+    """Argument i of an application whose argument i is a bit-vector (`t.arg(i)` without its checks)."""
+    return z3.BitVecRef(C.Z3_get_app_arg(_ctx(t), _ast(t), i), t.ctx)
+
+
 def is_numeral(t) -> bool:
     return C.Z3_get_ast_kind(_ctx(t), _ast(t)) == z3.Z3_NUMERAL_AST
 
@@ -121,11 +136,11 @@ class Z3Terms:
                 return self.bv(self.value_of(t) >> lo, hi - lo + 1)
             op = kind(t)
             if op == z3.Z3_OP_EXTRACT:
-                low = t.params()[1]
-                t, hi, lo = t.arg(0), hi + low, lo + low
-            elif op in (z3.Z3_OP_ZERO_EXT, z3.Z3_OP_SIGN_EXT) and hi < width - t.params()[0]:
-                t = t.arg(0)
-            elif op == z3.Z3_OP_ZERO_EXT and lo >= width - t.params()[0]:
+                low = int_params(t)[1]
+                t, hi, lo = bv_arg(t, 0), hi + low, lo + low
+            elif op in (z3.Z3_OP_ZERO_EXT, z3.Z3_OP_SIGN_EXT) and hi < width - int_params(t)[0]:
+                t = bv_arg(t, 0)
+            elif op == z3.Z3_OP_ZERO_EXT and lo >= width - int_params(t)[0]:
                 return self.bv(0, hi - lo + 1)
             elif op == z3.Z3_OP_CONCAT:
                 base = width

@@ -389,14 +389,21 @@ class TraceElements:
         return self.tracer.make("not_", (a,), None, BOOL)
 
 
-def evaluate(ops, term: Term, leaf) -> object:
+def evaluate(ops, term: Term, leaf, memo: dict | None = None) -> object:
     """The value of a term on an element-ops backend: `leaf(term)` gives each leaf's value
-    (or None to compute the node from its arguments). Iterative, children first."""
+    (or None to compute the node from its arguments). Iterative, children first. `memo`
+    (id(node) -> (node, value), the node kept so that its id stays its own) carries the values
+    from one call to the next: a loop asks about its running value at every round, and each
+    round's term is the last one's plus a node (without it, every question walks the chain)."""
     values: dict = {}
     stack = [term]
     while stack:
         node = stack[-1]
         if id(node) in values:
+            stack.pop()
+            continue
+        if memo is not None and id(node) in memo:
+            values[id(node)] = memo[id(node)][1]
             stack.pop()
             continue
         given = leaf(node)
@@ -410,6 +417,8 @@ def evaluate(ops, term: Term, leaf) -> object:
             continue
         stack.pop()
         values[id(node)] = apply_op(ops, node.op, node.param, node.width, [values[id(a)] for a in node.args])
+        if memo is not None:
+            memo[id(node)] = (node, values[id(node)])
     return values[id(term)]
 
 
