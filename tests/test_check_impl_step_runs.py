@@ -126,3 +126,46 @@ def test_its_wrong_twins_are_caught(tmp_path, mutation):
     check, cx = check_at_scale(step, INSTRUCTION, cfg, "ones", 60_000)
     assert check.verdict == Verdict.COUNTEREXAMPLE, check.detail
     assert cx is not None and cx.differing
+
+
+def _run(step, cfg: Config):
+    from vredmax.proofs.python.check_impl import run_instruction
+    from vredmax.proofs.python.cutstep import CutMachine
+    from vredmax.spec import relation as spec
+    from vredmax.spec import z3fast as fast
+
+    pre, insn = spec.symbolic_state(cfg, "_cut"), spec.symbolic_insn("_cut")
+    return run_instruction(step, CutMachine(fast.FastSymbolic, cfg.sew), pre, insn, cfg, "ones")
+
+
+def test_a_bytearray_register_read_compares_its_register_number_once(tmp_path, monkeypatch):
+    """Reading an element out of a list of bytearrays at `vs2 + i // PER` chose among the 32
+    registers with 32 comparisons at every read; now once per register number term."""
+    from vredmax.proofs.python import values
+
+    counts = []
+    for vlen in (128, 256):
+        cfg = Config(vlen, 64, 16, "m4")
+        step = _written(tmp_path, EARLY_BREAK, cfg, name=f"eq{vlen}")
+        calls = _counted(monkeypatch, values.SymInt, "__eq__")
+        _run(step, cfg)
+        monkeypatch.undo()
+        counts.append(calls[0])
+    extra = cfg.vlmax // 2  # the elements the bigger configuration has more
+    assert counts[1] - counts[0] < 16 * extra, counts
+
+
+def test_a_blend_mask_term_is_taken_apart_once_on_every_path(tmp_path, monkeypatch):
+    """A step explored on several paths (a trap's return inside a loop) is run again per path,
+    on the same Z3 terms: each blend's mask is worked out as a choice of constants once."""
+    from vredmax.proofs.python import conditionvalues
+
+    recipe = dict(EARLY_BREAK, inactive="mul", early="none")
+    cfg = Config(128, 64, 16, "m4")
+    asked = []
+    real = conditionvalues._conditions
+    monkeypatch.setattr(
+        conditionvalues, "_conditions", lambda term: asked.append(term.get_id()) or real(term)
+    )
+    _run(_written(tmp_path, recipe, cfg, name="blend"), cfg)
+    assert asked and len(asked) == len(set(asked))

@@ -29,10 +29,13 @@ def as_choice(tracer: Tracer, term) -> Term | None:
     flag leaves, or None when the term depends on more than its conditions."""
     if not isinstance(term, z3.BitVecRef) or is_numeral(term):
         return None
-    conditions = _conditions(term)
-    if not conditions:
-        return None
-    return _choice(tracer, term, conditions, [])
+    # kept per tracer: an explored step is run again per path, on the same terms (z3's ids)
+    known = tracer.__dict__.setdefault("_choices", {})
+    found = known.get(term.get_id())
+    if found is None:
+        conditions = _conditions(term)
+        found = known[term.get_id()] = (term, _choice(tracer, term, conditions, []) if conditions else None)
+    return found[1]
 
 
 def _conditions(term) -> list | None:

@@ -1012,8 +1012,25 @@ def register_file(items):
     return lambda index: SymBytes(
         None,
         True,
-        Choice([(index == j, x) for j, x in enumerate(items)], (versions, functools.partial(found, index))),
+        Choice(
+            [(c, x) for c, x in zip(_index_is(index, len(items)), items)],
+            (versions, functools.partial(found, index)),
+        ),
     )
+
+
+def _index_is(index, n: int) -> list:
+    """[index == j for j < n], kept per index term for the run (a loop over the elements reads
+    the same register number once per element)."""
+    if type(index) is not V.SymInt:
+        return [index == j for j in range(n)]
+    cache = _cx().__dict__.setdefault("_index_conditions", {})
+    term = index.t.get_id() if isinstance(index.t, z3.ExprRef) else id(index.t)
+    key = (id(index.bk), term, index.w, index.s, index.lo, index.hi, n)
+    found = cache.get(key)
+    if found is None:
+        found = cache[key] = (index, [index == j for j in range(n)])  # the index kept: its id stays its own
+    return found[1]
 
 
 def _read_as_bytes(whole, length, order, index):
