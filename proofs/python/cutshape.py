@@ -60,11 +60,17 @@ def shape_value(ops, key, xvals, bvals):
 
 
 # An encoding of a denoted node: its value is its guarded join `j` xor an int constant (at
-# SEW bits; 0: the join itself), or ("sext", W) the join sign-extended to W bits (a running
-# maximum kept as a signed Python int, one bit or more wider than an element).
+# SEW bits; 0: the join itself), or ("sext", W, c) the join xor c sign-extended to W bits (a
+# running maximum kept as a signed Python int, one bit or more wider than an element), or
+# ("zext", W, c) zero-extended (an element kept unsigned as its raw bits in a Python int,
+# `x * on + TOP * (1 - on)` with TOP the raw bits of the signed minimum; `v ^ TOP`, its key
+# for an unsigned comparison).
 def encoded(ops, join, encoding):
     if isinstance(encoding, tuple):
-        return _at(ops, encoding[1]).sext(join, ops.width)
+        extension, width, flip = encoding
+        return getattr(_at(ops, width), extension)(
+            ops.xor(join, ops.const(flip)) if flip else join, ops.width
+        )
     return join if not encoding else ops.xor(join, ops.const(encoding))
 
 
@@ -76,8 +82,8 @@ def decoded(ops, value, encoding):
     """The join a value encodes, or None when it encodes none (a wide value whose high bits
     are not the sign extension of its low SEW bits)."""
     if isinstance(encoding, tuple):
-        low = value & ops.mask
-        return low if _at(ops, encoding[1]).sext(low, ops.width) == value else None
+        join = (value & ops.mask) ^ encoding[2]
+        return join if encoded(ops, join, encoding) == value else None
     return value ^ encoding
 
 
@@ -101,13 +107,21 @@ def _probe(key, sew: int, rng: random.Random) -> Shape:
     bits, say, whose maximum is taken unsigned): the encodings of its cut points, the sign bit."""
     ops = ConcreteElements(sew)
     width = key[1][-1][2] if key[1] else sew
-    if width != sew:  # a wider node: a sign-extended join (a signed Python int)
-        return _probe_encoded(key, sew, rng, ops, ("sext", width))
-    # the complement (xor all ones) too: an accumulator kept as ~max, a min over complemented values
-    encodings = [0] + sorted(
-        {r[2] for r in _refs(key) if r[0] == "x" and r[2] and not isinstance(r[2], tuple)}
+    flips = sorted(
+        {r[2] if not isinstance(r[2], tuple) else r[2][2] for r in _refs(key) if r[0] == "x"}
         | {1 << (sew - 1), ops.mask}
     )
+    if width != sew:  # a wider node: a sign-extended join (a signed Python int), or zero-extended
+        first = None
+        for extension in ("sext", "zext"):
+            for flip in [0] + [f for f in flips if f]:
+                shape = _probe_encoded(key, sew, rng, ops, (extension, width, flip))
+                if shape.table is not None:
+                    return shape
+                first = first or shape
+        return first
+    # the complement (xor all ones) too: an accumulator kept as ~max, a min over complemented values
+    encodings = [0] + [f for f in flips if f]
     first = None
     for encoding in encodings:
         shape = _probe_encoded(key, sew, rng, ops, encoding)
@@ -196,7 +210,10 @@ def _prove_shape(key, shape: Shape, sew: int, timeout_ms: int) -> Shape:
 
     claim = guarded(())
     if isinstance(shape.encoding, tuple):
-        claim = z3.SignExt(shape.encoding[1] - sew, claim)
+        extension, width, flip = shape.encoding
+        claim = (z3.SignExt if extension == "sext" else z3.ZeroExt)(
+            width - sew, claim ^ flip if flip else claim
+        )
     elif shape.encoding:
         claim = ops.xor(claim, ops.const(shape.encoding))
     facts = [xs[i] >= xs[j] for i, j in ordered(key)]  # signed, as the joins
