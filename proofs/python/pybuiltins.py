@@ -389,12 +389,17 @@ def symbolic_reduce(function, iterable, *initial):
     from vredmax.proofs.python.branches import Filtered
 
     if type(iterable) is Filtered:
+        pairs = iterable.items
+        if not initial and pairs and pairs[0][0] is True:
+            # an item there whatever the filter (`[seed] + [x for x ... if active]`) comes first:
+            # reduce starts from it, exactly as reduce(f, rest, first)
+            initial, pairs = (pairs[0][1],), pairs[1:]
         if not initial:
             _cx().refuse(
                 "functools.reduce of a filtered list without an initial value", "give reduce an initial value"
             )
         acc = initial[0]
-        for cond, item in iterable.items:
+        for cond, item in pairs:
             acc = (
                 _pick(cond, _call(function, acc, item), acc)
                 if cond is not True
