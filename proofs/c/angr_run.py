@@ -60,6 +60,11 @@ def merged(states):
     return state
 
 
+def _calls(state) -> tuple:
+    """The return addresses of the state's call stack: where it is, as well as its address."""
+    return tuple(frame.ret_addr for frame in state.callstack)
+
+
 def _key(state):
     return (state.globals.get("iterations", 0), state.addr)
 
@@ -118,9 +123,12 @@ def explore(project, start, deadline: float, limit_states: int, loop: dict | Non
                 f"at {', '.join(f'{a:#x}' for a in where[:3])}{' ...' if len(where) > 3 else ''})"
             )
         active.sort(key=order)
-        first = order(active[0])
-        same = [s for s in active if order(s) == first]
-        active = [s for s in active if order(s) != first]
+        first, calls = order(active[0]), _calls(active[0])
+        # states at one point met from different call sites (a helper, memcpy's procedure
+        # called for an element inside the loop and for the seed after it) are not merged: their
+        # return addresses and arguments differ
+        same = [s for s in active if order(s) == first and _calls(s) == calls]
+        active = [s for s in active if order(s) != first or _calls(s) != calls]
         state = same[0]
         if len(same) > 1:
             try:
@@ -532,29 +540,22 @@ def _run_unit_loop(job: dict) -> dict:
         explore(project, state.copy(), deadline, job.get("limit_states", 64), found)
         seen = {"seen": {}, "heads": set(found.get("backs", ()))}
         explore(project, state, deadline, job.get("limit_states", 64), seen)
-        heads, unmerged = {}, []
-        for head in seen.get("backs", ()):
-            by_trip = {}
-            for trips, states in seen["seen"].get(head, {}).items():
-                if len(states) != 1:  # a loop inside another (its count starts again each trip)
-                    unmerged.append(f"{len(states)} unmerged states at the loop head {head:#x}")
-                    break
-                by_trip[trips] = states[0]
-            else:
-                heads[head] = by_trip
-        try:
-            plans = angr_loop.mine(claripy, heads, sew, elements, flags)
-        except angr_loop.LoopIncomplete as why:
-            raise angr_loop.LoopIncomplete("; ".join([str(why), *unmerged])) from None
+        heads, unmerged = angr_loop.candidate_heads(project, seen["seen"], seen.get("backs", ()))
     except angr_loop.LoopIncomplete as why:
         raise Incomplete(str(why)) from None
-    failures = []
-    for plan in plans:  # a loop with two back edges: the head every trip passes
-        try:
-            return _unit_loop_proof(job, project, entry, add, remove, plan, seed, start_time, deadline)
-        except angr_loop.LoopIncomplete as why:
-            failures.append(f"{plan['head']:#x}: {why}")
-    raise Incomplete("; ".join(failures))
+    failures: list = []
+    why: list = []
+    try:
+        for plan in angr_loop.mine(claripy, heads, sew, elements, flags, why, deadline):
+            try:
+                return _unit_loop_proof(job, project, entry, add, remove, plan, seed, start_time, deadline)
+            except (angr_loop.LoopIncomplete, Incomplete) as failed:
+                if str(failed) == "time limit":
+                    raise
+                failures.append(f"{plan['head']:#x}: {failed}")
+    except angr_loop.LoopIncomplete as failed:
+        failures.append(str(failed))
+    raise Incomplete(angr_loop.tried(failures, why + unmerged))
 
 
 def _unit_loop_proof(job, project, entry, add, remove, plan, seed, start_time, deadline) -> dict:

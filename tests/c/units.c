@@ -302,3 +302,33 @@ uint64_t bug_bytes_short(unsigned sew, uint64_t seed, const void *elements, cons
     }
     return (uint64_t)acc;
 }
+
+/* correct: the union's element read (memcpy) for each element inside the loop and for the seed
+ * after it, the maximum starting at the smallest value; the loop is entered at a block that is
+ * no back edge's target (the targets lie after the memcpy of the element being read) */
+uint64_t u_union_seed_last(unsigned sew, uint64_t seed, const void *elements, const uint8_t *active, size_t n)
+{
+    const uint8_t *base = elements;
+    int64_t acc = (int64_t)(~0ull << (sew - 1));
+    for (size_t i = 0; i < n; i++) {
+        int64_t x = lane_element(base + i * (sew / 8), sew);
+        if ((active[i] != 0) & (x > acc))
+            acc = x;
+    }
+    int64_t x = lane_element((const uint8_t *)&seed, sew);
+    return (uint64_t)(x > acc ? x : acc);
+}
+
+/* bug: u_union_seed_last with the seed compared unsigned */
+uint64_t bug_union_seed_unsigned(unsigned sew, uint64_t seed, const void *elements, const uint8_t *active, size_t n)
+{
+    const uint8_t *base = elements;
+    int64_t acc = (int64_t)(~0ull << (sew - 1));
+    for (size_t i = 0; i < n; i++) {
+        int64_t x = lane_element(base + i * (sew / 8), sew);
+        if ((active[i] != 0) & (x > acc))
+            acc = x;
+    }
+    int64_t x = lane_element((const uint8_t *)&seed, sew);
+    return (uint64_t)((uint64_t)x > (uint64_t)acc ? x : acc);
+}
