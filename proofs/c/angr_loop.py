@@ -168,6 +168,28 @@ def _extend(claripy, rep, low, sew, fresh_high=None):
     return claripy.Concat(fresh_high, low)
 
 
+def mining_runs(explore, project, state, deadline: float, limit: int) -> dict:
+    """The mining run's states by address and trip (angr_run.explore's `loop`), from state.
+    Once to find the back edges' targets, again with a block ending at each (VEX runs a block
+    through a loop head reached by falling through: its first arrival is no state). When the
+    paths of a trip do not meet at the first block of the library reached more than twice (the
+    head of the first loop run: paths that jumped back a different number of times within a
+    trip, an inactive element skipping an inlined memcpy's blocks laid out before the head,
+    are counted apart), a third time with the trips counted at that head."""
+    found: dict = {"seen": {}}
+    explore(project, state.copy(), deadline, limit, found)
+    backs = set(found.get("backs", ()))
+    seen: dict = {"seen": {}, "heads": backs}
+    explore(project, state.copy(), deadline, limit, seen)
+    for address, by_count in seen["seen"].items():
+        if project.loader.main_object.contains_addr(address) and sum(map(len, by_count.values())) > 2:
+            if any(len(states) > 1 for states in by_count.values()):
+                seen = {"seen": {}, "heads": backs | {address}, "count_at": address}
+                explore(project, state, deadline, limit, seen)
+            break
+    return seen
+
+
 def candidate_heads(project, seen: dict, backs) -> tuple[dict, list[str]]:
     """The blocks of the mining run a loop's invariant may be stated at, in the order the run
     first reached them (address -> {trips: state}), and why a back edge's target is not one.

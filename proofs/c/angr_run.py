@@ -108,11 +108,21 @@ def explore(project, start, deadline: float, limit_states: int, loop: dict | Non
     address) points; the finished states, and the number of steps taken. With `loop`
     (angr_loop.py): the states stepped are kept by (address, iterations) in loop["seen"], the
     targets of back edges in loop["backs"], and a path reaching loop["stop_at"] stops there
-    (in loop["stopped"])."""
+    (in loop["stopped"]). With loop["count_at"], a loop's head: its trips are the arrivals
+    there, each resetting the counts of the back edges inside a trip (the paths of one trip
+    that jumped back a different number of times, an inactive element skipping an inlined
+    memcpy's blocks laid out before the head, meet there after the same trip)."""
     end = project.simos.return_deadend
     active, finished, steps = [start], [], 0
     sources: dict = {}  # each loop head seen: its farthest back-edge source
+    count_at = loop.get("count_at") if loop is not None else None
     order = _key if loop is None else _nested_key(sources)
+    if count_at is not None:
+        nested = order
+
+        def order(state):
+            return (state.globals.get("visits", 0), *nested(state))
+
     while active:
         if time.monotonic() > deadline:
             raise Incomplete("time limit")
@@ -137,7 +147,8 @@ def explore(project, start, deadline: float, limit_states: int, loop: dict | Non
                 active += same[1:]
         if loop is not None and "seen" in loop:
             # by the trips taken (those of the loops inside this one reset at its head)
-            loop["seen"].setdefault(state.addr, {}).setdefault(sum(order(state)[0]), []).append(state)
+            trips = state.globals.get("visits", 0) if count_at is not None else sum(order(state)[0])
+            loop["seen"].setdefault(state.addr, {}).setdefault(trips, []).append(state)
         try:
             successors = state.step(extra_stop_points=loop.get("heads")) if loop else state.step()
         except Exception as error:
@@ -168,6 +179,9 @@ def explore(project, start, deadline: float, limit_states: int, loop: dict | Non
                     succ.globals["trips"] = _after_back_edge(
                         sources, state.globals.get("trips", ()), succ.addr, state.addr
                     )
+                if succ.addr == count_at:
+                    succ.globals["visits"] = state.globals.get("visits", 0) + 1
+                    succ.globals["trips"] = ()
                 if succ.globals["iterations"] > loop.get("max_back", 1 << 30):
                     raise loop["too_long"](
                         f"the path from {start.addr:#x} jumps back more than "
@@ -534,12 +548,7 @@ def _run_unit_loop(job: dict) -> dict:
             state.memory.store(UNIT_ACTIVE + i, flags[i])
             state.solver.add(claripy.ULE(flags[i], 1))
         _address_strategies(state)
-        # once to find the back edges' targets, again with a block ending at each (VEX runs a
-        # block through a loop head reached by falling through: its first arrival is no state)
-        found = {"seen": {}}
-        explore(project, state.copy(), deadline, job.get("limit_states", 64), found)
-        seen = {"seen": {}, "heads": set(found.get("backs", ()))}
-        explore(project, state, deadline, job.get("limit_states", 64), seen)
+        seen = angr_loop.mining_runs(explore, project, state, deadline, job.get("limit_states", 64))
         heads, unmerged = angr_loop.candidate_heads(project, seen["seen"], seen.get("backs", ()))
     except angr_loop.LoopIncomplete as why:
         raise Incomplete(str(why)) from None

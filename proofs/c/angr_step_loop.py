@@ -119,10 +119,9 @@ def _run(job: dict, run) -> dict:
     state.globals["entry_sp"] = state.solver.eval(state.regs.rsp)
     run._address_strategies(state)
     elements, flags = _elements(claripy, job, n0)
-    found: dict = {"seen": {}}
-    _explore(run, "mining", project, state.copy(), deadline, limit, found)
-    seen: dict = {"seen": {}, "heads": set(found.get("backs", ()))}
-    _explore(run, "mining", project, state, deadline, limit, seen)
+    seen = angr_loop.mining_runs(
+        lambda *args: _explore(run, "mining", *args), project, state, deadline, limit
+    )
     heads, unmerged = angr_loop.candidate_heads(project, seen["seen"], seen.get("backs", ()))
     failures: list = []
     why: list = []

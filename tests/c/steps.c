@@ -416,3 +416,33 @@ int bug_mask_words_past_16(vredmax_state *s, uint32_t insn)
 {
     return mask_words(s, insn, 15);
 }
+
+/* correct: an inactive element skipped with `continue`; the element copied with a run-time
+ * size the compiler knows is at most 8 (a memcpy inlined as code per size, laid out before the
+ * loop's head: an active element's trip jumps back more often than an inactive one's) */
+int s_skip_inline_copy(vredmax_state *s, uint32_t insn)
+{
+    unsigned sew, vd = VREDMAX_VD(insn), vs1 = VREDMAX_VS1(insn), vs2 = VREDMAX_VS2(insn), vm = VREDMAX_VM(insn);
+    int outcome = legality(s, insn, &sew, 1);
+    if (outcome >= 0)
+        return outcome;
+    if (s->vl == 0)
+        return VREDMAX_RETIRED;
+    unsigned bytes = 1u << (VREDMAX_VSEW(s->vtype) & 3);
+    uint64_t raw = 0;
+    memcpy(&raw, REG(s, vs1), bytes);
+    int64_t acc = (int64_t)(raw << (64 - sew)) >> (64 - sew);
+    for (uint64_t i = 0; i < s->vl; i++) {
+        if (!(vm || ((s->vregs[i / 8] & (1u << (i % 8))) != 0)))
+            continue;
+        raw = 0;
+        memcpy(&raw, REG(s, vs2) + i * bytes, bytes);
+        int64_t x = (int64_t)(raw << (64 - sew)) >> (64 - sew);
+        if (x > acc)
+            acc = x;
+    }
+    for (unsigned b = 0; b < bytes; b++)
+        REG(s, vd)[b] = (uint8_t)((uint64_t)acc >> (8 * b));
+    s->vs = 3;
+    return VREDMAX_RETIRED;
+}
