@@ -273,6 +273,8 @@ def test_a_merge_of_a_merged_state_keeps_its_merged_values(tmp_path):
         ("s_mask_words", 0, True),
         pytest.param("bug_mask_words_past_16", 0, False, marks=pytest.mark.check_c_scale),
         ("s_skip_inline_copy", 0, True),
+        ("s_plain", 1, True),
+        pytest.param("bug_mask_bytes", 0, False, marks=pytest.mark.check_c_scale),
     ],
 )
 def test_a_step_is_proved_for_every_vl_by_induction_over_its_loop(function, vm, proved, tmp_path):
@@ -284,7 +286,9 @@ def test_a_step_is_proved_for_every_vl_by_induction_over_its_loop(function, vm, 
     and a trip stores to its stack at an address term of one value. `s_skip_inline_copy`'s
     active elements run an inlined memcpy whose blocks lie before the loop's head (more jumps
     back than an inactive element's trip): the mining run counts the trips at the head, where
-    the paths of a trip meet (else no state at the head merged them: no invariant)."""
+    the paths of a trip meet (else no state at the head merged them: no invariant). `s_plain`'s
+    loop, in a static helper, is stated at its first block (the back edge's target lies after
+    an element's load: refuted there)."""
     built = build(STEPS, function, (), str(tmp_path))
     configs = [c for e in (32, 64) for c in legal_configs(e, [128], [32]) if c.vlmax > 2]
     assert max(c.vlmax for c in configs) == 32
