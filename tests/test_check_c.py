@@ -160,6 +160,7 @@ def test_a_correct_unit_is_proved_for_every_vlmax():
         ("u_branchless", 64, Verdict.PROVED),
         ("u_bytes_inner", 64, Verdict.PROVED),
         ("u_union_seed_last", 8, Verdict.PROVED),
+        ("u_table_reverse", 8, Verdict.PROVED),
         pytest.param("bug_union_seed_unsigned", 8, Verdict.UNKNOWN, marks=pytest.mark.check_c_scale),
         pytest.param("bug_bytes_short", 64, Verdict.UNKNOWN, marks=pytest.mark.check_c_scale),
         pytest.param("bug_narrow_counter", 16, Verdict.PROVED, marks=pytest.mark.check_c_scale),
@@ -183,7 +184,10 @@ def test_the_induction_proves_no_wrong_unit(function, sew, verdict, tmp_path):
     the first of the loop the run reached; its memcpy called for the seed after the loop is not
     merged with the one called inside it (different call sites: the load's address was an
     if-then-else of the stack and the elements, and the induction stopped there). An UNKNOWN
-    names the loop by its source line."""
+    names the loop by its source line. `u_table_reverse` keeps the index times the element size
+    in a register the mining run (n = 6) took for a sign-extended running value: refuted at the
+    first arrival for n = 2048, so that location alone is havocked and the induction run again
+    (Houdini), and the rest proves it."""
     from vredmax.proofs.c.check import unit_vlmaxes
     from vredmax.proofs.c.unit_loop import prove_unit_loop
 

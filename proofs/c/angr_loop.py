@@ -212,11 +212,12 @@ def candidate_heads(project, seen: dict, backs) -> tuple[dict, list[str]]:
     return heads, unmerged
 
 
-def mine(claripy, heads: dict, sew: int, elements, flags, why: list, deadline: float):
+def mine(claripy, heads: dict, sew: int, elements, flags, why: list, deadline: float, havoc=()):
     """The plans that fit, one per candidate loop head in the order given, from the merged
     head states of the mining run (`heads`: head address -> {trips: state}): the loop head and
     its locations' classes; made one at a time (each costs sampling). Why a candidate does
-    not fit goes to `why`."""
+    not fit goes to `why`. `havoc`: "head:location" names the checker found the guess too
+    strong at (havocked, as if no template fitted them)."""
     import time
 
     for head, seen in heads.items():
@@ -225,7 +226,7 @@ def mine(claripy, heads: dict, sew: int, elements, flags, why: list, deadline: f
         if time.monotonic() > deadline:
             raise LoopIncomplete("time limit (mining the loop's invariant)")
         try:
-            yield _mine_head(claripy, head, seen, sew, elements, flags)
+            yield _mine_head(claripy, head, seen, sew, elements, flags, set(havoc))
         except LoopIncomplete as failed:
             why.append(str(failed))
 
@@ -237,7 +238,7 @@ def tried(failures: list, why: list) -> str:
     return "; ".join(said[:3]) + more
 
 
-def _mine_head(claripy, head, seen, sew, elements, flags) -> dict:
+def _mine_head(claripy, head, seen, sew, elements, flags, havoc: set) -> dict:
     by_trip = {t - min(seen): state for t, state in seen.items()}  # back edges before the loop count too
     step = math.gcd(*by_trip)
     if step > 1:  # each trip jumps back more than once (a block of the body laid out before the head)
@@ -262,7 +263,10 @@ def _mine_head(claripy, head, seen, sew, elements, flags) -> dict:
                         [(flags[j], elements[j]) for j in visited],
                     )
                 )
-            locations = _classify(claripy, states, ghosts, sew)
+            locations = {
+                r: ("havoc", None) if f"{head:#x}:{r}" in havoc else found
+                for r, found in _classify(claripy, states, ghosts, sew).items()
+            }
             if any(kind in ("max", "first") for kind, _ in locations.values()):
                 bound = "lt" if all(stride * k < n for k in trips) else "le"
                 return {

@@ -555,7 +555,7 @@ def _run_unit_loop(job: dict) -> dict:
     failures: list = []
     why: list = []
     try:
-        for plan in angr_loop.mine(claripy, heads, sew, elements, flags, why, deadline):
+        for plan in angr_loop.mine(claripy, heads, sew, elements, flags, why, deadline, job.get("havoc", ())):
             try:
                 return _unit_loop_proof(job, project, entry, add, remove, plan, seed, start_time, deadline)
             except (angr_loop.LoopIncomplete, Incomplete) as failed:

@@ -126,7 +126,7 @@ def _run(job: dict, run) -> dict:
     failures: list = []
     why: list = []
     try:
-        for plan in angr_loop.mine(claripy, heads, sew, elements, flags, why, deadline):
+        for plan in angr_loop.mine(claripy, heads, sew, elements, flags, why, deadline, job.get("havoc", ())):
             try:
                 return _proof(job, run, project, add, remove, plan, start_time, deadline)
             except (angr_loop.LoopIncomplete, run.Incomplete) as failed:
