@@ -159,6 +159,9 @@ def test_a_correct_unit_is_proved_for_every_vlmax():
         ("bug_narrow_counter", 8, Verdict.UNKNOWN),
         ("u_branchless", 64, Verdict.PROVED),
         ("u_bytes_inner", 64, Verdict.PROVED),
+        ("u_union_seed_last", 8, Verdict.PROVED),
+        ("u_table_reverse", 8, Verdict.PROVED),
+        pytest.param("bug_union_seed_unsigned", 8, Verdict.UNKNOWN, marks=pytest.mark.check_c_scale),
         pytest.param("bug_bytes_short", 64, Verdict.UNKNOWN, marks=pytest.mark.check_c_scale),
         pytest.param("bug_narrow_counter", 16, Verdict.PROVED, marks=pytest.mark.check_c_scale),
         pytest.param("bug_one_short", 8, Verdict.UNKNOWN, marks=pytest.mark.check_c_scale),
@@ -176,7 +179,15 @@ def test_the_induction_proves_no_wrong_unit(function, sew, verdict, tmp_path):
     in a loop of their own, run only for the active ones, are proved too: the paths that ran
     the inner loop and those that skipped it meet at the outer head (each loop's trips counted
     apart); the guess of the invariant no longer asks the solver after each mined trip (over
-    two minutes at SEW=64 before: a time limit). An UNKNOWN names the loop by its source line."""
+    two minutes at SEW=64 before: a time limit). A loop entered at a block no back edge targets
+    (`u_union_seed_last`: the targets lie after the element's memcpy) is proved at that block,
+    the first of the loop the run reached; its memcpy called for the seed after the loop is not
+    merged with the one called inside it (different call sites: the load's address was an
+    if-then-else of the stack and the elements, and the induction stopped there). An UNKNOWN
+    names the loop by its source line. `u_table_reverse` keeps the index times the element size
+    in a register the mining run (n = 6) took for a sign-extended running value: refuted at the
+    first arrival for n = 2048, so that location alone is havocked and the induction run again
+    (Houdini), and the rest proves it."""
     from vredmax.proofs.c.check import unit_vlmaxes
     from vredmax.proofs.c.unit_loop import prove_unit_loop
 
@@ -257,17 +268,36 @@ def test_a_merge_of_a_merged_state_keeps_its_merged_values(tmp_path):
 
 
 @needs_angr
-@pytest.mark.parametrize("function,proved", [("s_macro", True), ("bug_past_16", False), ("bug_vl0", False)])
-def test_a_step_is_proved_for_every_vl_by_induction_over_its_loop(function, proved, tmp_path):
+@pytest.mark.parametrize(
+    "function,vm,proved",
+    [
+        ("s_macro", 1, True),
+        ("bug_past_16", 1, False),
+        ("bug_vl0", 1, False),
+        ("s_mask_words", 0, True),
+        pytest.param("bug_mask_words_past_16", 0, False, marks=pytest.mark.check_c_scale),
+        ("s_skip_inline_copy", 0, True),
+        ("s_plain", 1, True),
+        pytest.param("bug_mask_bytes", 0, False, marks=pytest.mark.check_c_scale),
+    ],
+)
+def test_a_step_is_proved_for_every_vl_by_induction_over_its_loop(function, vm, proved, tmp_path):
     """Every configuration at VLEN=128 and SEW=32 with VLMAX above 2 (LMUL 1 to 8, both ELENs:
     VLMAX up to 32), every vl, in one induction over the step's loop over the elements. A step
     wrong only past element 16, or writing vd when vl = 0, is not proved (the induction is no
-    counterexample: check-c notes it and keeps the bounded proof)."""
+    counterexample: check-c notes it and keeps the bounded proof). `s_mask_words` reads the mask
+    a v0 word at a time (masked: vm = 0): its loop's head is first reached with element 0 done,
+    and a trip stores to its stack at an address term of one value. `s_skip_inline_copy`'s
+    active elements run an inlined memcpy whose blocks lie before the loop's head (more jumps
+    back than an inactive element's trip): the mining run counts the trips at the head, where
+    the paths of a trip meet (else no state at the head merged them: no invariant). `s_plain`'s
+    loop, in a static helper, is stated at its first block (the back edge's target lies after
+    an element's load: refuted there)."""
     built = build(STEPS, function, (), str(tmp_path))
     configs = [c for e in (32, 64) for c in legal_configs(e, [128], [32]) if c.vlmax > 2]
     assert max(c.vlmax for c in configs) == 32
     result = step_loop.prove_step_loop(
-        symbolic.engine_python(), built.plain, configs, Insn(2, 8, 1, 1), 300, step_solver("auto")
+        symbolic.engine_python(), built.plain, configs, Insn(2, 8, 1, vm), 300, step_solver("auto")
     )
     assert (result.verdict == Verdict.PROVED) == proved, result.detail
     if proved:

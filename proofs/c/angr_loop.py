@@ -168,24 +168,77 @@ def _extend(claripy, rep, low, sew, fresh_high=None):
     return claripy.Concat(fresh_high, low)
 
 
-def mine(claripy, heads: dict, sew: int, elements, flags) -> list[dict]:
-    """The plans that fit, one per candidate loop head, from the merged head states of the
-    mining run (`heads`: head address -> {trips: state}): the loop head and its locations'
-    classes. A loop may have two back edges (a `continue`); each target is tried."""
-    # a back edge seen once (a jump back inside one trip, the code's own layout) is no loop
-    heads = {h: t for h, t in heads.items() if len(t) > 2}
-    plans, why = [], []
-    for head, seen in sorted(heads.items()):
+def mining_runs(explore, project, state, deadline: float, limit: int) -> dict:
+    """The mining run's states by address and trip (angr_run.explore's `loop`), from state.
+    Once to find the back edges' targets, again with a block ending at each (VEX runs a block
+    through a loop head reached by falling through: its first arrival is no state). When the
+    paths of a trip do not meet at the first block of the library reached more than twice (the
+    head of the first loop run: paths that jumped back a different number of times within a
+    trip, an inactive element skipping an inlined memcpy's blocks laid out before the head,
+    are counted apart), a third time with the trips counted at that head."""
+    found: dict = {"seen": {}}
+    explore(project, state.copy(), deadline, limit, found)
+    backs = set(found.get("backs", ()))
+    seen: dict = {"seen": {}, "heads": backs}
+    explore(project, state.copy(), deadline, limit, seen)
+    for address, by_count in seen["seen"].items():
+        if project.loader.main_object.contains_addr(address) and sum(map(len, by_count.values())) > 2:
+            if any(len(states) > 1 for states in by_count.values()):
+                seen = {"seen": {}, "heads": backs | {address}, "count_at": address}
+                explore(project, state, deadline, limit, seen)
+            break
+    return seen
+
+
+def candidate_heads(project, seen: dict, backs) -> tuple[dict, list[str]]:
+    """The blocks of the mining run a loop's invariant may be stated at, in the order the run
+    first reached them (address -> {trips: state}), and why a back edge's target is not one.
+    The first block of a loop reached is its natural head, before anything of a trip is done:
+    the target of a back edge may lie inside a trip (a rotated loop entered at its test, the
+    body's blocks laid out before the update, a helper's code after its call), where a value
+    read for the element being processed lives in a register the templates do not describe.
+    Only blocks of the library's own code with one (merged) state at each trip count."""
+    heads, unmerged = {}, []
+    for address, by_count in seen.items():
+        if not project.loader.main_object.contains_addr(address):
+            continue  # a procedure's stub (memcpy): its states belong to several call sites
+        if any(len(states) != 1 for states in by_count.values()):
+            if address in backs:  # a loop inside another (its count starts again each trip)
+                unmerged.append(
+                    f"{sum(len(s) for s in by_count.values())} unmerged states at the loop head {address:#x}"
+                )
+            continue
+        heads[address] = {count: states[0] for count, states in by_count.items()}
+    return heads, unmerged
+
+
+def mine(claripy, heads: dict, sew: int, elements, flags, why: list, deadline: float, havoc=()):
+    """The plans that fit, one per candidate loop head in the order given, from the merged
+    head states of the mining run (`heads`: head address -> {trips: state}): the loop head and
+    its locations' classes; made one at a time (each costs sampling). Why a candidate does
+    not fit goes to `why`. `havoc`: "head:location" names the checker found the guess too
+    strong at (havocked, as if no template fitted them)."""
+    import time
+
+    for head, seen in heads.items():
+        if len(seen) <= 2:  # a block seen once or twice (before or after the loop) is no head
+            continue
+        if time.monotonic() > deadline:
+            raise LoopIncomplete("time limit (mining the loop's invariant)")
         try:
-            plans.append(_mine_head(claripy, head, seen, sew, elements, flags))
+            yield _mine_head(claripy, head, seen, sew, elements, flags, set(havoc))
         except LoopIncomplete as failed:
             why.append(str(failed))
-    if not plans:
-        raise LoopIncomplete("; ".join(why) or "no loop over the elements was seen")
-    return plans
 
 
-def _mine_head(claripy, head, seen, sew, elements, flags) -> dict:
+def tried(failures: list, why: list) -> str:
+    """Why no candidate head proved: the plans' failures first (at most three said)."""
+    said = failures or why or ["no loop over the elements was seen"]
+    more = f"; and {len(said) - 3} more" if len(said) > 3 else ""
+    return "; ".join(said[:3]) + more
+
+
+def _mine_head(claripy, head, seen, sew, elements, flags, havoc: set) -> dict:
     by_trip = {t - min(seen): state for t, state in seen.items()}  # back edges before the loop count too
     step = math.gcd(*by_trip)
     if step > 1:  # each trip jumps back more than once (a block of the body laid out before the head)
@@ -210,7 +263,10 @@ def _mine_head(claripy, head, seen, sew, elements, flags) -> dict:
                         [(flags[j], elements[j]) for j in visited],
                     )
                 )
-            locations = _classify(claripy, states, ghosts, sew)
+            locations = {
+                r: ("havoc", None) if f"{head:#x}:{r}" in havoc else found
+                for r, found in _classify(claripy, states, ghosts, sew).items()
+            }
             if any(kind in ("max", "first") for kind, _ in locations.values()):
                 bound = "lt" if all(stride * k < n for k in trips) else "le"
                 return {
@@ -219,6 +275,8 @@ def _mine_head(claripy, head, seen, sew, elements, flags) -> dict:
                     "direction": direction,
                     "bound": bound,
                     "locations": locations,
+                    # the back edges the run took to its first arrival (the entry run's budget)
+                    "arrival_backs": states[0].globals.get("iterations", 0),
                 }
     raise LoopIncomplete(
         f"no register of the loop at {head:#x} holds a running maximum the invariant templates describe"

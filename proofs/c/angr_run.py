@@ -60,6 +60,11 @@ def merged(states):
     return state
 
 
+def _calls(state) -> tuple:
+    """The return addresses of the state's call stack: where it is, as well as its address."""
+    return tuple(frame.ret_addr for frame in state.callstack)
+
+
 def _key(state):
     return (state.globals.get("iterations", 0), state.addr)
 
@@ -103,11 +108,21 @@ def explore(project, start, deadline: float, limit_states: int, loop: dict | Non
     address) points; the finished states, and the number of steps taken. With `loop`
     (angr_loop.py): the states stepped are kept by (address, iterations) in loop["seen"], the
     targets of back edges in loop["backs"], and a path reaching loop["stop_at"] stops there
-    (in loop["stopped"])."""
+    (in loop["stopped"]). With loop["count_at"], a loop's head: its trips are the arrivals
+    there, each resetting the counts of the back edges inside a trip (the paths of one trip
+    that jumped back a different number of times, an inactive element skipping an inlined
+    memcpy's blocks laid out before the head, meet there after the same trip)."""
     end = project.simos.return_deadend
     active, finished, steps = [start], [], 0
     sources: dict = {}  # each loop head seen: its farthest back-edge source
+    count_at = loop.get("count_at") if loop is not None else None
     order = _key if loop is None else _nested_key(sources)
+    if count_at is not None:
+        nested = order
+
+        def order(state):
+            return (state.globals.get("visits", 0), *nested(state))
+
     while active:
         if time.monotonic() > deadline:
             raise Incomplete("time limit")
@@ -118,9 +133,12 @@ def explore(project, start, deadline: float, limit_states: int, loop: dict | Non
                 f"at {', '.join(f'{a:#x}' for a in where[:3])}{' ...' if len(where) > 3 else ''})"
             )
         active.sort(key=order)
-        first = order(active[0])
-        same = [s for s in active if order(s) == first]
-        active = [s for s in active if order(s) != first]
+        first, calls = order(active[0]), _calls(active[0])
+        # states at one point met from different call sites (a helper, memcpy's procedure
+        # called for an element inside the loop and for the seed after it) are not merged: their
+        # return addresses and arguments differ
+        same = [s for s in active if order(s) == first and _calls(s) == calls]
+        active = [s for s in active if order(s) != first or _calls(s) != calls]
         state = same[0]
         if len(same) > 1:
             try:
@@ -129,7 +147,8 @@ def explore(project, start, deadline: float, limit_states: int, loop: dict | Non
                 active += same[1:]
         if loop is not None and "seen" in loop:
             # by the trips taken (those of the loops inside this one reset at its head)
-            loop["seen"].setdefault(state.addr, {}).setdefault(sum(order(state)[0]), []).append(state)
+            trips = state.globals.get("visits", 0) if count_at is not None else sum(order(state)[0])
+            loop["seen"].setdefault(state.addr, {}).setdefault(trips, []).append(state)
         try:
             successors = state.step(extra_stop_points=loop.get("heads")) if loop else state.step()
         except Exception as error:
@@ -160,6 +179,9 @@ def explore(project, start, deadline: float, limit_states: int, loop: dict | Non
                     succ.globals["trips"] = _after_back_edge(
                         sources, state.globals.get("trips", ()), succ.addr, state.addr
                     )
+                if succ.addr == count_at:
+                    succ.globals["visits"] = state.globals.get("visits", 0) + 1
+                    succ.globals["trips"] = ()
                 if succ.globals["iterations"] > loop.get("max_back", 1 << 30):
                     raise loop["too_long"](
                         f"the path from {start.addr:#x} jumps back more than "
@@ -526,35 +548,23 @@ def _run_unit_loop(job: dict) -> dict:
             state.memory.store(UNIT_ACTIVE + i, flags[i])
             state.solver.add(claripy.ULE(flags[i], 1))
         _address_strategies(state)
-        # once to find the back edges' targets, again with a block ending at each (VEX runs a
-        # block through a loop head reached by falling through: its first arrival is no state)
-        found = {"seen": {}}
-        explore(project, state.copy(), deadline, job.get("limit_states", 64), found)
-        seen = {"seen": {}, "heads": set(found.get("backs", ()))}
-        explore(project, state, deadline, job.get("limit_states", 64), seen)
-        heads, unmerged = {}, []
-        for head in seen.get("backs", ()):
-            by_trip = {}
-            for trips, states in seen["seen"].get(head, {}).items():
-                if len(states) != 1:  # a loop inside another (its count starts again each trip)
-                    unmerged.append(f"{len(states)} unmerged states at the loop head {head:#x}")
-                    break
-                by_trip[trips] = states[0]
-            else:
-                heads[head] = by_trip
-        try:
-            plans = angr_loop.mine(claripy, heads, sew, elements, flags)
-        except angr_loop.LoopIncomplete as why:
-            raise angr_loop.LoopIncomplete("; ".join([str(why), *unmerged])) from None
+        seen = angr_loop.mining_runs(explore, project, state, deadline, job.get("limit_states", 64))
+        heads, unmerged = angr_loop.candidate_heads(project, seen["seen"], seen.get("backs", ()))
     except angr_loop.LoopIncomplete as why:
         raise Incomplete(str(why)) from None
-    failures = []
-    for plan in plans:  # a loop with two back edges: the head every trip passes
-        try:
-            return _unit_loop_proof(job, project, entry, add, remove, plan, seed, start_time, deadline)
-        except angr_loop.LoopIncomplete as why:
-            failures.append(f"{plan['head']:#x}: {why}")
-    raise Incomplete("; ".join(failures))
+    failures: list = []
+    why: list = []
+    try:
+        for plan in angr_loop.mine(claripy, heads, sew, elements, flags, why, deadline, job.get("havoc", ())):
+            try:
+                return _unit_loop_proof(job, project, entry, add, remove, plan, seed, start_time, deadline)
+            except (angr_loop.LoopIncomplete, Incomplete) as failed:
+                if str(failed) == "time limit":
+                    raise
+                failures.append(f"{plan['head']:#x}: {failed}")
+    except angr_loop.LoopIncomplete as failed:
+        failures.append(str(failed))
+    raise Incomplete(angr_loop.tried(failures, why + unmerged))
 
 
 def _unit_loop_proof(job, project, entry, add, remove, plan, seed, start_time, deadline) -> dict:

@@ -33,10 +33,15 @@ def _recording_memory(DefaultMemory, claripy):
         not one value); merged states get the union (angr_run.merged)."""
 
         def store(self, addr, data, size=None, **kwargs):
-            if not isinstance(addr, int) and addr.symbolic:
+            values = (
+                [addr] if isinstance(addr, int) or not addr.symbolic else self.state.solver.eval_upto(addr, 2)
+            )
+            if len(values) != 1:
                 self.state.globals["stored"] = self.state.globals.get("stored", frozenset()) | {None}
             else:
-                start = addr if isinstance(addr, int) else addr.concrete_value
+                # a term the path allows one value of (`buf + size` with the size fixed by the
+                # path: an inlined memcpy of min(left, 8) bytes) is that address
+                start = values[0] if isinstance(values[0], int) else values[0].concrete_value
                 if isinstance(size, int):
                     width = size
                 elif size is not None and not size.symbolic:
@@ -114,27 +119,23 @@ def _run(job: dict, run) -> dict:
     state.globals["entry_sp"] = state.solver.eval(state.regs.rsp)
     run._address_strategies(state)
     elements, flags = _elements(claripy, job, n0)
-    found: dict = {"seen": {}}
-    _explore(run, "mining", project, state.copy(), deadline, limit, found)
-    seen: dict = {"seen": {}, "heads": set(found.get("backs", ()))}
-    _explore(run, "mining", project, state, deadline, limit, seen)
-    heads = {}
-    for head in seen.get("backs", ()):
-        by_trip = {}
-        for trips, states in seen["seen"].get(head, {}).items():
-            if len(states) != 1:
-                break
-            by_trip[trips] = states[0]
-        else:
-            heads[head] = by_trip
-    plans = angr_loop.mine(claripy, heads, sew, elements, flags)
-    failures = []
-    for plan in plans:
-        try:
-            return _proof(job, run, project, add, remove, plan, start_time, deadline)
-        except (angr_loop.LoopIncomplete, run.Incomplete) as why:
-            failures.append(f"{plan['head']:#x}: {why}")
-    raise angr_loop.LoopIncomplete("; ".join(failures))
+    seen = angr_loop.mining_runs(
+        lambda *args: _explore(run, "mining", *args), project, state, deadline, limit
+    )
+    heads, unmerged = angr_loop.candidate_heads(project, seen["seen"], seen.get("backs", ()))
+    failures: list = []
+    why: list = []
+    try:
+        for plan in angr_loop.mine(claripy, heads, sew, elements, flags, why, deadline, job.get("havoc", ())):
+            try:
+                return _proof(job, run, project, add, remove, plan, start_time, deadline)
+            except (angr_loop.LoopIncomplete, run.Incomplete) as failed:
+                if str(failed).endswith("time limit"):
+                    raise
+                failures.append(f"{plan['head']:#x}: {failed}")
+    except angr_loop.LoopIncomplete as failed:
+        failures.append(str(failed))
+    raise angr_loop.LoopIncomplete(angr_loop.tried(failures, why + unmerged))
 
 
 def _proof(job, run, project, add, remove, plan, start_time, deadline) -> dict:
@@ -159,7 +160,10 @@ def _proof(job, run, project, add, remove, plan, start_time, deadline) -> dict:
         "stop_at": head,
         "stopped": [],
         "heads": {head},
-        "max_back": max_back,
+        # about as many back edges as the mining run took to the first arrival, and a register's
+        # bytes: a path running the loop past a head some trips skip (a block only an active
+        # element runs) stops here, not after vl trips
+        "max_back": plan.get("arrival_backs", 0) + angr_loop.MAX_BACK + job["vlen"] // 8,
         "too_long": angr_loop.LoopIncomplete,
     }
     entry_returns, steps = _explore(run, "the entry run", project, state, deadline, limit, stop)

@@ -35,11 +35,17 @@ from vredmax.proofs.c.symbolic import (
     _any,
     _step_goal,
     register_wise,
-    run_engine,
     step_domain,
 )
-from vredmax.proofs.c.unit_loop import _bound, _template, _terms, _trip_indices
-from vredmax.proofs.engine.verdict import Verdict, prove
+from vredmax.proofs.c.unit_loop import (
+    _bound,
+    _kept_after_trip,
+    _shapes,
+    _terms,
+    _trip_indices,
+    induction,
+)
+from vredmax.proofs.engine.verdict import Verdict
 from vredmax.spec import relation as spec
 from vredmax.spec.config import Config, encode_vtype
 from vredmax.spec.encoding import Insn, encode
@@ -120,17 +126,15 @@ def obligations(result: dict, configs: list[Config], fields: Insn, group: int):
                     z3.Implies(terms[f"path_e{i}"], goal(_state_outputs(terms, f"e{i}_"))),
                 )
             )
-        shapes = [
-            init[r]
-            == (z3.SignExt if rep == "sext" else z3.ZeroExt)(64 - sew, z3.Extract(sew - 1, 0, init[r]))
-            for r, (kind, rep) in kept.items()
-            if kind in ("max", "first") and rep in ("sext", "zext") and sew < 64
-        ]
+        shapes = _shapes(kept, init, sew)
         found.append(
             (
                 f"{cfg}: the invariant at the loop's first arrival",
                 domain,
-                z3.Implies(terms["path_h0"], _all([_bound(plan, unit, z3.BitVecVal(0, 64))] + shapes)),
+                z3.Implies(
+                    terms["path_h0"], _all([_bound(plan, unit, z3.BitVecVal(0, 64))] + list(shapes.values()))
+                ),
+                {r: z3.Implies(terms["path_h0"], shape) for r, shape in shapes.items()},
             )
         )
         k, a, x = z3.BitVec("ghost_k", 64), z3.BitVec("ghost_a", 1) == 1, z3.BitVec("ghost_x", sew)
@@ -149,14 +153,8 @@ def obligations(result: dict, configs: list[Config], fields: Insn, group: int):
         k1 = k + 1
         head_memory = _state_outputs(terms, "h_")
         for i in range(counts["t"]):
-            goals = [_bound(plan, unit, k1)]
-            for r, (kind, extra) in kept.items():
-                value = terms[f"{r}_t{i}"]
-                goals.append(
-                    value == init[r] + k1 * extra
-                    if kind == "affine"
-                    else _template(kind, extra, sew, a1, x1, init[r], value)
-                )
+            parts = _kept_after_trip(kept, init, terms, i, sew, k1, a1, x1)
+            goals = [_bound(plan, unit, k1), *parts.values()]
             after = _state_outputs(terms, f"t{i}_")
             goals += [after[name] == head_memory[name] for name in sorted(head_memory)]
             found.append(
@@ -164,6 +162,7 @@ def obligations(result: dict, configs: list[Config], fields: Insn, group: int):
                     f"{cfg}: the invariant after a trip (path {i})",
                     at_head,
                     z3.Implies(terms[f"path_t{i}"], _all(goals)),
+                    {r: z3.Implies(terms[f"path_t{i}"], part) for r, part in parts.items()},
                 )
             )
         for i in range(counts["r"]):
@@ -184,7 +183,7 @@ def obligations(result: dict, configs: list[Config], fields: Insn, group: int):
                     ),
                 )
             )
-    return found
+    return [o if len(o) == 4 else (*o, {}) for o in found]
 
 
 def _domain(cfg: Config, fields: Insn) -> list:
@@ -241,28 +240,25 @@ def prove_step_loop(
             Verdict.UNKNOWN, f"no configuration with VLMAX >= {MINE_VLMAX} to mine the loop at", 0.0
         )
     group = max(c.group_registers for c in configs)
-    result = run_engine(python, step_loop_job(library, configs, fields, timeout_s))
-    if "incomplete" in result:
-        return SymbolicResult(Verdict.UNKNOWN, result["incomplete"], time.perf_counter() - start)
-    engine_s = time.perf_counter() - start
-    plan = result["plan"]
-    where = f"the loop at {plan.get('where', hex(plan['head']))} ({plan['direction']}, {plan['stride']} element(s) a trip)"
-    total = 0.0
-    for what, assumptions, goal in obligations(result, configs, fields, group):
-        answer = prove(assumptions, goal, int(timeout_s * 1000), solver)
-        total += answer.seconds
-        if answer.verdict != Verdict.PROVED:
-            detail = answer.detail if answer.verdict != Verdict.COUNTEREXAMPLE else "refuted"
-            return SymbolicResult(
-                Verdict.UNKNOWN,
-                f"induction over {where}: {what}: not proved ({detail})",
-                time.perf_counter() - start,
-                steps=result["steps"],
-                solver=solver,
-            )
+
+    def where(plan):
+        return f"the loop at {plan.get('where', hex(plan['head']))} ({plan['direction']}, {plan['stride']} element(s) a trip)"
+
+    done = induction(
+        python,
+        step_loop_job(library, configs, fields, timeout_s),
+        lambda result: obligations(result, configs, fields, group),
+        where,
+        timeout_s,
+        solver,
+        start,
+    )
+    if isinstance(done, SymbolicResult):
+        return done
+    result, engine_s, total = done
     return SymbolicResult(
         Verdict.PROVED,
-        f"every vl by induction over {where}; angr {engine_s:.1f} s, solver {total:.1f} s",
+        f"every vl by induction over {where(result['plan'])}; angr {engine_s:.1f} s, solver {total:.1f} s",
         time.perf_counter() - start,
         paths=sum(result["counts"].values()),
         steps=result["steps"],

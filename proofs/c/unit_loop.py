@@ -107,6 +107,44 @@ def _template(kind, rep, sew, a, x, init, value):
     return value == (z3.SignExt if rep == "sext" else z3.ZeroExt)(64 - sew, want)
 
 
+def _shapes(kept: dict, init: dict, sew: int) -> dict:
+    """Each running value kept sign- or zero-extended: its entry value has that shape."""
+    return {
+        r: init[r] == (z3.SignExt if rep == "sext" else z3.ZeroExt)(64 - sew, z3.Extract(sew - 1, 0, init[r]))
+        for r, (kind, rep) in kept.items()
+        if kind in ("max", "first") and rep in ("sext", "zext") and sew < 64
+    }
+
+
+def _kept_after_trip(kept: dict, init: dict, terms: dict, i: int, sew: int, k1, a1, x1) -> dict:
+    """Each location's template after trip path i, at k + 1 trips."""
+    parts = {}
+    for r, (kind, extra) in kept.items():
+        value = terms[f"{r}_t{i}"]
+        parts[r] = (
+            value == init[r] + k1 * extra
+            if kind == "affine"
+            else _template(kind, extra, sew, a1, x1, init[r], value)
+        )
+    return parts
+
+
+HOUDINI_ROUNDS = 3  # runs of the engine, each with the locations refuted before havocked
+
+
+def refuted_locations(obligation, timeout_ms: int, solver: str) -> list[str]:
+    """The locations whose own part of a failed obligation is not proved: the guess of the
+    invariant was too strong there (a value the mining run's inputs happened to give a
+    template's shape: an index whose first value was small). Havocking them weakens the
+    invariant (as Houdini does), never the property proved."""
+    _, assumptions, _, parts = obligation
+    return [
+        r
+        for r, part in parts.items()
+        if prove(assumptions, part, timeout_ms, solver).verdict != Verdict.PROVED
+    ]
+
+
 def _exit_goal(plan, unit, k, a, x, ret):
     left = unit.n - k * plan["stride"]
     indices = _trip_indices(plan, unit, k, True)
@@ -127,16 +165,15 @@ def obligations(result: dict, sew: int, vlmaxes) -> list[tuple[str, list, object
     init = {r: terms[f"init_{r}"] for r in kept}
     entry_paths = [terms["path_h0"]] + [terms[f"path_e{i}"] for i in range(counts["e"])]
     found = [("the entry's paths cover every n", given, _any(entry_paths))]
-    shapes = [
-        init[r] == (z3.SignExt if rep == "sext" else z3.ZeroExt)(64 - sew, z3.Extract(sew - 1, 0, init[r]))
-        for r, (kind, rep) in kept.items()
-        if kind in ("max", "first") and rep in ("sext", "zext") and sew < 64
-    ]
+    shapes = _shapes(kept, init, sew)
     found.append(
         (
             "the invariant at the loop's first arrival",
             given,
-            z3.Implies(terms["path_h0"], _all([_bound(plan, unit, z3.BitVecVal(0, 64))] + shapes)),
+            z3.Implies(
+                terms["path_h0"], _all([_bound(plan, unit, z3.BitVecVal(0, 64))] + list(shapes.values()))
+            ),
+            {r: z3.Implies(terms["path_h0"], shape) for r, shape in shapes.items()},
         )
     )
     zero = z3.BitVecVal(0, 64)
@@ -167,19 +204,13 @@ def obligations(result: dict, sew: int, vlmaxes) -> list[tuple[str, list, object
     a1, x1 = unit.fold(a, x, visited)
     k1 = k + 1
     for i in range(counts["t"]):
-        goals = [_bound(plan, unit, k1)]
-        for r, (kind, extra) in kept.items():
-            value = terms[f"{r}_t{i}"]
-            goals.append(
-                value == init[r] + k1 * extra
-                if kind == "affine"
-                else _template(kind, extra, sew, a1, x1, init[r], value)
-            )
+        parts = _kept_after_trip(kept, init, terms, i, sew, k1, a1, x1)
         found.append(
             (
                 f"the invariant after a trip (path {i})",
                 at_head + unit.flag_domain(visited),
-                z3.Implies(terms[f"path_t{i}"], _all(goals)),
+                z3.Implies(terms[f"path_t{i}"], _all([_bound(plan, unit, k1)] + list(parts.values()))),
+                {r: z3.Implies(terms[f"path_t{i}"], part) for r, part in parts.items()},
             )
         )
     for i in range(counts["r"]):
@@ -191,7 +222,39 @@ def obligations(result: dict, sew: int, vlmaxes) -> list[tuple[str, list, object
                 z3.Implies(terms[f"path_r{i}"], goal),
             )
         )
-    return found
+    return [o if len(o) == 4 else (*o, {}) for o in found]
+
+
+def induction(python: str, job: dict, obligations_of, where, timeout_s: float, solver: str, start: float):
+    """The engine's job and the induction's obligations, proved; where a location's part of
+    the invariant is refuted, the job again with it havocked (HOUDINI_ROUNDS runs at most).
+    (result, angr's seconds, the solver's) when every obligation is proved, else UNKNOWN."""
+    havoc: list[str] = []
+    for round_ in range(HOUDINI_ROUNDS):
+        result = run_engine(python, dict(job, havoc=havoc))
+        if "incomplete" in result:
+            return SymbolicResult(Verdict.UNKNOWN, result["incomplete"], time.perf_counter() - start)
+        engine_s, total = time.perf_counter() - start, 0.0
+        for obligation in obligations_of(result):
+            what, assumptions, goal, _ = obligation
+            answer = prove(assumptions, goal, int(timeout_s * 1000), solver)
+            total += answer.seconds
+            if answer.verdict != Verdict.PROVED:
+                break
+        else:
+            return result, engine_s, total
+        weaker = refuted_locations(obligation, int(timeout_s * 1000), solver)
+        if not weaker or round_ == HOUDINI_ROUNDS - 1:
+            detail = answer.detail if answer.verdict != Verdict.COUNTEREXAMPLE else "refuted"
+            return SymbolicResult(
+                Verdict.UNKNOWN,
+                f"induction over {where(result['plan'])}: {what}: not proved ({detail})",
+                time.perf_counter() - start,
+                steps=result["steps"],
+                solver=solver,
+            )
+        havoc += [f"{result['plan']['head']:#x}:{r}" for r in weaker]
+    raise AssertionError("unreachable: the last round returns")
 
 
 def prove_unit_loop(
@@ -199,41 +262,30 @@ def prove_unit_loop(
 ) -> SymbolicResult:
     """PROVED for every n in `vlmaxes`, or UNKNOWN with the reason (never a counterexample)."""
     start = time.perf_counter()
-    result = run_engine(
-        python,
-        {
-            "library": library,
-            "level": "unit_loop",
-            "sew": sew,
-            "vlmaxes": list(vlmaxes),
-            "timeout_s": timeout_s,
-        },
+    job = {
+        "library": library,
+        "level": "unit_loop",
+        "sew": sew,
+        "vlmaxes": list(vlmaxes),
+        "timeout_s": timeout_s,
+    }
+
+    def where(plan):
+        kept = sum(kind != "havoc" for kind, _ in plan["locations"].values())
+        return (
+            f"the loop at {plan.get('where', hex(plan['head']))} ({plan['direction']}, {plan['stride']} element(s) a trip; "
+            f"{kept} registers and stack slots in the invariant)"
+        )
+
+    done = induction(
+        python, job, lambda result: obligations(result, sew, vlmaxes), where, timeout_s, solver, start
     )
-    if "incomplete" in result:
-        return SymbolicResult(Verdict.UNKNOWN, result["incomplete"], time.perf_counter() - start)
-    engine_s = time.perf_counter() - start
-    total = 0.0
-    plan = result["plan"]
-    kept = sum(kind != "havoc" for kind, _ in plan["locations"].values())
-    where = (
-        f"the loop at {plan.get('where', hex(plan['head']))} ({plan['direction']}, {plan['stride']} element(s) a trip; "
-        f"{kept} registers and stack slots in the invariant)"
-    )
-    for what, assumptions, goal in obligations(result, sew, vlmaxes):
-        answer = prove(assumptions, goal, int(timeout_s * 1000), solver)
-        total += answer.seconds
-        if answer.verdict != Verdict.PROVED:
-            detail = answer.detail if answer.verdict != Verdict.COUNTEREXAMPLE else "refuted"
-            return SymbolicResult(
-                Verdict.UNKNOWN,
-                f"induction over {where}: {what}: not proved ({detail})",
-                time.perf_counter() - start,
-                steps=result["steps"],
-                solver=solver,
-            )
+    if isinstance(done, SymbolicResult):
+        return done
+    result, engine_s, total = done
     return SymbolicResult(
         Verdict.PROVED,
-        f"every n by induction over {where}; angr {engine_s:.1f} s, solver {total:.1f} s",
+        f"every n by induction over {where(result['plan'])}; angr {engine_s:.1f} s, solver {total:.1f} s",
         time.perf_counter() - start,
         paths=sum(result["counts"].values()),
         steps=result["steps"],

@@ -372,3 +372,77 @@ int bug_past_16(vredmax_state *s, uint32_t insn)
     s->vs = 3;
     return VREDMAX_RETIRED;
 }
+
+/* v0's 64-bit word w, clipped to the register's bytes (as emulators read a mask a word at a
+ * time) */
+static uint64_t v0_word(const vredmax_state *s, uint64_t w)
+{
+    uint64_t word = 0;
+    size_t left = VLENB(s) - w * 8;
+    memcpy(&word, s->vregs + w * 8, left < 8 ? left : 8);
+    return word;
+}
+
+/* correct: the mask read a v0 word at a time; the compiler rotates the loop so that the
+ * block every trip passes comes after the element's update (the loop's head is first reached
+ * with element 0 done) */
+#define WORD_LOOP(T, LAST) do { T acc, x; memcpy(&acc, REG(s, vs1), sizeof(T));                 \
+        for (uint64_t i = 0; i < s->vl; i++) {                                                  \
+            if (!(vm || ((v0_word(s, i >> 6) >> (i & 63)) & 1)) || i > (LAST)) continue;        \
+            memcpy(&x, REG(s, vs2) + i * sizeof(T), sizeof(T));                                 \
+            if (x > acc) acc = x; }                                                             \
+        memcpy(REG(s, vd), &acc, sizeof(T)); } while (0)
+static int mask_words(vredmax_state *s, uint32_t insn, uint64_t last)
+{
+    unsigned sew, vd = VREDMAX_VD(insn), vs1 = VREDMAX_VS1(insn), vs2 = VREDMAX_VS2(insn), vm = VREDMAX_VM(insn);
+    int outcome = legality(s, insn, &sew, 1);
+    if (outcome >= 0)
+        return outcome;
+    s->vs = 3;
+    if (s->vl == 0)
+        return VREDMAX_RETIRED;
+    switch (sew) { case 8: WORD_LOOP(int8_t, last); break; case 16: WORD_LOOP(int16_t, last); break;
+                   case 32: WORD_LOOP(int32_t, last); break; default: WORD_LOOP(int64_t, last); break; }
+    return VREDMAX_RETIRED;
+}
+
+int s_mask_words(vredmax_state *s, uint32_t insn)
+{
+    return mask_words(s, insn, ~0ull);
+}
+
+/* bug: as s_mask_words, elements past 16 skipped (right up to VLMAX 16) */
+int bug_mask_words_past_16(vredmax_state *s, uint32_t insn)
+{
+    return mask_words(s, insn, 15);
+}
+
+/* correct: an inactive element skipped with `continue`; the element copied with a run-time
+ * size the compiler knows is at most 8 (a memcpy inlined as code per size, laid out before the
+ * loop's head: an active element's trip jumps back more often than an inactive one's) */
+int s_skip_inline_copy(vredmax_state *s, uint32_t insn)
+{
+    unsigned sew, vd = VREDMAX_VD(insn), vs1 = VREDMAX_VS1(insn), vs2 = VREDMAX_VS2(insn), vm = VREDMAX_VM(insn);
+    int outcome = legality(s, insn, &sew, 1);
+    if (outcome >= 0)
+        return outcome;
+    if (s->vl == 0)
+        return VREDMAX_RETIRED;
+    unsigned bytes = 1u << (VREDMAX_VSEW(s->vtype) & 3);
+    uint64_t raw = 0;
+    memcpy(&raw, REG(s, vs1), bytes);
+    int64_t acc = (int64_t)(raw << (64 - sew)) >> (64 - sew);
+    for (uint64_t i = 0; i < s->vl; i++) {
+        if (!(vm || ((s->vregs[i / 8] & (1u << (i % 8))) != 0)))
+            continue;
+        raw = 0;
+        memcpy(&raw, REG(s, vs2) + i * bytes, bytes);
+        int64_t x = (int64_t)(raw << (64 - sew)) >> (64 - sew);
+        if (x > acc)
+            acc = x;
+    }
+    for (unsigned b = 0; b < bytes; b++)
+        REG(s, vd)[b] = (uint8_t)((uint64_t)acc >> (8 * b));
+    s->vs = 3;
+    return VREDMAX_RETIRED;
+}

@@ -302,3 +302,58 @@ uint64_t bug_bytes_short(unsigned sew, uint64_t seed, const void *elements, cons
     }
     return (uint64_t)acc;
 }
+
+/* correct: the union's element read (memcpy) for each element inside the loop and for the seed
+ * after it, the maximum starting at the smallest value; the loop is entered at a block that is
+ * no back edge's target (the targets lie after the memcpy of the element being read) */
+uint64_t u_union_seed_last(unsigned sew, uint64_t seed, const void *elements, const uint8_t *active, size_t n)
+{
+    const uint8_t *base = elements;
+    int64_t acc = (int64_t)(~0ull << (sew - 1));
+    for (size_t i = 0; i < n; i++) {
+        int64_t x = lane_element(base + i * (sew / 8), sew);
+        if ((active[i] != 0) & (x > acc))
+            acc = x;
+    }
+    int64_t x = lane_element((const uint8_t *)&seed, sew);
+    return (uint64_t)(x > acc ? x : acc);
+}
+
+/* bug: u_union_seed_last with the seed compared unsigned */
+uint64_t bug_union_seed_unsigned(unsigned sew, uint64_t seed, const void *elements, const uint8_t *active, size_t n)
+{
+    const uint8_t *base = elements;
+    int64_t acc = (int64_t)(~0ull << (sew - 1));
+    for (size_t i = 0; i < n; i++) {
+        int64_t x = lane_element(base + i * (sew / 8), sew);
+        if ((active[i] != 0) & (x > acc))
+            acc = x;
+    }
+    int64_t x = lane_element((const uint8_t *)&seed, sew);
+    return (uint64_t)((uint64_t)x > (uint64_t)acc ? x : acc);
+}
+
+/* correct: the element read through a table of loaders by SEW, from the last element down,
+ * the seed folded last; at the loop head a register holds the index times the element size,
+ * which at n = 6 (the mining run) looks like a sign-extended running value but at n = 2048
+ * is not (the guess of the invariant too strong there: that location is havocked) */
+static int64_t load8(const uint8_t *p) { int8_t x; memcpy(&x, p, 1); return x; }
+static int64_t load16(const uint8_t *p) { int16_t x; memcpy(&x, p, 2); return x; }
+static int64_t load32(const uint8_t *p) { int32_t x; memcpy(&x, p, 4); return x; }
+static int64_t load64(const uint8_t *p) { int64_t x; memcpy(&x, p, 8); return x; }
+static int64_t (*const loads[4])(const uint8_t *) = {load8, load16, load32, load64};
+uint64_t u_table_reverse(unsigned sew, uint64_t seed, const void *elements, const uint8_t *active, size_t n)
+{
+    const uint8_t *base = elements;
+    int64_t (*load)(const uint8_t *) = loads[__builtin_ctz(sew) - 3];
+    int64_t acc = (int64_t)(~0ull << (sew - 1));
+    for (size_t i = n; i-- > 0;) {
+        if (!active[i])
+            continue;
+        int64_t x = load(base + i * (sew / 8));
+        uint64_t sel = -(uint64_t)(x > acc);
+        acc = (int64_t)(((uint64_t)x & sel) | ((uint64_t)acc & ~sel));
+    }
+    int64_t x = load((const uint8_t *)&seed);
+    return (uint64_t)(x > acc ? x : acc);
+}
