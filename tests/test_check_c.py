@@ -232,6 +232,7 @@ def test_a_store_at_a_running_index_merges_in_byte_order(function, verdict):
 
 
 @needs_angr
+@pytest.mark.check_c_scale  # 45 s; the step's every-vl and merge tests below prove steps in the default run
 def test_a_correct_step_is_proved():
     """A whole step at SEW=32, VLMAX=2 (LMUL=1/2) for every instruction word of STEP_WORDS:
     memcpy of a size read from vtype (`sew / 8`), and memset of vd to ones under vta (half a
