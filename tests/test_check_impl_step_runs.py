@@ -82,33 +82,36 @@ def _counted(monkeypatch, module, name):
     return calls
 
 
-def test_a_loop_that_breaks_on_its_running_value_is_evaluated_once_per_node(tmp_path, monkeypatch):
-    """The Z3 operations made to answer the loop's questions grow linearly with VLMAX (they
-    grew quadratically: each round's question re-made the whole running maximum)."""
+def _calls_at_two_vlens(tmp_path, monkeypatch, module, name, run, prefix):
+    """The calls of module.name that `run(step, cfg)` makes on EARLY_BREAK at VLEN 128 and 256
+    (SEW=16 m4): a run linear in VLMAX makes twice the calls, at most, at the larger."""
     counts = []
     for vlen in (128, 256):
         cfg = Config(vlen, 64, 16, "m4")
-        step = _written(tmp_path, EARLY_BREAK, cfg, name=f"brk{vlen}")
-        calls = _counted(monkeypatch, trace, "apply_op")
-        check, _ = check_at_scale(step, INSTRUCTION, cfg, "undisturbed", 60_000)
+        step = _written(tmp_path, EARLY_BREAK, cfg, name=f"{prefix}{vlen}")
+        calls = _counted(monkeypatch, module, name)
+        run(step, cfg)
         monkeypatch.undo()
-        assert check.verdict == Verdict.PROVED, check.detail
         counts.append(calls[0])
+    return counts
+
+
+def _proved(step, cfg: Config):
+    check, _ = check_at_scale(step, INSTRUCTION, cfg, "undisturbed", 60_000)
+    assert check.verdict == Verdict.PROVED, check.detail
+
+
+def test_a_loop_that_breaks_on_its_running_value_is_evaluated_once_per_node(tmp_path, monkeypatch):
+    """The Z3 operations made to answer the loop's questions grow linearly with VLMAX (they
+    grew quadratically: each round's question re-made the whole running maximum)."""
+    counts = _calls_at_two_vlens(tmp_path, monkeypatch, trace, "apply_op", _proved, "brk")
     assert counts[1] < 2.6 * counts[0], counts
 
 
 def test_a_register_of_bytes_is_taken_apart_once_per_register(tmp_path, monkeypatch):
     """Reading VLMAX elements out of bytes registers converts each register to bytes a bounded
     number of times, whatever VLMAX (it was once per element read)."""
-    counts = []
-    for vlen in (128, 256):
-        cfg = Config(vlen, 64, 16, "m4")
-        step = _written(tmp_path, EARLY_BREAK, cfg, name=f"rd{vlen}")
-        calls = _counted(monkeypatch, symbytes, "_bytes_of")
-        check, _ = check_at_scale(step, INSTRUCTION, cfg, "undisturbed", 60_000)
-        monkeypatch.undo()
-        assert check.verdict == Verdict.PROVED, check.detail
-        counts.append(calls[0])
+    counts = _calls_at_two_vlens(tmp_path, monkeypatch, symbytes, "_bytes_of", _proved, "rd")
     assert counts[1] <= counts[0] + 8, counts
 
 
@@ -143,15 +146,8 @@ def test_a_bytearray_register_read_compares_its_register_number_once(tmp_path, m
     registers with 32 comparisons at every read; now once per register number term."""
     from vredmax.proofs.python import values
 
-    counts = []
-    for vlen in (128, 256):
-        cfg = Config(vlen, 64, 16, "m4")
-        step = _written(tmp_path, EARLY_BREAK, cfg, name=f"eq{vlen}")
-        calls = _counted(monkeypatch, values.SymInt, "__eq__")
-        _run(step, cfg)
-        monkeypatch.undo()
-        counts.append(calls[0])
-    extra = cfg.vlmax // 2  # the elements the bigger configuration has more
+    counts = _calls_at_two_vlens(tmp_path, monkeypatch, values.SymInt, "__eq__", _run, "eq")
+    extra = Config(256, 64, 16, "m4").vlmax // 2  # the elements the bigger configuration has more
     assert counts[1] - counts[0] < 16 * extra, counts
 
 
