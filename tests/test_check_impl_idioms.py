@@ -32,13 +32,12 @@ SLOW_VLMAX = 128  # units from this VLMAX on, steps past VLMAX 32: -m check_impl
 # still UNKNOWN (see the case's docstring): the verdict is not yet the expected one
 NOT_YET = {
     ("step_bytes_as_halves_low_signed", 32),
-    ("step_neutral_by_and_mask", 1024),
 }
 
 
 # PROVED by the monolithic fallback only (50 to 80 s), the cut leaving them UNKNOWN: slow, and
 # expected to fail the check that the cut decided
-SLOW = {("step_joins_a_minimum_of_active_lanes", 16), ("step_neutral_by_and_mask", 16)}
+SLOW = {("step_joins_a_minimum_of_active_lanes", 16)}
 
 
 def _marks(level, function, cfg):

@@ -486,7 +486,10 @@ def inclusion_pairs(machine, analysis, cfg: Config, pre, insn, matcher: Matcher)
     for term, which, (_, cond) in zip(terms, matcher.match(terms), leaves):
         if which is None:
             return None, None, term, None
-        got[which].append(cond)
+        if isinstance(which, tuple):  # ("blend", i): vs2[i] where active, the bottom elsewhere
+            got[which[1]].append(fast.and_(cond, matcher.active(which[1])))
+        else:
+            got[which].append(cond)
         if not term.eq(matcher.operand(which)):
             equal.append(term == matcher.operand(which))
     constants = [cond for label, cond in conds.items() if label[0] != "input"]
@@ -671,6 +674,7 @@ class StepDenoter(cp.Denoter):
         super().__init__(sew, flags, timeout_ms)
         self.tracer = tracer
         self._machine: dict = {}  # id(node) -> (only machine values, some not element-wide)
+        self._blends: dict = {}  # id(node) -> (only machine values and conditions, some condition)
 
     def run(self, root: Term) -> cp.Analysis:
         return super().run(_Fusion(self.tracer).run(root))
@@ -691,7 +695,47 @@ class StepDenoter(cp.Denoter):
             leaf = self.tracer.leaf_for(z3.simplify(term))
             if leaf.op == "input":
                 return self.leaf(leaf), 0
-        return super().denote(node, is_root)
+        failure = self.analysis.failure
+        found = self._denote_blend(node, super().denote(node, is_root))
+        if found is not None:
+            self.analysis.failure = failure  # a local proof that gave up is not needed
+        return found
+
+    def _denote_blend(self, node, found):
+        """A node with no denotation computed from machine values and conditions (and
+        constants) alone, `x & keep | MIN & ~keep` with the element x and the mask `keep` read
+        by the machine ops, the choice of MIN's bits over the conditions traced: one leaf, its
+        Z3 term over the pre-state. That it is an element when active and the signed minimum
+        (max's neutral element) otherwise is the solver's to show, per leaf (Matcher, a
+        blend): the leaf's term does not grow with VLMAX, as a cone of the operations behind
+        it would (the cone of the running maximum they feed)."""
+        if (
+            found is not None
+            or node.width != self.sew
+            or not node.args
+            or self._blendable(node) != (True, True)
+        ):
+            return found
+        inputs, conditions = self.tracer.inputs, self.tracer.conditions
+        term = evaluate(
+            Z3Elements(self.sew),
+            node,
+            lambda n: inputs[n.param] if n.op == "input" else conditions[n.param] if n.op == "flag" else None,
+        )
+        leaf = self.tracer.leaf_for(z3.simplify(term))
+        return (self.leaf(leaf), 0) if leaf.op == "input" else found
+
+    def _blendable(self, node):
+        """(the node depends on machine values, conditions and constants alone, on a condition)."""
+        known = self._blends
+        if id(node) not in known:
+            for n in cp.post_order(node, known):
+                if not n.args:
+                    known[id(n)] = (n.op in ("input", "const", "flag", "bool"), n.op == "flag")
+                else:
+                    parts = [known[id(a)] for a in n.args]
+                    known[id(n)] = (all(p for p, _ in parts), any(f for _, f in parts))
+        return known[id(node)]
 
     def _assembled(self, node):
         """(the node depends on machine values and constants alone, one of them is no element)."""

@@ -7,7 +7,13 @@ pre-state: the element as the step read it. The spec's operands are `vs1[0]` and
 1. when it is the same term, or the same after `z3.simplify` (bytes put together in order
    simplify to the element's extract);
 2. else by value: the operand it equals on a few concrete legal states (a guess, which the
-   solver then proves or not), under the assumptions where the result is written (`written`).
+   solver then proves or not), under the assumptions where the result is written (`written`);
+3. or as a *blend* of element i: the element when it is active and the signed minimum (the
+   neutral element of max) when not, however the step wrote it (`x & -on | MIN & ~-on`,
+   `x * on + MIN * (1 - on)`, a select): guessed when the term is element i with every
+   element active and the signed minimum on the same states with none active, then
+   `term == If(active_i, vs2[i], MIN)` proved as for 2. Joining it is joining vs2[i] where
+   it is active (the caller's inclusion condition), nothing otherwise.
 
 The proof of `leaf == operand` is taken apart by congruence: where the two terms apply the
 same function (same declaration and parameters) their equality follows from their
@@ -33,12 +39,16 @@ from vredmax.spec.config import Config
 
 STATES = 3  # concrete states the guess of an operand must hold on
 CHUNK = 512  # equalities per solver query
+# blends per solver query: each is a whole equality, and a batch's time grows faster than its
+# size (measured at VLEN=1024 SEW=8: 16 in 0.07 s, 32 in 0.16 s, 128 in 7 s, 512 past 60 s)
+BLENDS = 16
 DIFFERENCES = 8  # differing places of one leaf past which the whole equality is asked
 
 
 class Matcher:
     """Operands of one configuration's symbolic pre-state; `match(terms)` labels each term
-    "seed", an element index, or None (not shown to be an operand)."""
+    "seed", an element index, ("blend", i) (element i when active, the signed minimum
+    otherwise), or None (not shown to be any)."""
 
     def __init__(self, cfg: Config, seed, elements, written: list, pre, insn, timeout_ms: int):
         self.cfg, self.seed, self.elements = cfg, seed, elements
@@ -52,9 +62,23 @@ class Matcher:
         self._alive: list = []
         self.asked = 0  # solver queries
         self.by_value = 0  # leaves matched by value and proved
+        self._activity: list | None = None
 
     def operand(self, label):
+        if isinstance(label, tuple):  # ("blend", i)
+            i, smin = label[1], 1 << (self.cfg.sew - 1)
+            if self._activity is None:
+                from vredmax.spec.relation import activity
+
+                self._activity = activity(self.cfg, self.pre, self.insn)
+            return z3.If(self._activity[i], self.elements[i], z3.BitVecVal(smin, self.cfg.sew))
         return self.seed if label == "seed" else self.elements[label]
+
+    def active(self, i):
+        """Element i's active flag (the spec's)."""
+        self.operand(("blend", i))
+        assert self._activity is not None
+        return self._activity[i]
 
     def _by_term(self, term):
         which = self.by_id.get(term.get_id())
@@ -76,7 +100,12 @@ class Matcher:
             return labels
         guesses = self._guesses([terms[k] for k in todo])
         pending = [(k, g) for k, g in zip(todo, guesses) if g is not None]
-        proved = self._prove([(terms[k], self.operand(g)) for k, g in pending])
+        proved = self._prove([(terms[k], self.operand(g)) for k, g in pending if not isinstance(g, tuple)])
+        blends = self._prove(
+            [(terms[k], self.operand(g)) for k, g in pending if isinstance(g, tuple)], BLENDS
+        )
+        plain, blended = iter(proved), iter(blends)
+        proved = [next(blended) if isinstance(g, tuple) else next(plain) for _, g in pending]
         for (k, g), ok in zip(pending, proved):
             if ok:
                 labels[k] = g
@@ -85,6 +114,35 @@ class Matcher:
 
     # the guess: equal values on concrete legal states ------------------------------------------
     def _guesses(self, terms: list) -> list:
+        """Each term's operand on states with every element active, ("blend", i) when it is
+        element i there and the signed minimum with none active; None for none."""
+        found = self._operands(terms)
+        if any(isinstance(g, int) and not isinstance(g, bool) for g in found):
+            smin = 1 << (self.cfg.sew - 1)
+            inactive = self._values(terms, active=False)
+            found = [
+                ("blend", g) if isinstance(g, int) and values == {smin} else g
+                for g, values in zip(found, inactive)
+            ]
+        return found
+
+    def _values(self, terms: list, active: bool) -> list:
+        """The set of values each term takes on the states (None: the states are not legal)."""
+        cfg = self.cfg
+        rng = random.Random(0)
+        values: list = [set() for _ in terms]
+        for vd, vs2, vs1 in [(24, 8, 16), (8, 16, 24), (16, 24, 8)][:STATES]:
+            regs = [rng.getrandbits(cfg.vlen) for _ in range(32)]
+            model = self._model(regs, vd, vs2, vs1, active)
+            if model is None:
+                return [None] * len(terms)
+            for k, term in enumerate(terms):
+                got = model.eval(term, model_completion=True)
+                values[k].add(got.as_long() if z3.is_bv_value(got) else None)
+        return values
+
+    def _operands(self, terms: list) -> list:
+        """The operand each term equals on every state with every element active, or None."""
         cfg = self.cfg
         per, sew, mask = cfg.elements_per_register, cfg.sew, (1 << cfg.sew) - 1
         rng = random.Random(0)
@@ -104,39 +162,45 @@ class Matcher:
                 candidates[k] = found if n == 0 else candidates[k] & found
         return [min(c, key=lambda x: -1 if x == "seed" else x) if c else None for c in candidates]
 
-    def _model(self, regs, vd, vs2, vs1):
+    def _model(self, regs, vd, vs2, vs1, active=True):
+        """A legal state where the result is written, with these registers and every element
+        active (vm = 1), or none (vm = 0, v0 = 0); vl = VLMAX."""
         solver = z3.Solver()
         solver.set("timeout", self.timeout_ms)
         solver.add(*self.written)
         insn, pre = self.insn, self.pre
-        solver.add(insn.vd == vd, insn.vs2 == vs2, insn.vs1 == vs1, insn.vm == 1, pre.vl == self.cfg.vlmax)
+        if not active:
+            regs = [0] + regs[1:]
+        solver.add(
+            insn.vd == vd, insn.vs2 == vs2, insn.vs1 == vs1, insn.vm == int(active), pre.vl == self.cfg.vlmax
+        )
         solver.add(*[z3.Select(pre.regs, k) == z3.BitVecVal(r, self.cfg.vlen) for k, r in enumerate(regs)])
         return solver.model() if solver.check() == z3.sat else None
 
     # the proof: by congruence where it can, whole equalities where it cannot -------------------
-    def _prove(self, pairs: list) -> list:
+    def _prove(self, pairs: list, chunk: int = CHUNK) -> list:
         parts = [_differences(a, b) for a, b in pairs]
         questions = {}
         for found in parts:
             for a, b in found or ():
                 questions.setdefault((a.get_id(), b.get_id()), (a, b))
-        self._ask(questions)
+        self._ask(questions, chunk)
         whole = {}
         for (a, b), found in zip(pairs, parts):
             if found is None or not all(self.proved[(x.get_id(), y.get_id())] for x, y in found):
                 whole.setdefault((a.get_id(), b.get_id()), (a, b))
-        self._ask(whole)
+        self._ask(whole, chunk)
         return [
             (found is not None and all(self.proved[(x.get_id(), y.get_id())] for x, y in found))
             or self.proved[(a.get_id(), b.get_id())]
             for (a, b), found in zip(pairs, parts)
         ]
 
-    def _ask(self, questions: dict) -> None:
+    def _ask(self, questions: dict, chunk: int = CHUNK) -> None:
         todo = [(key, a, b) for key, (a, b) in questions.items() if key not in self.proved]
         self._alive += [t for _, a, b in todo for t in (a, b)]
-        for start in range(0, len(todo), CHUNK):
-            self._ask_chunk(todo[start : start + CHUNK])
+        for start in range(0, len(todo), chunk):
+            self._ask_chunk(todo[start : start + chunk])
 
     def _ask_chunk(self, chunk) -> None:
         self.asked += 1
