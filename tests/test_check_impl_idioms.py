@@ -17,8 +17,16 @@ chosen by the same conditions, were put back together (proofs/python/cutstep.py,
 PROVED at VLEN=256 in 7 s, at VLEN=2048 m8 in 53 s.
 
 step_joins_a_minimum_of_any_lanes is a wrong step whose result lies between two guarded maxima,
-the lower one the spec's: taken for the result it was PROVED (the step's analysis must refuse a
-root known only by bounds: StepDenoter.BOUNDS_AT_ROOT).
+the lower one the spec's: taken for the result it was PROVED. A step's root known only by
+bounds is now checked by both (proofs/python/cutstep.py, `inclusion_pairs`):
+step_joins_a_minimum_of_active_lanes, PROVED before by the monolithic fallback only (50-80 s),
+is PROVED by the cut (12 s a tail), and step_bytes_as_halves_low_signed, UNKNOWN at VLMAX 32,
+is a COUNTEREXAMPLE (the seed's condition in a bound is not the spec's). A step that
+makes inactive lanes the signed minimum through an and-mask on the machine ops
+(step_neutral_by_and_mask) left a cone of more than 48 operations: UNKNOWN at VLEN=1024,
+PROVED at VLMAX 16 by the monolithic fallback only; each masked lane is now one leaf, proved
+the element when active and the minimum otherwise (proofs/python/operands.py, a blend): PROVED
+by the cut at VLMAX 16 (3 s) and at VLEN=1024 (121 s).
 """
 
 import pytest
@@ -30,13 +38,11 @@ from tests.proof_alone import case_id, cases, check_proof_alone
 FILE = "tests/buggy/held_idioms.py"
 SLOW_VLMAX = 128  # units from this VLMAX on, steps past VLMAX 32: -m check_impl_scale
 # still UNKNOWN (see the case's docstring): the verdict is not yet the expected one
-NOT_YET = {
-    ("step_bytes_as_halves_low_signed", 32),
-}
+NOT_YET: set = set()
 
 
-# PROVED by the monolithic fallback only (50 to 80 s), the cut leaving them UNKNOWN: slow, and
-# expected to fail the check that the cut decided
+# PROVED by the cut, but its step is explored path by path (17 paths, 6 s a tail): with the
+# scale tests (it was PROVED by the monolithic fallback only, in 50 to 80 s)
 SLOW = {("step_joins_a_minimum_of_active_lanes", 16)}
 
 
@@ -45,7 +51,7 @@ def _marks(level, function, cfg):
     limit = SLOW_VLMAX if level == UNIT else 33
     if cfg.vlmax >= limit or (function.__name__, cfg.vlmax) in SLOW:
         marks.append(pytest.mark.check_impl_scale)
-    if (function.__name__, cfg.vlmax) in NOT_YET | SLOW:
+    if (function.__name__, cfg.vlmax) in NOT_YET:
         marks.append(pytest.mark.xfail(reason="UNKNOWN on the current method", strict=True))
     return marks
 

@@ -475,8 +475,21 @@ def inclusion_pairs(machine, analysis, cfg: Config, pre, insn, matcher: Matcher)
     """(labels, pairs, None, equal): for the seed, each element and each constant the reduction
     joins, (the condition under which it reaches the result, the spec's), and the equalities
     `leaf == operand` of the leaves matched by value (proved where vd[0] is written); or
-    (None, None, term, None) when a joined value is not shown to be one of the spec's operands."""
-    conds = cp.inclusion(analysis.root) if analysis.root is not cp.EMPTY else {}
+    (None, None, term, None) when a joined value is not shown to be one of the spec's operands.
+    A result known only between two guarded maxima (a selection on its way, a minimum of lanes
+    already joined) has the pairs of both: each bound the spec's, so is what lies between."""
+    found = _root_pairs(machine, analysis.root, cfg, pre, insn, matcher)
+    if analysis.upper is None or found[2] is not None:
+        return found
+    above = _root_pairs(machine, analysis.upper, cfg, pre, insn, matcher)
+    if above[2] is not None:
+        return above
+    return found[0] + above[0], found[1] + above[1], None, found[3] + above[3]
+
+
+def _root_pairs(machine, root, cfg: Config, pre, insn, matcher: Matcher):
+    """inclusion_pairs of one guarded join."""
+    conds = cp.inclusion(root) if root is not cp.EMPTY else {}
     elements, activity = matcher.elements, spec.activity(cfg, pre, insn)
     false = z3.BoolVal(False)
     got = {"seed": [], **{i: [] for i in range(len(elements))}}
@@ -666,9 +679,9 @@ class StepDenoter(cp.Denoter):
     (bytes, a register), is a leaf too: its Z3 term (an element put together from its bytes
     is one value of the pre-state, whatever the operations that assembled it)."""
 
-    # the step's checks below read the root's guarded max as exact: a root known only between
-    # two of them (a selection on its way) is a failure of the analysis, never its lower bound
-    BOUNDS_AT_ROOT = False
+    # a root known only between two guarded maxima (a selection on its way) is checked by
+    # both (inclusion_pairs), never by its lower bound alone
+    BOUNDS_AT_ROOT = True
 
     def __init__(self, sew: int, flags: list, timeout_ms: int, tracer: StepTracer):
         super().__init__(sew, flags, timeout_ms)
