@@ -4,7 +4,14 @@ instruction cut at its reduction (proofs/python/conditionvalues.py): the active 
 guarded max (before: UNKNOWN "a value the reduction joins (...) is not shown to equal the
 spec's seed or one of its elements"). Now the flag is a choice between constants on its
 conditions and the blend is proved `If(active, x, MIN)` by the cut-point method's solver
-query per cone shape; wrong blends stay COUNTEREXAMPLE."""
+query per cone shape; wrong blends stay COUNTEREXAMPLE.
+
+A blend done on the machine ops (step_blended_in_the_register: the lane and-masked in its
+register, the minimum's bits or-ed in, then read as a signed Python int, all before any traced
+op) reached the trace as one wide leaf per lane: UNKNOWN ("a 16-bit input is used ..."). Now
+such a leaf is its low bits extended (proved an identity of bit-vectors), and those bits a
+blend of element i, proved `If(active_i, vs2[i], MIN)` per leaf (proofs/python/operands.py).
+"""
 
 import pytest
 import z3
@@ -30,7 +37,9 @@ def _check(function):
     return report, report.results[0].checks
 
 
-@pytest.mark.parametrize("function", ["step_mul", "step_and_mask", "step_mul_of_bits"])
+@pytest.mark.parametrize(
+    "function", ["step_mul", "step_and_mask", "step_mul_of_bits", "step_blended_in_the_register"]
+)
 def test_an_arithmetic_blend_with_the_neutral_element_is_proved(function):
     report, checks = _check(function)
     assert report.verdict == Verdict.PROVED, report.detail
@@ -44,6 +53,7 @@ def test_an_arithmetic_blend_with_the_neutral_element_is_proved(function):
         "step_mul_inverted_wrong",
         "step_and_mask_wrong_neutral_wrong",
         "step_mul_of_bits_ignoring_vl_wrong",
+        "step_blended_in_the_register_zero_wrong",
     ],
 )
 def test_a_wrong_blend_is_refuted(function):

@@ -246,6 +246,12 @@ class Denoter:
             self.conds[id(n)] = term
         return self.conds[id(node)]
 
+    def wide_leaf(self, node: Term):
+        """The denotation of a node wider than an element that is no guarded join by its cone,
+        as one leaf (none in a unit: its leaves are elements; a whole step's machine values
+        may be: proofs/python/cutstep.py)."""
+        return None
+
     def leaf(self, node: Term):
         if node.op == "seed":
             return atom(SEED_ATOM)
@@ -261,11 +267,14 @@ class Denoter:
             if node.width != self.sew:
                 # a wider value (a signed Python int of proofs/python/values.py) may be a
                 # sign-extended join; when it is none it is inlined into its parents' cones
-                if self.sew < node.width <= 2 * self.sew and node.args and node.op not in ("zext", "sext"):
-                    try:
-                        found = self.denote_cone(node, False, wide=True)
-                    except ConeTooLarge:
-                        found = None
+                if self.sew < node.width <= 2 * self.sew and node.op not in ("zext", "sext"):
+                    found = None
+                    if node.args:
+                        try:
+                            found = self.denote_cone(node, False, wide=True)
+                        except ConeTooLarge:
+                            pass
+                    found = found or self.wide_leaf(node)
                     if found is not None:
                         self.den[id(node)] = found
                 continue

@@ -687,7 +687,7 @@ class StepDenoter(cp.Denoter):
         super().__init__(sew, flags, timeout_ms)
         self.tracer = tracer
         self._machine: dict = {}  # id(node) -> (only machine values, some not element-wide)
-        self._blends: dict = {}  # id(node) -> (only machine values and conditions, some condition)
+        self._blends: dict = {}  # id(node) -> (machine values and conditions alone, a condition, size)
 
     def run(self, root: Term) -> cp.Analysis:
         return super().run(_Fusion(self.tracer).run(root))
@@ -709,7 +709,13 @@ class StepDenoter(cp.Denoter):
             if leaf.op == "input":
                 return self.leaf(leaf), 0
         failure = self.analysis.failure
-        found = self._denote_blend(node, super().denote(node, is_root))
+        try:
+            found = super().denote(node, is_root)
+        except cp.ConeTooLarge:  # a wider machine value in its cone, say: a blend may still be
+            found = self._denote_blend(node, None)
+            if found is None:
+                raise
+        found = self._denote_blend(node, found)
         if found is not None:
             self.analysis.failure = failure  # a local proof that gave up is not needed
         return found
@@ -722,33 +728,56 @@ class StepDenoter(cp.Denoter):
         (max's neutral element) otherwise is the solver's to show, per leaf (Matcher, a
         blend): the leaf's term does not grow with VLMAX, as a cone of the operations behind
         it would (the cone of the running maximum they feed)."""
-        if (
-            found is not None
-            or node.width != self.sew
-            or not node.args
-            or self._blendable(node) != (True, True)
-        ):
+        if found is not None or node.width != self.sew or not node.args or not self._blendable(node):
             return found
+        leaf = self.tracer.leaf_for(self._term(node))
+        return (self.leaf(leaf), 0) if leaf.op == "input" else found
+
+    def wide_leaf(self, node):
+        """A machine value wider than an element (an input, or a blend: `_denote_blend`) that
+        is its low SEW bits sign- or zero-extended (`x - ((x >> (sew - 1)) << sew)` on the
+        machine ops: a lane read as a signed Python int): the leaf of those bits, so encoded
+        (an identity of bit-vectors proved for all values; the low bits are matched as any
+        leaf, as a blend too)."""
+        if node.op == "input":
+            term = self.tracer.inputs[node.param]
+        elif node.args and self._blendable(node):
+            term = self._term(node)
+        else:
+            return None
+        sew = self.sew
+        low = z3.simplify(z3.Extract(sew - 1, 0, term))
+        for extension, extend in (("sext", z3.SignExt), ("zext", z3.ZeroExt)):
+            if prove([], term == extend(node.width - sew, low), self.timeout_ms).verdict == Verdict.PROVED:
+                leaf = self.tracer.leaf_for(low)
+                return (self.leaf(leaf), (extension, node.width, 0)) if leaf.op == "input" else None
+        return None
+
+    def _term(self, node):
+        """The Z3 term over the pre-state of a node of machine values and conditions alone."""
         inputs, conditions = self.tracer.inputs, self.tracer.conditions
         term = evaluate(
-            Z3Elements(self.sew),
+            Z3Elements(node.width),
             node,
             lambda n: inputs[n.param] if n.op == "input" else conditions[n.param] if n.op == "flag" else None,
         )
-        leaf = self.tracer.leaf_for(z3.simplify(term))
-        return (self.leaf(leaf), 0) if leaf.op == "input" else found
+        return z3.simplify(term)
 
-    def _blendable(self, node):
-        """(the node depends on machine values, conditions and constants alone, on a condition)."""
+    def _blendable(self, node) -> bool:
+        """The node depends on machine values, conditions and constants alone, on a condition
+        among them, through at most CONE_LIMIT operations (one lane's blend, not a reduction
+        of them)."""
         known = self._blends
         if id(node) not in known:
             for n in cp.post_order(node, known):
                 if not n.args:
-                    known[id(n)] = (n.op in ("input", "const", "flag", "bool"), n.op == "flag")
+                    known[id(n)] = (n.op in ("input", "const", "flag", "bool"), n.op == "flag", 0)
                 else:
                     parts = [known[id(a)] for a in n.args]
-                    known[id(n)] = (all(p for p, _ in parts), any(f for _, f in parts))
-        return known[id(node)]
+                    size = min(1 + sum(p[2] for p in parts), cp.CONE_LIMIT + 1)
+                    known[id(n)] = (all(p[0] for p in parts), any(p[1] for p in parts), size)
+        machine, flag, size = known[id(node)]
+        return machine and flag and size <= cp.CONE_LIMIT
 
     def _assembled(self, node):
         """(the node depends on machine values and constants alone, one of them is no element)."""

@@ -63,6 +63,7 @@ class Matcher:
         self.asked = 0  # solver queries
         self.by_value = 0  # leaves matched by value and proved
         self._activity: list | None = None
+        self._made: dict = {}  # every element active or none -> the guesses' states
 
     def operand(self, label):
         if isinstance(label, tuple):  # ("blend", i)
@@ -128,14 +129,11 @@ class Matcher:
 
     def _values(self, terms: list, active: bool) -> list:
         """The set of values each term takes on the states (None: the states are not legal)."""
-        cfg = self.cfg
-        rng = random.Random(0)
+        states = self._states(active)
+        if states is None:
+            return [None] * len(terms)
         values: list = [set() for _ in terms]
-        for vd, vs2, vs1 in [(24, 8, 16), (8, 16, 24), (16, 24, 8)][:STATES]:
-            regs = [rng.getrandbits(cfg.vlen) for _ in range(32)]
-            model = self._model(regs, vd, vs2, vs1, active)
-            if model is None:
-                return [None] * len(terms)
+        for _, _, _, model in states:
             for k, term in enumerate(terms):
                 got = model.eval(term, model_completion=True)
                 values[k].add(got.as_long() if z3.is_bv_value(got) else None)
@@ -145,14 +143,11 @@ class Matcher:
         """The operand each term equals on every state with every element active, or None."""
         cfg = self.cfg
         per, sew, mask = cfg.elements_per_register, cfg.sew, (1 << cfg.sew) - 1
-        rng = random.Random(0)
+        states = self._states(True)
+        if states is None:
+            return [None] * len(terms)
         candidates: list = [None] * len(terms)
-        # register numbers aligned for every LMUL, apart from each other and from v0
-        for n, (vd, vs2, vs1) in enumerate([(24, 8, 16), (8, 16, 24), (16, 24, 8)][:STATES]):
-            regs = [rng.getrandbits(cfg.vlen) for _ in range(32)]
-            model = self._model(regs, vd, vs2, vs1)
-            if model is None:
-                return [None] * len(terms)
+        for n, (regs, vs2, vs1, model) in enumerate(states):
             values: dict = {regs[vs1] & mask: ["seed"]}
             for i in range(cfg.vlmax):
                 values.setdefault(regs[vs2 + i // per] >> (sew * (i % per)) & mask, []).append(i)
@@ -162,6 +157,25 @@ class Matcher:
                 candidates[k] = found if n == 0 else candidates[k] & found
         return [min(c, key=lambda x: -1 if x == "seed" else x) if c else None for c in candidates]
 
+    def _states(self, active: bool):
+        """[(registers, vs2, vs1, model)]: the concrete states of the guesses, made once (None
+        when one is not legal)."""
+        if active not in self._made:
+            rng = random.Random(0)
+            states: list | None = []
+            # register numbers aligned for every LMUL, apart from each other and from v0
+            for vd, vs2, vs1 in [(24, 8, 16), (8, 16, 24), (16, 24, 8)][:STATES]:
+                regs = [rng.getrandbits(self.cfg.vlen) for _ in range(32)]
+                if not active:
+                    regs[0] = 0
+                model = self._model(regs, vd, vs2, vs1, active)
+                if model is None or states is None:
+                    states = None
+                else:
+                    states.append((regs, vs2, vs1, model))
+            self._made[active] = states
+        return self._made[active]
+
     def _model(self, regs, vd, vs2, vs1, active=True):
         """A legal state where the result is written, with these registers and every element
         active (vm = 1), or none (vm = 0, v0 = 0); vl = VLMAX."""
@@ -169,8 +183,6 @@ class Matcher:
         solver.set("timeout", self.timeout_ms)
         solver.add(*self.written)
         insn, pre = self.insn, self.pre
-        if not active:
-            regs = [0] + regs[1:]
         solver.add(
             insn.vd == vd, insn.vs2 == vs2, insn.vs1 == vs1, insn.vm == int(active), pre.vl == self.cfg.vlmax
         )

@@ -1,6 +1,7 @@
 """Whole-instruction steps that blend each element with the neutral element by arithmetic: the
 active flag as an int `on` (0 or 1), `x * on + MIN * (1 - on)`, or as a mask `-on`,
-`x & -on | MIN & (on - 1)` (tests/test_check_impl_blend.py). The `_wrong` ones are mutants
+`x & -on | MIN & (on - 1)`, or on the register before the lane is read
+(tests/test_check_impl_blend.py). The `_wrong` ones are mutants
 a concrete case refutes."""
 
 from vredmax.spec.legality import trap_conditions
@@ -91,3 +92,41 @@ def step_and_mask_wrong_neutral_wrong(m, pre, insn, cfg, tail):
 
 def step_mul_of_bits_ignoring_vl_wrong(m, pre, insn, cfg, tail):
     return _reduce(m, pre, insn, cfg, tail, _bits_ignoring_vl, _mul)
+
+
+def _lane_of_register(reg, shift, on, fill, mask):
+    """The lane's bits kept by an and-mask over the whole register, its other bits `fill`: the
+    blend done on the register by the machine ops, before the lane is taken out."""
+    keep = (-on & mask) << shift
+    return (((reg & keep) | ((fill << shift) & ~keep & (mask << shift))) >> shift) & mask
+
+
+def _reduce_blended_registers(m, pre, insn, cfg, tail, fill):
+    traps = trap_conditions(m, pre, insn, m.bit(pre.vtype, 63), cfg.lmul)
+    if any(fired for _, fired in traps) or pre.vl == 0:
+        return traps, pre
+    sew, per = cfg.sew, cfg.vlen // cfg.sew
+    mask, top = (1 << sew) - 1, 1 << (sew - 1)
+    regs = list(pre.regs)
+    best = regs[insn.vs1] & mask
+    best -= (best >> (sew - 1)) << sew
+    for i in range(cfg.vlmax):
+        x = _lane_of_register(
+            regs[insn.vs2 + i // per], sew * (i % per), _flag(pre, insn, i), fill(top), mask
+        )
+        x -= (x >> (sew - 1)) << sew
+        best = x if x > best else best
+    regs[insn.vd] = (regs[insn.vd] & ~mask) | (best & mask)
+    if tail == "ones" and (pre.vtype >> 6) & 1:
+        regs[insn.vd] |= ((1 << cfg.vlen) - 1) & ~mask
+    return traps, pre.with_(regs=tuple(regs), vstart=0, vs=3)
+
+
+def step_blended_in_the_register(m, pre, insn, cfg, tail):
+    """Each inactive lane made the minimum's bits in the register, then read as an element."""
+    return _reduce_blended_registers(m, pre, insn, cfg, tail, lambda top: top)
+
+
+def step_blended_in_the_register_zero_wrong(m, pre, insn, cfg, tail):
+    """The same with inactive lanes made 0."""
+    return _reduce_blended_registers(m, pre, insn, cfg, tail, lambda top: 0)
