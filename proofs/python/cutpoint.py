@@ -247,7 +247,7 @@ class Denoter:
         return self.conds[id(node)]
 
     def wide_leaf(self, node: Term):
-        """The denotation of a node wider than an element that is no guarded join by its cone,
+        """The denotation of a node wider than an element whose cone is too large (or a leaf),
         as one leaf (none in a unit: its leaves are elements; a whole step's machine values
         may be: proofs/python/cutstep.py)."""
         return None
@@ -268,13 +268,14 @@ class Denoter:
                 # a wider value (a signed Python int of proofs/python/values.py) may be a
                 # sign-extended join; when it is none it is inlined into its parents' cones
                 if self.sew < node.width <= 2 * self.sew and node.op not in ("zext", "sext"):
-                    found = None
+                    found, opaque = None, not node.args
                     if node.args:
                         try:
                             found = self.denote_cone(node, False, wide=True)
-                        except ConeTooLarge:
-                            pass
-                    found = found or self.wide_leaf(node)
+                        except ConeTooLarge:  # over a leaf no cone takes apart: one leaf?
+                            opaque = True
+                    if opaque:
+                        found = self.wide_leaf(node)
                     if found is not None:
                         self.den[id(node)] = found
                 continue
