@@ -296,15 +296,15 @@ def prove_step_at_scale(step_fn, cfg: Config, tail: str, timeout_ms: int) -> cp.
         answer = prove(written, fast.and_(*[a == b for _, a, b in chunk]), timeout_ms)
         solvers.add(answer.solver)
         if answer.verdict == Verdict.COUNTEREXAMPLE:
+            model = answer.model
             wrong = [
                 label
                 for label, a, b in chunk
-                if answer.model is not None
-                and not z3.is_true(answer.model.eval(a == b, model_completion=True))
+                if model is not None and not z3.is_true(model.eval(a == b, model_completion=True))
             ]
             case = (
                 _targeted(step_fn, cfg, tail, wrong[0] if wrong else None)
-                or _replayed_model(step_fn, cfg, tail, answer.model, pre, insn, wrong[0] if wrong else None)
+                or _replayed_model(step_fn, cfg, tail, model, pre, insn, wrong[0] if wrong else None)
                 or _search(step_fn, cfg, tail, start + max(5.0, timeout_ms / 1000))
             )
             what = (
@@ -854,19 +854,23 @@ def _replayed_model(step_fn, cfg, tail, model, pre, insn, label=None):
 
 def _emphasised(cfg: Config, pre: ArchState, insn, label) -> list:
     """The case with `label` (the seed or element i) the largest value and every other
-    operand the signed minimum (or 0): a wrong condition of it changes vd[0]."""
+    operand the signed minimum (or 0): a wrong condition of it changes vd[0]. Then the label
+    larger than the others (0) only by the top bit of a byte, a half-word or a word
+    (0x80, 0x8000, 0x80000000): a comparison made piece by piece that reads one piece's
+    sign wrong (the low half compared signed) takes another operand over it."""
     if label is None or label == "constant":
         return []
     smin, top, sew, per = 1 << (cfg.sew - 1), (1 << (cfg.sew - 1)) - 1, cfg.sew, cfg.elements_per_register
+    pairs = [(top, smin), (top, 0)] + [(1 << k, 0) for k in (7, 15, 31) if k < sew - 1]
     cases = []
-    for low in (smin, 0):
+    for high, low in pairs:
         regs = list(pre.regs)
         for i in range(cfg.vlmax):
             register = (insn.vs2 + i // per) % 32
             shift = (i % per) * sew
-            value = top if label == i else low
+            value = high if label == i else low
             regs[register] = regs[register] & ~(((1 << sew) - 1) << shift) | value << shift
-        seed = top if label == "seed" else low
+        seed = high if label == "seed" else low
         regs[insn.vs1] = regs[insn.vs1] & ~((1 << sew) - 1) | seed
         cases.append(pre.with_(regs=tuple(regs)))
     return cases
