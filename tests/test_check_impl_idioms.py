@@ -26,7 +26,7 @@ makes inactive lanes the signed minimum through an and-mask on the machine ops
 (step_neutral_by_and_mask) left a cone of more than 48 operations: UNKNOWN at VLEN=1024,
 PROVED at VLMAX 16 by the monolithic fallback only; each masked lane is now one leaf, proved
 the element when active and the minimum otherwise (proofs/python/operands.py, a blend): PROVED
-by the cut at VLMAX 16 (3 s) and at VLEN=1024 (121 s).
+by the cut at VLMAX 16 (3 s) and at VLEN=1024 (42 s, both tails).
 """
 
 import pytest
