@@ -168,6 +168,11 @@ def test_a_correct_unit_is_proved_for_every_vlmax():
         pytest.param("bug_unsigned", 8, Verdict.UNKNOWN, marks=pytest.mark.check_c_scale),
         pytest.param("bug_branchless_unsigned", 64, Verdict.UNKNOWN, marks=pytest.mark.check_c_scale),
         pytest.param("u_found_flag", 32, Verdict.PROVED, marks=pytest.mark.check_c_scale),
+        # two loops: the active elements compacted into a buffer, then folded (two_loops.py)
+        pytest.param("u_compact", 8, Verdict.PROVED, marks=pytest.mark.check_c_scale),
+        pytest.param("bug_compact_short", 8, Verdict.UNKNOWN, marks=pytest.mark.check_c_scale),
+        pytest.param("bug_compact_past_end", 8, Verdict.UNKNOWN, marks=pytest.mark.check_c_scale),
+        pytest.param("bug_compact_keeps_all", 8, Verdict.UNKNOWN, marks=pytest.mark.check_c_scale),
     ],
 )
 def test_the_induction_proves_no_wrong_unit(function, sew, verdict, tmp_path):
@@ -175,7 +180,11 @@ def test_the_induction_proves_no_wrong_unit(function, sew, verdict, tmp_path):
     at 32768): the induction's exit does not hold there, so no proof (the bounded method and
     the concrete runs speak instead); nor for a loop one short, nor unsigned comparisons. A
     branch-free select (`acc ^= (acc ^ x) & -(x > acc & active)`) at SEW=64 is proved (it hit
-    bitwuzla's time limit at VLMAX 16 with the bounded method). Elements assembled byte by byte
+    bitwuzla's time limit at VLMAX 16 with the bounded method). A buffer filled by a first loop
+    (`buf[m++] = x` of the active elements) and folded by a second is proved for every VLMAX
+    (two_loops.py: the buffer a solver array, every entry below m at most X, one equal to it);
+    its twins folding one entry short, one past the end, or keeping the inactive elements too
+    are not. Elements assembled byte by byte
     in a loop of their own, run only for the active ones, are proved too: the paths that ran
     the inner loop and those that skipped it meet at the outer head (each loop's trips counted
     apart); the guess of the invariant no longer asks the solver after each mined trip (over

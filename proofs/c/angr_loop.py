@@ -212,7 +212,7 @@ def candidate_heads(project, seen: dict, backs) -> tuple[dict, list[str]]:
     return heads, unmerged
 
 
-def mine(claripy, heads: dict, sew: int, elements, flags, why: list, deadline: float, havoc=()):
+def mine(claripy, heads: dict, sew: int, elements, flags, why: list, deadline: float, havoc=(), counts=False):
     """The plans that fit, one per candidate loop head in the order given, from the merged
     head states of the mining run (`heads`: head address -> {trips: state}): the loop head and
     its locations' classes; made one at a time (each costs sampling). Why a candidate does
@@ -226,7 +226,7 @@ def mine(claripy, heads: dict, sew: int, elements, flags, why: list, deadline: f
         if time.monotonic() > deadline:
             raise LoopIncomplete("time limit (mining the loop's invariant)")
         try:
-            yield _mine_head(claripy, head, seen, sew, elements, flags, set(havoc))
+            yield _mine_head(claripy, head, seen, sew, elements, flags, set(havoc), counts)
         except LoopIncomplete as failed:
             why.append(str(failed))
 
@@ -238,7 +238,8 @@ def tried(failures: list, why: list) -> str:
     return "; ".join(said[:3]) + more
 
 
-def _mine_head(claripy, head, seen, sew, elements, flags, havoc: set) -> dict:
+def head_states(head, seen) -> list:
+    """The mining run's states at a loop head, one per trip 0, 1, 2, ... (at least three)."""
     by_trip = {t - min(seen): state for t, state in seen.items()}  # back edges before the loop count too
     step = math.gcd(*by_trip)
     if step > 1:  # each trip jumps back more than once (a block of the body laid out before the head)
@@ -246,7 +247,15 @@ def _mine_head(claripy, head, seen, sew, elements, flags, havoc: set) -> dict:
     trips = sorted(by_trip)
     if trips != list(range(len(trips))) or len(trips) < 3:
         raise LoopIncomplete(f"the loop at {head:#x} was seen after trips {trips}")
-    states = [by_trip[k] for k in trips]
+    return [by_trip[k] for k in trips]
+
+
+def _mine_head(claripy, head, seen, sew, elements, flags, havoc: set, counts=False) -> dict:
+    """The plan of the loop at `head`. With `counts` (the first of two loops,
+    angr_two_loops.py), a plan whose locations count the active elements visited (`m` of
+    `buf[m++] = x`) fits too, and the running maximum may be left to the second loop."""
+    states = head_states(head, seen)
+    trips = list(range(len(states)))
     n = len(elements)
     for stride in (1, 2):
         for direction in ("forward", "backward"):
@@ -254,6 +263,7 @@ def _mine_head(claripy, head, seen, sew, elements, flags, havoc: set) -> dict:
                 continue
             ghosts = []
             for k in trips:
+                states[k].globals["visited"] = stride * k
                 visited = range(stride * k) if direction == "forward" else range(n - stride * k, n)
                 ghosts.append(
                     _fold(
@@ -265,9 +275,10 @@ def _mine_head(claripy, head, seen, sew, elements, flags, havoc: set) -> dict:
                 )
             locations = {
                 r: ("havoc", None) if f"{head:#x}:{r}" in havoc else found
-                for r, found in _classify(claripy, states, ghosts, sew).items()
+                for r, found in _classify(claripy, states, ghosts, sew, counts).items()
             }
-            if any(kind in ("max", "first") for kind, _ in locations.values()):
+            wanted = ("max", "first", "count") if counts else ("max", "first")
+            if any(kind in wanted for kind, _ in locations.values()):
                 bound = "lt" if all(stride * k < n for k in trips) else "le"
                 return {
                     "head": head,
@@ -324,7 +335,10 @@ def _valid(claripy, state, claim) -> bool:
     return not state.solver.satisfiable(extra_constraints=[claripy.Not(claim)])
 
 
-def _classify(claripy, states, ghosts, sew):
+def _classify(claripy, states, ghosts, sew, counts=False, running=None):
+    """Each location's class at the mined head states: affine in the trips, else `running`'s
+    (by default a running value over the ghosts, or with `counts` a count of the active
+    elements visited)."""
     found = {}
     for reg in locations(states[0]):
         values = [value_of(s, reg) for s in states]
@@ -339,8 +353,26 @@ def _classify(claripy, states, ghosts, sew):
         if all(v is values[0] or _valid(claripy, s, v == values[0]) for s, v in zip(states, values)):
             found[reg] = ("affine", 0)
             continue
-        found[reg] = _running(claripy, states, ghosts, values, sew)
+        if running is not None:
+            found[reg] = running(states, values)
+        else:
+            found[reg] = _running(claripy, states, ghosts, values, sew)
+            if counts and found[reg][0] == "havoc" and _counts(claripy, states, ghosts, values):
+                found[reg] = ("count", None)
     return found
+
+
+def count_claim(claripy, value, visited, a):
+    """`value` counts the active elements among `visited` ones (bounded by it; 0 exactly when
+    none is active): what `m` of `buf[m++] = x` is after the visited elements."""
+    return claripy.And(claripy.ULE(value, visited), (value == 0) == claripy.Not(a))
+
+
+def _counts(claripy, states, ghosts, values) -> bool:
+    return all(
+        _valid(claripy, s, count_claim(claripy, v, s.globals["visited"], a))
+        for s, v, (a, _) in zip(states, values, ghosts)
+    )
 
 
 def _running(claripy, states, ghosts, values, sew):
@@ -375,6 +407,9 @@ def head_state(claripy, entry_state, plan: dict, sew: int, n, havoc_bytes):
             value = init + k * extra
         elif kind == "havoc":
             value = claripy.BVS(f"havoc_{reg}", 64, explicit_name=True)  # a fresh value each
+        elif kind == "count":
+            value = claripy.BVS("ghost_m", 64, explicit_name=True)
+            state.solver.add(count_claim(claripy, value, k * plan["stride"], a))
         elif kind == "flag":
             value = _template(claripy, kind, a, x, init[sew - 1 : 0], init)
         else:

@@ -117,6 +117,11 @@ def explore(project, start, deadline: float, limit_states: int, loop: dict | Non
     sources: dict = {}  # each loop head seen: its farthest back-edge source
     count_at = loop.get("count_at") if loop is not None else None
     order = _key if loop is None else _nested_key(sources)
+    if loop is not None and loop.get("per_head"):  # each loop's trips apart (angr_two_loops.py)
+
+        def order(state):
+            return (tuple(sorted(state.globals.get("trips", ()))), state.addr)
+
     if count_at is not None:
         nested = order
 
@@ -147,7 +152,13 @@ def explore(project, start, deadline: float, limit_states: int, loop: dict | Non
                 active += same[1:]
         if loop is not None and "seen" in loop:
             # by the trips taken (those of the loops inside this one reset at its head)
-            trips = state.globals.get("visits", 0) if count_at is not None else sum(order(state)[0])
+            trips = (
+                state.globals.get("visits", 0)
+                if count_at is not None
+                else 0
+                if loop.get("per_head")
+                else sum(order(state)[0])
+            )
             loop["seen"].setdefault(state.addr, {}).setdefault(trips, []).append(state)
         try:
             successors = state.step(extra_stop_points=loop.get("heads")) if loop else state.step()
@@ -191,6 +202,9 @@ def explore(project, start, deadline: float, limit_states: int, loop: dict | Non
                     )
                 if succ.addr == loop.get("stop_at"):
                     loop["stopped"].append(succ)
+                    continue
+                if succ.addr in loop.get("exits", ()):  # the head of a loop after this one
+                    loop["exited"].append(succ)
                     continue
             active.append(succ)
     if loop is not None and "stop_at" in loop:
@@ -548,12 +562,38 @@ def _run_unit_loop(job: dict) -> dict:
             state.memory.store(UNIT_ACTIVE + i, flags[i])
             state.solver.add(claripy.ULE(flags[i], 1))
         _address_strategies(state)
+        mining_start = state.copy()
         seen = angr_loop.mining_runs(explore, project, state, deadline, job.get("limit_states", 64))
         heads, unmerged = angr_loop.candidate_heads(project, seen["seen"], seen.get("backs", ()))
     except angr_loop.LoopIncomplete as why:
         raise Incomplete(str(why)) from None
     failures: list = []
     why: list = []
+    # two loops in sequence, the first counting the active elements into a buffer the second folds
+    import angr_two_loops
+
+    try:
+        result = angr_two_loops.run_two_loops(
+            job,
+            sys.modules[__name__],
+            project,
+            entry,
+            add,
+            remove,
+            (heads, seen.get("backs", ()), mining_start),
+            seed,
+            elements,
+            flags,
+            deadline,
+            start_time,
+        )
+        result["seconds"] = time.monotonic() - start_time
+        return result
+    except (angr_loop.LoopIncomplete, Incomplete) as failed:
+        if str(failed) == "time limit":
+            raise
+        if not str(failed).startswith(angr_two_loops.NOT_TWO):
+            failures.append(f"two loops: {failed}")
     try:
         for plan in angr_loop.mine(claripy, heads, sew, elements, flags, why, deadline, job.get("havoc", ())):
             try:

@@ -357,3 +357,34 @@ uint64_t u_table_reverse(unsigned sew, uint64_t seed, const void *elements, cons
     int64_t x = load((const uint8_t *)&seed);
     return (uint64_t)(x > acc ? x : acc);
 }
+
+/* bug: u_compact folding one entry past the buffer's end, buf[0..m] (an entry no element stored) */
+uint64_t bug_compact_past_end(unsigned sew, uint64_t seed, const void *elements, const uint8_t *active, size_t n)
+{
+    int64_t *buf = malloc((n + 1) * sizeof *buf);
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++)
+        if (active[i])
+            buf[m++] = element(elements, i, sew);
+    int64_t acc = sext(seed, sew);
+    for (size_t j = 0; j <= m; j++)
+        if (buf[j] > acc)
+            acc = buf[j];
+    free(buf);
+    return (uint64_t)acc;
+}
+
+/* bug: u_compact keeping every element, the inactive ones too (m counts them all) */
+uint64_t bug_compact_keeps_all(unsigned sew, uint64_t seed, const void *elements, const uint8_t *active, size_t n)
+{
+    int64_t *buf = malloc((n ? n : 1) * sizeof *buf);
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++)
+        buf[m++] = active[i] ? element(elements, i, sew) : element(elements, i, sew);
+    int64_t acc = sext(seed, sew);
+    for (size_t j = 0; j < m; j++)
+        if (buf[j] > acc)
+            acc = buf[j];
+    free(buf);
+    return (uint64_t)acc;
+}

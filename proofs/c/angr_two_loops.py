@@ -1,0 +1,402 @@
+"""A unit with two loops in sequence, the first filling a buffer that the second folds
+(`buf[m++] = x` of the active elements, then the maximum of buf[0..m)), for every n: the angr
+side (angr_run.py's job `unit_loop` when one loop's templates do not fit; run by angr's
+interpreter, imports nothing of vredmax).
+
+The mining run (angr_loop.py) gives two loop heads. The first loop's plan has a count `m` of
+the active elements visited (angr_loop.count_claim) besides the templates of one loop; the
+buffer's contents are the solver's: an array B (address -> byte), every store at an address
+that is not one value (`buf + 8 * m`) a conditional store into it, recorded with its path's
+condition, and every load from a buffer's region fresh bytes recorded with their address. Runs:
+
+1. the entry, n symbolic, to the first head (as for one loop);
+2. one trip of the first loop from its head after k trips (ghost_m the count): back at its head,
+   at the second loop's head (`exits`: the first loop done), or returning (no active element:
+   the second loop skipped);
+3. one trip of the second loop from its head after k2 trips, the state of (2)'s exit paths
+   merged, the running value a fresh `ghost_acc` in the low SEW bits (its bounds are the
+   checker's), every other location of the second loop affine in k2 or fresh.
+The checker (two_loops.py) states the invariant of the buffer (every entry below m at most X,
+the one at a ghost index w equal to X when some element is active) and proves both inductions.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+NOT_TWO = "no pair of loops"  # the code is not of this shape: the one loop's method is tried
+MAX_REGION = 1 << 24  # bytes a buffer's region may span (n entries of 8 bytes, with margin)
+
+_names = itertools.count()
+
+
+def buffer_memory(base, claripy, buffers: dict, Incomplete):
+    """`base`: angr_loop's InputArrays class. buffers: "regions" [lo, hi), "stores" (address,
+    byte, condition) in program order, "loads" (name, address), "writable" (False in the second
+    loop: it only reads)."""
+
+    class BufferArrays(base):
+        def _in_buffer(self, addr, width: int) -> bool:
+            regions = buffers["regions"]
+            if not regions:
+                return False
+            if isinstance(addr, int) or not addr.symbolic:
+                a = addr if isinstance(addr, int) else addr.concrete_value
+                hits = [lo <= a and a + width <= hi for lo, hi in regions]
+                if any(hits):
+                    return True
+                if any(lo < a + width and a < hi for lo, hi in regions):
+                    raise Incomplete(f"an access at {self.state.addr:#x} across a buffer's bounds")
+                return False
+            solver = self.state.solver
+            for lo, hi in regions:
+                if not solver.satisfiable(
+                    extra_constraints=[claripy.Or(claripy.ULT(addr, lo), claripy.UGT(addr, hi - width))]
+                ):
+                    return True
+            if any(
+                solver.satisfiable(extra_constraints=[claripy.UGE(addr, lo), claripy.ULT(addr, hi)])
+                for lo, hi in regions
+            ):
+                raise Incomplete(
+                    f"an access at {self.state.addr:#x} whose address may or may not be a buffer's"
+                )
+            return False
+
+        def load(self, addr, size=None, **kwargs):
+            width = size if isinstance(size, int) else None
+            if width is None and size is not None and not size.symbolic:
+                width = size.concrete_value
+            if width is None or not self._in_buffer(addr, width):
+                return super().load(addr, size=size, **kwargs)
+            if buffers["stores"]:
+                raise Incomplete(f"a load at {self.state.addr:#x} from a buffer this run wrote")
+            parts = []
+            for b in range(width):
+                name = f"bl{next(_names)}"
+                buffers["loads"].append((name, addr + b))
+                parts.append(claripy.BVS(name, 8, explicit_name=True))
+            buffers["entries"].append(addr)
+            value = claripy.Concat(*(reversed(parts) if kwargs.get("endness") == "Iend_LE" else parts))
+            if kwargs.get("condition") is not None and kwargs.get("fallback") is not None:
+                value = claripy.If(kwargs["condition"], value, kwargs["fallback"])
+            return value
+
+        def store(self, addr, data, size=None, **kwargs):
+            symbolic = not isinstance(addr, int) and addr.symbolic
+            width = data.size() // 8 if hasattr(data, "size") else None
+            if isinstance(size, int):
+                width = size
+            elif size is not None and not size.symbolic:
+                width = size.concrete_value
+            if width is None or not (symbolic or self._in_buffer(addr, width)):
+                return super().store(addr, data, size=size, **kwargs)
+            if not buffers["writable"]:
+                raise Incomplete(f"a store at {self.state.addr:#x} into a buffer the second loop reads")
+            if symbolic and not self._in_buffer(addr, width):
+                solver = self.state.solver
+                lo, hi = solver.min(addr), solver.max(addr) + width
+                if hi - lo > MAX_REGION or lo < 0x1000:
+                    raise Incomplete(
+                        f"a store at {self.state.addr:#x} at an address spanning {hi - lo} bytes"
+                    )
+                buffers["regions"].append((lo, hi))
+                buffers["width"] = width
+            if data.size() != 8 * width:
+                raise Incomplete(f"a store at {self.state.addr:#x} of a size its value does not have")
+            constraints = list(self.state.solver.constraints)
+            if kwargs.get("condition") is not None:
+                constraints.append(kwargs["condition"])
+            guard = claripy.And(*constraints) if constraints else claripy.true()
+            for b in range(width):
+                byte = (
+                    data[8 * b + 7 : 8 * b]
+                    if kwargs.get("endness") == "Iend_LE"
+                    else data[8 * (width - b) - 1 : 8 * (width - b - 1)]
+                )
+                buffers["stores"].append((addr + b, byte, guard))
+            return None
+
+    return BufferArrays
+
+
+def second_states(run, project, start, head: int, backs, deadline: float, limit: int) -> list:
+    """The mining run's states at the second loop's head, one per trip of that loop. The run
+    made for one loop counts every back edge together: the first loop's trips that stored an
+    element jumped back where the others fell through, so its states at the second head mixed
+    the two counts (a pointer into the buffer was no longer affine). Here each loop's trips are
+    counted apart, and the states at the head after the same trips of the second loop merged."""
+    found: dict = {"seen": {}, "heads": set(backs) | {head}, "per_head": True}
+    run.explore(project, start.copy(), deadline, limit, found)
+    groups: dict = {}
+    for by_count in found["seen"].get(head, {}).values():
+        for state in by_count:
+            groups.setdefault(dict(state.globals.get("trips", ())).get(head, 0), []).append(state)
+    return [run.merged(groups[j]) for j in sorted(groups)]
+
+
+def second_plan(claripy, angr_loop, head, states, flags, sew: int, havoc: set) -> dict:
+    """The second loop's plan from its mined head states: each location affine in its trips,
+    the running value (a non-affine one that never falls below its first value: `bounded`, its
+    representation `sext` or `low`), or fresh; `bound` "lt" when its first arrival implies
+    m > 0 (a loop entered only with an entry to fold), else "le"."""
+    if len(states) < 3:
+        raise angr_loop.LoopIncomplete(f"the loop at {head:#x} was seen after {len(states)} trips")
+
+    def running(states, values):
+        init_low = values[0][sew - 1 : 0]
+        if not all(
+            angr_loop._valid(claripy, s, claripy.SGE(v[sew - 1 : 0], init_low))
+            for s, v in zip(states, values)
+        ):
+            return ("havoc", None)
+        if sew < 64 and all(
+            angr_loop._valid(claripy, s, v == claripy.SignExt(64 - sew, v[sew - 1 : 0]))
+            for s, v in zip(states, values)
+        ):
+            return ("bounded", "sext")
+        return ("bounded", "low")
+
+    found = angr_loop._classify(claripy, states, None, sew, running=running)
+    locations = {r: ("havoc", None) if f"{head:#x}:{r}" in havoc else v for r, v in found.items()}
+    if not any(kind == "bounded" for kind, _ in locations.values()):
+        raise angr_loop.LoopIncomplete(f"no register of the second loop at {head:#x} holds a running maximum")
+    active = sum(claripy.ZeroExt(56, claripy.If(f != 0, claripy.BVV(1, 8), claripy.BVV(0, 8))) for f in flags)
+    lt = angr_loop._valid(claripy, states[0], active != 0)
+    return {"head": head, "locations": locations, "bound": "lt" if lt else "le"}
+
+
+def second_head_state(claripy, angr_loop, arrival, plan: dict, sew: int, count, largest: int, havoc_bytes):
+    """The state at the second loop's head after k2 trips: affine locations over k2, the running
+    value fresh in its low SEW bits (sign-extended or not), the others fresh; k2 bounded by the
+    count of active elements (`count`)."""
+    state = arrival.copy()
+    k2 = claripy.BVS("ghost_k2", 64, explicit_name=True)
+    for reg, (kind, extra) in plan["locations"].items():
+        init = angr_loop.value_of(arrival, reg)
+        if kind == "affine":
+            value = init + k2 * extra
+        elif kind == "bounded":
+            low = claripy.BVS("ghost_acc", sew, explicit_name=True)
+            value = angr_loop._extend(
+                claripy,
+                extra,
+                low,
+                sew,
+                claripy.BVS(f"high_{reg}", 64 - sew, explicit_name=True) if sew < 64 else None,
+            )
+        else:
+            value = claripy.BVS(f"havoc2_{reg}", 64, explicit_name=True)
+        angr_loop.set_value(state, reg, value)
+    state.regs.cc_op = 0
+    state.regs.cc_dep1 = claripy.BVS("havoc2_flags", 64, explicit_name=True)
+    state.regs.cc_dep2 = 0
+    state.regs.cc_ndep = 0
+    for r in range(16):
+        setattr(state.regs, f"ymm{r}", claripy.BVS(f"havoc2_ymm{r}", 256, explicit_name=True))
+    for address in sorted(havoc_bytes):
+        state.memory.store(address, claripy.BVS(f"havoc2_m{address:x}", 8, explicit_name=True))
+    state.solver.add(claripy.ULT(k2, count) if plan["bound"] == "lt" else claripy.ULE(k2, count))
+    state.solver.add(claripy.ULE(count, largest))
+    return state
+
+
+def run_two_loops(job, run, project, entry, add, remove, mined, seed, elements, flags, deadline, start):
+    """The terms of the three runs for two_loops.obligations, from the mining run's `heads`
+    (address -> {trips: state}); LoopIncomplete (or run.Incomplete) when the code is no such pair
+    of loops."""
+    import claripy
+    import z3
+    from angr.storage.memory_mixins import DefaultMemory
+
+    import angr_loop
+
+    sew, limit, havoc = job["sew"], job.get("limit_states", 64), set(job.get("havoc", ()))
+    heads, backs, mining_start = mined
+    order = [h for h, seen in heads.items() if len(seen) > 2]
+    if len(order) < 2:
+        raise angr_loop.LoopIncomplete(f"{NOT_TWO}: fewer than two loop heads")
+    # the first loop's head: the first block reached more than twice; the second's: the first one
+    # reached only after the first loop's last trip
+    first_head = order[0]
+    after = [h for h in order[1:] if min(heads[h]) >= max(heads[first_head])]
+    if not after:
+        raise angr_loop.LoopIncomplete(f"{NOT_TWO}: no loop after the one at {first_head:#x}")
+    second_head = after[0]
+    why: list = []
+    plans = angr_loop.mine(
+        claripy, {first_head: heads[first_head]}, sew, elements, flags, why, deadline, havoc, counts=True
+    )
+    plan = next(iter(plans), None)
+    if plan is None:
+        raise angr_loop.LoopIncomplete(f"{NOT_TWO}: {angr_loop.tried([], why)}")
+    counted = [r for r, (kind, _) in plan["locations"].items() if kind == "count"]
+    if len(counted) != 1 or any(kind in ("max", "first", "flag") for kind, _ in plan["locations"].values()):
+        raise angr_loop.LoopIncomplete(f"{NOT_TWO}: the loop at {first_head:#x} counts no active element")
+    states2 = second_states(run, project, mining_start, second_head, backs, deadline, limit)
+    plan2 = second_plan(claripy, angr_loop, second_head, states2, flags, sew, havoc)
+
+    loads: list = []
+    buffers: dict = {"regions": [], "stores": [], "loads": [], "entries": [], "writable": True}
+    stores: list = []
+    inputs = angr_loop._memory_class(DefaultMemory, claripy, loads, stores, run.Incomplete)
+    memory_class = buffer_memory(inputs, claripy, buffers, run.Incomplete)
+
+    def loop(stop, exits=()):
+        return {
+            "stop_at": stop,
+            "stopped": [],
+            "heads": {stop, *exits},
+            "exits": set(exits),
+            "exited": [],
+            "max_back": angr_loop.MAX_BACK,
+            "too_long": angr_loop.LoopIncomplete,
+        }
+
+    # 1. the entry, n symbolic, to the first head
+    n = claripy.BVS("n", 64, explicit_name=True)
+    state = project.factory.call_state(
+        entry, sew, seed, run.UNIT_ELEMENTS, run.UNIT_ACTIVE, n, add_options=add, remove_options=remove
+    )
+    state.memory.__class__ = memory_class
+    state.globals["entry_sp"] = state.solver.eval(state.regs.rsp)
+    state.solver.add(claripy.Or(*[n == v for v in job["vlmaxes"]]))
+    run._address_strategies(state)
+    entering = loop(first_head, (second_head,))
+    entry_returns, steps = run.explore(project, state, deadline, limit, entering)
+    if not entering["stopped"] or entering["exited"] or buffers["stores"]:
+        raise angr_loop.LoopIncomplete(f"the entry does not reach the loop at {first_head:#x} alone")
+    at_head = run.merged(entering["stopped"])
+
+    # 2. one trip of the first loop (again if it writes stack bytes the first run did not havoc)
+    stack_havoc: set = set()
+    for _ in range(2):
+        stores.clear()
+        buffers["stores"].clear()
+        trip, _, _, _ = angr_loop.head_state(claripy, at_head, plan, sew, n, stack_havoc)
+        trip.globals["iterations"], trip.globals["trips"] = 0, ()
+        first = loop(first_head, (second_head,))
+        trip_returns, more = run.explore(project, trip, deadline, limit, first)
+        steps += more
+        stack = trip.solver.eval(trip.regs.rsp)
+        if any(not stack - 0x10000 <= a < stack + 0x10000 for a in stores):
+            raise angr_loop.LoopIncomplete(
+                f"the loop at {first_head:#x} stores outside the stack and its buffer"
+            )
+        written = set(stores) - angr_loop.slot_bytes(trip, plan)
+        if written <= stack_havoc:
+            break
+        stack_havoc |= written
+    else:
+        raise angr_loop.LoopIncomplete("the trip's stack writes did not settle")
+    if not first["exited"] or not buffers["regions"]:
+        raise angr_loop.LoopIncomplete(
+            f"the loop at {first_head:#x} fills no buffer the loop at {second_head:#x} reads"
+        )
+    buffer_stores = list(buffers["stores"])
+    arrival = run.merged(first["exited"])
+    # the count of active elements, equated by the checker with m and the last trip's (the
+    # register that held m may hold something else at the second head: an end pointer)
+    count = claripy.BVS("ghost_c", 64, explicit_name=True)
+
+    # 3. one trip of the second loop, the buffer read only
+    buffers["writable"], buffers["stores"] = False, []
+    havoc2: set = set()
+    for _ in range(2):
+        stores.clear()
+        trip2 = second_head_state(claripy, angr_loop, arrival, plan2, sew, count, max(job["vlmaxes"]), havoc2)
+        trip2.globals["iterations"], trip2.globals["trips"] = 0, ()
+        second = loop(second_head)
+        second_returns, more = run.explore(project, trip2, deadline, limit, second)
+        steps += more
+        stack = trip2.solver.eval(trip2.regs.rsp)
+        if any(not stack - 0x10000 <= a < stack + 0x10000 for a in stores):
+            raise angr_loop.LoopIncomplete(f"the loop at {second_head:#x} stores outside the stack")
+        written = set(stores)
+        if written <= havoc2:
+            break
+        havoc2 |= written
+    else:
+        raise angr_loop.LoopIncomplete("the second trip's stack writes did not settle")
+
+    backend = claripy.backends.z3
+    solver = z3.Solver()
+    names: list = []
+
+    def out(name, value):
+        term = backend.convert(value)
+        solver.add((z3.Bool(name) if isinstance(term, z3.BoolRef) else z3.BitVec(name, term.size())) == term)
+        names.append(name)
+
+    def condition(final):
+        return claripy.And(*final.solver.constraints) if final.solver.constraints else claripy.true()
+
+    kept = [r for r, (kind, _) in plan["locations"].items() if kind != "havoc"]
+    for reg in kept:
+        out(f"init_{reg}", angr_loop.value_of(at_head, reg))
+    out("path_h0", condition(at_head))
+    for i, final in enumerate(entry_returns):
+        out(f"ret_e{i}", final.regs.rax)
+        out(f"path_e{i}", condition(final))
+    for i, final in enumerate(first["stopped"]):
+        for reg in kept:
+            out(f"{reg}_t{i}", angr_loop.value_of(final, reg))
+        out(f"path_t{i}", condition(final))
+    for i, final in enumerate(trip_returns):
+        out(f"ret_r{i}", final.regs.rax)
+        out(f"path_r{i}", condition(final))
+    out("path_x", condition(arrival))
+    kept2 = [r for r, (kind, _) in plan2["locations"].items() if kind != "havoc"]
+    for reg in kept2:
+        out(f"init2_{reg}", angr_loop.value_of(arrival, reg))
+    for i, final in enumerate(second["stopped"]):
+        for reg in kept2:
+            out(f"{reg}_u{i}", angr_loop.value_of(final, reg))
+        out(f"path_u{i}", condition(final))
+    for i, final in enumerate(second_returns):
+        out(f"ret_v{i}", final.regs.rax)
+        out(f"path_v{i}", condition(final))
+    for name, _region, address in loads:
+        out(f"addr_{name}", address)
+    for i, (address, byte, guard) in enumerate(buffer_stores):
+        out(f"store_addr{i}", address)
+        out(f"store_byte{i}", byte)
+        out(f"store_if{i}", guard)
+    for name, address in buffers["loads"]:
+        out(f"addr_{name}", address)
+    for i, address in enumerate(buffers["entries"]):
+        out(f"entry{i}", address)
+    (lo, _hi), *more = buffers["regions"]
+    if more:
+        raise angr_loop.LoopIncomplete("more than one buffer")
+    plan = dict(
+        plan,
+        locations={r: list(v) for r, v in plan["locations"].items()},
+        where=run._source_line(project, first_head),
+        second={
+            "head": second_head,
+            "where": run._source_line(project, second_head),
+            "locations": {r: list(v) for r, v in plan2["locations"].items()},
+            "bound": plan2["bound"],
+            "base": lo,
+            "width": buffers["width"],
+        },
+    )
+    return {
+        "smt2": solver.to_smt2(),
+        "outputs": names,
+        "plan": plan,
+        "loads": [[name, region] for name, region, _ in loads],
+        "buffer_loads": [name for name, _ in buffers["loads"]],
+        "counts": {
+            "e": len(entry_returns),
+            "t": len(first["stopped"]),
+            "r": len(trip_returns),
+            "u": len(second["stopped"]),
+            "v": len(second_returns),
+            "s": len(buffer_stores),
+            "entries": len(buffers["entries"]),
+        },
+        "steps": steps,
+        "seconds": 0.0,
+    }
