@@ -162,8 +162,8 @@ def branch(cond, then_fn, else_fn, loc, names, site, dead=()):
     temporaries, rewrite.py `_dead_at_back_edge`): they keep the branch's value."""
     cx = _cx()
     before = out(loc, names)
-    then_values = _guarded(cx, cond, lambda: then_fn(*before), site)
-    else_values = _guarded(cx, _negate(cond), lambda: else_fn(*before), site)
+    then_values = _guarded(cx, cond, lambda: then_fn(*_read_under_guards(cx, before)), site)
+    else_values = _guarded(cx, _negate(cond), lambda: else_fn(*_read_under_guards(cx, before)), site)
     if then_values is ABANDONED:
         return else_values if else_values is not ABANDONED else before
     if else_values is ABANDONED:
@@ -218,7 +218,47 @@ def merge(cx, cond, a, b, name=""):
         return value if bound is True else UNBOUND if bound is False else MaybeUnbound(name, bound, value)
     if type(a) is V.SymBool or type(b) is V.SymBool:
         return _merge_flag(cx, cond, a, b)
-    return merge_values(cx, cond, a, b)
+    merged = merge_values(cx, cond, a, b)
+    if type(merged) is V.SymInt and _live_guard(cx, cond):
+        cx.__dict__.setdefault("_merged_at_live", {})[id(merged)] = (merged, cond, a, b)
+    return merged
+
+
+def _live_guard(cx, cond) -> bool:
+    """Is `cond` a loop round's `not flag` (live(), one flag)?"""
+    negated = cx.__dict__.get("_live_of", {}).get(id(cond))
+    return negated is not None and negated[0] is cond
+
+
+def _read_under_guards(cx, values):
+    """The names a branch gets, each read under the guard of the code about to run it.
+    A value merged at a `not flag` guard of a loop (the index after a `break`: `i + 1` where
+    the round ran, `i` where it broke) is, inside a later round, the value of the way the
+    round's own guard implies (the round runs where no break happened before it): code
+    there sees the concrete index again (a bytes slice at `i * nb`), and its terms stay one
+    round deep. Only the guard just pushed is asked: the names were computed under the
+    others, and read under them already. Sound: what the branch computes is used only where
+    its guards hold (merged with them, or a temporary never read elsewhere)."""
+    table = cx.__dict__.get("_merged_at_live")
+    implies = getattr(cx, "implies", None)
+    if not table or implies is None or not cx.guards:
+        return values
+    guard = cx.guards[-1]
+    if type(guard) is not V.SymBool or not _live_guard(cx, guard):
+        return values
+    return tuple(_under(table, guard, implies, v) for v in values)
+
+
+def _under(table, guard, implies, value):
+    while type(value) is V.SymInt:
+        entry = table.get(id(value))
+        if entry is None or entry[0] is not value:
+            return value
+        _, cond, a, b = entry
+        if not (cond is guard or implies(guard, cond)):
+            return value  # (where the guard implies `flag`, the round cannot run)
+        value = a
+    return value
 
 
 def _merge_flag(cx, cond, a, b):
@@ -300,15 +340,18 @@ def result(ret, value, sites):
         ) from None
 
 
-def while_stop(value, site):
-    """`not test` of a while round; a symbolic test keeps the loop going, at most ROUNDS times."""
+def while_stop(value, site, *flags):
+    """`not test` of a while round; a symbolic test keeps the loop going, at most ROUNDS times.
+    `flags`: the loop's break (and return) flags, the round runs only where none is set."""
     cx = _cx()
     t = test(value, site)
     if type(t) is not V.SymBool:
         return not t
-    if not cx.possible(t):
+    runs = live(*flags)
+    if runs is False or not cx.possible(t if runs is True else V.bool_and(runs, t)):
         # no input reaches another round (a bound such as `i < n` with i merged from the
-        # rounds before: its value range alone cannot show the loop is over)
+        # rounds before: its value range alone cannot show the loop is over; where the
+        # index can still be below n, a break may have ended the loop already)
         return True
     cx.count_round(site)
     return _negate(t)

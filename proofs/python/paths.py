@@ -196,7 +196,7 @@ class ProofContext(V.Context):
         key = (self.z3_bool(a).get_id(), self.z3_bool(b).get_id())
         found, _ = self._implications.get(key, (None, None))
         if found is None:
-            found = _bound_implies(self.z3_bool(a), self.z3_bool(b))
+            found = _bound_implies(self._bound_of(self.z3_bool(a)), self._bound_of(self.z3_bool(b)))
         if found is None:
             solver = self.__dict__.get("_plain_solver")
             if solver is None:
@@ -210,6 +210,14 @@ class ProofContext(V.Context):
                 solver.pop()
         self._implications[key] = (found, (self.z3_bool(a), self.z3_bool(b)))  # the terms kept alive
         return found
+
+    def _bound_of(self, term):
+        """_bound(term), kept for the run: a loop's round guard is asked about again and again."""
+        bounds = self.__dict__.setdefault("_bounds", {})
+        found = bounds.get(term.get_id())
+        if found is None:
+            found = bounds[term.get_id()] = (term, _bound(term))  # the term kept: its id stays its own
+        return found[1]
 
     def concretize(self, value, what):
         if not self.exploring or self.refusals or value.hi - value.lo >= 1 << 16:
@@ -388,10 +396,9 @@ def _bound(term):
     return None
 
 
-def _bound_implies(a, b):
-    """True when a and b bound one term from one side and a's bound is the tighter one
-    (vl <= 3 implies vl <= 4); None when the shapes say nothing (the solver is asked)."""
-    x, y = _bound(a), _bound(b)
+def _bound_implies(x, y):
+    """True when bounds x and y (of _bound) bound one term from one side and x is the tighter
+    one (vl <= 3 implies vl <= 4); None when the shapes say nothing (the solver is asked)."""
     if x is None or y is None or x[1] != y[1] or not x[0].eq(y[0]):
         return None
     return True if (x[2] <= y[2] if x[1] == "le" else x[2] >= y[2]) else None

@@ -681,7 +681,13 @@ class Rewriter:
             guarded_body = [
                 _assign(cont, ast.Constant(False)),
                 _assign(
-                    stopped, _call("while_stop", self.expressions.condition(stmt.test), self.sites.new(stmt))
+                    stopped,
+                    _call(
+                        "while_stop",
+                        self.expressions.condition(stmt.test),
+                        self.sites.new(stmt),
+                        *[_name(f) for f in flags],
+                    ),
                 ),
                 ast.If(_is(stopped, True), [ast.Break()], []),
             ] + self.guarded(flags + [stopped], body, scope, stmt, dead)

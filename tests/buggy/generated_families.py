@@ -15,6 +15,10 @@ tests/test_generated_families.py checks each with the proof alone (`--random 0`)
   else best`) after a running maximum of neutral-element values written as arithmetic
   (`x * on + MIN * (1 - on)`): the result's range is asked of the solver with the maximum one
   of its leaf shapes (proofs/python/selections.py), not a free value.
+- a `while` loop that breaks at vl over a register file of bytes (`i` is `i + 1` where the
+  round ran, `i` where it broke): inside a later round, which runs only where no break
+  happened, the index is read as the round's own (branches._read_under_guards), so the bytes
+  are sliced at a concrete `i * nb`; the loop ends where no input reaches another round.
 """
 
 from vredmax.spec.config import VTYPE_VILL_BIT, VTYPE_VTA_BIT, Config
@@ -233,6 +237,48 @@ def step_bytearray_changed_in_place(m, pre, insn, cfg, tail):
     return _in_place_step(m, pre, insn, cfg, tail)
 
 
+# A while loop that breaks at vl ------------------------------------------------------------------
+
+
+def _while_step(m, pre, insn, cfg, tail, past_vl=False):
+    traps = trap_conditions(m, pre, insn, m.bit(pre.vtype, VTYPE_VILL_BIT), cfg.lmul)
+    if any(fired for _, fired in traps) or pre.vl == 0:
+        return traps, pre
+    sew, nb, per, vlenb = cfg.sew, cfg.sew // 8, cfg.vlen // cfg.sew, cfg.vlen // 8
+    regs = [r.to_bytes(vlenb, "little") for r in pre.regs]
+
+    def signed(x):
+        return x - (1 << sew) if x >> (sew - 1) else x
+
+    best = signed(int.from_bytes(regs[insn.vs1][0:nb], "little"))
+    i = 0
+    while i < cfg.vlmax:
+        if (i > pre.vl) if past_vl else (i >= pre.vl):
+            break
+        if insn.vm or (pre.regs[0] >> i) & 1:
+            at = nb * (i % per)
+            best = max(best, signed(int.from_bytes(regs[insn.vs2 + i // per][at : at + nb], "little")))
+        i += 1
+    new = bytearray(regs[insn.vd])
+    new[0:nb] = (best & ((1 << sew) - 1)).to_bytes(nb, "little")
+    if tail == "ones" and pre.vtype >> VTYPE_VTA_BIT & 1:
+        new[nb:] = b"\xff" * (vlenb - nb)
+    regs[insn.vd] = bytes(new)
+    post = tuple(int.from_bytes(r, "little") for r in regs)
+    return traps, pre.with_(regs=post, vstart=0, vs=VS_DIRTY)
+
+
+@case("proved", CUT)
+def step_while_breaks_at_vl_bytes_registers(m, pre, insn, cfg, tail):
+    return _while_step(m, pre, insn, cfg, tail)
+
+
+@case("counterexample", CUT)
+def step_while_breaks_past_vl_bytes_registers(m, pre, insn, cfg, tail):
+    """`if i > vl: break`: element vl joins the maximum."""
+    return _while_step(m, pre, insn, cfg, tail, past_vl=True)
+
+
 # A signed result brought back by a condition ---------------------------------------------------
 
 
@@ -299,6 +345,8 @@ UNITS = [
     sorted_long_first,
 ]
 STEPS = [
+    step_while_breaks_at_vl_bytes_registers,
+    step_while_breaks_past_vl_bytes_registers,
     step_bytes_registers_read_through_memoryview,
     step_bytes_registers_read_through_memoryview_big_endian,
     step_bytearray_registers,
