@@ -453,6 +453,7 @@ def reduce(ops, seed, elements, active):
 """ + "".join(f"    {line}\n" for line in GOOD.split("\n"))
 
 
+@pytest.mark.check_impl_scale  # 27 s of waiting on a sleeping call: the default run's slowest
 def test_cli_a_symbolic_run_beyond_vlmax_8192_gets_more_time(capsys, tmp_path):
     """The run on symbolic values does work per element: at VLMAX 32768 it gets 4 x --timeout
     (a plain-Python unit at VLMAX 65536 took 40-100 s, over the 60 s default, busy or not).

@@ -11,7 +11,12 @@ default tests), the `scale` tier is the bench's VLMAX 1024 (-m check_impl_scale)
     .venv/bin/python -m tests.generated.corpus --tier default --seed 1 --count 10 --vlmax 16 --max-vlen 128
     .venv/bin/python -m tests.generated.corpus --tier scale --seed 2 --count 20 --vlmax 1024
 
-adds the programs of a seed (a correct one and one kept mutant each) with their verdicts now.
+adds the programs of a seed (a correct one and one kept mutant each) with their verdicts now;
+
+    .venv/bin/python -m tests.generated.corpus --tier default --refresh-gaps
+
+checks the tier's known gaps again and keeps each that now gets a kept verdict (a correct one
+refuted or a wrong one PROVED stops it: a bug to look at, not a verdict to record).
 """
 
 from __future__ import annotations
@@ -23,7 +28,10 @@ import random
 import shutil
 import tempfile
 
+from vredmax.spec.config import Config
+
 from tests.generated.python_programs import (
+    Program,
     INSTRUCTION,
     UNIT,
     RandomChooser,
@@ -43,6 +51,14 @@ def entries() -> list[dict]:
         return []
     with open(CORPUS_FILE) as f:
         return json.load(f)["programs"]
+
+
+def program_of(entry: dict) -> Program:
+    """The corpus entry's program, at its kept file."""
+    cfg = Config(entry["vlen"], entry["elen"], entry["sew"], entry["lmul"])
+    program = Program(entry["kind"], os.path.splitext(entry["file"])[0], {}, cfg, entry["mutation"])
+    program.path = os.path.join(CORPUS_DIR, entry["file"])
+    return program
 
 
 def expectation(correct: bool, verdict: str) -> str:
@@ -99,11 +115,37 @@ def record(tier: str, seed: int, count: int, vlmax: int, max_vlen: int, timeout_
             )
             found.append(entry)
             added.append(entry)
-            with open(CORPUS_FILE, "w") as f:
-                json.dump({"schema": "vredmax/generated-corpus/1", "programs": found}, f, indent=1)
-                f.write("\n")
+            _write(found)
     shutil.rmtree(scratch, ignore_errors=True)
     return added
+
+
+def refresh_gaps(tier: str, timeout_s: float) -> list[dict]:
+    """The tier's gaps checked again; those that now get a kept verdict are kept from then on."""
+    found = entries()
+    promoted = []
+    for entry in found:
+        if entry["tier"] != tier or entry["expect"] != "gap":
+            continue
+        result = check(program_of(entry), timeout_s)
+        wrong_verdict = "COUNTEREXAMPLE" if entry["correct"] else "PROVED"
+        if result.verdict == wrong_verdict:
+            raise AssertionError(
+                f"{entry['file']}: {result.verdict} ({'correct' if entry['correct'] else 'wrong'})"
+            )
+        expect = expectation(entry["correct"], result.verdict)
+        print(f"{entry['file']:28} {result.verdict:15} {result.seconds:6.1f} s -> {expect}", flush=True)
+        if expect != "gap":
+            entry.update(recorded=result.verdict, seconds=round(result.seconds, 1), expect=expect)
+            promoted.append(entry)
+            _write(found)
+    return promoted
+
+
+def _write(found: list[dict]) -> None:
+    with open(CORPUS_FILE, "w") as f:
+        json.dump({"schema": "vredmax/generated-corpus/1", "programs": found}, f, indent=1)
+        f.write("\n")
 
 
 def main() -> None:
@@ -111,12 +153,18 @@ def main() -> None:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--tier", choices=("default", "scale"), required=True)
-    parser.add_argument("--seed", type=int, required=True)
+    parser.add_argument("--seed", type=int)
+    parser.add_argument("--refresh-gaps", action="store_true", help="check the tier's gaps again")
     parser.add_argument("--count", type=int, default=10)
     parser.add_argument("--vlmax", type=int, default=16)
     parser.add_argument("--max-vlen", type=int, default=65536)
     parser.add_argument("--timeout", type=float, default=60)
     args = parser.parse_args()
+    if args.refresh_gaps:
+        refresh_gaps(args.tier, args.timeout)
+        return
+    if args.seed is None:
+        parser.error("--seed is required to record programs")
     record(args.tier, args.seed, args.count, args.vlmax, args.max_vlen, args.timeout)
 
 
