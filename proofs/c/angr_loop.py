@@ -68,6 +68,82 @@ class LoopIncomplete(Exception):
     pass
 
 
+def stop_at(head: int, exits=(), max_back: int = MAX_BACK) -> dict:
+    """The bookkeeping of an explore() that stops its paths at `head` (and at `exits`, kept apart)."""
+    return {
+        "stop_at": head,
+        "stopped": [],
+        "heads": {head, *exits},
+        "exits": set(exits),
+        "exited": [],
+        "max_back": max_back,
+        "too_long": LoopIncomplete,
+    }
+
+
+def settled(one_trip, what: str = "the trip"):
+    """A trip run with every stack byte it writes havocked at its start: `one_trip(havoc)` runs it
+    with those bytes havocked and returns (its result, the stack bytes it wrote that the plan's
+    slots do not hold); run again once with what it wrote (the frame is the same each trip, so a
+    second run writes nothing new unless the trip is not one)."""
+    havoc: set = set()
+    for _ in range(2):
+        result, written = one_trip(havoc)
+        if written <= havoc:
+            return result
+        havoc |= written
+    raise LoopIncomplete(f"{what}'s stack writes did not settle")
+
+
+class Outputs:
+    """What a child hands the checker: named constants of z3, each equated to one of angr's
+    values, as one SMT-LIB text (`smt2`) and the list of names (`names`)."""
+
+    def __init__(self, claripy, z3):
+        self._claripy, self._z3 = claripy, z3
+        self._backend = claripy.backends.z3
+        self._solver = z3.Solver()
+        self.names: list[str] = []
+
+    def out(self, name: str, value) -> None:
+        z3 = self._z3
+        term = self._backend.convert(value)
+        constant = z3.Bool(name) if isinstance(term, z3.BoolRef) else z3.BitVec(name, term.size())
+        self._solver.add(constant == term)
+        self.names.append(name)
+
+    def path(self, name: str, final) -> None:
+        """The path condition of a state that finished (its constraints, all of them)."""
+        constraints = final.solver.constraints
+        self.out(name, self._claripy.And(*constraints) if constraints else self._claripy.true())
+
+    def locations(self, name_of, final, kept) -> None:
+        """Each kept location's value in `final`, named `name_of(location)`."""
+        for location in kept:
+            self.out(name_of(location), value_of(final, location))
+
+    def returns(self, tag: str, states) -> None:
+        """Each state's return value and path: `ret_{tag}{i}`, `path_{tag}{i}`."""
+        for i, final in enumerate(states):
+            self.out(f"ret_{tag}{i}", final.regs.rax)
+            self.path(f"path_{tag}{i}", final)
+
+    def trips(self, tag: str, states, kept) -> None:
+        """Each state back at a head: its kept locations `{loc}_{tag}{i}` and path `path_{tag}{i}`."""
+        for i, final in enumerate(states):
+            self.locations(lambda location, i=i: f"{location}_{tag}{i}", final, kept)
+            self.path(f"path_{tag}{i}", final)
+
+    @property
+    def smt2(self) -> str:
+        return self._solver.to_smt2()
+
+
+def kept(plan) -> list[str]:
+    """The locations a plan describes (the rest are havocked)."""
+    return [location for location, (kind, _) in plan["locations"].items() if kind != "havoc"]
+
+
 def _memory_class(DefaultMemory, claripy, loads: list, stores: list, Incomplete):
     class InputArrays(DefaultMemory):
         """Loads from the input regions are fresh bytes with their addresses recorded; stores are

@@ -627,37 +627,23 @@ def _unit_loop_proof(job, project, entry, add, remove, plan, seed, start_time, d
     state.globals["entry_sp"] = state.solver.eval(state.regs.rsp)
     state.solver.add(claripy.Or(*[n == v for v in job["vlmaxes"]]))
     _address_strategies(state)
-    loop = {
-        "stop_at": head,
-        "stopped": [],
-        "heads": {head},
-        "max_back": angr_loop.MAX_BACK,
-        "too_long": angr_loop.LoopIncomplete,
-    }
+    loop = angr_loop.stop_at(head)
     entry_returns, steps = explore(project, state, deadline, job.get("limit_states", 64), loop)
     if not loop["stopped"]:
         raise angr_loop.LoopIncomplete(f"no path of n symbolic reaches the loop head {head:#x}")
     at_head = merged(loop["stopped"])
 
-    # 3. one trip from a state at the head after k trips (twice if it writes the stack)
-    havoc = set()
-    for _ in range(2):
+    # 3. one trip from a state at the head after k trips
+    def one_trip(havoc):
         stores.clear()
         trip, _, _, _ = angr_loop.head_state(claripy, at_head, plan, sew, n, havoc)
-        loop = {
-            "stop_at": head,
-            "stopped": [],
-            "heads": {head},
-            "max_back": angr_loop.MAX_BACK,
-            "too_long": angr_loop.LoopIncomplete,
-        }
         trip.globals["iterations"] = 0
         trip.globals["trips"] = ()
-        trip_returns, more = explore(project, trip, deadline, job.get("limit_states", 64), loop)
-        steps += more
+        back = angr_loop.stop_at(head)
+        returns, more = explore(project, trip, deadline, job.get("limit_states", 64), back)
         stack = trip.solver.eval(trip.regs.rsp)
         if any(
-            final.regs.rsp.symbolic or final.solver.eval(final.regs.rsp) != stack for final in loop["stopped"]
+            final.regs.rsp.symbolic or final.solver.eval(final.regs.rsp) != stack for final in back["stopped"]
         ):
             raise angr_loop.LoopIncomplete(f"a trip of the loop at {head:#x} moves the stack pointer")
         outside = [addr for addr in stores if not stack - 0x10000 <= addr < stack + 0x10000]
@@ -666,52 +652,31 @@ def _unit_loop_proof(job, project, entry, add, remove, plan, seed, start_time, d
                 f"the loop stores at {min(outside):#x} (memory other than the "
                 "stack: a buffer the invariant does not describe)"
             )
-        written = set(stores) - angr_loop.slot_bytes(trip, plan)
-        if written <= havoc:
-            break
-        havoc |= written
-    else:
-        raise angr_loop.LoopIncomplete("the trip's stack writes did not settle")
+        return (back["stopped"], returns, more), set(stores) - angr_loop.slot_bytes(trip, plan)
 
-    backend = claripy.backends.z3
-    solver = z3.Solver()
-    names = []
+    back_at_head, trip_returns, more = angr_loop.settled(one_trip)
+    steps += more
 
-    def out(name, value):
-        term = backend.convert(value)
-        solver.add((z3.Bool(name) if isinstance(term, z3.BoolRef) else z3.BitVec(name, term.size())) == term)
-        names.append(name)
-
-    def condition(final):
-        return claripy.And(*final.solver.constraints) if final.solver.constraints else claripy.true()
-
-    kept = [r for r, (kind, _) in plan["locations"].items() if kind != "havoc"]
-    for reg in kept:
-        out(f"init_{reg}", angr_loop.value_of(at_head, reg))
-    out("path_h0", condition(at_head))
-    for i, final in enumerate(entry_returns):
-        out(f"ret_e{i}", final.regs.rax)
-        out(f"path_e{i}", condition(final))
-    for i, final in enumerate(loop["stopped"]):
-        for reg in kept:
-            out(f"{reg}_t{i}", angr_loop.value_of(final, reg))
-        out(f"path_t{i}", condition(final))
-    for i, final in enumerate(trip_returns):
-        out(f"ret_r{i}", final.regs.rax)
-        out(f"path_r{i}", condition(final))
+    outputs = angr_loop.Outputs(claripy, z3)
+    kept = angr_loop.kept(plan)
+    outputs.locations(lambda reg: f"init_{reg}", at_head, kept)
+    outputs.path("path_h0", at_head)
+    outputs.returns("e", entry_returns)
+    outputs.trips("t", back_at_head, kept)
+    outputs.returns("r", trip_returns)
     for name, _region, address in loads:
-        out(f"addr_{name}", address)
+        outputs.out(f"addr_{name}", address)
     plan = dict(
         plan,
         locations={r: list(v) for r, v in plan["locations"].items()},
         where=_source_line(project, head),
     )
     return {
-        "smt2": solver.to_smt2(),
-        "outputs": names,
+        "smt2": outputs.smt2,
+        "outputs": outputs.names,
         "plan": plan,
         "loads": [[name, region] for name, region, _ in loads],
-        "counts": {"e": len(entry_returns), "t": len(loop["stopped"]), "r": len(trip_returns)},
+        "counts": {"e": len(entry_returns), "t": len(back_at_head), "r": len(trip_returns)},
         "steps": steps,
         "seconds": time.monotonic() - start_time,
     }

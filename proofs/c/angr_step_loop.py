@@ -156,16 +156,12 @@ def _proof(job, run, project, add, remove, plan, start_time, deadline) -> dict:
         state.solver.add(condition)
     state.globals["entry_sp"] = state.solver.eval(state.regs.rsp)
     run._address_strategies(state)
-    stop = {
-        "stop_at": head,
-        "stopped": [],
-        "heads": {head},
-        # about as many back edges as the mining run took to the first arrival, and a register's
-        # bytes: a path running the loop past a head some trips skip (a block only an active
-        # element runs) stops here, not after vl trips
-        "max_back": plan.get("arrival_backs", 0) + angr_loop.MAX_BACK + job["vlen"] // 8,
-        "too_long": angr_loop.LoopIncomplete,
-    }
+    # about as many back edges as the mining run took to the first arrival, and a register's
+    # bytes: a path running the loop past a head some trips skip (a block only an active
+    # element runs) stops here, not after vl trips
+    stop = angr_loop.stop_at(
+        head, max_back=plan.get("arrival_backs", 0) + angr_loop.MAX_BACK + job["vlen"] // 8
+    )
     entry_returns, steps = _explore(run, "the entry run", project, state, deadline, limit, stop)
     if not stop["stopped"]:
         raise angr_loop.LoopIncomplete(f"no path of the domain reaches the loop head {head:#x}")
@@ -173,26 +169,18 @@ def _proof(job, run, project, add, remove, plan, start_time, deadline) -> dict:
     at_head.globals["stored"] = frozenset()
     vl = claripy.BVS("vl", 64, explicit_name=True)
 
-    # 3. one trip from the head after k trips (twice when it writes the stack)
-    havoc: set = set()
-    for _ in range(2):
+    # 3. one trip from the head after k trips
+    def one_trip(havoc):
         trip, _, _, _ = angr_loop.head_state(claripy, at_head, plan, sew, vl, havoc)
         trip.globals["iterations"] = 0
         trip.globals["trips"] = ()
         trip.globals["stored"] = frozenset()
-        stop = {
-            "stop_at": head,
-            "stopped": [],
-            "heads": {head},
-            "max_back": max_back,
-            "too_long": angr_loop.LoopIncomplete,
-        }
-        trip_returns, more = _explore(run, "the trip", project, trip, deadline, limit, stop)
-        steps += more
+        back = angr_loop.stop_at(head, max_back=max_back)
+        returns, more = _explore(run, "the trip", project, trip, deadline, limit, back)
         stack = trip.solver.eval(trip.regs.rsp)
-        if any(f.regs.rsp.symbolic or f.solver.eval(f.regs.rsp) != stack for f in stop["stopped"]):
+        if any(f.regs.rsp.symbolic or f.solver.eval(f.regs.rsp) != stack for f in back["stopped"]):
             raise angr_loop.LoopIncomplete(f"a trip of the loop at {head:#x} moves the stack pointer")
-        stored = set().union(*(f.globals.get("stored", frozenset()) for f in stop["stopped"]))
+        stored = set().union(*(f.globals.get("stored", frozenset()) for f in back["stopped"]))
         if None in stored:
             raise angr_loop.LoopIncomplete(
                 f"the loop at {head:#x} stores at an address that is not one value (memory the invariant does not describe)"
@@ -208,59 +196,42 @@ def _proof(job, run, project, add, remove, plan, start_time, deadline) -> dict:
                 f"the loop stores at {min(outside):#x} (memory other than the stack and the "
                 "register file: a buffer the invariant does not describe)"
             )
-        written = {a for a in stored if stack - STACK_SPAN <= a < stack + STACK_SPAN} - angr_loop.slot_bytes(
-            trip, plan
-        )
-        if written <= havoc:
-            break
-        havoc |= written
-    else:
-        raise angr_loop.LoopIncomplete("the trip's stack writes did not settle")
+        written = {a for a in stored if stack - STACK_SPAN <= a < stack + STACK_SPAN}
+        return (back["stopped"], returns, more), written - angr_loop.slot_bytes(trip, plan)
 
-    backend = claripy.backends.z3
-    solver = z3.Solver()
-    names = []
+    back_at_head, trip_returns, more = angr_loop.settled(one_trip)
+    steps += more
 
-    def out(name, value):
-        term = backend.convert(value)
-        solver.add((z3.Bool(name) if isinstance(term, z3.BoolRef) else z3.BitVec(name, term.size())) == term)
-        names.append(name)
+    outputs = angr_loop.Outputs(claripy, z3)
 
-    def condition(final):
-        return claripy.And(*final.solver.constraints) if final.solver.constraints else claripy.true()
+    def memory(prefix, final, with_return=False):
+        """The state fields and registers a path leaves (and its return value)."""
+        for name, value in run._outputs(job, final)[0 if with_return else 1 :]:
+            outputs.out(f"{prefix}{name}", value)
 
-    def memory(prefix, final):
-        for name, value in run._outputs(job, final)[1:]:  # the state fields and registers, not rax
-            out(f"{prefix}{name}", value)
-
-    kept = [r for r, (kind, _) in plan["locations"].items() if kind != "havoc"]
-    for reg in kept:
-        out(f"init_{reg}", angr_loop.value_of(at_head, reg))
-    out("path_h0", condition(at_head))
+    kept = angr_loop.kept(plan)
+    outputs.locations(lambda reg: f"init_{reg}", at_head, kept)
+    outputs.path("path_h0", at_head)
     memory("h_", at_head)
     for i, final in enumerate(entry_returns):
-        for name, value in run._outputs(job, final):
-            out(f"e{i}_{name}", value)
-        out(f"path_e{i}", condition(final))
-    for i, final in enumerate(stop["stopped"]):
-        for reg in kept:
-            out(f"{reg}_t{i}", angr_loop.value_of(final, reg))
-        out(f"path_t{i}", condition(final))
+        memory(f"e{i}_", final, with_return=True)
+        outputs.path(f"path_e{i}", final)
+    outputs.trips("t", back_at_head, kept)
+    for i, final in enumerate(back_at_head):
         memory(f"t{i}_", final)
     for i, final in enumerate(trip_returns):
-        for name, value in run._outputs(job, final):
-            out(f"r{i}_{name}", value)
-        out(f"path_r{i}", condition(final))
+        memory(f"r{i}_", final, with_return=True)
+        outputs.path(f"path_r{i}", final)
     plan = dict(
         plan,
         locations={r: list(v) for r, v in plan["locations"].items()},
         where=run._source_line(project, head),
     )
     return {
-        "smt2": solver.to_smt2(),
-        "outputs": names,
+        "smt2": outputs.smt2,
+        "outputs": outputs.names,
         "plan": plan,
-        "counts": {"e": len(entry_returns), "t": len(stop["stopped"]), "r": len(trip_returns)},
+        "counts": {"e": len(entry_returns), "t": len(back_at_head), "r": len(trip_returns)},
         "steps": steps,
         "seconds": time.monotonic() - start_time,
     }

@@ -242,17 +242,6 @@ def run_two_loops(job, run, project, entry, add, remove, mined, seed, elements, 
     inputs = angr_loop._memory_class(DefaultMemory, claripy, loads, stores, run.Incomplete)
     memory_class = buffer_memory(inputs, claripy, buffers, run.Incomplete)
 
-    def loop(stop, exits=()):
-        return {
-            "stop_at": stop,
-            "stopped": [],
-            "heads": {stop, *exits},
-            "exits": set(exits),
-            "exited": [],
-            "max_back": angr_loop.MAX_BACK,
-            "too_long": angr_loop.LoopIncomplete,
-        }
-
     # 1. the entry, n symbolic, to the first head
     n = claripy.BVS("n", 64, explicit_name=True)
     state = project.factory.call_state(
@@ -262,33 +251,29 @@ def run_two_loops(job, run, project, entry, add, remove, mined, seed, elements, 
     state.globals["entry_sp"] = state.solver.eval(state.regs.rsp)
     state.solver.add(claripy.Or(*[n == v for v in job["vlmaxes"]]))
     run._address_strategies(state)
-    entering = loop(first_head, (second_head,))
+    entering = angr_loop.stop_at(first_head, (second_head,))
     entry_returns, steps = run.explore(project, state, deadline, limit, entering)
     if not entering["stopped"] or entering["exited"] or buffers["stores"]:
         raise angr_loop.LoopIncomplete(f"the entry does not reach the loop at {first_head:#x} alone")
     at_head = run.merged(entering["stopped"])
 
-    # 2. one trip of the first loop (again if it writes stack bytes the first run did not havoc)
-    stack_havoc: set = set()
-    for _ in range(2):
+    # 2. one trip of the first loop
+    def first_trip(havoc):
         stores.clear()
         buffers["stores"].clear()
-        trip, _, _, _ = angr_loop.head_state(claripy, at_head, plan, sew, n, stack_havoc)
+        trip, _, _, _ = angr_loop.head_state(claripy, at_head, plan, sew, n, havoc)
         trip.globals["iterations"], trip.globals["trips"] = 0, ()
-        first = loop(first_head, (second_head,))
-        trip_returns, more = run.explore(project, trip, deadline, limit, first)
-        steps += more
+        back = angr_loop.stop_at(first_head, (second_head,))
+        returns, more = run.explore(project, trip, deadline, limit, back)
         stack = trip.solver.eval(trip.regs.rsp)
         if any(not stack - 0x10000 <= a < stack + 0x10000 for a in stores):
             raise angr_loop.LoopIncomplete(
                 f"the loop at {first_head:#x} stores outside the stack and its buffer"
             )
-        written = set(stores) - angr_loop.slot_bytes(trip, plan)
-        if written <= stack_havoc:
-            break
-        stack_havoc |= written
-    else:
-        raise angr_loop.LoopIncomplete("the trip's stack writes did not settle")
+        return (back, returns, more), set(stores) - angr_loop.slot_bytes(trip, plan)
+
+    first, trip_returns, more = angr_loop.settled(first_trip)
+    steps += more
     if not first["exited"] or not buffers["regions"]:
         raise angr_loop.LoopIncomplete(
             f"the loop at {first_head:#x} fills no buffer the loop at {second_head:#x} reads"
@@ -301,71 +286,42 @@ def run_two_loops(job, run, project, entry, add, remove, mined, seed, elements, 
 
     # 3. one trip of the second loop, the buffer read only
     buffers["writable"], buffers["stores"] = False, []
-    havoc2: set = set()
-    for _ in range(2):
+
+    def second_trip(havoc):
         stores.clear()
-        trip2 = second_head_state(claripy, angr_loop, arrival, plan2, sew, count, max(job["vlmaxes"]), havoc2)
-        trip2.globals["iterations"], trip2.globals["trips"] = 0, ()
-        second = loop(second_head)
-        second_returns, more = run.explore(project, trip2, deadline, limit, second)
-        steps += more
-        stack = trip2.solver.eval(trip2.regs.rsp)
+        trip = second_head_state(claripy, angr_loop, arrival, plan2, sew, count, max(job["vlmaxes"]), havoc)
+        trip.globals["iterations"], trip.globals["trips"] = 0, ()
+        back = angr_loop.stop_at(second_head)
+        returns, more = run.explore(project, trip, deadline, limit, back)
+        stack = trip.solver.eval(trip.regs.rsp)
         if any(not stack - 0x10000 <= a < stack + 0x10000 for a in stores):
             raise angr_loop.LoopIncomplete(f"the loop at {second_head:#x} stores outside the stack")
-        written = set(stores)
-        if written <= havoc2:
-            break
-        havoc2 |= written
-    else:
-        raise angr_loop.LoopIncomplete("the second trip's stack writes did not settle")
+        return (back["stopped"], returns, more), set(stores)
 
-    backend = claripy.backends.z3
-    solver = z3.Solver()
-    names: list = []
+    second, second_returns, more = angr_loop.settled(second_trip, "the second trip")
+    steps += more
 
-    def out(name, value):
-        term = backend.convert(value)
-        solver.add((z3.Bool(name) if isinstance(term, z3.BoolRef) else z3.BitVec(name, term.size())) == term)
-        names.append(name)
-
-    def condition(final):
-        return claripy.And(*final.solver.constraints) if final.solver.constraints else claripy.true()
-
-    kept = [r for r, (kind, _) in plan["locations"].items() if kind != "havoc"]
-    for reg in kept:
-        out(f"init_{reg}", angr_loop.value_of(at_head, reg))
-    out("path_h0", condition(at_head))
-    for i, final in enumerate(entry_returns):
-        out(f"ret_e{i}", final.regs.rax)
-        out(f"path_e{i}", condition(final))
-    for i, final in enumerate(first["stopped"]):
-        for reg in kept:
-            out(f"{reg}_t{i}", angr_loop.value_of(final, reg))
-        out(f"path_t{i}", condition(final))
-    for i, final in enumerate(trip_returns):
-        out(f"ret_r{i}", final.regs.rax)
-        out(f"path_r{i}", condition(final))
-    out("path_x", condition(arrival))
-    kept2 = [r for r, (kind, _) in plan2["locations"].items() if kind != "havoc"]
-    for reg in kept2:
-        out(f"init2_{reg}", angr_loop.value_of(arrival, reg))
-    for i, final in enumerate(second["stopped"]):
-        for reg in kept2:
-            out(f"{reg}_u{i}", angr_loop.value_of(final, reg))
-        out(f"path_u{i}", condition(final))
-    for i, final in enumerate(second_returns):
-        out(f"ret_v{i}", final.regs.rax)
-        out(f"path_v{i}", condition(final))
+    outputs = angr_loop.Outputs(claripy, z3)
+    kept, kept2 = angr_loop.kept(plan), angr_loop.kept(plan2)
+    outputs.locations(lambda reg: f"init_{reg}", at_head, kept)
+    outputs.path("path_h0", at_head)
+    outputs.returns("e", entry_returns)
+    outputs.trips("t", first["stopped"], kept)
+    outputs.returns("r", trip_returns)
+    outputs.path("path_x", arrival)
+    outputs.locations(lambda reg: f"init2_{reg}", arrival, kept2)
+    outputs.trips("u", second, kept2)
+    outputs.returns("v", second_returns)
     for name, _region, address in loads:
-        out(f"addr_{name}", address)
+        outputs.out(f"addr_{name}", address)
     for i, (address, byte, guard) in enumerate(buffer_stores):
-        out(f"store_addr{i}", address)
-        out(f"store_byte{i}", byte)
-        out(f"store_if{i}", guard)
+        outputs.out(f"store_addr{i}", address)
+        outputs.out(f"store_byte{i}", byte)
+        outputs.out(f"store_if{i}", guard)
     for name, address in buffers["loads"]:
-        out(f"addr_{name}", address)
+        outputs.out(f"addr_{name}", address)
     for i, address in enumerate(buffers["entries"]):
-        out(f"entry{i}", address)
+        outputs.out(f"entry{i}", address)
     (lo, _hi), *more = buffers["regions"]
     if more:
         raise angr_loop.LoopIncomplete("more than one buffer")
@@ -383,8 +339,8 @@ def run_two_loops(job, run, project, entry, add, remove, mined, seed, elements, 
         },
     )
     return {
-        "smt2": solver.to_smt2(),
-        "outputs": names,
+        "smt2": outputs.smt2,
+        "outputs": outputs.names,
         "plan": plan,
         "loads": [[name, region] for name, region, _ in loads],
         "buffer_loads": [name for name, _ in buffers["loads"]],
@@ -392,7 +348,7 @@ def run_two_loops(job, run, project, entry, add, remove, mined, seed, elements, 
             "e": len(entry_returns),
             "t": len(first["stopped"]),
             "r": len(trip_returns),
-            "u": len(second["stopped"]),
+            "u": len(second),
             "v": len(second_returns),
             "s": len(buffer_stores),
             "entries": len(buffers["entries"]),

@@ -29,6 +29,7 @@ from vredmax.proofs.c.symbolic import _all, _any
 from vredmax.proofs.c.unit_loop import (
     _bound,
     _exit_goal,
+    entry_return_goals,
     _kept_after_trip,
     _shapes,
     _terms,
@@ -139,17 +140,7 @@ def obligations(result: dict, sew: int, vlmaxes) -> list[tuple[str, list, object
             ),
         )
     )
-    for i in range(counts["e"]):
-        indices, goal = _exit_goal(
-            plan, unit, zero, z3.BoolVal(False), z3.BitVec("unused_x", sew), terms[f"ret_e{i}"]
-        )
-        found.append(
-            (
-                f"the entry's return {i}",
-                given + unit.flag_domain(indices),
-                z3.Implies(terms[f"path_e{i}"], goal),
-            )
-        )
+    found += entry_return_goals(plan, unit, terms, counts["e"], given, sew)
 
     # a trip of the first loop
     k, a, x = z3.BitVec("ghost_k", 64), z3.BitVec("ghost_a", 1) == 1, z3.BitVec("ghost_x", sew)

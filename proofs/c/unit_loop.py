@@ -152,6 +152,23 @@ def _exit_goal(plan, unit, k, a, x, ret):
     return indices, z3.And(z3.ULE(left, plan["stride"]), z3.Extract(unit.sew - 1, 0, ret) == unit.spec(a, x))
 
 
+def entry_return_goals(plan, unit, terms: dict, returns: int, given: list, sew: int) -> list:
+    """A return before the loop's first trip (n = 0, no element visited) gives the seed."""
+    goals = []
+    for i in range(returns):
+        indices, goal = _exit_goal(
+            plan, unit, z3.BitVecVal(0, 64), z3.BoolVal(False), z3.BitVec("unused_x", sew), terms[f"ret_e{i}"]
+        )
+        goals.append(
+            (
+                f"the entry's return {i}",
+                given + unit.flag_domain(indices),
+                z3.Implies(terms[f"path_e{i}"], goal),
+            )
+        )
+    return goals
+
+
 def obligations(result: dict, sew: int, vlmaxes) -> list[tuple[str, list, object]]:
     """(what, assumptions, goal) of the induction, from the engine's terms."""
     terms, plan, unit = _terms(result), result["plan"], _Unit(sew, vlmaxes)
@@ -176,18 +193,7 @@ def obligations(result: dict, sew: int, vlmaxes) -> list[tuple[str, list, object
             {r: z3.Implies(terms["path_h0"], shape) for r, shape in shapes.items()},
         )
     )
-    zero = z3.BitVecVal(0, 64)
-    for i in range(counts["e"]):
-        indices, goal = _exit_goal(
-            plan, unit, zero, z3.BoolVal(False), z3.BitVec("unused_x", sew), terms[f"ret_e{i}"]
-        )
-        found.append(
-            (
-                f"the entry's return {i}",
-                given + unit.flag_domain(indices),
-                z3.Implies(terms[f"path_e{i}"], goal),
-            )
-        )
+    found += entry_return_goals(plan, unit, terms, counts["e"], given, sew)
     k, a, x = z3.BitVec("ghost_k", 64), z3.BitVec("ghost_a", 1) == 1, z3.BitVec("ghost_x", sew)
     at_head = given + [terms["path_h0"], _bound(plan, unit, k)]
     trip_paths = [terms[f"path_t{i}"] for i in range(counts["t"])] + [
