@@ -101,3 +101,11 @@ def test_a_while_loop_breaking_at_vl_needs_no_solver_for_its_conditions():
     assert result.verdict == Verdict.PROVED, result.detail
     found = re.search(r"(\d+) inclusion conditions against the spec's \((\d+) identical", result.detail)
     assert found and found.group(1) == found.group(2), result.detail
+
+
+def test_a_condition_of_too_many_pieces_is_kept_as_it_is():
+    vl = z3.BitVec("vl", 64)
+    many = z3.Or(*[z3.And(vl == j, z3.Bool(f"m{j}")) for j in range(100)])
+    normaliser = Normaliser(vl, 1024)
+    assert normaliser.normal(many).eq(many)
+    assert normaliser.normal(z3.And(many, z3.Bool("x"))).eq(z3.And(many, z3.Bool("x")))

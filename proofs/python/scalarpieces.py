@@ -187,10 +187,10 @@ class Normaliser:
                     stack.extend((a, False) for a in args if _id(a) not in memo)
                     continue
                 found = [memo[_id(a)] for a in args]
-                if any(f is None for f in found):
+                try:
+                    memo[key] = None if any(f is None for f in found) else self._combine(found, connective)
+                except TooManyPieces:  # and so are its parents': none is asked again
                     memo[key] = None
-                else:
-                    memo[key] = self._combine(found, connective)
             else:
                 memo[key] = self._atom(t, op)
             self.kept.append(t)
