@@ -10,7 +10,7 @@ from tests.proof_alone import case_id, cases, check_proof_alone
 FILE = "tests/buggy/generated_families.py"
 # about 50 s each on the 2-core machine (their siblings at the same VLMAX take seconds): in the
 # check_impl_scale run, out of the default 10 minutes
-SLOW = {"sorted_long_first-VLMAX512"}
+SLOW = {"sorted_long_first-VLMAX512", "step_while_breaks_at_vl_bytes_registers-VLMAX1024"}
 CASES = [
     pytest.param(*c, id=case_id(c), marks=[pytest.mark.check_impl_scale] if case_id(c) in SLOW else [])
     for c in cases(generated_families)

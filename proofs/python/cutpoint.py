@@ -246,6 +246,18 @@ class Denoter:
             self.conds[id(n)] = term
         return self.conds[id(node)]
 
+    def extended(self, node: Term):
+        """A sign or zero extension of a denoted element-wide node: its join, so encoded. A
+        cone then sees `sext(x)` written as the step wrote it and as a wide node's encoding
+        alike (one cut point, one encoding: a compare-and-swap of a Python int read from a
+        lane and one computed wide, whose low output is one of them)."""
+        if node.op not in ("zext", "sext") or not self.sew < node.width <= 2 * self.sew:
+            return None
+        found = self.den.get(id(node.args[0]))
+        if node.args[0].width != self.sew or found is None or isinstance(found[1], tuple):
+            return None
+        return found[0], (node.op, node.width, found[1])
+
     def wide_leaf(self, node: Term):
         """The denotation of a node wider than an element whose cone is too large (or a leaf),
         as one leaf (none in a unit: its leaves are elements; a whole step's machine values
@@ -267,7 +279,10 @@ class Denoter:
             if node.width != self.sew:
                 # a wider value (a signed Python int of proofs/python/values.py) may be a
                 # sign-extended join; when it is none it is inlined into its parents' cones
-                if self.sew < node.width <= 2 * self.sew and node.op not in ("zext", "sext"):
+                extended = self.extended(node)
+                if extended is not None:
+                    self.den[id(node)] = extended
+                elif self.sew < node.width <= 2 * self.sew and node.op not in ("zext", "sext"):
                     found, opaque = None, not node.args
                     if node.args:
                         try:
@@ -451,7 +466,12 @@ class Denoter:
             return cone, shape
         inline, current = set(), cone
         for _ in range(DEEPER):
-            inline |= {id(x) for x in current.xs if x.op not in VALUE_LEAVES}
+            apart = [x for x in current.xs if x.op not in VALUE_LEAVES]
+            # a cut point that denotes one leaf (a whole step's element put together from
+            # its bytes) is taken apart last: inside, it is that value written another way
+            # (`(x ^ TOP) - TOP`), and a cone cut below it sees the leaf xor'd, not the leaf
+            joins = [x for x in apart if self.den[id(x)][0].kind != "atom"]
+            inline |= {id(x) for x in joins or apart}
             try:
                 deeper = self.cone(node, frozenset(inline))
             except ConeTooLarge:

@@ -37,6 +37,7 @@ from vredmax.proofs.python import cutpoint as cp
 from vredmax.proofs.python.cutcases import VD, VS1, VS2, make_case
 from vredmax.proofs.python.branches import InternalError
 from vredmax.proofs.python.operands import Matcher
+from vredmax.proofs.python.scalarpieces import Normaliser
 from vredmax.proofs.engine.semilattice import atom
 from vredmax.proofs.python.trace import (
     BOOL,
@@ -290,7 +291,7 @@ def prove_step_at_scale(step_fn, cfg: Config, tail: str, timeout_ms: int) -> cp.
             f"a value the reduction joins ({_short(stranger)}) is not shown to "
             "equal the spec's seed or one of its elements; no concrete case found",
         )
-    residue = [(label, a, b) for label, (a, b) in zip(labels, pairs) if not fast.same(a, b)]
+    residue = residue_pairs(labels, pairs, pre.vl, cfg.vlmax)
     for k in range(0, len(residue), cp.CHUNK):
         chunk = residue[k : k + cp.CHUNK]
         answer = prove(written, fast.and_(*[a == b for _, a, b in chunk]), timeout_ms)
@@ -343,7 +344,7 @@ def prove_step_at_scale(step_fn, cfg: Config, tail: str, timeout_ms: int) -> cp.
         f"instruction with the reduction cut out: {len(cases)} cases of the spec "
         f"relation ({solver}); reduction by cut points: {analysis.nodes} nodes, "
         f"{len(analysis.shapes)} cone shapes, {len(pairs)} inclusion conditions against the spec's "
-        f"({len(pairs) - len(residue)} identical as terms){_equal_text(matcher)}; "
+        f"({len(pairs) - len(residue)} identical as terms or in normal form over vl){_equal_text(matcher)}; "
         f"{len(comp.ALGEBRA)} algebra lemmas; "
         f"tail {tail}",
         solver=text,
@@ -511,6 +512,24 @@ def _root_pairs(machine, root, cfg: Config, pre, insn, matcher: Matcher):
     pairs += [(fast.or_(*got[i]) if got[i] else false, activity[i]) for i in range(len(elements))]
     pairs += [(c, false) for c in constants]
     return labels, pairs, None, equal
+
+
+def residue_pairs(labels, pairs, vl, vlmax: int) -> list:
+    """(label, a, b) of the pairs not shown equal without a solver: neither the same term nor
+    the same term once both are in their normal form over vl (proofs/python/scalarpieces.py:
+    a loop's bound on vl written another way than the spec's `k < vl`). The pairs left are
+    handed on in their normal form (equal to the original, usually smaller). The normal form
+    holds where vl <= VLMAX: so do the conditions every pair is proved under (`written`, the
+    configuration's: spec/state.py reachable_conditions)."""
+    normaliser = Normaliser(vl, vlmax)
+    residue = []
+    for label, (a, b) in zip(labels, pairs):
+        if fast.same(a, b):
+            continue
+        a, b = normaliser.normal(a), normaliser.normal(b)
+        if not fast.same(a, b):
+            residue.append((label, a, b))
+    return residue
 
 
 def _equal_text(matcher: Matcher) -> str:

@@ -19,6 +19,15 @@ tests/test_generated_families.py checks each with the proof alone (`--random 0`)
   round ran, `i` where it broke): inside a later round, which runs only where no break
   happened, the index is read as the round's own (branches._read_under_guards), so the bytes
   are sliced at a concrete `i * nb`; the loop ends where no input reaches another round.
+  Each element then reaches the result under a disjunction over the round the loop broke in,
+  the spec's `k < vl` in its normal form over vl (proofs/python/scalarpieces.py): at VLMAX
+  1024 the one query comparing them timed out.
+- sorted() of Python ints a step reads as two halves of bytes (signed by `(x ^ TOP) - TOP`,
+  an inactive one made the minimum by `x * on + MIN * (1 - on)`): the compare-and-swaps of
+  its sorting network compare a value sign-extended by the step (`sext(x)`, a cut point of
+  the element) with one computed wide (a join encoded as sign-extended) as one encoding
+  (cutpoint.Denoter.extended), and a deeper cone takes joins apart before a leaf written
+  another way (`(x ^ TOP) - TOP`, whose inside is x xor'd).
 """
 
 from vredmax.spec.config import VTYPE_VILL_BIT, VTYPE_VTA_BIT, Config
@@ -28,6 +37,8 @@ from vredmax.spec.state import VS_DIRTY
 CUT = Config(128, 64, 8, "m1")  # VLMAX 16: cut points
 WIDE = Config(128, 64, 8, "m8")  # VLMAX 128
 LONG = Config(512, 64, 8, "m8")  # VLMAX 512: more than sorted()'s 256
+SCALE_1024 = Config(4096, 64, 16, "m4")  # VLMAX 1024, as the generated programs' bench
+HALVES = Config(128, 64, 32, "m4")  # VLMAX 16 at SEW 32: cut points (the whole query is too slow)
 SMALL = Config(128, 64, 32, "m1")  # VLMAX 4: the monolithic query (at the cut, a step that
 # writes vd through bytes is still UNKNOWN: the reduction is seen joining vd's old element)
 
@@ -268,7 +279,7 @@ def _while_step(m, pre, insn, cfg, tail, past_vl=False):
     return traps, pre.with_(regs=post, vstart=0, vs=VS_DIRTY)
 
 
-@case("proved", CUT)
+@case("proved", CUT, SCALE_1024)
 def step_while_breaks_at_vl_bytes_registers(m, pre, insn, cfg, tail):
     return _while_step(m, pre, insn, cfg, tail)
 
@@ -277,6 +288,49 @@ def step_while_breaks_at_vl_bytes_registers(m, pre, insn, cfg, tail):
 def step_while_breaks_past_vl_bytes_registers(m, pre, insn, cfg, tail):
     """`if i > vl: break`: element vl joins the maximum."""
     return _while_step(m, pre, insn, cfg, tail, past_vl=True)
+
+
+# sorted() of Python ints a step reads as halves ------------------------------------------------
+
+
+def _sorted_halves_step(m, pre, insn, cfg, tail, neutral_zero=False):
+    traps = trap_conditions(m, pre, insn, m.bit(pre.vtype, VTYPE_VILL_BIT), cfg.lmul)
+    if any(fired for _, fired in traps) or pre.vl == 0:
+        return traps, pre
+    sew, nb, per, vlenb = cfg.sew, cfg.sew // 8, cfg.vlen // cfg.sew, cfg.vlen // 8
+    top = 1 << (sew - 1)
+    regs = [r.to_bytes(vlenb, "little") for r in pre.regs]
+
+    def read(reg, k):  # the high half, then the low half, of element k: signed by xor
+        at, half = nb * k, nb // 2
+        high = int.from_bytes(regs[reg][at + half : at + nb], "little")
+        x = high << (sew // 2) | int.from_bytes(regs[reg][at : at + half], "little")
+        return (x ^ top) - top
+
+    neutral = 0 if neutral_zero else -top
+    vals = [read(insn.vs1, 0)]
+    for i in range(cfg.vlmax):
+        on = 1 if i < pre.vl and (insn.vm or pre.regs[0] >> i & 1) else 0
+        vals.append(read(insn.vs2 + i // per, i % per) * on + neutral * (1 - on))
+    best = sorted(vals, reverse=True)[0]
+    new = bytearray(regs[insn.vd])
+    new[0:nb] = (best & ((1 << sew) - 1)).to_bytes(nb, "little")
+    if tail == "ones" and pre.vtype >> VTYPE_VTA_BIT & 1:
+        new[nb:] = b"\xff" * (vlenb - nb)
+    regs[insn.vd] = new
+    post = tuple(int.from_bytes(r, "little") for r in regs)
+    return traps, pre.with_(regs=post, vstart=0, vs=VS_DIRTY)
+
+
+@case("proved", HALVES)
+def step_sorted_of_halves_neutral_by_product(m, pre, insn, cfg, tail):
+    return _sorted_halves_step(m, pre, insn, cfg, tail)
+
+
+@case("counterexample", HALVES)
+def step_sorted_of_halves_neutral_zero(m, pre, insn, cfg, tail):
+    """0 for an inactive element: wrong when every active one and the seed are negative."""
+    return _sorted_halves_step(m, pre, insn, cfg, tail, neutral_zero=True)
 
 
 # A signed result brought back by a condition ---------------------------------------------------
@@ -345,6 +399,8 @@ UNITS = [
     sorted_long_first,
 ]
 STEPS = [
+    step_sorted_of_halves_neutral_by_product,
+    step_sorted_of_halves_neutral_zero,
     step_while_breaks_at_vl_bytes_registers,
     step_while_breaks_past_vl_bytes_registers,
     step_bytes_registers_read_through_memoryview,
