@@ -278,10 +278,20 @@ def mining_runs(explore, project, state, deadline: float, limit: int, too_many=(
     return seen
 
 
+def own_code(project, address: int) -> bool:
+    """Whether the block at address is the library's own code: not another object's, nor a PLT
+    stub (reached at each call of memcpy, from the elements' loop and after it)."""
+    main = project.loader.main_object
+    if not main.contains_addr(address):
+        return False
+    section = main.find_section_containing(address)
+    return section is None or not section.name.startswith(".plt")
+
+
 def _first_head(project, seen: dict):
     """The first block of the library the run reached more than twice (the first loop's head)."""
     for address, by_count in seen["seen"].items():
-        if project.loader.main_object.contains_addr(address) and sum(map(len, by_count.values())) > 2:
+        if own_code(project, address) and sum(map(len, by_count.values())) > 2:
             return address
     return None
 
@@ -321,7 +331,7 @@ def candidate_heads(project, seen: dict, backs) -> tuple[dict, list[str]]:
     Only blocks of the library's own code with one (merged) state at each trip count."""
     heads, unmerged = {}, []
     for address, by_count in seen.items():
-        if not project.loader.main_object.contains_addr(address):
+        if not own_code(project, address):
             continue  # a procedure's stub (memcpy): its states belong to several call sites
         if any(len(states) != 1 for states in by_count.values()):
             if address in backs:  # a loop inside another (its count starts again each trip)

@@ -231,7 +231,7 @@ def run_two_loops(job, run, project, entry, add, remove, mined, seed, elements, 
             for h, by_count in seen.items()
             if h in backs
             and h != first_head
-            and project.loader.main_object.contains_addr(h)
+            and angr_loop.own_code(project, h)
             and min(by_count) >= last
             and sum(map(len, by_count.values())) > 2
         ]
