@@ -259,7 +259,14 @@ def run_two_loops(job, run, project, entry, add, remove, mined, seed, elements, 
     plan2 = second_plan(claripy, angr_loop, second_head, states2, flags, sew, havoc)
 
     loads: list = []
-    buffers: dict = {"regions": [], "stores": [], "loads": [], "entries": [], "writable": True, "setup": False}
+    buffers: dict = {
+        "regions": [],
+        "stores": [],
+        "loads": [],
+        "entries": [],
+        "writable": True,
+        "setup": False,
+    }
     stores: list = []
     inputs = angr_loop._memory_class(DefaultMemory, claripy, loads, stores, run.Incomplete)
     memory_class = buffer_memory(inputs, claripy, buffers, run.Incomplete)
