@@ -26,7 +26,7 @@ UNIT_ELEMENTS, UNIT_ACTIVE = 0x10000000, 0x20000000
 STATE, VREGS = 0x30000000, 0x40000000
 NUM_VREGS = 32
 ADDRESS_SOLUTIONS = 256
-# back edges a path takes before each further one asks the solver whether the path is feasible:
+# back edges a path of a loop job takes before each further one asks the solver whether the path is feasible:
 # angr's lazy solving does not, and a loop whose trip count was merged (`m` of a compacted
 # buffer, an if-then-else of its values) ran on past them to the path limit
 LAZY_BACKS = 8
@@ -192,7 +192,12 @@ def explore(project, start, deadline: float, limit_states: int, loop: dict | Non
                 continue
             back = succ.addr <= state.addr and succ.history.jumpkind == "Ijk_Boring"
             succ.globals["iterations"] = state.globals.get("iterations", 0) + int(back)
-            if back and succ.globals["iterations"] > LAZY_BACKS and not succ.satisfiable():
+            if (
+                loop is not None
+                and back
+                and succ.globals["iterations"] > LAZY_BACKS
+                and not succ.satisfiable()
+            ):
                 continue  # lazy solving ran an infeasible path on round a loop (a count past its values)
             if loop is not None:
                 if back:
