@@ -239,18 +239,21 @@ def test_a_compaction_into_a_malloced_buffer_is_proved_to_a_bound(tmp_path):
 @pytest.mark.parametrize(
     "function,verdict", [("u_compact_walk", "PROVED"), ("bug_compact_walk_unsigned", "COUNTEREXAMPLE")]
 )
-def test_a_store_at_a_running_index_merges_in_byte_order(function, verdict):
+def test_a_store_at_a_running_index_merges_in_byte_order(function, verdict, tmp_path):
     """`buf[m++] = x` at m symbolic: the paths meet with buf's slots written by some and not
     others, and angr's page merge stores the merged slot with no byte order, which its loads
     read back byte-reversed (a merged 7 read as 0x0700000000000000). The solver then refuted
     the correct unit with a counterexample that did not replay (ERROR); with such objects
-    big-endian it is PROVED, and the wrong twin's counterexample replays."""
+    big-endian the bounded method proves it (asked directly: check-c proves this unit for every
+    VLMAX by the two loops' induction first), and the wrong twin's counterexample replays."""
     _, report, _ = check_c(
         f"{UNITS}:{function}", "--vlen", "128", "--sew", "8", "--symbolic-vlmax", "4", "--random", "3"
     )
     assert report["verdict"] == verdict, report["detail"]
     if verdict == "PROVED":
-        assert [(c["vlmax"], c["verdict"]) for c in report["symbolic"] if c["vlmax"] == 4] == [(4, "PROVED")]
+        built = build(UNITS, function, (), str(tmp_path))
+        result, _ = symbolic.prove_unit(symbolic.engine_python(), built.plain, 8, 4, 120, "auto")
+        assert result.verdict == Verdict.PROVED, result.detail
 
 
 @needs_angr
