@@ -244,25 +244,80 @@ def _extend(claripy, rep, low, sew, fresh_high=None):
     return claripy.Concat(fresh_high, low)
 
 
-def mining_runs(explore, project, state, deadline: float, limit: int) -> dict:
+def mining_runs(explore, project, state, deadline: float, limit: int, too_many=(), probe=None) -> dict:
     """The mining run's states by address and trip (angr_run.explore's `loop`), from state.
     Once to find the back edges' targets, again with a block ending at each (VEX runs a block
     through a loop head reached by falling through: its first arrival is no state). When the
     paths of a trip do not meet at the first block of the library reached more than twice (the
     head of the first loop run: paths that jumped back a different number of times within a
     trip, an inactive element skipping an inlined memcpy's blocks laid out before the head,
-    are counted apart), a third time with the trips counted at that head."""
+    are counted apart), a third time with the trips counted at that head. When the first run
+    has more paths than `limit` at once (`too_many`, explore's error: the back edges of a trip
+    differ so much that its paths never meet, a block of the loop laid out after it jumping
+    back in for an active element only), the back edges and that head are found by a run of
+    `probe` (the state with concrete flags that alternate: every kind of trip, one path each;
+    constraints would not do, angr's lazy solving keeps both sides of a branch) and the trips
+    counted there at once."""
     found: dict = {"seen": {}}
-    explore(project, state.copy(), deadline, limit, found)
+    try:
+        explore(project, state.copy(), deadline, limit, found)
+    except too_many:
+        if probe is None:
+            raise
+        return _counted_at_first_head(explore, project, probe, state, deadline, limit)
     backs = set(found.get("backs", ()))
     seen: dict = {"seen": {}, "heads": backs}
     explore(project, state.copy(), deadline, limit, seen)
+    head = _first_head(project, seen)
+    if head is not None and (
+        any(len(states) > 1 for states in seen["seen"][head].values())
+        or (probe is not None and _uneven_trips(explore, project, probe, backs, head, deadline, limit))
+    ):
+        seen = {"seen": {}, "heads": backs | {head}, "count_at": head}
+        explore(project, state, deadline, limit, seen)
+    return seen
+
+
+def own_code(project, address: int) -> bool:
+    """Whether the block at address is the library's own code: not another object's, nor a PLT
+    stub (reached at each call of memcpy, from the elements' loop and after it)."""
+    main = project.loader.main_object
+    if not main.contains_addr(address):
+        return False
+    section = main.find_section_containing(address)
+    return section is None or not section.name.startswith(".plt")
+
+
+def _first_head(project, seen: dict):
+    """The first block of the library the run reached more than twice (the first loop's head)."""
     for address, by_count in seen["seen"].items():
-        if project.loader.main_object.contains_addr(address) and sum(map(len, by_count.values())) > 2:
-            if any(len(states) > 1 for states in by_count.values()):
-                seen = {"seen": {}, "heads": backs | {address}, "count_at": address}
-                explore(project, state, deadline, limit, seen)
-            break
+        if own_code(project, address) and sum(map(len, by_count.values())) > 2:
+            return address
+    return None
+
+
+def _uneven_trips(explore, project, probe, backs, head, deadline: float, limit: int) -> bool:
+    """Whether the probe's one path arrives at the head after back-edge counts that do not go up
+    by one a trip: its kinds of trip jump back a different number of times (a block laid out
+    after the loop jumping back in for an active element), and the paths of different trips
+    would be merged by their counts."""
+    seen: dict = {"seen": {}, "heads": backs}
+    explore(project, probe.copy(), deadline, limit, seen)
+    counts = sorted(seen["seen"].get(head, {}))
+    return bool(counts) and counts != list(range(counts[0], counts[0] + len(counts)))
+
+
+def _counted_at_first_head(explore, project, probe, state, deadline: float, limit: int) -> dict:
+    found: dict = {"seen": {}}
+    explore(project, probe.copy(), deadline, limit, found)
+    backs = set(found.get("backs", ()))
+    seen: dict = {"seen": {}, "heads": backs}
+    explore(project, probe, deadline, limit, seen)
+    head = _first_head(project, seen)
+    if head is None:
+        return seen
+    seen = {"seen": {}, "heads": backs | {head}, "count_at": head}
+    explore(project, state, deadline, limit, seen)
     return seen
 
 
@@ -276,7 +331,7 @@ def candidate_heads(project, seen: dict, backs) -> tuple[dict, list[str]]:
     Only blocks of the library's own code with one (merged) state at each trip count."""
     heads, unmerged = {}, []
     for address, by_count in seen.items():
-        if not project.loader.main_object.contains_addr(address):
+        if not own_code(project, address):
             continue  # a procedure's stub (memcpy): its states belong to several call sites
         if any(len(states) != 1 for states in by_count.values()):
             if address in backs:  # a loop inside another (its count starts again each trip)

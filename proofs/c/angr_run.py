@@ -26,10 +26,18 @@ UNIT_ELEMENTS, UNIT_ACTIVE = 0x10000000, 0x20000000
 STATE, VREGS = 0x30000000, 0x40000000
 NUM_VREGS = 32
 ADDRESS_SOLUTIONS = 256
+# back edges a path of a loop job takes before each further one asks the solver whether the path is feasible:
+# angr's lazy solving does not, and a loop whose trip count was merged (`m` of a compacted
+# buffer, an if-then-else of its values) ran on past them to the path limit
+LAZY_BACKS = 8
 
 
 class Incomplete(Exception):
     pass
+
+
+class TooManyPaths(Incomplete):
+    """More paths at once than the limit: they do not meet again."""
 
 
 class _Condition:
@@ -133,7 +141,7 @@ def explore(project, start, deadline: float, limit_states: int, loop: dict | Non
             raise Incomplete("time limit")
         if len(active) > limit_states:
             where = sorted({s.addr for s in active})
-            raise Incomplete(
+            raise TooManyPaths(
                 f"more than {limit_states} paths at once: the code's paths do not meet again (they are "
                 f"at {', '.join(f'{a:#x}' for a in where[:3])}{' ...' if len(where) > 3 else ''})"
             )
@@ -184,6 +192,13 @@ def explore(project, start, deadline: float, limit_states: int, loop: dict | Non
                 continue
             back = succ.addr <= state.addr and succ.history.jumpkind == "Ijk_Boring"
             succ.globals["iterations"] = state.globals.get("iterations", 0) + int(back)
+            if (
+                loop is not None
+                and back
+                and succ.globals["iterations"] > LAZY_BACKS
+                and not succ.satisfiable()
+            ):
+                continue  # lazy solving ran an infeasible path on round a loop (a count past its values)
             if loop is not None:
                 if back:
                     loop.setdefault("backs", set()).add(succ.addr)
@@ -563,7 +578,12 @@ def _run_unit_loop(job: dict) -> dict:
             state.solver.add(claripy.ULE(flags[i], 1))
         _address_strategies(state)
         mining_start = state.copy()
-        seen = angr_loop.mining_runs(explore, project, state, deadline, job.get("limit_states", 64))
+        probe = state.copy()  # every other element active
+        for i in range(n0):
+            probe.memory.store(UNIT_ACTIVE + i, claripy.BVV(i % 2, 8))
+        seen = angr_loop.mining_runs(
+            explore, project, state, deadline, job.get("limit_states", 64), TooManyPaths, probe
+        )
         heads, unmerged = angr_loop.candidate_heads(project, seen["seen"], seen.get("backs", ()))
     except angr_loop.LoopIncomplete as why:
         raise Incomplete(str(why)) from None
@@ -580,7 +600,7 @@ def _run_unit_loop(job: dict) -> dict:
             entry,
             add,
             remove,
-            (heads, seen.get("backs", ()), mining_start),
+            (heads, seen.get("backs", ()), mining_start, seen["seen"]),
             seed,
             elements,
             flags,

@@ -14,7 +14,7 @@ condition, and every load from a buffer's region fresh bytes recorded with their
    at the second loop's head (`exits`: the first loop done), or returning (no active element:
    the second loop skipped);
 3. one trip of the second loop from its head after k2 trips, the state of (2)'s exit paths
-   merged, the running value a fresh `ghost_acc` in the low SEW bits (its bounds are the
+   merged, each running value a fresh `ghost_acc_REG` in the low SEW bits (its bounds are the
    checker's), every other location of the second loop affine in k2 or fresh.
 The checker (two_loops.py) states the invariant of the buffer (every entry below m at most X,
 the one at a ghost index w equal to X when some element is active) and proves both inductions.
@@ -33,12 +33,14 @@ _names = itertools.count()
 def buffer_memory(base, claripy, buffers: dict, Incomplete):
     """`base`: angr_loop's InputArrays class. buffers: "regions" [lo, hi), "stores" (address,
     byte, condition) in program order, "loads" (name, address), "writable" (False in the second
-    loop: it only reads)."""
+    loop: it only reads), "setup" (True while this module sets or reads a head state's locations:
+    a stack buffer's first entries lie among the frame's slots, plain memory the code's loads
+    from the buffer never see)."""
 
     class BufferArrays(base):
         def _in_buffer(self, addr, width: int) -> bool:
             regions = buffers["regions"]
-            if not regions:
+            if not regions or buffers["setup"]:
                 return False
             if isinstance(addr, int) or not addr.symbolic:
                 a = addr if isinstance(addr, int) else addr.concrete_value
@@ -177,7 +179,7 @@ def second_head_state(claripy, angr_loop, arrival, plan: dict, sew: int, count, 
         if kind == "affine":
             value = init + k2 * extra
         elif kind == "bounded":
-            low = claripy.BVS("ghost_acc", sew, explicit_name=True)
+            low = claripy.BVS(f"ghost_acc_{reg}", sew, explicit_name=True)
             value = angr_loop._extend(
                 claripy,
                 extra,
@@ -194,7 +196,9 @@ def second_head_state(claripy, angr_loop, arrival, plan: dict, sew: int, count, 
     state.regs.cc_ndep = 0
     for r in range(16):
         setattr(state.regs, f"ymm{r}", claripy.BVS(f"havoc2_ymm{r}", 256, explicit_name=True))
-    for address in sorted(havoc_bytes):
+    # the written stack bytes the locations do not cover (a slot's value is its template's: the
+    # trip's write there is checked against it, as the first loop's head state does)
+    for address in sorted(set(havoc_bytes) - angr_loop.slot_bytes(state, plan)):
         state.memory.store(address, claripy.BVS(f"havoc2_m{address:x}", 8, explicit_name=True))
     state.solver.add(claripy.ULT(k2, count) if plan["bound"] == "lt" else claripy.ULE(k2, count))
     state.solver.add(claripy.ULE(count, largest))
@@ -212,7 +216,7 @@ def run_two_loops(job, run, project, entry, add, remove, mined, seed, elements, 
     import angr_loop
 
     sew, limit, havoc = job["sew"], job.get("limit_states", 64), set(job.get("havoc", ()))
-    heads, backs, mining_start = mined
+    heads, backs, mining_start, seen = mined
     order = [h for h, seen in heads.items() if len(seen) > 2]
     if len(order) < 2:
         raise angr_loop.LoopIncomplete(f"{NOT_TWO}: fewer than two loop heads")
@@ -220,6 +224,17 @@ def run_two_loops(job, run, project, entry, add, remove, mined, seed, elements, 
     # reached only after the first loop's last trip
     first_head = order[0]
     after = [h for h in order[1:] if min(heads[h]) >= max(heads[first_head])]
+    if not after:  # the trips counted at the first head: every later state at its last count
+        last = max(heads[first_head])
+        after = [
+            h
+            for h, by_count in seen.items()
+            if h in backs
+            and h != first_head
+            and angr_loop.own_code(project, h)
+            and min(by_count) >= last
+            and sum(map(len, by_count.values())) > 2
+        ]
     if not after:
         raise angr_loop.LoopIncomplete(f"{NOT_TWO}: no loop after the one at {first_head:#x}")
     second_head = after[0]
@@ -231,13 +246,27 @@ def run_two_loops(job, run, project, entry, add, remove, mined, seed, elements, 
     if plan is None:
         raise angr_loop.LoopIncomplete(f"{NOT_TWO}: {angr_loop.tried([], why)}")
     counted = [r for r, (kind, _) in plan["locations"].items() if kind == "count"]
-    if len(counted) != 1 or any(kind in ("max", "first", "flag") for kind, _ in plan["locations"].values()):
+    if not counted:
         raise angr_loop.LoopIncomplete(f"{NOT_TWO}: the loop at {first_head:#x} counts no active element")
+    # one count is the invariant's m; another location that looked like one (a spill of m, stale
+    # before the first active element) is havocked: each count location is set to the same ghost m,
+    # and only m's update is proved. Other templates (a register that happened to hold 1 after an
+    # active element at SEW=8 looks like a found flag) stay guesses the induction proves or weakens.
+    plan = dict(
+        plan, locations={r: ("havoc", None) if r in counted[1:] else v for r, v in plan["locations"].items()}
+    )
     states2 = second_states(run, project, mining_start, second_head, backs, deadline, limit)
     plan2 = second_plan(claripy, angr_loop, second_head, states2, flags, sew, havoc)
 
     loads: list = []
-    buffers: dict = {"regions": [], "stores": [], "loads": [], "entries": [], "writable": True}
+    buffers: dict = {
+        "regions": [],
+        "stores": [],
+        "loads": [],
+        "entries": [],
+        "writable": True,
+        "setup": False,
+    }
     stores: list = []
     inputs = angr_loop._memory_class(DefaultMemory, claripy, loads, stores, run.Incomplete)
     memory_class = buffer_memory(inputs, claripy, buffers, run.Incomplete)
@@ -260,8 +289,13 @@ def run_two_loops(job, run, project, entry, add, remove, mined, seed, elements, 
     # 2. one trip of the first loop
     def first_trip(havoc):
         stores.clear()
-        buffers["stores"].clear()
+        # the buffer found again by this trip: the head state's stack slots and havocked bytes
+        # (a stack buffer's first entries among them) are the state's, not the buffer's
+        for found in ("regions", "stores", "loads", "entries"):
+            buffers[found].clear()
+        buffers["setup"] = True
         trip, _, _, _ = angr_loop.head_state(claripy, at_head, plan, sew, n, havoc)
+        buffers["setup"] = False
         trip.globals["iterations"], trip.globals["trips"] = 0, ()
         back = angr_loop.stop_at(first_head, (second_head,))
         returns, more = run.explore(project, trip, deadline, limit, back)
@@ -289,7 +323,9 @@ def run_two_loops(job, run, project, entry, add, remove, mined, seed, elements, 
 
     def second_trip(havoc):
         stores.clear()
+        buffers["setup"] = True
         trip = second_head_state(claripy, angr_loop, arrival, plan2, sew, count, max(job["vlmaxes"]), havoc)
+        buffers["setup"] = False
         trip.globals["iterations"], trip.globals["trips"] = 0, ()
         back = angr_loop.stop_at(second_head)
         returns, more = run.explore(project, trip, deadline, limit, back)
@@ -300,6 +336,8 @@ def run_two_loops(job, run, project, entry, add, remove, mined, seed, elements, 
 
     second, second_returns, more = angr_loop.settled(second_trip, "the second trip")
     steps += more
+
+    buffers["setup"] = True  # the outputs: the locations' values
 
     outputs = angr_loop.Outputs(claripy, z3)
     kept, kept2 = angr_loop.kept(plan), angr_loop.kept(plan2)

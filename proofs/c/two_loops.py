@@ -192,15 +192,18 @@ def obligations(result: dict, sew: int, vlmaxes) -> list[tuple[str, list, object
     )
     left = unit.n - k * plan["stride"]
     kept2 = {r: tuple(v) for r, v in second["locations"].items() if v[0] != "havoc"}
-    (acc,) = [r for r, (kind, _) in kept2.items() if kind == "bounded"]
+    # each running value of the second loop (a copy of it kept too) with a ghost of its own
+    running = [r for r, (kind, _) in kept2.items() if kind == "bounded"]
     init2 = {r: terms[f"init2_{r}"] for r in kept2}
-    init_low = z3.Extract(sew - 1, 0, init2[acc])
+    init_low = {r: z3.Extract(sew - 1, 0, init2[r]) for r in running}
     k2 = z3.BitVec("ghost_k2", 64)
 
     def bound2(j):
         return z3.ULT(j, cf) if second["bound"] == "lt" else z3.ULE(j, cf)
 
-    shape = [init2[acc] == z3.SignExt(64 - sew, init_low)] if kept2[acc][1] == "sext" and sew < 64 else []
+    shape = [
+        init2[r] == z3.SignExt(64 - sew, init_low[r]) for r in running if kept2[r][1] == "sext" and sew < 64
+    ]
     arrival = [
         z3.ULE(left, plan["stride"]),
         z3.ULE(cf, unit.n),
@@ -214,7 +217,6 @@ def obligations(result: dict, sew: int, vlmaxes) -> list[tuple[str, list, object
 
     # a trip of the second loop
     reads = [buffer.index(terms[f"entry{i}"]) for i in range(counts["entries"])]
-    ghost_acc = z3.BitVec("ghost_acc", sew)
     at_second = at_exit + [
         terms["path_x"],
         z3.BitVec("ghost_c", 64) == cf,
@@ -223,7 +225,7 @@ def obligations(result: dict, sew: int, vlmaxes) -> list[tuple[str, list, object
         (cf == 0) == z3.Not(af),
         buffer.invariant(post, cf, af, xf, wf, reads),
         bound2(k2),
-        _bounded(ghost_acc, init_low, af, xf, wf, k2),
+        *[_bounded(z3.BitVec(f"ghost_acc_{r}", sew), init_low[r], af, xf, wf, k2) for r in running],
     ]
     paths2 = [terms[f"path_u{i}"] for i in range(counts["u"])] + [
         terms[f"path_v{i}"] for i in range(counts["v"])
@@ -244,7 +246,7 @@ def obligations(result: dict, sew: int, vlmaxes) -> list[tuple[str, list, object
             else:
                 low = z3.Extract(sew - 1, 0, value)
                 parts[r] = _all(
-                    [_bounded(low, init_low, af, xf, wf, k2 + 1)]
+                    [_bounded(low, init_low[r], af, xf, wf, k2 + 1)]
                     + ([value == z3.SignExt(64 - sew, low)] if extra == "sext" and sew < 64 else [])
                 )
         found.append(

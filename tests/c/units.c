@@ -388,3 +388,100 @@ uint64_t bug_compact_keeps_all(unsigned sew, uint64_t seed, const void *elements
     free(buf);
     return (uint64_t)acc;
 }
+
+/* the active elements compacted into a stack buffer by a pointer walk (the element's sign taken
+   by xor and subtract), then folded, the seed last: a generated shape (bench/generated_c.py) */
+static int64_t xor_sub_element(const uint8_t *p, unsigned sew)
+{
+    uint64_t raw = 0;
+    memcpy(&raw, p, sew / 8);
+    uint64_t sign = 1ull << (sew - 1);
+    return (int64_t)(((sew == 64 ? raw : raw & ((1ull << sew) - 1)) ^ sign) - sign);
+}
+uint64_t u_compact_stack(unsigned sew, uint64_t seed, const void *elements, const uint8_t *active, size_t n)
+{
+    int64_t acc = (int64_t)(~0ull << (sew - 1));
+    int64_t buf[65536];
+    size_t m = 0;
+    const uint8_t *p = elements;
+    for (size_t i = 0; i < n; i++, p += sew / 8)
+        if (active[i])
+            buf[m++] = xor_sub_element(p, sew);
+    for (size_t j = 0; j < m; j++)
+        if (buf[j] > acc)
+            acc = buf[j];
+    int64_t x = xor_sub_element((const uint8_t *)&seed, sew);
+    return (uint64_t)(x > acc ? x : acc);
+}
+
+/* bug: u_compact_stack folding one entry short, buf[0..m-1) */
+uint64_t bug_compact_stack_short(unsigned sew, uint64_t seed, const void *elements, const uint8_t *active, size_t n)
+{
+    int64_t acc = (int64_t)(~0ull << (sew - 1));
+    int64_t buf[65536];
+    size_t m = 0;
+    const uint8_t *p = elements;
+    for (size_t i = 0; i < n; i++, p += sew / 8)
+        if (active[i])
+            buf[m++] = xor_sub_element(p, sew);
+    for (size_t j = 0; j + 1 < m; j++)
+        if (buf[j] > acc)
+            acc = buf[j];
+    int64_t x = xor_sub_element((const uint8_t *)&seed, sew);
+    return (uint64_t)(x > acc ? x : acc);
+}
+
+/* the active elements read through a union (memcpy'd) compacted into a malloc'ed buffer, then
+   folded by a branch-free select: a generated shape (memcpy's PLT stub is reached more often
+   than the loop's head) */
+typedef union { uint64_t u; int8_t b; int16_t h; int32_t w; int64_t d; } lane_union;
+static int64_t union_element(const uint8_t *p, unsigned sew)
+{
+    lane_union v;
+    v.u = 0;
+    memcpy(&v.u, p, sew / 8);
+    switch (sew) {
+    case 8: return v.b;
+    case 16: return v.h;
+    case 32: return v.w;
+    default: return v.d;
+    }
+}
+uint64_t u_compact_union(unsigned sew, uint64_t seed, const void *elements, const uint8_t *active, size_t n)
+{
+    const uint8_t *base = elements;
+    int64_t acc = union_element((const uint8_t *)&seed, sew);
+    int64_t *buf = malloc((n ? n : 1) * sizeof *buf);
+    if (!buf)
+        return 0;
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++)
+        if (active[i])
+            buf[m++] = union_element(base + i * (sew / 8), sew);
+    for (size_t j = 0; j < m; j++) {
+        int64_t x = buf[j];
+        acc ^= (acc ^ x) & -(int64_t)(x > acc);
+    }
+    free(buf);
+    return (uint64_t)acc;
+}
+
+/* bug: u_compact_union comparing unsigned */
+uint64_t bug_compact_union_unsigned(unsigned sew, uint64_t seed, const void *elements, const uint8_t *active, size_t n)
+{
+    const uint8_t *base = elements;
+    int64_t acc = union_element((const uint8_t *)&seed, sew);
+    int64_t *buf = malloc((n ? n : 1) * sizeof *buf);
+    if (!buf)
+        return 0;
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++)
+        if (active[i])
+            buf[m++] = union_element(base + i * (sew / 8), sew);
+    for (size_t j = 0; j < m; j++) {
+        int64_t x = buf[j];
+        acc ^= (acc ^ x) & -(int64_t)((uint64_t)x > (uint64_t)acc);
+    }
+    free(buf);
+    return (uint64_t)acc;
+}
