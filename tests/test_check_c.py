@@ -295,6 +295,25 @@ def test_a_merge_of_a_merged_state_keeps_its_merged_values(tmp_path):
         assert result.verdict == Verdict.PROVED, (fields, result.detail)
 
 
+def test_register_files_are_compared_register_by_register_in_a_term_of_any_depth():
+    """A step that executes a reserved word (as QEMU and Spike do) is explored at every VLMAX
+    of VLEN=128: its path at SEW=8, LMUL=8 is a chain of 128 maxima, deeper than Python's
+    recursion limit once angr's terms are in Z3 (an internal error before the rewrite was
+    iterative)."""
+    import z3
+
+    x = z3.BitVec("x", 8)
+    chain = x
+    for i in range(sys.getrecursionlimit() * 2):
+        chain = z3.If(chain > i % 100, chain, x + 1)
+    a, b = (z3.Array(n, z3.BitVecSort(5), z3.BitVecSort(8)) for n in "ab")
+    rewritten = symbolic.register_wise(z3.And(a == b, chain == 3))
+    assert "a[31] == b[31]" in str(rewritten)
+    solver = z3.Solver()
+    solver.add(rewritten != z3.And([a[r] == b[r] for r in range(32)] + [chain == 3]))
+    assert solver.check() == z3.unsat
+
+
 @needs_angr
 @pytest.mark.parametrize(
     "function,vm,proved",

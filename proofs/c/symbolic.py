@@ -386,20 +386,26 @@ def register_wise(term):
     solvers no longer reason about arrays. The spec's frame (`post.regs == Store(pre.regs, vd,
     ...)`) took bitwuzla 1-2 s a path this way round; register by register, 0.01 s."""
     done: dict = {}
-
-    def walk(t):
-        key = t.get_id()
-        if key not in done:
-            kids = [walk(c) for c in t.children()] if z3.is_app(t) else []
-            if z3.is_eq(t) and z3.is_array(t.arg(0)) and t.arg(0).domain().size() == 5:
-                done[key] = _all(z3.Select(kids[0], r) == z3.Select(kids[1], r) for r in range(32))
-            elif kids:
-                done[key] = t.decl()(*kids)
-            else:
-                done[key] = t
-        return done[key]
-
-    return z3.simplify(walk(term))
+    stack = [term]  # iterative: a path through a long loop is a term too deep for recursion
+    while stack:
+        t = stack[-1]
+        if t.get_id() in done:
+            stack.pop()
+            continue
+        children = t.children() if z3.is_app(t) else []
+        pending = [c for c in children if c.get_id() not in done]
+        if pending:
+            stack += pending
+            continue
+        stack.pop()
+        kids = [done[c.get_id()] for c in children]
+        if z3.is_eq(t) and z3.is_array(t.arg(0)) and t.arg(0).domain().size() == 5:
+            done[t.get_id()] = _all(z3.Select(kids[0], r) == z3.Select(kids[1], r) for r in range(32))
+        elif kids:
+            done[t.get_id()] = t.decl()(*kids)
+        else:
+            done[t.get_id()] = t
+    return z3.simplify(done[term.get_id()])
 
 
 def _step_goal(cfg: Config, pre, insn, outputs: dict, result_pred=None):
