@@ -65,6 +65,7 @@ CORRECT_STEPS = (
     "s_dirty_always",
     "s_runtime_size",
     "s_vta_byte_loop",
+    "s_reserved_executed",
 )
 BUGGY_STEPS = (
     "bug_vl0",
@@ -74,6 +75,7 @@ BUGGY_STEPS = (
     "bug_read_past",
     "bug_no_elen",
     "bug_runtime_stride",
+    "bug_reserved_vstart",
 )
 VREDMAX = (sys.executable, "-c", "from vredmax.cli.main import entry; entry()")
 # found by the sanitized build, with the sanitizer's name for the undefined behaviour
@@ -360,6 +362,25 @@ RARE_BUG = (
     "  if (sew == 8 && (uint8_t)seed == 0x5b && n == 2 && b[0] == 0x3c && b[1] == 0x7e) return 0x11;\n"
     "  return (uint64_t)acc; }\n"
 )
+
+
+@needs_angr
+@pytest.mark.parametrize("function,proved", [("s_reserved_executed", True), ("bug_reserved_vstart", False)])
+@pytest.mark.parametrize("fields", [Insn(2, 0, 1, 0), Insn(2, 8, 0, 0)], ids=["v0_in_vs2", "v0_is_vs1"])
+def test_a_reserved_word_the_step_executes_is_proved_for_every_vl_by_induction(
+    function, proved, fields, tmp_path
+):
+    """A step that executes the words reserved for v0 in the vs2 group or as vs1 while masked
+    (as QEMU and Spike do) runs its loop there: the induction proves those configurations (the
+    spec asks nothing of a reserved word but its traps) where exploring them took minutes at
+    LMUL=8. A step that then forgets the vstart trap is not proved."""
+    built = build(STEPS, function, (), str(tmp_path))
+    configs = [c for e in (32, 64) for c in legal_configs(e, [128], [32]) if c.vlmax > 2]
+    assert all(step_loop.reserved(c, fields) for c in configs)
+    result = step_loop.prove_step_loop(
+        symbolic.engine_python(), built.plain, configs, fields, 300, step_solver("auto")
+    )
+    assert (result.verdict == Verdict.PROVED) == proved, result.detail
 
 
 @needs_angr

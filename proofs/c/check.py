@@ -354,7 +354,10 @@ def _symbolic_step(built, python, options, report, say) -> None:
 def _every_vl_step(built, python, options, report, say, solver: str, sew: int, bound: int) -> bool:
     """The configurations at VLEN=128 of SEW above the bound, every vl, for each instruction
     word: by induction over the loop over the elements (step_loop.py) where the word is legal
-    and VLMAX allows mining, else by exploration (a reserved word, a small VLMAX). False when
+    and VLMAX allows mining, else by exploration (a small VLMAX). A word reserved at some
+    configurations (the spec then asks nothing unless it traps) is tried by induction there
+    too, since emulators execute it (QEMU's and Spike's loops run with v0 both mask and data),
+    and explored where that does not prove it (a word the code rejects has no loop). False when
     a check was not PROVED: a counterexample or an error is the report's; an induction not
     proved is a note (those configurations then rest on the concrete runs, as before)."""
     above = [c for elen in options.elens for c in legal_configs(elen, [STEP_VLEN], [sew]) if c.vlmax > bound]
@@ -369,25 +372,19 @@ def _every_vl_step(built, python, options, report, say, solver: str, sew: int, b
         if legal and max(c.vlmax for c in legal) < step_loop.MINE_VLMAX:
             explored, legal = above, []
         if legal:
-            result = step_loop.prove_step_loop(python, built.plain, legal, fields, options.timeout_s, solver)
-            what = f"VLEN={STEP_VLEN} SEW={sew}, {len(legal)} configurations with VLMAX above {bound}: {word}"
-            say(f"symbolic {what}: every vl: {result.verdict.value} ({result.seconds:.1f} s)")
-            if result.verdict != Verdict.PROVED:
-                report.notes.append(f"{what}: not proved for every vl ({result.detail})")
+            check = _by_induction(python, built, options, solver, legal, fields, f"{bound}: {word}")
+            say(f"symbolic {check.what}: every vl: {check.verdict.value} ({check.seconds:.1f} s)")
+            if check.verdict != Verdict.PROVED:
+                report.notes.append(f"{check.what}: not proved for every vl ({check.detail})")
                 return False
-            done.append(
-                SymbolicCheck(
-                    what,
-                    sew,
-                    max(c.vlmax for c in legal),
-                    result.verdict,
-                    result.detail,
-                    result.seconds,
-                    result.paths,
-                    result.solver,
-                    every=True,
-                )
-            )
+            done.append(check)
+        if explored and max(c.vlmax for c in explored) >= step_loop.MINE_VLMAX:
+            what = f"{bound} where the word is reserved: {word}"
+            check = _by_induction(python, built, options, solver, explored, fields, what)
+            if check.verdict == Verdict.PROVED:
+                say(f"symbolic {check.what}: every vl: {check.verdict.value} ({check.seconds:.1f} s)")
+                done.append(check)
+                explored = []
         for cfg in explored:
             result, case = symbolic.prove_step(python, built.plain, cfg, options.timeout_s, solver, fields)
             check = SymbolicCheck(
@@ -413,6 +410,22 @@ def _every_vl_step(built, python, options, report, say, solver: str, sew: int, b
     report.symbolic += done
     report.every_sews.add(sew)
     return True
+
+
+def _by_induction(python, built, options, solver: str, configs, fields, what: str) -> SymbolicCheck:
+    """One instruction word at `configs` (one SEW at VLEN=128) proved for every vl by induction."""
+    result = step_loop.prove_step_loop(python, built.plain, configs, fields, options.timeout_s, solver)
+    return SymbolicCheck(
+        f"VLEN={STEP_VLEN} SEW={configs[0].sew}, {len(configs)} configurations with VLMAX above {what}",
+        configs[0].sew,
+        max(c.vlmax for c in configs),
+        result.verdict,
+        result.detail,
+        result.seconds,
+        result.paths,
+        result.solver,
+        every=True,
+    )
 
 
 def with_plain_values(built: Built, cx: Counterexample) -> Counterexample:

@@ -446,3 +446,34 @@ int s_skip_inline_copy(vredmax_state *s, uint32_t insn)
     s->vs = 3;
     return VREDMAX_RETIRED;
 }
+
+/* correct: the words reserved for v0 in the vs2 group or as vs1 while masked are executed, as
+ * QEMU and Spike execute them (the spec promises nothing there); a misaligned group traps */
+static int execute_reserved(vredmax_state *s, uint32_t insn, int check_vstart)
+{
+    uint64_t vtype = s->vtype;
+    unsigned vsew = VREDMAX_VSEW(vtype);
+    int l = lmul_log2[VREDMAX_VLMUL(vtype)];
+    if (s->vs == 0 || (vtype >> 8) != 0 || vsew > 3 || l == 99)
+        return VREDMAX_ILLEGAL;
+    unsigned sew = 8u << vsew;
+    if (sew > s->elen || (l < 0 && sew > (s->elen >> -l)) || (check_vstart && s->vstart != 0))
+        return VREDMAX_ILLEGAL;
+    if (l > 0 && VREDMAX_VS2(insn) % (1u << l) != 0)
+        return VREDMAX_ILLEGAL;
+    s->vs = 3;
+    if (s->vl != 0)
+        store_element0(s, VREDMAX_VD(insn), reduce(s, insn, sew, 0, 0), sew);
+    return VREDMAX_RETIRED;
+}
+
+int s_reserved_executed(vredmax_state *s, uint32_t insn)
+{
+    return execute_reserved(s, insn, 1);
+}
+
+/* bug: as s_reserved_executed, but vstart != 0 executes instead of trapping */
+int bug_reserved_vstart(vredmax_state *s, uint32_t insn)
+{
+    return execute_reserved(s, insn, 0);
+}
