@@ -426,6 +426,7 @@ def _mine_head(claripy, head, seen, sew, elements, flags, havoc: set, counts=Fal
 
 
 SAMPLES = 12  # the random inputs a mined guess is tried on
+SAMPLE_ATTEMPTS = 8 * SAMPLES  # inputs drawn before the solver decides (one draw: milliseconds)
 
 
 def _valid(claripy, state, claim) -> bool:
@@ -448,11 +449,15 @@ def _valid(claripy, state, claim) -> bool:
                 leaves[leaf.args[0]] = leaf.size()
     rng = random.Random(len(leaves))
     satisfied = 0
-    for _ in range(2 * SAMPLES):
+    for attempt in range(SAMPLE_ATTEMPTS):
         pairs = []
+        # the share of active flags drawn afresh each input: a mining state after j trips of a
+        # loop over the active elements only (a compacted buffer) needs at least j of them, which
+        # fair coins rarely give (and then the solver decided, a second or more each)
+        active = rng.random() if attempt % 2 else 0.5
         for name, size in sorted(leaves.items()):
             if name.startswith("m_a"):  # a flag: 0 or 1 by the domain
-                value = rng.randrange(2)
+                value = int(rng.random() < active)
             else:
                 value = rng.choice((0, 1, (1 << size) - 1, 1 << (size - 1), rng.getrandbits(size)))
             pairs.append((z3.BitVec(name, size), z3.BitVecVal(value, size)))
