@@ -583,6 +583,7 @@ def _run_unit_loop(job: dict) -> dict:
             state.memory.store(UNIT_ELEMENTS + i * sew // 8, elements[i], endness="Iend_LE")
             state.memory.store(UNIT_ACTIVE + i, flags[i])
             state.solver.add(claripy.ULE(flags[i], 1))
+        angr_loop.fill_frame(claripy, state)
         _address_strategies(state)
         mining_start = state.copy()
         probe = state.copy()  # every other element active
