@@ -147,9 +147,7 @@ PACKED_WORDS_STEP = {
 }
 
 
-@pytest.mark.parametrize(
-    "mutation", [None, pytest.param("past_16", marks=pytest.mark.check_c_scale)]
-)
+@pytest.mark.parametrize("mutation", [None, pytest.param("past_16", marks=pytest.mark.check_c_scale)])
 def test_a_packed_word_mask_step_is_proved_for_every_vl(mutation, tmp_path):
     """Every configuration at VLEN=128 and SEW=32 above VLMAX 2 (VLMAX up to 32), masked, in one
     induction. The mining run's states once read the slot of an inlined memcpy's size flag (4
