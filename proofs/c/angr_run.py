@@ -258,7 +258,7 @@ def _source_line(project, address: int) -> str:
     return f"{address:#x}"
 
 
-def _options(angr, lazy: bool, loop: bool = False):
+def _options(angr, lazy: bool):
     add = {
         angr.options.SYMBOLIC_WRITE_ADDRESSES,
         angr.options.SYMBOL_FILL_UNCONSTRAINED_MEMORY,
@@ -269,14 +269,9 @@ def _options(angr, lazy: bool, loop: bool = False):
     # one claripy solver a state, not one per independent set of constraints: a step's branches
     # are asked under the domain's conditions, and the composite solver's many small Z3 solvers
     # (each made, translated and asserted again on every state copy) cost a quarter of its time
-    remove = angr.options.unicorn | {angr.options.COMPOSITE_SOLVER}
-    if loop:
-        # a loop job's registers unsimplified: z3's simplification of every register write (the
-        # merged if-then-else values of a mining run at each block) was a third of a compacting
-        # unit's mining (g11203_1_u at SEW=8, with angr_loop's sampling: 190 s -> 127 s); its memory writes
-        # are still simplified (a buffer's bounds are found from the stored addresses)
-        remove.add(angr.options.SIMPLIFY_REGISTER_WRITES)
-    return add, remove
+    # (register writes stay simplified: without it a merged pointer `If(c, p, p)` stayed symbolic
+    # and a memcpy into the stack was a store at a symbolic address, u_branchless)
+    return add, angr.options.unicorn | {angr.options.COMPOSITE_SOLVER}
 
 
 _PROJECTS: dict = {}
@@ -567,7 +562,7 @@ def _run_unit_loop(job: dict) -> dict:
     deadline = start_time + job["timeout_s"]
     project = _project(angr, job["library"])
     entry = project.loader.find_symbol("vredmax_entry").rebased_addr
-    add, remove = _options(angr, True, loop=True)
+    add, remove = _options(angr, True)
     sew = job["sew"]
     try:
         # 1. mining, at n = MINE_N

@@ -104,7 +104,7 @@ def _run(job: dict, run) -> dict:
     start_time = time.monotonic()
     deadline = start_time + job["timeout_s"]
     project = run._project(angr, job["library"])
-    add, remove = run._options(angr, False, loop=True)  # branches pruned: the domain fixes the SEW
+    add, remove = run._options(angr, False)  # branches pruned: the domain fixes the SEW
     sew, limit = job["sew"], job.get("limit_states", 64)
 
     # 1. mining at one configuration, vl = MINE_N
