@@ -112,7 +112,9 @@ def feedback(folder: str, program, path: str, extra: str, report: dict) -> None:
     target = os.path.join(folder, os.path.basename(path))
     with open(path) as source, open(target, "w") as copy:
         copy.write(source.read())
-    detail = " ".join(str(report.get("detail", "")).split())[:300]
+    # a correct program PROVED only to a bound says why in its notes (the induction not proved)
+    said = report.get("detail") or "; ".join(report.get("notes") or [])
+    detail = " ".join(str(said).split())[:600]
     line = (
         f"{os.path.basename(path)} | {program.name} | {program.level} | check-c {extra} | "
         f"{'correct' if program.correct else 'WRONG (' + program.mutation + ')'} | {report['verdict']}"

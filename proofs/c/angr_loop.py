@@ -33,6 +33,7 @@ GPRS = ("rax", "rbx", "rcx", "rdx", "rsi", "rdi", "rbp", "r8", "r9", "r10", "r11
 # a loop inside the trip (an element's bytes, up to 8 a trip, two elements a trip) and margin
 MAX_BACK = 20
 FRAME_SLOTS = 32  # the 8-byte stack slots above the stack pointer at the head that are locations too
+FRAME_FILL = 0x10000  # the bytes below the entry's stack pointer the mining run's states share
 
 
 def locations(state) -> list[str]:
@@ -40,6 +41,19 @@ def locations(state) -> list[str]:
     compiler keeps in memory, as at -O0 or under register pressure)."""
     frame = state.globals["entry_sp"] - state.solver.eval(state.regs.rsp)  # the return address and below
     return list(GPRS) + [f"sp{8 * k}" for k in range(min(frame // 8, FRAME_SLOTS))]
+
+
+def fill_frame(claripy, state) -> None:
+    """The stack below the entry's pointer (FRAME_FILL bytes) as named values every state of the
+    mining run shares. angr fills memory read before it is written afresh in each state that
+    reads it, so a slot the code writes only half of (an `int` flag of an inlined memcpy's size
+    beside 4 bytes never written) differed at every trip, was havocked, and the trip lost the
+    flag (g11203_3_s: the element's copy skipped, the running maximum refuted); with one value
+    for all states such a slot is constant."""
+    top = state.globals["entry_sp"]
+    for address in range(top - FRAME_FILL, top, 8):
+        name = f"m_stack{address:x}"
+        state.memory.store(address, claripy.BVS(name, 64, explicit_name=True), endness="Iend_LE")
 
 
 def value_of(state, location: str):
@@ -426,6 +440,7 @@ def _mine_head(claripy, head, seen, sew, elements, flags, havoc: set, counts=Fal
 
 
 SAMPLES = 12  # the random inputs a mined guess is tried on
+SAMPLE_ATTEMPTS = 8 * SAMPLES  # inputs drawn before the solver decides (one draw: milliseconds)
 
 
 def _valid(claripy, state, claim) -> bool:
@@ -448,11 +463,15 @@ def _valid(claripy, state, claim) -> bool:
                 leaves[leaf.args[0]] = leaf.size()
     rng = random.Random(len(leaves))
     satisfied = 0
-    for _ in range(2 * SAMPLES):
+    for attempt in range(SAMPLE_ATTEMPTS):
         pairs = []
+        # the share of active flags drawn afresh each input: a mining state after j trips of a
+        # loop over the active elements only (a compacted buffer) needs at least j of them, which
+        # fair coins rarely give (and then the solver decided, a second or more each)
+        active = rng.random() if attempt % 2 else 0.5
         for name, size in sorted(leaves.items()):
             if name.startswith("m_a"):  # a flag: 0 or 1 by the domain
-                value = rng.randrange(2)
+                value = int(rng.random() < active)
             else:
                 value = rng.choice((0, 1, (1 << size) - 1, 1 << (size - 1), rng.getrandbits(size)))
             pairs.append((z3.BitVec(name, size), z3.BitVecVal(value, size)))

@@ -269,6 +269,8 @@ def _options(angr, lazy: bool):
     # one claripy solver a state, not one per independent set of constraints: a step's branches
     # are asked under the domain's conditions, and the composite solver's many small Z3 solvers
     # (each made, translated and asserted again on every state copy) cost a quarter of its time
+    # (register writes stay simplified: without it a merged pointer `If(c, p, p)` stayed symbolic
+    # and a memcpy into the stack was a store at a symbolic address, u_branchless)
     return add, angr.options.unicorn | {angr.options.COMPOSITE_SOLVER}
 
 
@@ -576,6 +578,7 @@ def _run_unit_loop(job: dict) -> dict:
             state.memory.store(UNIT_ELEMENTS + i * sew // 8, elements[i], endness="Iend_LE")
             state.memory.store(UNIT_ACTIVE + i, flags[i])
             state.solver.add(claripy.ULE(flags[i], 1))
+        angr_loop.fill_frame(claripy, state)
         _address_strategies(state)
         mining_start = state.copy()
         probe = state.copy()  # every other element active

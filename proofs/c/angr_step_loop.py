@@ -117,6 +117,7 @@ def _run(job: dict, run) -> dict:
         {"vtype": job["mine_vtype"], "vl": n0, "vstart": 0, "vs": 3, "elen": job["mine_elen"]},
     )
     state.globals["entry_sp"] = state.solver.eval(state.regs.rsp)
+    angr_loop.fill_frame(claripy, state)
     run._address_strategies(state)
     elements, flags = _elements(claripy, job, n0)
     seen = angr_loop.mining_runs(

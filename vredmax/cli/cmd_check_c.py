@@ -191,6 +191,7 @@ def report_json(target: str, built, report, configs) -> dict:
         "verdict": report.verdict.value,
         "detail": report.detail,
         "bounds": report.bounds(),
+        "notes": report.notes,  # why a method did not go through (an induction not proved...)
         "coverage": coverage(report, configs),
         "concrete": [{"config": str(r.cfg), "cases": r.cases, "error": r.error} for r in report.concrete],
         "sanitized_cases": report.cases("sanitized"),
