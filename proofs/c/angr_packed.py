@@ -99,7 +99,9 @@ def run_packed(job, run, project, call, mined, elements, flags, deadline) -> dic
         returns, more = run.explore(project, trip, deadline, limit, back)
         stack = trip.solver.eval(trip.regs.rsp)
         if any(not stack - 0x10000 <= a < stack + 0x10000 for a in stores):
-            raise angr_loop.LoopIncomplete(f"the loop at {first_head:#x} stores outside the stack and its bit array")
+            raise angr_loop.LoopIncomplete(
+                f"the loop at {first_head:#x} stores outside the stack and its bit array"
+            )
         return (back, returns, more), set(stores) - angr_loop.slot_bytes(trip, plan)
 
     first, trip_returns, more = angr_loop.settled(first_trip)
@@ -109,8 +111,14 @@ def run_packed(job, run, project, call, mined, elements, flags, deadline) -> dic
             f"{NOT_PACKED}: the loop at {first_head:#x} fills no one array the loop at {second_head:#x} reads"
         )
     if trip_returns:
-        raise angr_loop.LoopIncomplete(f"the loop at {first_head:#x} returns before the loop at {second_head:#x}")
-    (lo, hi), first_stores, first_loads = buffers["regions"][0], list(buffers["stores"]), list(buffers["loads"])
+        raise angr_loop.LoopIncomplete(
+            f"the loop at {first_head:#x} returns before the loop at {second_head:#x}"
+        )
+    (lo, hi), first_stores, first_loads = (
+        buffers["regions"][0],
+        list(buffers["stores"]),
+        list(buffers["loads"]),
+    )
     arrival = run.merged(first["exited"])
 
     # 3. one trip of the second loop, the array read only
@@ -156,7 +164,9 @@ def run_packed(job, run, project, call, mined, elements, flags, deadline) -> dic
 
     def described(p, head):
         return dict(
-            p, locations={r: list(v) for r, v in p["locations"].items()}, where=run._source_line(project, head)
+            p,
+            locations={r: list(v) for r, v in p["locations"].items()},
+            where=run._source_line(project, head),
         )
 
     return {

@@ -313,7 +313,9 @@ def _hook_rep_stores(project) -> None:
                 raise Incomplete(f"a `rep stos` of a symbolic count at {state.addr:#x}")
             count = state.solver.eval(state.regs.rcx)
             if count * width > MAX_COPY:
-                raise Incomplete(f"a `rep stos` of {count * width} bytes at {state.addr:#x} (at most {MAX_COPY})")
+                raise Incomplete(
+                    f"a `rep stos` of {count * width} bytes at {state.addr:#x} (at most {MAX_COPY})"
+                )
             if count:
                 value = state.regs.rax[8 * width - 1 : 0]
                 state.memory.store(state.regs.rdi, claripy.Concat(*[value] * count), endness="Iend_LE")

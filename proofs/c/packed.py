@@ -77,7 +77,9 @@ def obligations(result: dict, sew: int, vlmaxes, timeout_s: float, solver: str) 
     family = [(layout, c0, lt) for layout in LAYOUTS for c0 in (0, 1) for lt in (True, False)]
     for choice in family:
         found = _obligations(result, sew, vlmaxes, *choice)
-        first = [o for o in found if o[0].startswith(("the invariant at the first", "the first loop's invariant"))]
+        first = [
+            o for o in found if o[0].startswith(("the invariant at the first", "the first loop's invariant"))
+        ]
         if all(
             prove(o[1], o[2], min(LAYOUT_TIMEOUT_MS, int(timeout_s * 1000)), solver).verdict == Verdict.PROVED
             for o in first
@@ -137,7 +139,13 @@ def _obligations(result: dict, sew: int, vlmaxes, layout, c0: int, lt: bool) -> 
         (
             "the invariant at the first loop's first arrival (the bit array's bytes)",
             given + unit.flag_domain([(z3.BitVecVal(j, 64), True) for j in range(c0)]),
-            z3.Implies(terms["path_h0"], z3.And(first_bound(zero), z3.Extract(8 * (hi - lo) - 1, 8 * (hi - lo - width), terms["zero_region"]) == expected)),
+            z3.Implies(
+                terms["path_h0"],
+                z3.And(
+                    first_bound(zero),
+                    z3.Extract(8 * (hi - lo) - 1, 8 * (hi - lo - width), terms["zero_region"]) == expected,
+                ),
+            ),
         )
     )
     found += entry_return_goals(plan, unit, terms, counts["e"], given, sew)
@@ -154,7 +162,9 @@ def _obligations(result: dict, sew: int, vlmaxes, layout, c0: int, lt: bool) -> 
     visited = [(packed_count(k) + t, z3.BoolVal(True)) for t in range(stride)]
     at_trip = at_head + unit.flag_domain(visited)
     trip_paths = [terms[f"path_t{i}"] for i in range(counts["t"])]
-    found.append(("the first trip's paths cover the invariant", at_head, _any(trip_paths + [terms["path_x"]])))
+    found.append(
+        ("the first trip's paths cover the invariant", at_head, _any(trip_paths + [terms["path_x"]]))
+    )
     unused = (z3.BoolVal(False), z3.BitVec("unused_x", sew))
     for i in range(counts["t"]):
         parts = _kept_after_trip(kept, init, terms, i, sew, k + 1, *unused)
@@ -190,9 +200,13 @@ def _obligations(result: dict, sew: int, vlmaxes, layout, c0: int, lt: bool) -> 
         )
     )
     k2, a2, x2 = z3.BitVec("ghost2_k", 64), z3.BitVec("ghost2_a", 1) == 1, z3.BitVec("ghost2_x", sew)
-    full = [is_packed(z3.BitVec(name, 8), terms[f"addr_{name}"] - lo, unit.n) for name in result["full_loads"]]
+    full = [
+        is_packed(z3.BitVec(name, 8), terms[f"addr_{name}"] - lo, unit.n) for name in result["full_loads"]
+    ]
     at_second = at_trip + [terms["path_x"], _bound(plan2, unit, k2), *full]
-    paths2 = [terms[f"path_u{i}"] for i in range(counts["u"])] + [terms[f"path_v{i}"] for i in range(counts["v"])]
+    paths2 = [terms[f"path_u{i}"] for i in range(counts["u"])] + [
+        terms[f"path_v{i}"] for i in range(counts["v"])
+    ]
     found.append(("the second trip's paths cover its invariant", at_second, _any(paths2)))
     visited2 = _trip_indices(plan2, unit, k2, False)
     a21, x21 = unit.fold(a2, x2, visited2)

@@ -116,7 +116,9 @@ def _shapes(kept: dict, init: dict, sew: int) -> dict:
     }
 
 
-def _kept_after_trip(kept: dict, init: dict, terms: dict, i: int, sew: int, k1, a1, x1, tag: str = "t") -> dict:
+def _kept_after_trip(
+    kept: dict, init: dict, terms: dict, i: int, sew: int, k1, a1, x1, tag: str = "t"
+) -> dict:
     """Each location's template after trip path i (its terms `{location}_{tag}{i}`), at k + 1 trips."""
     parts = {}
     for r, (kind, extra) in kept.items():
