@@ -188,6 +188,11 @@ def test_a_correct_unit_is_proved_for_every_vlmax():
         # memcpy's PLT stub (called for every active element) is no loop head
         pytest.param("u_compact_union", 8, Verdict.PROVED, marks=pytest.mark.check_c_scale),
         pytest.param("bug_compact_union_unsigned", 8, Verdict.UNKNOWN, marks=pytest.mark.check_c_scale),
+        # the flags packed into a zeroed bit array first (packed.py): 64-bit words from the top bit
+        ("u_bits_words_top", 8, Verdict.PROVED),
+        pytest.param("bug_bits_shifted", 8, Verdict.UNKNOWN, marks=pytest.mark.check_c_scale),
+        pytest.param("bug_bits_unzeroed", 8, Verdict.UNKNOWN, marks=pytest.mark.check_c_scale),
+        pytest.param("bug_bits_past_16", 8, Verdict.UNKNOWN, marks=pytest.mark.check_c_scale),
     ],
 )
 def test_the_induction_proves_no_wrong_unit(function, sew, verdict, tmp_path):

@@ -376,6 +376,11 @@ def mine(claripy, heads: dict, sew: int, elements, flags, why: list, deadline: f
             why.append(str(failed))
 
 
+def candidate_loops(heads: dict) -> list:
+    """The candidate heads reached more than twice (a block seen once or twice is no head)."""
+    return [h for h, seen in heads.items() if len(seen) > 2]
+
+
 def tried(failures: list, why: list) -> str:
     """Why no candidate head proved: the plans' failures first (at most three said)."""
     said = failures or why or ["no loop over the elements was seen"]
@@ -544,21 +549,23 @@ def _running(claripy, states, ghosts, values, sew):
     return ("havoc", None)
 
 
-def head_state(claripy, entry_state, plan: dict, sew: int, n, havoc_bytes):
+def head_state(claripy, entry_state, plan: dict, sew: int, n, havoc_bytes, tag: str = ""):
     """The state at the head after k trips, for symbolic k, A and X: the plan's templates over
-    the entry's values (`init`), everything else of the registers and the written stack fresh."""
+    the entry's values (`init`), everything else of the registers and the written stack fresh.
+    `tag` marks the names of a second loop's (angr_packed.py): its ghosts and fresh values are
+    not the first loop's."""
     state = entry_state.copy()
-    k = claripy.BVS("ghost_k", 64, explicit_name=True)
-    a = claripy.BVS("ghost_a", 1, explicit_name=True) == 1
-    x = claripy.BVS("ghost_x", sew, explicit_name=True)
+    k = claripy.BVS(f"ghost{tag}_k", 64, explicit_name=True)
+    a = claripy.BVS(f"ghost{tag}_a", 1, explicit_name=True) == 1
+    x = claripy.BVS(f"ghost{tag}_x", sew, explicit_name=True)
     for reg, (kind, extra) in plan["locations"].items():
         init = value_of(entry_state, reg)
         if kind == "affine":
             value = init + k * extra
         elif kind == "havoc":
-            value = claripy.BVS(f"havoc_{reg}", 64, explicit_name=True)  # a fresh value each
+            value = claripy.BVS(f"havoc{tag}_{reg}", 64, explicit_name=True)  # a fresh value each
         elif kind == "count":
-            value = claripy.BVS("ghost_m", 64, explicit_name=True)
+            value = claripy.BVS(f"ghost{tag}_m", 64, explicit_name=True)
             state.solver.add(count_claim(claripy, value, k * plan["stride"], a))
         elif kind == "flag":
             value = _template(claripy, kind, a, x, init[sew - 1 : 0], init)
@@ -568,17 +575,17 @@ def head_state(claripy, entry_state, plan: dict, sew: int, n, havoc_bytes):
                 extra,
                 _template(claripy, kind, a, x, init[sew - 1 : 0], init),
                 sew,
-                claripy.BVS(f"high_{reg}", 64 - sew, explicit_name=True) if sew < 64 else None,
+                claripy.BVS(f"high{tag}_{reg}", 64 - sew, explicit_name=True) if sew < 64 else None,
             )
         set_value(state, reg, value)
     state.regs.cc_op = 0  # flags: a copy of a fresh value (every combination)
-    state.regs.cc_dep1 = claripy.BVS("havoc_flags", 64, explicit_name=True)
+    state.regs.cc_dep1 = claripy.BVS(f"havoc{tag}_flags", 64, explicit_name=True)
     state.regs.cc_dep2 = 0
     state.regs.cc_ndep = 0
     for r in range(16):
-        setattr(state.regs, f"ymm{r}", claripy.BVS(f"havoc_ymm{r}", 256, explicit_name=True))
+        setattr(state.regs, f"ymm{r}", claripy.BVS(f"havoc{tag}_ymm{r}", 256, explicit_name=True))
     for address in sorted(set(havoc_bytes) - slot_bytes(state, plan)):
-        state.memory.store(address, claripy.BVS(f"havoc_m{address:x}", 8, explicit_name=True))
+        state.memory.store(address, claripy.BVS(f"havoc{tag}_m{address:x}", 8, explicit_name=True))
     state.solver.add(bound(claripy, plan, k, n))
     return state, k, a, x
 

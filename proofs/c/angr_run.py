@@ -292,8 +292,50 @@ def _project(angr, library: str):
             project.hook_symbol(name, copy(), replace=True)
         for name in ("memset", "__memset_chk"):
             project.hook_symbol(name, fill(), replace=True)
+        _hook_rep_stores(project)
         _PROJECTS[key] = project
     return _PROJECTS[key]
+
+
+WIDTHS = {"byte": 1, "word": 2, "dword": 4, "qword": 8}
+
+
+def _hook_rep_stores(project) -> None:
+    """Each `rep stos` of the library (an inlined memset: `uint64_t bits[1024] = {0}`) done at once
+    when its count is concrete. VEX lifts it as one store a trip jumping back to itself: 1024 back
+    edges, a loop that ran the loop jobs' paths past their budget of back edges."""
+    import capstone
+    import claripy
+
+    def hook(width: int):
+        def run(state):
+            if state.regs.rcx.symbolic:
+                raise Incomplete(f"a `rep stos` of a symbolic count at {state.addr:#x}")
+            count = state.solver.eval(state.regs.rcx)
+            if count * width > MAX_COPY:
+                raise Incomplete(
+                    f"a `rep stos` of {count * width} bytes at {state.addr:#x} (at most {MAX_COPY})"
+                )
+            if count:
+                value = state.regs.rax[8 * width - 1 : 0]
+                state.memory.store(state.regs.rdi, claripy.Concat(*[value] * count), endness="Iend_LE")
+            state.regs.rdi = state.regs.rdi + count * width
+            state.regs.rcx = 0
+
+        return run
+
+    main = project.loader.main_object
+    disassembler = capstone.Cs(capstone.CS_ARCH_X86, capstone.CS_MODE_64)
+    for section in main.sections:
+        if not section.is_executable:
+            continue
+        code = project.loader.memory.load(section.vaddr, section.memsize)
+        for insn in disassembler.disasm(code, section.vaddr):
+            if insn.mnemonic.startswith("rep stos"):
+                width = WIDTHS.get(insn.op_str.split(" ")[0])
+                if width is None:
+                    raise Incomplete(f"a `{insn.mnemonic} {insn.op_str}` at {insn.address:#x}")
+                project.hook(insn.address, hook(width), length=insn.size)
 
 
 def _byte_procedures(angr):
@@ -595,6 +637,7 @@ def _run_unit_loop(job: dict) -> dict:
     # two loops in sequence, the first counting the active elements into a buffer the second folds
     import angr_two_loops
 
+    pair = False
     try:
         result = angr_two_loops.run_two_loops(
             job,
@@ -617,6 +660,25 @@ def _run_unit_loop(job: dict) -> dict:
             raise
         if not str(failed).startswith(angr_two_loops.NOT_TWO):
             failures.append(f"two loops: {failed}")
+        # a pair of loops whose first counts nothing: the bit array's method may fit
+        pair = str(failed).startswith(angr_two_loops.NOT_TWO) and len(angr_loop.candidate_loops(heads)) > 1
+    # two loops in sequence, the first packing the flags into a bit array the second reads
+    import angr_packed
+
+    try:
+        if not pair:
+            raise angr_loop.LoopIncomplete(angr_packed.NOT_PACKED)
+        mined = (heads, seen.get("backs", ()), mining_start, seen["seen"])
+        result = angr_packed.run_packed(
+            job, sys.modules[__name__], project, (entry, add, remove, seed), mined, elements, flags, deadline
+        )
+        result["seconds"] = time.monotonic() - start_time
+        return result
+    except (angr_loop.LoopIncomplete, Incomplete) as failed:
+        if str(failed) == "time limit":
+            raise
+        if not str(failed).startswith((angr_two_loops.NOT_TWO, angr_packed.NOT_PACKED)):
+            failures.append(f"a bit array: {failed}")
     try:
         for plan in angr_loop.mine(claripy, heads, sew, elements, flags, why, deadline, job.get("havoc", ())):
             try:

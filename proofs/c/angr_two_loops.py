@@ -65,10 +65,29 @@ def buffer_memory(base, claripy, buffers: dict, Incomplete):
                 )
             return False
 
+        def _discover(self, addr, width: int) -> None:
+            """A new region: every address a symbolic `addr` may take (`buf + 8 * m`)."""
+            solver = self.state.solver
+            lo, hi = solver.min(addr), solver.max(addr) + width
+            if hi - lo > MAX_REGION or lo < 0x1000:
+                raise Incomplete(f"an access at {self.state.addr:#x} at an address spanning {hi - lo} bytes")
+            buffers["regions"].append((lo, hi))
+            buffers["width"] = width
+
         def load(self, addr, size=None, **kwargs):
             width = size if isinstance(size, int) else None
             if width is None and size is not None and not size.symbolic:
                 width = size.concrete_value
+            if (
+                buffers.get("discover")  # a bit array read before this run stores into it (angr_packed.py)
+                and width is not None
+                and not isinstance(addr, int)
+                and addr.symbolic
+                and not buffers["setup"]
+                and not self._in_buffer(addr, width)
+                and self._region(addr) is None
+            ):
+                self._discover(addr, width)
             if width is None or not self._in_buffer(addr, width):
                 return super().load(addr, size=size, **kwargs)
             if buffers["stores"]:
@@ -96,14 +115,7 @@ def buffer_memory(base, claripy, buffers: dict, Incomplete):
             if not buffers["writable"]:
                 raise Incomplete(f"a store at {self.state.addr:#x} into a buffer the second loop reads")
             if symbolic and not self._in_buffer(addr, width):
-                solver = self.state.solver
-                lo, hi = solver.min(addr), solver.max(addr) + width
-                if hi - lo > MAX_REGION or lo < 0x1000:
-                    raise Incomplete(
-                        f"a store at {self.state.addr:#x} at an address spanning {hi - lo} bytes"
-                    )
-                buffers["regions"].append((lo, hi))
-                buffers["width"] = width
+                self._discover(addr, width)
             if data.size() != 8 * width:
                 raise Incomplete(f"a store at {self.state.addr:#x} of a size its value does not have")
             constraints = list(self.state.solver.constraints)
@@ -205,19 +217,9 @@ def second_head_state(claripy, angr_loop, arrival, plan: dict, sew: int, count, 
     return state
 
 
-def run_two_loops(job, run, project, entry, add, remove, mined, seed, elements, flags, deadline, start):
-    """The terms of the three runs for two_loops.obligations, from the mining run's `heads`
-    (address -> {trips: state}); LoopIncomplete (or run.Incomplete) when the code is no such pair
-    of loops."""
-    import claripy
-    import z3
-    from angr.storage.memory_mixins import DefaultMemory
-
-    import angr_loop
-
-    sew, limit, havoc = job["sew"], job.get("limit_states", 64), set(job.get("havoc", ()))
-    heads, backs, mining_start, seen = mined
-    order = [h for h, seen in heads.items() if len(seen) > 2]
+def loop_pair(angr_loop, project, heads: dict, backs, seen: dict) -> tuple[int, int]:
+    """The heads of the first loop and of a second one run after it, from the mining run."""
+    order = angr_loop.candidate_loops(heads)
     if len(order) < 2:
         raise angr_loop.LoopIncomplete(f"{NOT_TWO}: fewer than two loop heads")
     # the first loop's head: the first block reached more than twice; the second's: the first one
@@ -237,7 +239,48 @@ def run_two_loops(job, run, project, entry, add, remove, mined, seed, elements, 
         ]
     if not after:
         raise angr_loop.LoopIncomplete(f"{NOT_TWO}: no loop after the one at {first_head:#x}")
-    second_head = after[0]
+    return first_head, after[0]
+
+
+def entry_run(job, run, project, call, memory_class, heads, deadline: float):
+    """The entry, n symbolic (`n`), to the first of the two loops' `heads`: (n, the paths that
+    return, angr's steps, the merged state at the head). `call`: (entry, add, remove, seed)."""
+    import claripy
+
+    import angr_loop
+
+    entry, add, remove, seed = call
+    first_head, second_head = heads
+    n = claripy.BVS("n", 64, explicit_name=True)
+    state = project.factory.call_state(
+        entry, job["sew"], seed, run.UNIT_ELEMENTS, run.UNIT_ACTIVE, n, add_options=add, remove_options=remove
+    )
+    state.memory.__class__ = memory_class
+    state.globals["entry_sp"] = state.solver.eval(state.regs.rsp)
+    state.solver.add(claripy.Or(*[n == v for v in job["vlmaxes"]]))
+    run._address_strategies(state)
+    entering = angr_loop.stop_at(first_head, (second_head,))
+    entry_returns, steps = run.explore(project, state, deadline, job.get("limit_states", 64), entering)
+    # (with lazy solving a path of an n outside the domain, n = 1 past a peeled first trip, may
+    # reach the second loop: dropped when unsatisfiable; the coverage proof checks the rest)
+    if not entering["stopped"] or any(s.satisfiable() for s in entering["exited"]):
+        raise angr_loop.LoopIncomplete(f"the entry does not reach the loop at {first_head:#x} alone")
+    return n, entry_returns, steps, run.merged(entering["stopped"])
+
+
+def run_two_loops(job, run, project, entry, add, remove, mined, seed, elements, flags, deadline, start):
+    """The terms of the three runs for two_loops.obligations, from the mining run's `heads`
+    (address -> {trips: state}); LoopIncomplete (or run.Incomplete) when the code is no such pair
+    of loops."""
+    import claripy
+    import z3
+    from angr.storage.memory_mixins import DefaultMemory
+
+    import angr_loop
+
+    sew, limit, havoc = job["sew"], job.get("limit_states", 64), set(job.get("havoc", ()))
+    heads, backs, mining_start, seen = mined
+    first_head, second_head = loop_pair(angr_loop, project, heads, backs, seen)
     why: list = []
     plans = angr_loop.mine(
         claripy, {first_head: heads[first_head]}, sew, elements, flags, why, deadline, havoc, counts=True
@@ -272,19 +315,11 @@ def run_two_loops(job, run, project, entry, add, remove, mined, seed, elements, 
     memory_class = buffer_memory(inputs, claripy, buffers, run.Incomplete)
 
     # 1. the entry, n symbolic, to the first head
-    n = claripy.BVS("n", 64, explicit_name=True)
-    state = project.factory.call_state(
-        entry, sew, seed, run.UNIT_ELEMENTS, run.UNIT_ACTIVE, n, add_options=add, remove_options=remove
+    n, entry_returns, steps, at_head = entry_run(
+        job, run, project, (entry, add, remove, seed), memory_class, (first_head, second_head), deadline
     )
-    state.memory.__class__ = memory_class
-    state.globals["entry_sp"] = state.solver.eval(state.regs.rsp)
-    state.solver.add(claripy.Or(*[n == v for v in job["vlmaxes"]]))
-    run._address_strategies(state)
-    entering = angr_loop.stop_at(first_head, (second_head,))
-    entry_returns, steps = run.explore(project, state, deadline, limit, entering)
-    if not entering["stopped"] or entering["exited"] or buffers["stores"]:
+    if buffers["stores"]:
         raise angr_loop.LoopIncomplete(f"the entry does not reach the loop at {first_head:#x} alone")
-    at_head = run.merged(entering["stopped"])
 
     # 2. one trip of the first loop
     def first_trip(havoc):

@@ -116,11 +116,13 @@ def _shapes(kept: dict, init: dict, sew: int) -> dict:
     }
 
 
-def _kept_after_trip(kept: dict, init: dict, terms: dict, i: int, sew: int, k1, a1, x1) -> dict:
-    """Each location's template after trip path i, at k + 1 trips."""
+def _kept_after_trip(
+    kept: dict, init: dict, terms: dict, i: int, sew: int, k1, a1, x1, tag: str = "t"
+) -> dict:
+    """Each location's template after trip path i (its terms `{location}_{tag}{i}`), at k + 1 trips."""
     parts = {}
     for r, (kind, extra) in kept.items():
-        value = terms[f"{r}_t{i}"]
+        value = terms[f"{r}_{tag}{i}"]
         parts[r] = (
             value == init[r] + k1 * extra
             if kind == "affine"
@@ -285,6 +287,10 @@ def prove_unit_loop(
         )
 
     def obligations_of(result):
+        if "packed" in result["plan"]:  # flags packed into a bit array by one loop, read by a second
+            from vredmax.proofs.c import packed
+
+            return packed.obligations(result, sew, vlmaxes, timeout_s, solver)
         if "second" in result["plan"]:  # a buffer filled by one loop, folded by a second
             from vredmax.proofs.c import two_loops
 

@@ -485,3 +485,83 @@ uint64_t bug_compact_union_unsigned(unsigned sew, uint64_t seed, const void *ele
     free(buf);
     return (uint64_t)acc;
 }
+
+/* the flags packed first into a zeroed bit array, a bit a flag from bit 0 of byte 0 (not yet
+   proved for every VLMAX: its byte-wide trip is refuted, see packed.py)
+   (`bits[i / 8] |= 1 << (i % 8)`), then the elements whose bit is set folded (packed.py) */
+uint64_t u_bits_bytes(unsigned sew, uint64_t seed, const void *elements, const uint8_t *active, size_t n)
+{
+    uint8_t bits[8192];
+    memset(bits, 0, sizeof bits);
+    for (size_t i = 0; i < n; i++)
+        bits[i / 8] |= (uint8_t)((active[i] & 1) << (i % 8));
+    int64_t acc = sext(seed, sew);
+    for (size_t i = 0; i < n; i++) {
+        int64_t x = element(elements, i, sew);
+        if (((bits[i / 8] >> (i % 8)) & 1) && x > acc)
+            acc = x;
+    }
+    return (uint64_t)acc;
+}
+
+/* the same in 64-bit words from the top bit (`bits[i / 64] |= 1ull << (63 - i % 64)`) */
+uint64_t u_bits_words_top(unsigned sew, uint64_t seed, const void *elements, const uint8_t *active, size_t n)
+{
+    uint64_t bits[1024] = {0};
+    for (size_t i = 0; i < n; i++)
+        bits[i / 64] |= (uint64_t)(active[i] & 1) << (63 - i % 64);
+    int64_t acc = sext(seed, sew);
+    for (size_t i = 0; i < n; i++) {
+        int64_t x = element(elements, i, sew);
+        if ((bits[i / 64] >> (63 - i % 64)) & 1 && x > acc)
+            acc = x;
+    }
+    return (uint64_t)acc;
+}
+
+/* bug: u_bits_bytes packing flag i at bit i + 1 (the fold reads bit i) */
+uint64_t bug_bits_shifted(unsigned sew, uint64_t seed, const void *elements, const uint8_t *active, size_t n)
+{
+    uint8_t bits[8193];
+    memset(bits, 0, sizeof bits);
+    for (size_t i = 0; i < n; i++)
+        bits[(i + 1) / 8] |= (uint8_t)((active[i] & 1) << ((i + 1) % 8));
+    int64_t acc = sext(seed, sew);
+    for (size_t i = 0; i < n; i++) {
+        int64_t x = element(elements, i, sew);
+        if (((bits[i / 8] >> (i % 8)) & 1) && x > acc)
+            acc = x;
+    }
+    return (uint64_t)acc;
+}
+
+/* bug: u_bits_bytes with the array never zeroed */
+uint64_t bug_bits_unzeroed(unsigned sew, uint64_t seed, const void *elements, const uint8_t *active, size_t n)
+{
+    uint8_t bits[8192];
+    for (size_t i = 0; i < n; i++)
+        bits[i / 8] |= (uint8_t)((active[i] & 1) << (i % 8));
+    int64_t acc = sext(seed, sew);
+    for (size_t i = 0; i < n; i++) {
+        int64_t x = element(elements, i, sew);
+        if (((bits[i / 8] >> (i % 8)) & 1) && x > acc)
+            acc = x;
+    }
+    return (uint64_t)acc;
+}
+
+/* bug: u_bits_bytes packing only the first 16 flags (wrong only past element 16) */
+uint64_t bug_bits_past_16(unsigned sew, uint64_t seed, const void *elements, const uint8_t *active, size_t n)
+{
+    uint8_t bits[8192];
+    memset(bits, 0, sizeof bits);
+    for (size_t i = 0; i < n && i < 16; i++)
+        bits[i / 8] |= (uint8_t)((active[i] & 1) << (i % 8));
+    int64_t acc = sext(seed, sew);
+    for (size_t i = 0; i < n; i++) {
+        int64_t x = element(elements, i, sew);
+        if (((bits[i / 8] >> (i % 8)) & 1) && x > acc)
+            acc = x;
+    }
+    return (uint64_t)acc;
+}
