@@ -30,6 +30,11 @@ from vredmax.spec.config import Config, legal_configs
 from vredmax.spec.encoding import Insn
 from tests.strategies import make_state
 
+# imported as plain Python here, at collection: once a test has loaded a file of tests/buggy as
+# the user's (`load`), later imports from that folder are rewritten (its truth tests become
+# explored branches), and this test is about a truth test refused in code not rewritten
+from tests.buggy.divergent import caught_truth_test
+
 EXAMPLE = "examples/my_reduction.py"
 TINY = Config(128, 64, 64, "m1")
 
@@ -681,8 +686,6 @@ def test_a_unit_that_asks_isinstance_takes_its_concrete_path_while_proving():
 
 def test_a_caught_truth_test_at_cut_points_is_an_error_naming_the_line():
     """Wrong on ints: the concrete states show it; without them the proof refuses the line."""
-    from tests.buggy.divergent import caught_truth_test
-
     report = check_implementation(
         InProcess(caught_truth_test, UNIT, random_states=20), UNIT, [Config(1024, 64, 8, "m8")]
     )
