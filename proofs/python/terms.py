@@ -53,7 +53,7 @@ class Facts:
         self.value = None
         if self.ast_kind == z3.Z3_NUMERAL_AST and bv:
             known = fast.numeral_value(t)
-            self.value = known if known is not None else t.as_long()
+            self.value = known if known is not None else int(C.Z3_get_numeral_string(ctx, ast))
         elif self.op in (z3.Z3_OP_TRUE, z3.Z3_OP_FALSE):
             self.value = self.op == z3.Z3_OP_TRUE
         self._params = self._args = self._children = None
