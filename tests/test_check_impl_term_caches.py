@@ -42,7 +42,9 @@ def _term(rng: random.Random, width: int, depth: int):
         extend = z3.ZeroExt if rng.random() < 0.5 else z3.SignExt
         return extend(width - inner, _term(rng, inner, depth - 1))
     if choice == 3:
-        return z3.If(_term(rng, 1, depth - 1) == 1, _term(rng, width, depth - 1), _term(rng, width, depth - 1))
+        return z3.If(
+            _term(rng, 1, depth - 1) == 1, _term(rng, width, depth - 1), _term(rng, width, depth - 1)
+        )
     if choice == 4:
         return ~_term(rng, width, depth - 1)
     ops = [lambda a, b: a & b, lambda a, b: a | b, lambda a, b: a ^ b, lambda a, b: a + b,
@@ -63,7 +65,9 @@ def test_facts_are_z3s_own_answers():
         info = facts(t)
         assert facts(t) is info  # asked once
         assert info.width == t.size()
-        assert info.op == (t.decl().kind() if z3.is_app(t) and not z3.is_bv_value(t) else -1) or z3.is_bv_value(t)
+        assert info.op == (
+            t.decl().kind() if z3.is_app(t) and not z3.is_bv_value(t) else -1
+        ) or z3.is_bv_value(t)
         assert info.value == (t.as_long() if z3.is_bv_value(t) else None)
         if z3.is_app(t) and not z3.is_bv_value(t):
             assert [c.eq(d) for c, d in zip(info.children(), t.children())] == [True] * t.num_args()
@@ -134,7 +138,9 @@ def test_a_choice_between_constants_is_the_term():
             if z3.is_bv_value(term):
                 assert node is None
                 continue
-            value = evaluate(Z3Elements(16), node, lambda n: tracer.conditions[n.param] if n.op == "flag" else None)
+            value = evaluate(
+                Z3Elements(16), node, lambda n: tracer.conditions[n.param] if n.op == "flag" else None
+            )
             assert _proved_equal(value, term), (term, node)
 
 

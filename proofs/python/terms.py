@@ -46,7 +46,11 @@ class Facts:
         self.ast_kind = C.Z3_get_ast_kind(ctx, ast)
         app = self.ast_kind == z3.Z3_APP_AST
         self.op = C.Z3_get_decl_kind(ctx, C.Z3_get_app_decl(ctx, ast)) if app else -1
-        sort = C.Z3_get_sort(ctx, ast) if self.ast_kind in (z3.Z3_APP_AST, z3.Z3_NUMERAL_AST, z3.Z3_VAR_AST) else None
+        sort = (
+            C.Z3_get_sort(ctx, ast)
+            if self.ast_kind in (z3.Z3_APP_AST, z3.Z3_NUMERAL_AST, z3.Z3_VAR_AST)
+            else None
+        )
         bv = sort is not None and C.Z3_get_sort_kind(ctx, sort) == z3.Z3_BV_SORT
         self.width = C.Z3_get_bv_sort_size(ctx, sort) if bv else None
         # the Python value of a constant: an int of a numeral, a bool of true or false
@@ -65,7 +69,8 @@ class Facts:
             ctx, ast = self.term.ctx_ref(), self.term.as_ast()
             decl = C.Z3_get_app_decl(ctx, ast)
             self._params = tuple(
-                C.Z3_get_decl_int_parameter(ctx, decl, i) for i in range(C.Z3_get_decl_num_parameters(ctx, decl))
+                C.Z3_get_decl_int_parameter(ctx, decl, i)
+                for i in range(C.Z3_get_decl_num_parameters(ctx, decl))
             )
         return self._params
 
@@ -79,7 +84,8 @@ class Facts:
             t = self.term
             ctx, ast = t.ctx_ref(), t.as_ast()
             self._args = tuple(
-                z3.BitVecRef(C.Z3_get_app_arg(ctx, ast, i), t.ctx) for i in range(C.Z3_get_app_num_args(ctx, ast))
+                z3.BitVecRef(C.Z3_get_app_arg(ctx, ast, i), t.ctx)
+                for i in range(C.Z3_get_app_num_args(ctx, ast))
             )
         return self._args
 
@@ -90,7 +96,9 @@ class Facts:
             ctx, ast = t.ctx_ref(), t.as_ast()
             app = self.ast_kind == z3.Z3_APP_AST
             count = C.Z3_get_app_num_args(ctx, ast) if app else 0
-            self._children = tuple(z3.z3._to_expr_ref(C.Z3_get_app_arg(ctx, ast, i), t.ctx) for i in range(count))
+            self._children = tuple(
+                z3.z3._to_expr_ref(C.Z3_get_app_arg(ctx, ast, i), t.ctx) for i in range(count)
+            )
         return self._children
 
 
