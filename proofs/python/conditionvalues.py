@@ -15,13 +15,22 @@ A term that reads anything but conditions (an element, a whole register) is left
 
 from __future__ import annotations
 
+import itertools
+
 import z3
 
-from vredmax.proofs.python.terms import is_numeral, kind
+from vredmax.proofs.python.terms import facts, is_numeral
 from vredmax.proofs.python.trace import Term, Tracer
 
 MAX_CONDITIONS = 4  # conditions one value may depend on (2**4 constants at most)
 MAX_NODES = 400  # Z3 nodes of a term looked at
+
+
+# term's pointer -> (the term, (its conditions, their constants) or None): kept for the process,
+# as the terms are hash-consed (an explored step is run again per path and per tail policy on
+# the same terms); the entry holds the term, so that the pointer stays its own
+_TABLES: dict = {}
+TABLES_LIMIT = 1 << 16
 
 
 def as_choice(tracer: Tracer, term) -> Term | None:
@@ -29,12 +38,40 @@ def as_choice(tracer: Tracer, term) -> Term | None:
     flag leaves, or None when the term depends on more than its conditions."""
     if not isinstance(term, z3.BitVecRef) or is_numeral(term):
         return None
-    # kept per tracer: an explored step is run again per path, on the same terms (z3's ids)
+    # kept per tracer: an explored step is run again per path, on the same terms
     known = tracer.__dict__.setdefault("_choices", {})
-    found = known.get(term.get_id())
+    key = term.ast.value
+    found = known.get(key)
     if found is None:
+        table = _table(term)
+        found = known[key] = (term, _choice(tracer, term, *table, []) if table is not None else None)
+    return found[1]
+
+
+def _table(term):
+    """(conditions, {their values: the term's constant}) of a term that is a function of its
+    conditions alone, else None."""
+    key = term.ast.value
+    found = _TABLES.get(key)
+    if found is None:
+        if len(_TABLES) >= TABLES_LIMIT:
+            _TABLES.clear()
         conditions = _conditions(term)
-        found = known[term.get_id()] = (term, _choice(tracer, term, conditions, []) if conditions else None)
+        table = None
+        if conditions:
+            values = {}
+            for chosen in itertools.product((True, False), repeat=len(conditions)):
+                pairs = [
+                    (c, z3.BoolVal(v) if isinstance(c, z3.BoolRef) else z3.BitVecVal(int(v), 1))
+                    for c, v in zip(conditions, chosen)
+                ]
+                value = z3.simplify(z3.substitute(term, *pairs))
+                if not is_numeral(value):
+                    break
+                values[chosen] = value.as_long()
+            else:
+                table = (conditions, values)
+        found = _TABLES[key] = (term, table)
     return found[1]
 
 
@@ -46,7 +83,8 @@ def _conditions(term) -> list | None:
     stack = [term]
     while stack:
         t = stack.pop()
-        key = t.get_id()
+        info = facts(t)
+        key = t.ast.value
         if key in seen:
             continue
         seen.add(key)
@@ -55,21 +93,23 @@ def _conditions(term) -> list | None:
         if isinstance(t, z3.BoolRef):
             found.setdefault(key, t)
             continue
-        if is_numeral(t):
+        if info.ast_kind == z3.Z3_NUMERAL_AST:
             continue
         # before the bit rule: `If(c, 1, 0)` is c, one flag wherever it is read
-        if kind(t) == z3.Z3_OP_ITE:
-            found.setdefault(t.arg(0).get_id(), t.arg(0))
-            stack.extend([t.arg(1), t.arg(2)])
+        if info.op == z3.Z3_OP_ITE:
+            cond, then, other = info.children()
+            found.setdefault(cond.ast.value, cond)
+            stack.extend([then, other])
             continue
         # a bit read from the machine (vm, a mask bit, `vm | v0 >> i`): 0 or 1, one flag; a
         # bit computed from conditions (`1 - on`) is taken apart, so that each is one flag
-        if isinstance(t, z3.BitVecRef) and t.size() == 1 and not _has_choice(t):
+        if isinstance(t, z3.BitVecRef) and info.width == 1 and not _has_choice(t):
             found.setdefault(key, t)
             continue
-        if not isinstance(t, z3.BitVecRef) or t.num_args() == 0 or kind(t) == z3.Z3_OP_SELECT:
+        children = info.children()
+        if not isinstance(t, z3.BitVecRef) or not children or info.op == z3.Z3_OP_SELECT:
             return None
-        stack.extend(t.children())
+        stack.extend(children)
         if len(found) > MAX_CONDITIONS:
             return None
     if len(found) > MAX_CONDITIONS:
@@ -82,12 +122,14 @@ def _has_choice(term) -> bool:
     stack, seen = [term], set()
     while stack:
         t = stack.pop()
-        if t.get_id() in seen or len(seen) > MAX_NODES:
+        key = t.ast.value
+        if key in seen or len(seen) > MAX_NODES:
             continue
-        seen.add(t.get_id())
-        if kind(t) == z3.Z3_OP_ITE:
+        seen.add(key)
+        info = facts(t)
+        if info.op == z3.Z3_OP_ITE:
             return True
-        stack.extend(t.children())
+        stack.extend(info.children())
     return False
 
 
@@ -97,24 +139,12 @@ def _flag(tracer: Tracer, condition) -> Term:
     return tracer.leaf_for(condition == 1)
 
 
-def _choice(tracer: Tracer, term, conditions: list, chosen: list) -> Term | None:
+def _choice(tracer: Tracer, term, conditions: list, values: dict, chosen: list) -> Term:
     """Shannon expansion on the conditions, the first one outermost."""
     if len(chosen) == len(conditions):
-        pairs = [
-            (c, z3.BoolVal(v) if isinstance(c, z3.BoolRef) else z3.BitVecVal(int(v), 1))
-            for c, v in zip(conditions, chosen)
-        ]
-        value = z3.simplify(z3.substitute(term, *pairs))
-        if not is_numeral(value):
-            return None
-        return tracer.const(value.as_long(), term.size())
-    branches = []
-    for value in (True, False):
-        branch = _choice(tracer, term, conditions, chosen + [value])
-        if branch is None:
-            return None
-        branches.append(branch)
+        return tracer.const(values[tuple(chosen)], facts(term).width)
+    branches = [_choice(tracer, term, conditions, values, chosen + [value]) for value in (True, False)]
     if branches[0] is branches[1]:
         return branches[0]
     flag = _flag(tracer, conditions[len(chosen)])
-    return tracer.make("ite", (flag, *branches), None, term.size())
+    return tracer.make("ite", (flag, *branches), None, facts(term).width)

@@ -102,7 +102,17 @@ class ProofContext(V.Context):
         return result
 
     def guard_site(self):
-        return self.guard_sites[-1] if self.guard_sites else None
+        """The sites to split for a change the runtime cannot guard (an Escalate's): every
+        merged branch around it, innermost first (the change needs all of them explored;
+        asking for one a restart, each after running the code up to the change, cost a
+        step with an early return and a list.append a whole run more), up to one without a
+        site (a comprehension's element: no site to explore, the refusal is the answer)."""
+        sites = []
+        for site in reversed(self.guard_sites):
+            sites.append(site)
+            if site is None:
+                break
+        return sites or None
 
     def feasible_guards(self) -> bool:
         if not self.guards:

@@ -40,7 +40,7 @@ import sys
 import z3
 
 from vredmax.proofs.python import values as V
-from vredmax.proofs.python.terms import bv_arg, int_params, kind, size
+from vredmax.proofs.python.terms import facts
 from vredmax.spec import z3fast as fast
 
 V.internal(__file__)
@@ -707,22 +707,43 @@ def _value_of_backends(items, signed: bool):
     return total
 
 
+# z3 terms assembled before, by the pointers of their bytes: each run of the code (a path, an
+# escalation's restart, the other tail policy) takes the same registers apart and puts them
+# together again, from the same hash-consed byte terms. An entry holds the bytes, so that the
+# pointers stay theirs; a cache (any subset of it is right), started again past its limit.
+_ASSEMBLED: dict = {}
+ASSEMBLED_LIMIT = 1 << 16
+
+
 def _assemble(bk, terms, memo=None):
     """The concatenation of 8-bit terms (least significant first), as the term they were cut
     from where they are its consecutive bits, and as an if-then-else where every byte is one
     on the same condition (bytes merged by a branch; `memo`: the terms are a DAG)."""
     z3_terms = bk.name == "z3"
-    memo = {} if memo is None else memo
-    key = tuple(id(t) for t in terms)
-    if key in memo:
-        return memo[key][0]
+    if z3_terms:
+        memo = _ASSEMBLED
+        if len(memo) >= ASSEMBLED_LIMIT:
+            memo.clear()
+        key = tuple(t.ast.value for t in terms)
+    else:
+        memo = {} if memo is None else memo
+        key = tuple(id(t) for t in terms)
+    found = memo.get(key)
+    if found is not None:
+        return found[0]
+    result = _assembled(bk, terms, memo, z3_terms)
+    memo[key] = (result, terms)  # the terms kept alive: their ids (pointers) stay theirs
+    return result
+
+
+def _assembled(bk, terms, memo, z3_terms):
     symbolic = sum(bk.value_of(t) is None for t in terms)
     cond, parts = None, []
     for t in terms if symbolic >= 2 else ():
         if bk.value_of(t) is not None:
             parts.append((t, t))
             continue
-        ite = _ite(bk, t, z3_terms)
+        ite = _ite(t, z3_terms)
         if ite is None or (cond is not None and not _same(z3_terms, cond, ite[0])):
             cond = None
             break
@@ -730,11 +751,9 @@ def _assemble(bk, terms, memo=None):
         parts.append(ite[1:])
     else:
         if cond is not None:
-            result = bk.ite(
+            return bk.ite(
                 cond, _assemble(bk, [p[0] for p in parts], memo), _assemble(bk, [p[1] for p in parts], memo)
             )
-            memo[key] = (result, terms)  # the terms kept alive: their ids stay theirs
-            return result
     runs = []  # [base, hi, lo] of bits of one term, or [None, value, width] of a constant
     for t in terms:
         value = bk.value_of(t)
@@ -754,7 +773,6 @@ def _assemble(bk, terms, memo=None):
     for base, a, b in runs:
         term = bk.bv(a, b) if base is None else bk.extract(base, a, b)
         result = term if result is None else bk.concat(term, result)
-    memo[key] = (result, terms)
     return result
 
 
@@ -762,19 +780,21 @@ def _same(z3_terms, a, b) -> bool:
     return fast.same(a, b) if z3_terms else a is b
 
 
-def _ite(bk, t, z3_terms):
+def _ite(t, z3_terms):
     if z3_terms:
-        return (t.arg(0), t.arg(1), t.arg(2)) if kind(t) == z3.Z3_OP_ITE else None
+        info = facts(t)
+        return info.children() if info.op == z3.Z3_OP_ITE else None
     return t.args if t.op == "ite" else None
 
 
 def _piece(t, z3_terms):
     """(base, hi, lo): t is bits hi..lo of base (a term that is no extraction: all its bits)."""
     if z3_terms:
-        if kind(t) == z3.Z3_OP_EXTRACT:
-            hi, lo = int_params(t)
-            return bv_arg(t, 0), hi, lo
-        return t, size(t) - 1, 0
+        info = facts(t)
+        if info.op == z3.Z3_OP_EXTRACT:
+            hi, lo = info.params
+            return info.arg(0), hi, lo
+        return t, info.width - 1, 0
     if t.op == "extract":
         return t.args[0], t.param[0], t.param[1]
     return t, t.width - 1, 0

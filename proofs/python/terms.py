@@ -23,48 +23,119 @@ UNSIGNED_COMPARE = {"ult": "ult", "ule": "ule"}
 SIGNED_COMPARE = {"slt": "slt", "sle": "sle"}
 
 
-# Cheap questions to Z3 (its Python API's `t.size()`, `t.decl().kind()` cost 20 us each).
-def _ast(t):
-    return t.as_ast()
+# Cheap questions to Z3. Each question through its Python API costs microseconds (`t.size()`,
+# `t.decl().kind()` 20 us; z3core's checked wrappers 2-5 us), and a register's bytes ask them by
+# the hundred thousand, of the same hash-consed terms again and again: each term's answers are
+# kept (`Facts`), keyed by its pointer. An entry holds its term, so that the pointer stays its own.
+_MAIN = z3.main_ctx()
+_FACTS: dict = {}
+FACTS_LIMIT = 1 << 21  # entries kept before the table starts again (a cache: any subset is right)
 
 
-def _ctx(t):
-    return t.ctx_ref()
+class Facts:
+    """What Z3 says of one term: its AST kind, its operation (-1 for no application), its
+    bit-vector width (None for another sort), its value if it is a constant (a bit-vector
+    numeral's int, true's or false's bool, else None); its int parameters and bit-vector arguments
+    asked when first wanted."""
+
+    __slots__ = ("term", "ast_kind", "op", "width", "value", "_params", "_args", "_children", "extracts")
+
+    def __init__(self, t):
+        ctx, ast = t.ctx_ref(), t.as_ast()
+        self.term = t
+        self.ast_kind = C.Z3_get_ast_kind(ctx, ast)
+        app = self.ast_kind == z3.Z3_APP_AST
+        self.op = C.Z3_get_decl_kind(ctx, C.Z3_get_app_decl(ctx, ast)) if app else -1
+        sort = (
+            C.Z3_get_sort(ctx, ast)
+            if self.ast_kind in (z3.Z3_APP_AST, z3.Z3_NUMERAL_AST, z3.Z3_VAR_AST)
+            else None
+        )
+        bv = sort is not None and C.Z3_get_sort_kind(ctx, sort) == z3.Z3_BV_SORT
+        self.width = C.Z3_get_bv_sort_size(ctx, sort) if bv else None
+        # the Python value of a constant: an int of a numeral, a bool of true or false
+        self.value = None
+        if self.ast_kind == z3.Z3_NUMERAL_AST and bv:
+            known = fast.numeral_value(t)
+            self.value = known if known is not None else int(C.Z3_get_numeral_string(ctx, ast))
+        elif self.op in (z3.Z3_OP_TRUE, z3.Z3_OP_FALSE):
+            self.value = self.op == z3.Z3_OP_TRUE
+        self._params = self._args = self._children = None
+        self.extracts: dict | None = None  # (hi, lo) -> Z3Terms.extract's answer, made once
+
+    @property
+    def params(self) -> tuple:
+        if self._params is None:
+            ctx, ast = self.term.ctx_ref(), self.term.as_ast()
+            decl = C.Z3_get_app_decl(ctx, ast)
+            self._params = tuple(
+                C.Z3_get_decl_int_parameter(ctx, decl, i)
+                for i in range(C.Z3_get_decl_num_parameters(ctx, decl))
+            )
+        return self._params
+
+    def arg(self, i: int):
+        """Argument i, a bit-vector."""
+        return self.bv_args()[i] if self._args is None else self._args[i]
+
+    def bv_args(self) -> tuple:
+        """The arguments of an application whose arguments are bit-vectors."""
+        if self._args is None:
+            t = self.term
+            ctx, ast = t.ctx_ref(), t.as_ast()
+            self._args = tuple(
+                z3.BitVecRef(C.Z3_get_app_arg(ctx, ast, i), t.ctx)
+                for i in range(C.Z3_get_app_num_args(ctx, ast))
+            )
+        return self._args
+
+    def children(self) -> tuple:
+        """The arguments of an application, of any sort (`t.children()`, asked once)."""
+        if self._children is None:
+            t = self.term
+            ctx, ast = t.ctx_ref(), t.as_ast()
+            app = self.ast_kind == z3.Z3_APP_AST
+            count = C.Z3_get_app_num_args(ctx, ast) if app else 0
+            self._children = tuple(
+                z3.z3._to_expr_ref(C.Z3_get_app_arg(ctx, ast, i), t.ctx) for i in range(count)
+            )
+        return self._children
+
+
+def facts(t) -> Facts:
+    if t.ctx is not _MAIN:
+        return Facts(t)
+    key = t.ast.value
+    found = _FACTS.get(key)
+    if found is None:
+        if len(_FACTS) >= FACTS_LIMIT:
+            _FACTS.clear()
+        found = _FACTS[key] = Facts(t)
+    return found
 
 
 def size(t) -> int:
-    return C.Z3_get_bv_sort_size(_ctx(t), C.Z3_get_sort(_ctx(t), _ast(t)))
+    return facts(t).width
 
 
 def kind(t) -> int:
     """The operation of an application term (-1 for a numeral or a variable's other kinds)."""
-    ctx, ast = _ctx(t), _ast(t)
-    if C.Z3_get_ast_kind(ctx, ast) != z3.Z3_APP_AST:
-        return -1
-    return C.Z3_get_decl_kind(ctx, C.Z3_get_app_decl(ctx, ast))
+    return facts(t).op
 
 
 def int_params(t) -> tuple:
     """The int parameters of an application's operation (an Extract's hi and lo, an
-    extension's width): its Python API's `t.params()` costs 200 us."""
-    ctx, ast = _ctx(t), _ast(t)
-    decl = C.Z3_get_app_decl(ctx, ast)
-    return tuple(
-        C.Z3_get_decl_int_parameter(ctx, decl, i) for i in range(C.Z3_get_decl_num_parameters(ctx, decl))
-    )
+    extension's width)."""
+    return facts(t).params
 
 
 def bv_arg(t, i: int):
-    """Argument i of an application whose argument i is a bit-vector (`t.arg(i)` without its checks)."""
-    return z3.BitVecRef(C.Z3_get_app_arg(_ctx(t), _ast(t), i), t.ctx)
+    """Argument i of an application whose argument i is a bit-vector."""
+    return facts(t).arg(i)
 
 
 def is_numeral(t) -> bool:
-    return C.Z3_get_ast_kind(_ctx(t), _ast(t)) == z3.Z3_NUMERAL_AST
-
-
-def _children(t):
-    return t.children()
+    return facts(t).ast_kind == z3.Z3_NUMERAL_AST
 
 
 # Operations whose result's bits hi..lo depend only on their operands' bits hi..lo (bitwise),
@@ -107,13 +178,7 @@ class Z3Terms:
 
     def value_of(self, t):
         """The Python value of a constant term (int, or bool for a condition), else None."""
-        if isinstance(t, z3.BoolRef):
-            value = C.Z3_get_bool_value(_ctx(t), _ast(t))
-            return True if value == z3.Z3_L_TRUE else False if value == z3.Z3_L_FALSE else None
-        if is_numeral(t):
-            known = fast.numeral_value(t)
-            return known if known is not None else t.as_long()
-        return None
+        return facts(t).value
 
     def zext(self, t, width):
         have = size(t)
@@ -127,32 +192,44 @@ class Z3Terms:
         """Bits hi..lo of t, pushed through the extensions, extractions, concatenations and
         (where truncation commutes with them) the arithmetic that symbolic Python ints build:
         so that `x >> 8 & 0xff` of a register is the Extract the spec's split makes, and
-        `(vs2 + k) & 31` the 5-bit sum the spec's m.add makes (identical terms)."""
+        `(vs2 + k) & 31` the 5-bit sum the spec's m.add makes (identical terms). Made once
+        per term and bits (a register's bytes are cut again on every run of the code)."""
+        info = facts(t)
+        if lo == 0 and hi == info.width - 1:
+            return t
+        if info.extracts is None:
+            info.extracts = {}
+        found = info.extracts.get((hi, lo))
+        if found is None:
+            found = info.extracts[(hi, lo)] = self._extract(info, hi, lo)
+        return found
+
+    def _extract(self, info, hi, lo):
         while True:
-            width = size(t)
+            t, width, op = info.term, info.width, info.op
             if lo == 0 and hi == width - 1:
                 return t
-            if is_numeral(t):
-                return self.bv(self.value_of(t) >> lo, hi - lo + 1)
-            op = kind(t)
+            if info.value is not None:
+                return self.bv(info.value >> lo, hi - lo + 1)
             if op == z3.Z3_OP_EXTRACT:
-                low = int_params(t)[1]
-                t, hi, lo = bv_arg(t, 0), hi + low, lo + low
-            elif op in (z3.Z3_OP_ZERO_EXT, z3.Z3_OP_SIGN_EXT) and hi < width - int_params(t)[0]:
-                t = bv_arg(t, 0)
-            elif op == z3.Z3_OP_ZERO_EXT and lo >= width - int_params(t)[0]:
+                low = info.params[1]
+                info, hi, lo = facts(info.arg(0)), hi + low, lo + low
+            elif op in (z3.Z3_OP_ZERO_EXT, z3.Z3_OP_SIGN_EXT) and hi < width - info.params[0]:
+                info = facts(info.arg(0))
+            elif op == z3.Z3_OP_ZERO_EXT and lo >= width - info.params[0]:
                 return self.bv(0, hi - lo + 1)
             elif op == z3.Z3_OP_CONCAT:
                 base = width
-                for arg in _children(t):
-                    base -= size(arg)
-                    if lo >= base and hi < base + size(arg):
-                        t, hi, lo = arg, hi - base, lo - base
+                for arg in info.bv_args():
+                    part = facts(arg)
+                    base -= part.width
+                    if lo >= base and hi < base + part.width:
+                        info, hi, lo = part, hi - base, lo - base
                         break
                 else:
                     return fast.extract(t, hi, lo)
             elif op in _BITWISE or (lo == 0 and op in _LOW_BITS):
-                return _rebuild(op, [self.extract(a, hi, lo) for a in _children(t)])
+                return _rebuild(op, [self.extract(a, hi, lo) for a in info.bv_args()])
             else:
                 return fast.extract(t, hi, lo)
 
