@@ -183,7 +183,9 @@ def _obligations(result: dict, sew: int, vlmaxes, layout, c0: int, lt: bool) -> 
             (
                 f"the first loop's invariant after a trip (path {i}: the bit array)",
                 at_trip,
-                z3.Implies(terms[f"path_t{i}"], z3.And(first_bound(k + 1), holds(post, q, packed_count(k + 1)))),
+                z3.Implies(
+                    terms[f"path_t{i}"], z3.And(first_bound(k + 1), holds(post, q, packed_count(k + 1)))
+                ),
             )
         )
     found.append(
