@@ -60,7 +60,9 @@ def merged(states):
     common = set.intersection(*[set(t) for t in tables])
     conditions = [[_Condition(c) for h, c in t.items() if h not in common] for t in tables]
     if any(not c for c in conditions):
-        raise ValueError("a state without a condition of its own")
+        raise Incomplete(
+            f"the paths at {states[0].addr:#x} do not merge: one has no path condition of its own"
+        )
     state = states[0].merge(*states[1:], merge_conditions=conditions)[0]
     stored = [s.globals["stored"] for s in states if "stored" in s.globals]
     if stored:  # the stores of every path merged (angr_step_loop.py; angr keeps the first's)
