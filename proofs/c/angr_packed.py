@@ -87,24 +87,21 @@ def run_packed(job, run, project, call, mined, elements, flags, deadline) -> dic
     )
 
     # 2. one trip of the first loop
-    def first_trip(havoc_bytes):
-        stores.clear()
-        for found in ("regions", "stores", "loads", "entries"):
-            buffers[found].clear()
-        buffers["setup"] = True
-        trip, _, _, _ = angr_loop.head_state(claripy, at_head, plan, sew, n, havoc_bytes)
-        buffers["setup"] = False
-        trip.globals["iterations"], trip.globals["trips"] = 0, ()
-        back = angr_loop.stop_at(first_head, (second_head,))
-        returns, more = run.explore(project, trip, deadline, limit, back)
-        stack = trip.solver.eval(trip.regs.rsp)
-        if any(not stack - 0x10000 <= a < stack + 0x10000 for a in stores):
-            raise angr_loop.LoopIncomplete(
-                f"the loop at {first_head:#x} stores outside the stack and its bit array"
-            )
-        return (back, returns, more), set(stores) - angr_loop.slot_bytes(trip, plan)
-
-    first, trip_returns, more = angr_loop.settled(first_trip)
+    trip = (claripy, at_head, plan, sew, n)
+    first, trip_returns, more = angr_loop.settled(
+        angr_two_loops.first_trip(
+            run,
+            project,
+            angr_loop,
+            trip,
+            (first_head, second_head),
+            stores,
+            buffers,
+            "its bit array",
+            deadline,
+            limit,
+        )
+    )
     steps += more
     if len(buffers["regions"]) != 1 or not buffers["stores"] or not first["exited"]:
         raise angr_loop.LoopIncomplete(

@@ -268,6 +268,33 @@ def entry_run(job, run, project, call, memory_class, heads, deadline: float):
     return n, entry_returns, steps, run.merged(entering["stopped"])
 
 
+def first_trip(run, project, angr_loop, trip, heads, stores, buffers, what, deadline, limit):
+    """The first loop's trip for angr_loop.settled (called with the bytes to havoc): from its
+    head after k trips (`trip`: head_state's claripy, state, plan, sew and n) to its head again
+    or to the second loop's, the buffer found again by the trip (the head state's stack slots
+    and havocked bytes, a stack buffer's first entries among them, are the state's); a store
+    outside the stack and `what` is not described."""
+    claripy, at_head, plan, sew, n = trip
+    first_head, second_head = heads
+
+    def run_trip(havoc):
+        stores.clear()
+        for found in ("regions", "stores", "loads", "entries"):
+            buffers[found].clear()
+        buffers["setup"] = True
+        state, _, _, _ = angr_loop.head_state(claripy, at_head, plan, sew, n, havoc)
+        buffers["setup"] = False
+        state.globals["iterations"], state.globals["trips"] = 0, ()
+        back = angr_loop.stop_at(first_head, (second_head,))
+        returns, more = run.explore(project, state, deadline, limit, back)
+        stack = state.solver.eval(state.regs.rsp)
+        if any(not stack - 0x10000 <= a < stack + 0x10000 for a in stores):
+            raise angr_loop.LoopIncomplete(f"the loop at {first_head:#x} stores outside the stack and {what}")
+        return (back, returns, more), set(stores) - angr_loop.slot_bytes(state, plan)
+
+    return run_trip
+
+
 def run_two_loops(job, run, project, entry, add, remove, mined, seed, elements, flags, deadline, start):
     """The terms of the three runs for two_loops.obligations, from the mining run's `heads`
     (address -> {trips: state}); LoopIncomplete (or run.Incomplete) when the code is no such pair
@@ -322,26 +349,21 @@ def run_two_loops(job, run, project, entry, add, remove, mined, seed, elements, 
         raise angr_loop.LoopIncomplete(f"the entry does not reach the loop at {first_head:#x} alone")
 
     # 2. one trip of the first loop
-    def first_trip(havoc):
-        stores.clear()
-        # the buffer found again by this trip: the head state's stack slots and havocked bytes
-        # (a stack buffer's first entries among them) are the state's, not the buffer's
-        for found in ("regions", "stores", "loads", "entries"):
-            buffers[found].clear()
-        buffers["setup"] = True
-        trip, _, _, _ = angr_loop.head_state(claripy, at_head, plan, sew, n, havoc)
-        buffers["setup"] = False
-        trip.globals["iterations"], trip.globals["trips"] = 0, ()
-        back = angr_loop.stop_at(first_head, (second_head,))
-        returns, more = run.explore(project, trip, deadline, limit, back)
-        stack = trip.solver.eval(trip.regs.rsp)
-        if any(not stack - 0x10000 <= a < stack + 0x10000 for a in stores):
-            raise angr_loop.LoopIncomplete(
-                f"the loop at {first_head:#x} stores outside the stack and its buffer"
-            )
-        return (back, returns, more), set(stores) - angr_loop.slot_bytes(trip, plan)
-
-    first, trip_returns, more = angr_loop.settled(first_trip)
+    trip = (claripy, at_head, plan, sew, n)
+    first, trip_returns, more = angr_loop.settled(
+        first_trip(
+            run,
+            project,
+            angr_loop,
+            trip,
+            (first_head, second_head),
+            stores,
+            buffers,
+            "its buffer",
+            deadline,
+            limit,
+        )
+    )
     steps += more
     if not first["exited"] or not buffers["regions"]:
         raise angr_loop.LoopIncomplete(

@@ -68,6 +68,21 @@ class SymbolicCheck:
     solver: str = ""
     every: bool = False  # proved for every VLMAX (induction over the unit's loop), not one VLMAX
 
+    @classmethod
+    def of(cls, what: str, sew: int, vlmax: int, result, every: bool = False, detail: str = "{}"):
+        """The check of one symbolic result (`detail` wraps the result's)."""
+        return cls(
+            what,
+            sew,
+            vlmax,
+            result.verdict,
+            detail.format(result.detail),
+            result.seconds,
+            result.paths,
+            result.solver,
+            every,
+        )
+
 
 @dataclass
 class Options:
@@ -254,16 +269,7 @@ def _symbolic_unit(built, python, options, report, say) -> None:
             result, inputs = symbolic.prove_unit(
                 python, built.plain, sew, n, options.timeout_s, options.solver
             )
-            check = SymbolicCheck(
-                f"SEW={sew} VLMAX={n}",
-                sew,
-                n,
-                result.verdict,
-                result.detail,
-                result.seconds,
-                result.paths,
-                result.solver,
-            )
+            check = SymbolicCheck.of(f"SEW={sew} VLMAX={n}", sew, n, result)
             report.symbolic.append(check)
             say(f"symbolic {check.what}: {check.verdict.value} ({check.seconds:.1f} s)")
             if result.verdict == Verdict.COUNTEREXAMPLE:
@@ -286,19 +292,7 @@ def _every_vlmax(built, python, options, report, say, sew: int, elen: int) -> bo
             f"SEW={sew}: not proved for every VLMAX ({result.detail}); the bounded method instead"
         )
         return False
-    report.symbolic.append(
-        SymbolicCheck(
-            f"SEW={sew} every VLMAX",
-            sew,
-            vlmaxes[-1],
-            result.verdict,
-            result.detail,
-            result.seconds,
-            result.paths,
-            result.solver,
-            every=True,
-        )
-    )
+    report.symbolic.append(SymbolicCheck.of(f"SEW={sew} every VLMAX", sew, vlmaxes[-1], result, every=True))
     return True
 
 
@@ -328,16 +322,7 @@ def _symbolic_step(built, python, options, report, say) -> None:
         for fields in STEP_WORDS:
             result, case = symbolic.prove_step(python, built.plain, cfg, options.timeout_s, solver, fields)
             what = f"{cfg}: vd=v{fields.vd} vs2=v{fields.vs2} vs1=v{fields.vs1} vm={fields.vm}"
-            check = SymbolicCheck(
-                what,
-                cfg.sew,
-                cfg.vlmax,
-                result.verdict,
-                result.detail,
-                result.seconds,
-                result.paths,
-                result.solver,
-            )
+            check = SymbolicCheck.of(what, cfg.sew, cfg.vlmax, result)
             report.symbolic.append(check)
             say(f"symbolic {what}: {check.verdict.value} ({check.seconds:.1f} s)")
             if result.verdict == Verdict.COUNTEREXAMPLE:
@@ -387,16 +372,8 @@ def _every_vl_step(built, python, options, report, say, solver: str, sew: int, b
                 explored = []
         for cfg in explored:
             result, case = symbolic.prove_step(python, built.plain, cfg, options.timeout_s, solver, fields)
-            check = SymbolicCheck(
-                f"{cfg}: {word}",
-                cfg.sew,
-                cfg.vlmax,
-                result.verdict,
-                f"every vl by exploration: {result.detail}",
-                result.seconds,
-                result.paths,
-                result.solver,
-                every=True,
+            check = SymbolicCheck.of(
+                f"{cfg}: {word}", cfg.sew, cfg.vlmax, result, every=True, detail="every vl by exploration: {}"
             )
             say(f"symbolic {check.what}: {check.verdict.value} ({check.seconds:.1f} s)")
             if result.verdict == Verdict.COUNTEREXAMPLE:
@@ -415,17 +392,8 @@ def _every_vl_step(built, python, options, report, say, solver: str, sew: int, b
 def _by_induction(python, built, options, solver: str, configs, fields, what: str) -> SymbolicCheck:
     """One instruction word at `configs` (one SEW at VLEN=128) proved for every vl by induction."""
     result = step_loop.prove_step_loop(python, built.plain, configs, fields, options.timeout_s, solver)
-    return SymbolicCheck(
-        f"VLEN={STEP_VLEN} SEW={configs[0].sew}, {len(configs)} configurations with VLMAX above {what}",
-        configs[0].sew,
-        max(c.vlmax for c in configs),
-        result.verdict,
-        result.detail,
-        result.seconds,
-        result.paths,
-        result.solver,
-        every=True,
-    )
+    what = f"VLEN={STEP_VLEN} SEW={configs[0].sew}, {len(configs)} configurations with VLMAX above {what}"
+    return SymbolicCheck.of(what, configs[0].sew, max(c.vlmax for c in configs), result, every=True)
 
 
 def with_plain_values(built: Built, cx: Counterexample) -> Counterexample:
