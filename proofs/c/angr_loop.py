@@ -55,10 +55,12 @@ def fill_frame(claripy, state) -> None:
     for address in range(top - FRAME_FILL, top, 8):
         name = f"m_stack{address:x}"
         state.memory.store(address, claripy.BVS(name, 64, explicit_name=True), endness="Iend_LE")
-    # a frame deeper than that (a stack buffer of 65536 entries below the slots: g31031_7_u) is
-    # filled on its first read, with one name per address for every state: its slots' bytes the
-    # code never writes (beside a spilled 32-bit `sew`) were fresh at each trip, the slot
-    # havocked, and the trip lost `sew`
+
+    # a frame deeper than that (a stack buffer of 65536 entries puts the slots below it:
+    # g31031_7_u) is named on its first read, one name per address and size for every state:
+    # the 4 bytes never written beside a spilled 32-bit `sew` were fresh at each trip, the slot
+    # havocked, and the first loop's return (the seed folded with the minimum) lost `sew`.
+    # Only the guess changes: the induction proves or havocks what it finds there.
     class SharedStack(type(state.memory)):
         def _default_value(self, addr, size, **kwargs):
             if isinstance(addr, int) and top - STACK_FILL <= addr < top:
