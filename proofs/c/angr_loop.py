@@ -34,6 +34,7 @@ GPRS = ("rax", "rbx", "rcx", "rdx", "rsi", "rdi", "rbp", "r8", "r9", "r10", "r11
 MAX_BACK = 20
 FRAME_SLOTS = 32  # the 8-byte stack slots above the stack pointer at the head that are locations too
 FRAME_FILL = 0x10000  # the bytes below the entry's stack pointer the mining run's states share
+STACK_FILL = 1 << 24  # the bytes below it whose first reads the mining run's states share too
 
 
 def locations(state) -> list[str]:
@@ -54,6 +55,19 @@ def fill_frame(claripy, state) -> None:
     for address in range(top - FRAME_FILL, top, 8):
         name = f"m_stack{address:x}"
         state.memory.store(address, claripy.BVS(name, 64, explicit_name=True), endness="Iend_LE")
+
+    # a frame deeper than that (a stack buffer of 65536 entries puts the slots below it:
+    # g31031_7_u) is named on its first read, one name per address and size for every state:
+    # the 4 bytes never written beside a spilled 32-bit `sew` were fresh at each trip, the slot
+    # havocked, and the first loop's return (the seed folded with the minimum) lost `sew`.
+    # Only the guess changes: the induction proves or havocks what it finds there.
+    class SharedStack(type(state.memory)):
+        def _default_value(self, addr, size, **kwargs):
+            if isinstance(addr, int) and top - STACK_FILL <= addr < top:
+                return claripy.BVS(f"m_stack{addr:x}_{size}", 8 * size, explicit_name=True)
+            return super()._default_value(addr, size, **kwargs)
+
+    state.memory.__class__ = SharedStack
 
 
 def value_of(state, location: str):

@@ -486,6 +486,54 @@ uint64_t bug_compact_union_unsigned(unsigned sew, uint64_t seed, const void *ele
     return (uint64_t)acc;
 }
 
+/* a generated shape (g31031_7_u): the active elements compacted into a stack buffer by a
+   `while (++i < n)` loop, folded from the type's minimum, the seed folded last; the buffer lies
+   below the frame's slots, one of which holds the spilled `sew` beside 4 bytes never written */
+static int64_t seed_last_element(const uint8_t *p, unsigned sew)
+{
+    uint64_t raw = 0;
+    memcpy(&raw, p, sew / 8);
+    return (int64_t)(((sew == 64 ? raw : raw & ((1ull << sew) - 1)) ^ (1ull << (sew - 1))) - (1ull << (sew - 1)));
+}
+uint64_t u_compact_seed_last(unsigned sew, uint64_t seed, const void *elements, const uint8_t *active, size_t n)
+{
+    const uint8_t *base = elements;
+    int64_t acc = (int64_t)(~0ull << (sew - 1));
+    int64_t buf[65536];
+    size_t m = 0;
+    size_t i = (size_t)-1;
+    while (++i < n)
+        if (active[i])
+            buf[m++] = seed_last_element(base + (i * sew >> 3), sew);
+    for (size_t j = 0; j < m; j++)
+        if (buf[j] > acc)
+            acc = buf[j];
+    int64_t x = seed_last_element((const uint8_t *)&seed, sew);
+    if (x > acc)
+        acc = x;
+    return (uint64_t)acc;
+}
+
+/* bug: u_compact_seed_last folding the seed unsigned */
+uint64_t bug_compact_seed_last_unsigned(unsigned sew, uint64_t seed, const void *elements, const uint8_t *active, size_t n)
+{
+    const uint8_t *base = elements;
+    int64_t acc = (int64_t)(~0ull << (sew - 1));
+    int64_t buf[65536];
+    size_t m = 0;
+    size_t i = (size_t)-1;
+    while (++i < n)
+        if (active[i])
+            buf[m++] = seed_last_element(base + (i * sew >> 3), sew);
+    for (size_t j = 0; j < m; j++)
+        if (buf[j] > acc)
+            acc = buf[j];
+    uint64_t x = seed & (sew == 64 ? ~0ull : (1ull << sew) - 1);
+    if ((int64_t)x > acc)
+        acc = (int64_t)x;
+    return (uint64_t)acc;
+}
+
 /* the flags packed first into a zeroed bit array, a bit a flag from bit 0 of byte 0 (not yet
    proved for every VLMAX: its byte-wide trip is refuted, see packed.py)
    (`bits[i / 8] |= 1 << (i % 8)`), then the elements whose bit is set folded (packed.py) */
