@@ -209,7 +209,6 @@ def test_an_error_in_a_filtered_comprehensions_element_is_the_users(tmp_path):
         assert "raised TypeError" in detail and 'comprehension.py", line 2' in detail, detail
 
 
-
 # a loop that stops once the running maximum is the largest value: with a break, and with a
 # flag carried across the rounds
 EARLY_EXITS = (
