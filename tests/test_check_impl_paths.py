@@ -16,6 +16,7 @@ from vredmax.proofs.engine.verdict import Verdict
 from vredmax.proofs.python import branches, paths
 from vredmax.proofs.python import values as V
 from vredmax.proofs.python.check_impl import INSTRUCTION, UNIT, InProcess, check_implementation, load
+from vredmax.spec.config import Config
 from tests.buggy import emulators
 
 FILE = "tests/buggy/emulators.py"
@@ -206,3 +207,63 @@ def test_an_error_in_a_filtered_comprehensions_element_is_the_users(tmp_path):
         detail = report.results[0].checks[0].detail
         assert report.verdict == Verdict.ERROR, detail
         assert "raised TypeError" in detail and 'comprehension.py", line 2' in detail, detail
+
+
+# a loop that stops once the running maximum is the largest value: with a break, and with a
+# flag carried across the rounds
+EARLY_EXITS = (
+    """
+def reduce(ops, seed, elements, active):
+    w = ops.width
+    top, mask = 1 << (w - 1), (1 << w) - 1
+    best = seed ^ top  # offset binary: signed order is unsigned order
+    for x, a in zip(elements, active):
+        if best == LARGEST:
+            break
+        if a:
+            best = max(best, x ^ top)
+    return (best ^ top) & mask
+""",
+    """
+def reduce(ops, seed, elements, active):
+    w = ops.width
+    top, mask = 1 << (w - 1), (1 << w) - 1
+    best = seed ^ top
+    stopped = False
+    for x, a in zip(elements, active):
+        if stopped:
+            continue
+        if a and x ^ top > best:
+            best = x ^ top
+        if best == LARGEST:
+            stopped = True
+    return (best ^ top) & mask
+""",
+)
+
+
+def _check_source(path, source, cfg):
+    path.write_text(source)
+    start = time.perf_counter()
+    report = check_implementation(
+        InProcess(load(f"{path}:reduce"), UNIT, random_states=0, directed=False), UNIT, [cfg]
+    )
+    return report, time.perf_counter() - start
+
+
+def test_an_early_exit_at_the_largest_value_is_proved_at_sew_64_vlmax_1024(tmp_path):
+    """At SEW=64 and VLMAX 1024: the stop flag's questions (does the flag before a round
+    imply the one after it?) hold whatever the maximum so far is, and are asked with it a
+    variable (proofs/python/sharedterms.py); asked whole, each grew with the loop and the run
+    took over 60 s. A twin that stops one value short is still caught (at VLMAX 16: at 1024
+    it is not decided within a minute)."""
+    for k, source in enumerate(EARLY_EXITS):
+        report, seconds = _check_source(
+            tmp_path / f"early_exit_{k}.py", source.replace("LARGEST", "mask"), Config(8192, 64, 64, "m8")
+        )
+        assert report.verdict == Verdict.PROVED, (k, report.detail)
+        assert seconds < 60, (k, seconds)
+    report, _ = _check_source(
+        tmp_path / "stops_short.py", EARLY_EXITS[1].replace("LARGEST", "mask - 1"), Config(1024, 64, 64, "m1")
+    )
+    assert report.verdict == Verdict.COUNTEREXAMPLE, report.detail

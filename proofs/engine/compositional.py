@@ -120,16 +120,17 @@ Work = Query | Batch | Cases | Witnessed | Generalized
 Given = Iterable[Any] | Callable[[], list[Any]]
 
 
-def generalize(goal: z3.BoolRef, subterms: Iterable[z3.BoolRef]) -> z3.BoolRef:
-    """`goal` with each subterm replaced by a fresh variable (before any simplification,
-    which could take the subterm apart). Used for the agnostic tail of a post-state the spec
-    allows (thousands of per-element conditions at VLEN=65536) where a goal does not depend
-    on what it says. The variables are named by position, not by a counter, so that a query
-    reads the same in every process (its answer is kept under its text): a goal proved for
-    every value of them is proved for the subterms, and no query mentions these names
-    otherwise."""
+def generalize(goal: z3.BoolRef, subterms: Iterable[z3.ExprRef]) -> z3.BoolRef:
+    """`goal` with each subterm replaced by a fresh variable of its sort (before any
+    simplification, which could take the subterm apart). Used for the agnostic tail of a
+    post-state the spec allows (thousands of per-element conditions at VLEN=65536) where a
+    goal does not depend on what it says, and for a loop's running value in check-impl's
+    implications (proofs/python/sharedterms.py). The variables are named by position, not by
+    a counter, so that a query reads the same in every process (its answer is kept under its
+    text): a goal proved for every value of them is proved for the subterms, and no query
+    mentions these names otherwise."""
     kept = [term for term in subterms if not z3.is_true(term)]
-    pairs = [(term, z3.Bool(f"vredmax_generalized_{k}")) for k, term in enumerate(kept)]
+    pairs = [(term, z3.Const(f"vredmax_generalized_{k}", term.sort())) for k, term in enumerate(kept)]
     return z3.substitute(goal, *pairs) if pairs else goal
 
 

@@ -28,6 +28,7 @@ import z3
 from vredmax.proofs.python import values as V
 from vredmax.proofs.python.conditionvalues import as_choice
 from vredmax.proofs.python.facade import Z3
+from vredmax.proofs.python.sharedterms import SharedTerms
 from vredmax.proofs.python.terms import TraceTerms, Z3Terms, is_numeral, kind
 from vredmax.proofs.python.trace import evaluate
 from vredmax.spec.bv import Z3Elements
@@ -208,18 +209,28 @@ class ProofContext(V.Context):
         if found is None:
             found = _bound_implies(self._bound_of(self.z3_bool(a)), self._bound_of(self.z3_bool(b)))
         if found is None:
-            solver = self.__dict__.get("_plain_solver")
-            if solver is None:
-                solver = self._plain_solver = z3.SolverFor("QF_BV")
-                solver.set("timeout", IMPLIES_MS)
-            solver.push()
-            try:
-                solver.add(self.z3_bool(a), z3.Not(self.z3_bool(b)))
-                found = solver.check() == z3.unsat  # unknown: not shown
-            finally:
-                solver.pop()
+            # first with the deep subterms both sides share (a loop's running value) made
+            # variables (sharedterms.py): small where the full query grows with the loop
+            shared = self.__dict__.setdefault("_shared_terms", SharedTerms())
+            general = shared.generalised(self.z3_bool(a), self.z3_bool(b))
+            found = (general is not None and self._valid(general)) or self._valid(
+                z3.Implies(self.z3_bool(a), self.z3_bool(b))
+            )
         self._implications[key] = (found, (self.z3_bool(a), self.z3_bool(b)))  # the terms kept alive
         return found
+
+    def _valid(self, claim) -> bool:
+        """Does `claim` hold for every input (proved within IMPLIES_MS; unknown: not shown)?"""
+        solver = self.__dict__.get("_plain_solver")
+        if solver is None:
+            solver = self._plain_solver = z3.SolverFor("QF_BV")
+            solver.set("timeout", IMPLIES_MS)
+        solver.push()
+        try:
+            solver.add(z3.Not(claim))
+            return solver.check() == z3.unsat
+        finally:
+            solver.pop()
 
     def _bound_of(self, term):
         """_bound(term), kept for the run: a loop's round guard is asked about again and again."""
