@@ -48,42 +48,32 @@ class SharedTerms:
     def _outermost_deep(self, term):
         """{id: subterm} of the deep bit-vector subterms of `term` with no deep bit-vector
         subterm above them (None past the budget)."""
-        found, seen, stack = {}, set(), [term]
-        while stack:
-            t = stack.pop()
-            key = t.get_id()
-            if key in seen:
-                continue
-            seen.add(key)
-            if len(seen) > WALK_LIMIT:
-                return None
+        found = {}
+
+        def expand(t):
             if self.depth(t) < DEEP:
-                continue
+                return ()
             f = facts(t)
             if f.width is not None:
-                found[key] = t
-            else:
-                stack.extend(f.children())
-        return found
+                found[t.get_id()] = t
+                return ()
+            return f.children()
+
+        return found if _walk(term, expand) else None
 
     def _within(self, term, targets) -> set:
         """The ids of `targets` that occur in `term` ({None} past the budget). A subterm less
         deep than every target cannot contain one: not looked into."""
         floor = min(self.depth(t) for t in targets.values())
-        found, seen, stack = set(), set(), [term]
-        while stack:
-            t = stack.pop()
-            key = t.get_id()
-            if key in seen:
-                continue
-            seen.add(key)
-            if len(seen) > WALK_LIMIT:
-                return {None}
-            if key in targets:
-                found.add(key)
-            elif self.depth(t) > floor:
-                stack.extend(facts(t).children())
-        return found
+        found = set()
+
+        def expand(t):
+            if t.get_id() in targets:
+                found.add(t.get_id())
+                return ()
+            return facts(t).children() if self.depth(t) > floor else ()
+
+        return found if _walk(term, expand) else {None}
 
     def depth(self, term) -> int:
         """1 for a leaf, else 1 + its deepest argument's (iteratively: a loop's chain of
@@ -106,3 +96,18 @@ class SharedTerms:
             below = max((self._depths[c.get_id()][1] for c in children), default=0)
             self._depths[t.get_id()] = (t, 1 + below)
         return self._depths[term.get_id()][1]
+
+
+def _walk(term, expand) -> bool:
+    """Each node of `term`'s DAG reached through `expand` (a node's children to look into)
+    visited once; False when that took more than WALK_LIMIT nodes."""
+    seen, stack = set(), [term]
+    while stack:
+        t = stack.pop()
+        if t.get_id() in seen:
+            continue
+        seen.add(t.get_id())
+        if len(seen) > WALK_LIMIT:
+            return False
+        stack.extend(expand(t))
+    return True
